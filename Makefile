@@ -1,0 +1,31 @@
+# The two commands of the README. Each sets up .venv by itself when it is missing or
+# older than pyproject.toml, so both work on a fresh machine with Python 3.11 and make.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: build test lint bench clean
+
+$(BIN)/stratstone-cad: pyproject.toml
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found (set PYTHON=/path/to/python3.11)"; exit 2; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $@
+
+build: $(BIN)/stratstone-cad
+	$(BIN)/stratstone-cad build --jobs $(JOBS)
+
+test: $(BIN)/stratstone-cad
+	$(BIN)/python -m pytest -q
+
+lint: $(BIN)/stratstone-cad
+	$(BIN)/ruff check stratstone_cad tests scripts
+
+bench: $(BIN)/stratstone-cad
+	$(BIN)/python scripts/bench_build.py
+	$(BIN)/python scripts/bench_games.py
+
+clean:
+	rm -rf output/stratstone output/manifest.json output/.*.tmp

@@ -1,0 +1,170 @@
+"""The ``stratstone-cad`` command line: parses arguments, calls the layers, prints
+errors as one line (exit code 2). Heavy layers are imported by the command that uses
+them, so ``--help`` and a cached rebuild start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from . import __version__
+from .errors import UserError
+
+PROG = "stratstone-cad"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error (no usage dump) and exit code 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog=PROG, description="Printable assets, rules engines and replays for Stratstone, "
+                                       "Sage Stones and the terrain game.")
+    p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    b = sub.add_parser("build", help="build printable STL files and output/manifest.json",
+                       description="Build every asset of the games named (all games when none) into the "
+                                   "output folder: checked, watertight binary STL files and manifest.json. "
+                                   "Unchanged assets are taken from the cache.")
+    b.add_argument("games", nargs="*", metavar="GAME", help="games to build (default: all)")
+    b.add_argument("--printer", metavar="NAME", help="printer whose bed a part must fit (see 'list')")
+    b.add_argument("--out", metavar="DIR", type=Path, default=Path("output"), help="output folder (default: output)")
+    b.add_argument("--jobs", metavar="N", type=int, default=os.cpu_count() or 1,
+                   help="parts built in parallel (default: the number of cores)")
+    _param_args(b)
+    b.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    ls = sub.add_parser("list", help="list the models, their parameters and the printers",
+                        description="Show every model's parameters with defaults, units and allowed "
+                                    "values, the print profiles and the printers.")
+    _param_args(ls)
+
+    pl = sub.add_parser("play", help="play a whole game between built-in players and write its log",
+                        description="Play a game between built-in players (random, greedy) and write "
+                                    "its engine log (JSON Lines).")
+    pl.add_argument("game", metavar="GAME", help="stratstone, sage-stones or terrain")
+    pl.add_argument("--seed", type=int, default=None, help="seed of the players' and the dice's randomness")
+    pl.add_argument("--players", default=None, help="comma-separated player kinds, e.g. random,greedy")
+    pl.add_argument("--out", metavar="FILE", type=Path, default=None, help="log file (default: standard output)")
+
+    ck = sub.add_parser("check-log", help="validate an engine log and print its result",
+                        description="Validate an engine log: its schema, then every ply through the "
+                                    "rules engine. Prints the result; exits 2 naming the line, the ply "
+                                    "and the broken rule when the log is invalid.")
+    ck.add_argument("file", metavar="FILE", type=Path)
+    return p
+
+
+def _param_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--set", metavar="NAME=VALUE", action="append", default=[], dest="sets",
+                   help="override a parameter, e.g. --set stratstone.stone.height_mm=9 (repeatable)")
+    p.add_argument("--params", metavar="FILE.toml", type=Path, default=None,
+                   help="a TOML file of parameter overrides ([stratstone.stone] height_mm = 9)")
+
+
+def _cmd_build(a: argparse.Namespace) -> int:
+    from .build import build
+    from .params import parse_set
+
+    report = build(a.games, a.printer, a.out, a.jobs, a.params, parse_set(a.sets),
+                   progress=None if a.quiet else sys.stderr)
+    print(report.summary())
+    return 0
+
+
+def _cmd_list(a: argparse.Namespace) -> int:
+    from .catalog import GAMES
+    from .params import SCHEMA, default_printer, load_params, load_printers, load_profiles, parse_set
+
+    ps = load_params(a.params, parse_set(a.sets))
+    lines = []
+    for game in GAMES.values():
+        lines.append(f"{game.name}: {game.title}")
+        for section in game.sections:
+            lines += _section_lines(section, SCHEMA[section], ps)
+    lines.append("mesh: tessellation of every part")
+    lines += _section_lines("mesh", SCHEMA["mesh"], ps)
+    lines.append("")
+    lines.append("profiles (layer boundaries at first + n x layer):")
+    for pr in load_profiles().values():
+        lines.append(f"  {pr.name:<8} layer {pr.layer_height_mm:g} mm, first layer {pr.first_layer_height_mm:g} mm")
+    lines.append("")
+    default = default_printer()
+    lines.append("printers (--printer NAME):")
+    for pr in load_printers().values():
+        star = " (default)" if pr.name == default else ""
+        lines.append(f"  {pr.name:<14} {pr.bed_x_mm:g} x {pr.bed_y_mm:g} mm bed, {pr.margin_mm:g} mm margin  "
+                     f"{pr.title}{star}")
+    print("\n".join(lines))
+    return 0
+
+
+def _section_lines(section: str, cls: type, ps: object) -> list[str]:
+    current = ps.section(section)  # type: ignore[attr-defined]
+    out = []
+    for name, default, expected, doc in cls.describe():
+        value = current[name.rsplit(".", 1)[1]]
+        shown = _toml(value)
+        changed = "" if value == default else f" (default {_toml(default)})"
+        out.append(f"  {name} = {shown}{changed}\n      {doc}; {expected}")
+    return out
+
+
+def _toml(v: object) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list):
+        return "[" + ", ".join(f'"{x}"' for x in v) + "]"
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+def _cmd_play(a: argparse.Namespace) -> int:
+    from .games import commands
+
+    players = [p.strip() for p in a.players.split(",")] if a.players else None
+    text = commands.play(a.game, a.seed, players, a.out)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
+def _cmd_check_log(a: argparse.Namespace) -> int:
+    from .games import commands
+
+    print(commands.check_log(a.file))
+    return 0
+
+
+COMMANDS = {"build": _cmd_build, "list": _cmd_list, "play": _cmd_play, "check-log": _cmd_check_log}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except UserError as e:
+        msg = " ".join(str(e).split("\n"))
+        print(f"{PROG}: error: {msg}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def entry() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()

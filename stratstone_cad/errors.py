@@ -1,0 +1,37 @@
+"""Errors a user can cause.
+
+Every class here carries a one-line message that names the thing, the value and what
+was expected. The CLI prints ``str(error)`` on one line and exits with code 2.
+"""
+
+
+class UserError(Exception):
+    """Base of every error caused by user input (parameters, files, logs, paths)."""
+
+
+class ParameterError(UserError, ValueError):
+    """A model parameter, preset file or override is invalid."""
+
+
+class OutputError(UserError):
+    """The output folder or file cannot be written."""
+
+
+class GeometryError(UserError):
+    """A generated part failed its mesh checks (the parameters produce a bad solid)."""
+
+
+class GameError(UserError, ValueError):
+    """Base of rules-engine errors (bad move text, illegal move, bad setup)."""
+
+
+class MoveParseError(GameError):
+    """Move text that does not parse."""
+
+
+class IllegalMoveError(GameError):
+    """A well-formed move that the rules forbid in the current position."""
+
+
+class LogError(UserError, ValueError):
+    """An engine log that is malformed or disagrees with the rules."""
