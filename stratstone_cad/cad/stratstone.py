@@ -21,15 +21,16 @@ import cadquery as cq
 
 from ..params import ParamSet, Printer, Profile, StratstoneParams
 from .common import checked, engraving, mark_engraving, rounded_rect, snap_depth, snap_height
-from .glyphs import centred_text, mark_strokes
+from .glyphs import Polyline, centred_text, mark_strokes
 from .tiling import cut_tiles, lay_on_bed, plan_tiles
 
 # Section heights as fractions of the stone height and their scales of the outline.
-# The bottom is 8 % narrower than the widest section at 35 % height: with the default
-# 7.4 mm stone that leans out 1.2 mm over 2.6 mm, an overhang of 25 degrees.
-_BOTTOM_SCALE = 0.92
-_BULGE_AT = 0.35
-_SHOULDER_AT = 0.72
+# The bottom is 5 % narrower than the widest section at 40 % height; the lofted
+# surface then leans out at most about 36 degrees from vertical anywhere (the test
+# suite checks every facet against 45 degrees), so stones print without supports.
+_BOTTOM_SCALE = 0.95
+_BULGE_AT = 0.40
+_SHOULDER_AT = 0.75
 _OUTLINE_POINTS = 36
 
 
@@ -115,6 +116,20 @@ def stone(p: StratstoneParams, colour: int, index: int, profile: Profile) -> cq.
     return solid
 
 
+def coordinate_strokes(p: StratstoneParams) -> list[Polyline]:
+    """The engraved coordinates: files a.. under the columns on the near rim, ranks 1..
+    beside the rows on the left rim (the engine log's notation, read from the first
+    player's side)."""
+    b = p.board
+    lines: list[Polyline] = []
+    for i in range(b.cells):
+        x, _ = b.cell_centre(i, 0)
+        lines += centred_text("abcdefgh"[i], b.label_height_mm, x, b.rim_width_mm / 2)
+        _, y = b.cell_centre(0, i)
+        lines += centred_text(str(i + 1), b.label_height_mm, b.rim_width_mm / 2, y)
+    return lines
+
+
 def board_solid(p: StratstoneParams, profile: Profile) -> cq.Shape:
     """The whole board (before any tiling): plate, cell recesses, engraved coordinates."""
     b = p.board
@@ -126,13 +141,7 @@ def board_solid(p: StratstoneParams, profile: Profile) -> cq.Shape:
     pockets = (cq.Workplane("XY").workplane(offset=top - depth).pushPoints(centres)
                .circle(p.recess_diameter_mm / 2).extrude(depth + 1.0))
     solid = solid.cut(pockets.val())
-    lines = []
-    for i in range(b.cells):
-        x, _ = b.cell_centre(i, 0)
-        lines += centred_text("abcdefgh"[i], b.label_height_mm, x, b.rim_width_mm / 2)
-        _, y = b.cell_centre(0, i)
-        lines += centred_text(str(i + 1), b.label_height_mm, b.rim_width_mm / 2, y)
-    tool = engraving(lines, b.label_stroke_mm, top, snap_depth(b.engrave_depth_mm, profile))
+    tool = engraving(coordinate_strokes(p), b.label_stroke_mm, top, snap_depth(b.engrave_depth_mm, profile))
     return checked(solid.cut(tool), "stratstone board")
 
 

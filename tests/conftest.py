@@ -1,0 +1,34 @@
+"""Shared fixtures: one real build of the Stratstone set, made once per test session."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from stratstone_cad.build import build
+from stratstone_cad.params import load_params, load_profiles
+
+
+@pytest.fixture(scope="session")
+def params():
+    return load_params()
+
+
+@pytest.fixture(scope="session")
+def profiles():
+    return load_profiles()
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory) -> Path:
+    """output folder of a cold build of the Stratstone set (2 parallel jobs)."""
+    out = tmp_path_factory.mktemp("build")
+    build(["stratstone"], None, out, jobs=2, progress=None)
+    return out
+
+
+@pytest.fixture(scope="session")
+def manifest(built) -> dict:
+    return json.loads((built / "manifest.json").read_text())

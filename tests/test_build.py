@@ -1,0 +1,212 @@
+"""The build: files, manifest, determinism, cache, atomic writes, mesh checks."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+import numpy as np
+import pytest
+import trimesh
+from stl import mesh as npstl
+
+from stratstone_cad import build as B
+from stratstone_cad import fileio
+from stratstone_cad.errors import GeometryError, OutputError
+from stratstone_cad.mesh.checks import Mesh, check_mesh, merge_vertices
+
+EXPECTED = {"stratstone/board.stl"} | {f"stratstone/stone-{c}-{i:02d}.stl" for c in ("yellow", "red", "tan")
+                                        for i in range(1, 9)}
+
+
+def test_build_writes_every_part_with_a_descriptive_name(built, manifest):
+    files = {p.relative_to(built).as_posix() for p in (built / "stratstone").iterdir()}
+    assert files == EXPECTED
+    assert {a["file"] for a in manifest["assets"]} == EXPECTED
+    assert not list(built.rglob("*.tmp"))
+
+
+def test_manifest_facts_agree_with_the_files(built, manifest):
+    for a in manifest["assets"]:
+        data = (built / a["file"]).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == a["sha256"]
+        m = npstl.Mesh.from_file(str(built / a["file"]))  # an independent STL reader
+        assert len(m.vectors) == a["triangles"]
+        pts = m.vectors.reshape(-1, 3)
+        assert pts.min(axis=0) == pytest.approx(a["bbox_mm"]["min"], abs=2e-3)
+        assert pts.max(axis=0) == pytest.approx(a["bbox_mm"]["max"], abs=2e-3)
+        vol, _, _ = m.get_mass_properties()
+        assert vol == pytest.approx(a["volume_mm3"], rel=1e-4)
+        assert a["mass_pla_g"] == pytest.approx(a["volume_mm3"] * 1.24e-3, abs=0.01)
+        assert a["game"] == "stratstone"
+        if a["part"] == "stone":
+            assert a["profile"] == {"name": "piece", "layer_height_mm": 0.15, "first_layer_height_mm": 0.2}
+            assert a["colour"] in ("yellow", "red", "tan") and 1 <= a["index"] <= 8
+        else:
+            assert a["profile"]["layer_height_mm"] == 0.3 and a["part"] == "board"
+
+
+def test_written_meshes_are_watertight_and_within_tolerance(built, manifest, params, profiles):
+    """The STL (float32) is still closed; its volume is within tolerance x area of the CAD volume."""
+    from stratstone_cad.cad import stratstone as S
+    from stratstone_cad.cad.common import volume
+
+    for a in manifest["assets"]:
+        tm = trimesh.load_mesh(built / a["file"])
+        assert tm.is_watertight and tm.is_winding_consistent and tm.volume > 0, a["file"]
+    board = S.board_solid(params.stratstone, profiles["board"])
+    tm = trimesh.load_mesh(built / "stratstone/board.stl")
+    assert abs(tm.volume - volume(board)) <= params.mesh.tolerance_mm * board.Area()
+    stone = S.stone(params.stratstone, 1, 2, profiles["piece"])
+    tm = trimesh.load_mesh(built / "stratstone/stone-red-03.stl")
+    assert abs(tm.volume - volume(stone)) <= params.mesh.tolerance_mm * stone.Area()
+    # a finer tolerance comes closer
+    from stratstone_cad.mesh.tessellate import tessellate
+
+    fine = tessellate(stone, 0.005).volume_mm3()
+    assert abs(fine - volume(stone)) < abs(tm.volume - volume(stone))
+
+
+def test_two_builds_are_byte_identical(built, tmp_path):
+    B.build(["stratstone"], None, tmp_path, jobs=1, progress=None)
+    for f in sorted(EXPECTED) + ["manifest.json"]:
+        assert (tmp_path / f).read_bytes() == (built / f).read_bytes(), f
+
+
+def test_rebuild_uses_the_cache_and_rebuilds_what_changed(built, tmp_path):
+    out = tmp_path / "o"
+    B.build(["stratstone"], None, out, jobs=2, progress=None)
+    again = B.build(["stratstone"], None, out, jobs=2, progress=None)
+    assert again.built == [] and len(again.cached) == 25
+    # a damaged file is noticed and rebuilt
+    (out / "stratstone/stone-tan-05.stl").write_bytes(b"broken")
+    again = B.build(["stratstone"], None, out, jobs=1, progress=None)
+    assert again.built == ["stratstone/stone-tan-05.stl"]
+    # a board parameter rebuilds the board only
+    again = B.build(["stratstone"], None, out, jobs=1, progress=None, sets={"stratstone.board.corner_radius_mm": "6"})
+    assert again.built == ["stratstone/board.stl"]
+
+
+def test_tiled_build_replaces_the_board_and_names_the_tiles(tmp_path):
+    sets = {"stratstone.board.cell_pitch_mm": "44"}  # 200 mm board
+    B.build(["stratstone"], "prusa-mk4", tmp_path, jobs=1, progress=None, sets=sets)
+    assert (tmp_path / "stratstone/board.stl").exists()
+    r = B.build(["stratstone"], "prusa-mini", tmp_path, jobs=1, progress=None, sets=sets)
+    tiles = sorted(p.name for p in (tmp_path / "stratstone").glob("board*"))
+    assert tiles == [f"board-tile-{i}-of-4.stl" for i in range(1, 5)]
+    assert r.removed == ["stratstone/board.stl"]
+    entries = {a["file"]: a for a in B.assets_for(tmp_path)}
+    for t in tiles:
+        a = entries[f"stratstone/{t}"]
+        assert a["part"] == "board-tile" and a["of"] == 4 and a["printer"] == "prusa-mini"
+        x, y, _ = a["bbox_mm"]["size"]
+        assert max(x, y) <= 170 and min(x, y) <= 170
+
+
+def test_atomic_write_leaves_nothing_when_interrupted(tmp_path, monkeypatch):
+    target = tmp_path / "part.stl"
+
+    def interrupted(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        fileio.atomic_write(target, b"x" * 1000)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_atomic_write_keeps_the_old_file_when_the_write_fails(tmp_path, monkeypatch):
+    target = tmp_path / "part.stl"
+    target.write_bytes(b"old")
+
+    def full_disk(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full_disk)
+    with pytest.raises(OutputError, match="part.stl: cannot write"):
+        fileio.atomic_write(target, b"new")
+    assert target.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["part.stl"]
+
+
+def test_interrupted_build_leaves_only_whole_files(tmp_path, monkeypatch):
+    """Ctrl-C in the middle of a build: finished parts are whole and listed, nothing else is there."""
+    real = B.run_job
+    calls = []
+
+    def stop_on_third(*a, **k):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(B, "run_job", stop_on_third)
+    with pytest.raises(KeyboardInterrupt):
+        B.build(["stratstone"], None, tmp_path, jobs=1, progress=None)
+    files = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
+    listed = {a["file"] for a in B.assets_for(tmp_path)}
+    assert len(listed) == 2 and files == sorted([*listed, "manifest.json"])
+
+
+def _box() -> Mesh:
+    v = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]], float)
+    f = np.array([[0, 2, 1], [0, 3, 2], [4, 5, 6], [4, 6, 7], [0, 1, 5], [0, 5, 4],
+                  [1, 2, 6], [1, 6, 5], [2, 3, 7], [2, 7, 6], [3, 0, 4], [3, 4, 7]])
+    return Mesh(v, f)
+
+
+def test_mesh_checks_accept_a_closed_box():
+    box = _box()
+    check_mesh(box, "box")
+    assert box.volume_mm3() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(("mesh", "message"), [
+    (Mesh(_box().vertices, _box().triangles[:-1]), "not watertight"),
+    (Mesh(_box().vertices, np.vstack([_box().triangles[:-1], _box().triangles[-1:, ::-1]])), "not consistently wound"),
+    (Mesh(_box().vertices, _box().triangles[:, ::-1]), "volume is -1.000 mm3"),
+    (Mesh(_box().vertices, _box().triangles[:0]), "no triangles"),
+])
+def test_mesh_checks_name_the_part_and_the_fault(mesh, message):
+    with pytest.raises(GeometryError, match=f"stone-red-03 \\(seed 7\\): .*{message}"):
+        check_mesh(mesh, "stone-red-03 (seed 7)")
+
+
+def test_merge_vertices_closes_a_face_split_mesh():
+    box = _box()
+    split = box.vertices[box.triangles].reshape(-1, 3)  # every triangle its own vertices
+    merged = merge_vertices(split, np.arange(len(split)).reshape(-1, 3))
+    assert len(merged.vertices) == 8
+    check_mesh(merged, "box")
+
+
+def test_a_failing_part_is_an_error_naming_it_and_no_file(tmp_path, monkeypatch):
+    from stratstone_cad.mesh import checks
+
+    def reject(mesh, what):
+        if "stone-red-03" in what:
+            raise GeometryError(f"{what}: the mesh is not watertight")
+
+    monkeypatch.setattr(checks, "check_mesh", reject)
+    with pytest.raises(GeometryError, match=r"stone-red-03: stone-red-03 \(stratstone.stone seed 2024"):
+        B.build(["stratstone"], None, tmp_path, jobs=1, progress=None)
+    assert not (tmp_path / "stratstone/stone-red-03.stl").exists()
+    assert "stratstone/stone-red-03.stl" not in {a["file"] for a in B.assets_for(tmp_path)}
+
+
+def test_a_code_change_invalidates_the_cache(tmp_path, monkeypatch):
+    import shutil
+
+    copy = tmp_path / "pkg"
+    shutil.copytree(B.PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(B, "PACKAGE_DIR", copy)
+    before = B.code_fingerprint()
+    assert before == B.code_fingerprint()
+    with open(copy / "cad" / "stratstone.py", "a") as fh:
+        fh.write("\n# changed\n")
+    assert B.code_fingerprint() != before
+    (copy / "games").mkdir(exist_ok=True)
+    (copy / "games" / "x.py").write_text("# rules code does not change printed files\n")
+    after = B.code_fingerprint()
+    (copy / "games" / "x.py").write_text("# changed again\n")
+    assert B.code_fingerprint() == after

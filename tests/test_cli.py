@@ -1,0 +1,76 @@
+"""The command line, run as a user runs it: exit codes, one-line errors, nothing half-written."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def run(*args: str, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "stratstone_cad", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=300)
+
+
+def test_help_everywhere():
+    for args in ([], ["build"], ["list"], ["play"], ["check-log"]):
+        r = run(*args, "--help")
+        assert r.returncode == 0 and "usage: stratstone-cad" in r.stdout, args
+
+
+def test_list_shows_parameters_defaults_units_and_printers():
+    r = run("list")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "stratstone.stone.height_mm = 7.4" in out
+    assert "a number from 3 to 25" in out
+    assert "stratstone.board.cells = 4" in out
+    assert "prusa-mini" in out and "180 x 180 mm bed" in out and "(default)" in out
+    assert "piece    layer 0.15 mm, first layer 0.2 mm" in out
+    r = run("list", "--set", "stratstone.stone.height_mm=9")
+    assert "stratstone.stone.height_mm = 9 (default 7.4)" in r.stdout
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["build", "--set", "stratstone.stone.height_mm=99"],
+     "stratstone.stone.height_mm = 99: expected a number from 3 to 25"),
+    (["build", "--set", "stratstone.stone.heigth_mm=9"], "did you mean stratstone.stone.height_mm?"),
+    (["build", "--printer", "prusa-mk5"], "printer 'prusa-mk5': unknown, expected one of"),
+    (["build", "stratstonee"], "game 'stratstonee': unknown, expected one of stratstone (did you mean 'stratstone'?)"),
+    (["build", "--jobs", "0"], "--jobs 0: expected a number of parallel jobs of at least 1"),
+    (["build", "--jobs", "two"], "argument --jobs: invalid int value: 'two'"),
+    (["build", "--params", "missing.toml"], "--params file missing.toml: file not found"),
+    (["build", "--set", "stratstone.board.cells=9"], "stratstone.board.cells = 9: expected an integer from 2 to 8"),
+    (["frobnicate"], "invalid choice: 'frobnicate'"),
+])
+def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, args, message):
+    out = tmp_path / "out"
+    r = run(*args, "--out", str(out)) if args[0] == "build" else run(*args)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr and r.stdout == ""
+    assert not out.exists() or not any(out.rglob("*"))
+
+
+def test_unwritable_output_folder(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    r = run("build", "--out", str(blocker / "sub"))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+    assert f"output folder {blocker / 'sub'}: not writable" in r.stderr
+    r = run("build", "--out", str(blocker))
+    assert r.returncode == 2 and f"output folder {blocker}: is a file, expected a folder" in r.stderr
+
+
+def test_build_then_cached_rebuild(tmp_path):
+    out = tmp_path / "out"
+    r = run("build", "stratstone", "--out", str(out), "--jobs", "2")
+    assert r.returncode == 0, r.stderr
+    assert "25 assets" in r.stdout and "25 built" in r.stdout
+    assert "[25/25]" in r.stderr  # progress, one line per part when not on a terminal
+    r = run("build", "--out", str(out), "--quiet")
+    assert r.returncode == 0 and "0 built, 25 cached" in r.stdout and r.stderr == ""
+    m = json.loads((out / "manifest.json").read_text())
+    assert len(m["assets"]) == 25

@@ -1,0 +1,86 @@
+"""A real slicer opens and slices every file we write (PrusaSlicer's command line).
+
+Skipped when prusa-slicer is not installed, unless STRATSTONE_REQUIRE_SLICER=1 (as in
+CI), which turns the skip into a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+import trimesh
+
+from stratstone_cad.build import build
+
+pytestmark = pytest.mark.slicer
+
+SLICER = shutil.which("prusa-slicer")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _need_slicer():
+    if SLICER is None:
+        if os.environ.get("STRATSTONE_REQUIRE_SLICER") == "1":
+            pytest.fail("prusa-slicer is not installed but STRATSTONE_REQUIRE_SLICER=1 (apt-get install prusa-slicer)")
+        pytest.skip("prusa-slicer is not installed (apt-get install prusa-slicer)")
+
+
+@pytest.fixture(scope="module")
+def tiled(tmp_path_factory):
+    out = tmp_path_factory.mktemp("tiled")
+    build(["stratstone"], "prusa-mini", out, jobs=2, progress=None, sets={"stratstone.board.cell_pitch_mm": "44"})
+    return out
+
+
+def _assets(built, manifest, tiled):
+    import json
+
+    items = [(built / a["file"], a) for a in manifest["assets"]]
+    m = json.loads((tiled / "manifest.json").read_text())
+    items += [(tiled / a["file"], a) for a in m["assets"] if a["part"] == "board-tile"]
+    assert len(items) == 29
+    return items
+
+
+def _slicer(*args: str) -> str:
+    env = {**os.environ, "HOME": os.environ.get("HOME", "/tmp")}
+    r = subprocess.run([SLICER, *args], capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    return r.stdout
+
+
+def test_prusaslicer_reads_every_file_as_manifold(built, manifest, tiled):
+    for path, a in _assets(built, manifest, tiled):
+        info = _slicer("--info", str(path))
+        assert "manifold = yes" in info, path.name
+        size = [float(re.search(rf"size_{c} = ([0-9.]+)", info).group(1)) for c in "xyz"]
+        assert size == pytest.approx(a["bbox_mm"]["size"], abs=0.01), path.name
+        vol = float(re.search(r"volume = ([0-9.]+)", info).group(1))
+        assert vol == pytest.approx(a["volume_mm3"], rel=1e-3), path.name
+
+
+def test_prusaslicer_slices_every_file_with_its_profile_and_layers_hit_every_face(built, manifest, tiled, tmp_path):
+    for path, a in _assets(built, manifest, tiled):
+        prof = a["profile"]
+        gcode = tmp_path / (path.stem + ".gcode")
+        _slicer("--export-gcode", "--layer-height", str(prof["layer_height_mm"]),
+                "--first-layer-height", str(prof["first_layer_height_mm"]), "--output", str(gcode), str(path))
+        text = gcode.read_text()
+        layers = [float(z) for z in re.findall(r"^;LAYER_CHANGE\n;Z:([0-9.]+)", text, re.M)]
+        assert layers, path.name
+        # the slicer stacks full layers of the profile right up to the part's top ...
+        assert layers[0] == pytest.approx(prof["first_layer_height_mm"])
+        assert np.diff(layers) == pytest.approx(prof["layer_height_mm"], abs=1e-6)
+        assert layers[-1] == pytest.approx(a["bbox_mm"]["size"][2], abs=1e-6)
+        # ... so every horizontal face (recess floor, engraving floor, plateau) is a layer top
+        tm = trimesh.load_mesh(path)
+        flat = np.abs(tm.face_normals[:, 2]) > 1 - 1e-9
+        heights = np.unique(np.round(tm.triangles_center[flat, 2], 4))
+        for z in heights[heights > 0]:
+            assert min(abs(z - layer) for layer in layers) < 1e-4, (path.name, z)
+        assert ";TYPE:External perimeter" in text
