@@ -352,7 +352,7 @@ class StratstoneBoard(Params):
     recess_depth_mm: float = param(1.5, "depth of a cell's recess, snapped to whole layers", lo=0.3, hi=10)
     clearance_mm: float = param(0.6, "gap between the largest stone and its recess, per side", lo=0.1, hi=5)
     corner_radius_mm: float = param(4.0, "radius of the board's outer corners", lo=0, hi=30)
-    label_height_mm: float = param(6.0, "height of the engraved coordinates", lo=2.5, hi=30)
+    label_height_mm: float = param(7.0, "height of the engraved coordinates", lo=2.5, hi=30)
     label_stroke_mm: float = param(1.0, "line width of the engraved coordinates", lo=0.8, hi=4)
     engrave_depth_mm: float = param(0.6, "depth of the engraved coordinates, snapped to whole layers", lo=0.3, hi=3)
     joint_clearance_mm: float = param(0.2, "gap between a dovetail and its socket when tiled, per side", lo=0.05, hi=1)

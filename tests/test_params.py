@@ -50,7 +50,8 @@ def test_params_file_then_set(tmp_path):
     (["stratstone.stone.mark=maybe"], "stratstone.stone.mark = 'maybe': expected true or false"),
     (["stratstone.stone.marks=ring,star,bar"],
      "stratstone.stone.marks = ['ring', 'star', 'bar']: expected a list of 3 names from ring, cross, bar, dot, triangle, none"),
-    (["stratstone.stone.colours=red,red,tan"], "stratstone.stone.colours = ['red', 'red', 'tan']: expected three different names"),
+    (["stratstone.stone.colours=red,red,tan"],
+     "stratstone.stone.colours = ['red', 'red', 'tan']: expected three different names"),
     (["stratstone.stone.colours=red/x,blue,tan"], "expected names of letters, digits, '-' or '_' (they name files)"),
     # derived: a stone and its clearance must fit a cell with a wall of two extrusions
     (["stratstone.board.cell_pitch_mm=31"],

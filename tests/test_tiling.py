@@ -41,7 +41,7 @@ def test_plan_cuts_along_walls_between_cells(params):
 
 
 def test_every_tile_fits_the_bed(tiled):
-    _, plan, tiles = tiled
+    _, _, tiles = tiled
     ux, uy = SMALL_BED.usable_mm
     for t in tiles:
         bb = t.BoundingBox()
@@ -71,7 +71,7 @@ def test_tiles_do_not_overlap_and_joints_line_up(tiled, params):
     grown by 150 % it touches it."""
     import cadquery as cq
 
-    board, plan, tiles = tiled
+    _, plan, tiles = tiled
     b = params.stratstone.board
     for i, a in enumerate(tiles):
         for c in tiles[i + 1:]:
