@@ -54,6 +54,9 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("--seed", type=int, default=None, help="seed of the players' and the dice's randomness")
     pl.add_argument("--players", default=None, help="comma-separated player kinds, e.g. random,greedy")
     pl.add_argument("--out", metavar="FILE", type=Path, default=None, help="log file (default: standard output)")
+    pl.add_argument("--setup", metavar="JSON", default=None,
+                    help='the game\'s setup as a JSON object, e.g. \'{"first": "red"}\' (Stratstone) or '
+                         '\'{"variant": "two-player"}\' (Sage Stones); see docs/log-format.md')
 
     ck = sub.add_parser("check-log", help="validate an engine log and print its result",
                         description="Validate an engine log: its schema, then every ply through the "
@@ -132,7 +135,18 @@ def _cmd_play(a: argparse.Namespace) -> int:
     from .games import commands
 
     players = [p.strip() for p in a.players.split(",")] if a.players else None
-    text = commands.play(a.game, a.seed, players, a.out)
+    setup = None
+    if a.setup is not None:
+        import json
+
+        try:
+            setup = json.loads(a.setup)
+        except ValueError as e:
+            raise UserError(f"--setup {a.setup!r}: not JSON ({e}), expected an object such as "
+                            '{"variant": "two-player"}') from None
+        if not isinstance(setup, dict):
+            raise UserError(f"--setup {a.setup!r}: expected a JSON object such as {{\"variant\": \"two-player\"}}")
+    text = commands.play(a.game, a.seed, players, a.out, setup)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
 

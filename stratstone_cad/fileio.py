@@ -32,7 +32,10 @@ def ensure_writable_dir(path: Path, what: str = "output folder") -> Path:
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically (temp file in the same folder + rename)."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as e:
+        raise OutputError(f"output file {path}: cannot write ({e.strerror or e})") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

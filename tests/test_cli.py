@@ -74,3 +74,41 @@ def test_build_then_cached_rebuild(tmp_path):
     assert r.returncode == 0 and "0 built, 25 cached" in r.stdout and r.stderr == ""
     m = json.loads((out / "manifest.json").read_text())
     assert len(m["assets"]) == 25
+
+
+def test_play_then_check_log(tmp_path):
+    log = tmp_path / "game.jsonl"
+    r = run("play", "stratstone", "--seed", "7", "--players", "greedy,random", "--out", str(log))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(f"wrote {log}: stratstone, ")
+    r2 = run("check-log", str(log))
+    assert r2.returncode == 0 and r2.stdout.startswith("ok: stratstone, ")
+    # the same seed plays the same game, to standard output
+    r3 = run("play", "stratstone", "--seed", "7", "--players", "greedy,random")
+    assert r3.stdout == log.read_text()
+    r4 = run("play", "sage-stones", "--seed", "3", "--setup", '{"variant": "two-player"}')
+    header = json.loads(r4.stdout.splitlines()[0])
+    assert header["players"] == ["p1", "p2"] and header["setup"]["variant"] == "two-player"
+
+
+def test_an_illegal_log_names_line_ply_and_rule(tmp_path):
+    log = tmp_path / "bad.jsonl"
+    log.write_text('{"format": "stratstone-cad/log", "version": 1, "game": "stratstone", "rules": "stratstone/1", '
+                   '"players": ["yellow", "red"], "seed": null, "setup": {}}\n'
+                   '{"ply": 1, "player": "yellow", "move": "a1 NNS"}\n')
+    r = run("check-log", str(log))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+    assert "line 2, ply 1: a1 NNS" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["play", "chess"], "chess"),
+    (["play", "stratstone", "--players", "random,genius"], "genius"),
+    (["play", "sage-stones", "--setup", "{variant"], "--setup '{variant': not JSON"),
+    (["play", "sage-stones", "--setup", "[1]"], "expected a JSON object"),
+    (["check-log", "/nonexistent/log.jsonl"], "/nonexistent/log.jsonl"),
+])
+def test_bad_game_input_is_one_line_exit_2(args, message):
+    r = run(*args)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr

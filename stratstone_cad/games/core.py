@@ -1,0 +1,357 @@
+"""The shared protocol of the rules engines.
+
+Every game (Stratstone, Sage Stones, later the terrain game) has the same shape,
+borrowed from python-chess, OpenSpiel and pgx:
+
+- a :class:`Game` object, registered by name (:func:`register`, :func:`get_game`),
+  that makes the initial :class:`State` from the player ids and an explicit setup;
+- an immutable :class:`State` with ``legal_moves()``, ``apply(move)`` returning the
+  new state and a list of :class:`Event`, ``is_terminal()`` and ``result()``;
+- moves that are small value objects whose ``str()`` is the canonical text and that
+  parse back from it (``state.parse_move(text)``);
+- chance (dice) as an explicit step: when ``state.is_chance()`` the caller rolls with
+  its own seeded ``random.Random`` (``state.roll(rng)``) or replays logged dice, and
+  applies them with ``state.apply_chance(outcome)``.
+
+Errors are the typed, one-line errors of :mod:`stratstone_cad.errors`; the ones defined
+here add the context the log checker needs (the ply, the move text, the rule).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+from stratstone_cad.errors import GameError, IllegalMoveError, MoveParseError
+
+__all__ = [
+    "Attacked",
+    "BoardReset",
+    "Captured",
+    "DiceRolled",
+    "Event",
+    "Exited",
+    "ExtraTurn",
+    "Game",
+    "GameOver",
+    "Move",
+    "MoveTextError",
+    "Moved",
+    "Placed",
+    "Result",
+    "RuleViolation",
+    "SetupError",
+    "Sown",
+    "State",
+    "TurnLost",
+    "UnknownGameError",
+    "game_names",
+    "get_game",
+    "register",
+]
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class MoveTextError(MoveParseError):
+    """Move text that does not parse; names the ply and the text.
+
+    ``str()`` reads e.g. ``ply 6: 'b9 NN' does not parse: expected ...``.
+    """
+
+    def __init__(self, text: str, ply: int, expected: str) -> None:
+        self.text = text
+        self.ply = ply
+        self.expected = expected
+        super().__init__(f"ply {ply}: {_short(text)} does not parse: expected {expected}")
+
+
+class RuleViolation(IllegalMoveError):
+    """A well-formed move (or chance outcome) that the rules forbid.
+
+    ``str()`` is ``ply <n>: <move text> <rule>``, e.g. ``ply 6: b2 NNS steps straight back``.
+    """
+
+    def __init__(self, move: str, ply: int, rule: str) -> None:
+        self.move = move
+        self.ply = ply
+        self.rule = rule
+        super().__init__(f"ply {ply}: {move} {rule}")
+
+
+class SetupError(GameError):
+    """An explicit setup (or player list) that the game cannot start from."""
+
+
+class UnknownGameError(GameError):
+    """A game name that has no registered engine."""
+
+
+def _short(text: object, limit: int = 40) -> str:
+    """``repr`` of a value, cut to ``limit`` characters so messages stay one short line."""
+    r = repr(text)
+    return r if len(r) <= limit else r[: limit - 4] + "...'"
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """How a game ended: ``winner`` is a player id, or ``None`` for a draw."""
+
+    winner: str | None
+    reason: str
+
+    def describe(self) -> str:
+        """``winner red (line of four)`` or ``draw (all stones placed)``."""
+        head = "draw" if self.winner is None else f"winner {self.winner}"
+        return f"{head} ({self.reason})"
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``result`` object of the log's last line."""
+        return {"winner": self.winner, "reason": self.reason}
+
+
+# --------------------------------------------------------------------------- events
+# Events are what the viewer animates. Squares are in each game's text form
+# ("b2", "5-7"), stones and players are ids ("yellow", "tan", "p1").
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """``player`` put a ``stone`` (its colour) on ``square``."""
+
+    kind: ClassVar[str] = "placed"
+    player: str
+    square: str
+    stone: str
+
+
+@dataclass(frozen=True, slots=True)
+class Sown:
+    """One stone of a picked-up stack dropped on ``square`` at ``step`` (1-based) of the path from ``origin``."""
+
+    kind: ClassVar[str] = "sown"
+    stone: str
+    origin: str
+    square: str
+    step: int
+
+
+@dataclass(frozen=True, slots=True)
+class Captured:
+    """The ``stone`` on ``square`` (owned by ``owner``) was removed by ``by``'s move and went back to its owner."""
+
+    kind: ClassVar[str] = "captured"
+    square: str
+    stone: str
+    owner: str
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class Moved:
+    """A piece of ``player`` moved along ``path`` (squares, start first). Used by the terrain game."""
+
+    kind: ClassVar[str] = "moved"
+    player: str
+    path: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Attacked:
+    """A piece of ``player`` on ``square`` attacked ``target``. Used by the terrain game."""
+
+    kind: ClassVar[str] = "attacked"
+    player: str
+    square: str
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
+class Exited:
+    """A piece of ``player`` left the board from ``square``. Used by the terrain game."""
+
+    kind: ClassVar[str] = "exited"
+    player: str
+    square: str
+
+
+@dataclass(frozen=True, slots=True)
+class DiceRolled:
+    """``player`` rolled ``dice`` (each die as rolled)."""
+
+    kind: ClassVar[str] = "dice rolled"
+    player: str
+    dice: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnLost:
+    """``player`` lost the turn, for ``reason`` (e.g. ``rolled 1-2-3``)."""
+
+    kind: ClassVar[str] = "turn lost"
+    player: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExtraTurn:
+    """``player`` plays again, for ``reason`` (e.g. ``rolled a triple``)."""
+
+    kind: ClassVar[str] = "extra turn"
+    player: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class BoardReset:
+    """Every stone went back to its owner and the game restarted, for ``reason``."""
+
+    kind: ClassVar[str] = "board reset"
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver:
+    """The game ended: ``winner`` (player id or ``None`` for a draw) and ``reason``."""
+
+    kind: ClassVar[str] = "game over"
+    winner: str | None
+    reason: str
+
+
+Event = Placed | Sown | Captured | Moved | Attacked | Exited | DiceRolled | TurnLost | ExtraTurn | BoardReset | GameOver
+
+
+# --------------------------------------------------------------------------- protocol
+
+
+@runtime_checkable
+class Move(Protocol):
+    """A move: an immutable value whose ``str()`` is its canonical text."""
+
+    def __str__(self) -> str: ...
+
+
+@runtime_checkable
+class State(Protocol):
+    """An immutable game position. ``apply`` and ``apply_chance`` return new states."""
+
+    ply: int
+    """Plies played so far (the next ply is ``ply + 1``)."""
+
+    def to_move(self) -> str | None:
+        """Id of the player who plays (or rolls for) the next ply; ``None`` when the game is over."""
+        ...
+
+    def is_chance(self) -> bool:
+        """True when the next step is a chance outcome (dice) rather than a move."""
+        ...
+
+    def roll(self, rng: random.Random) -> tuple[int, ...]:
+        """Draw the chance outcome with the caller's seeded RNG (does not apply it)."""
+        ...
+
+    def apply_chance(self, outcome: Sequence[int]) -> tuple[State, list[Event]]:
+        """Apply a chance outcome (rolled or replayed from a log)."""
+        ...
+
+    def legal_moves(self) -> Iterator[Move]:
+        """Every legal move, lazily, in a fixed order; empty at a chance step or at the end."""
+        ...
+
+    def parse_move(self, text: str) -> Move:
+        """Parse canonical move text; raises :class:`MoveTextError`."""
+        ...
+
+    def apply(self, move: Move | str) -> tuple[State, list[Event]]:
+        """Play ``move`` (or its text); returns the new state and the events, in order.
+
+        Raises :class:`RuleViolation` naming the ply, the move and the rule it breaks.
+        """
+        ...
+
+    def random_move(self, rng: random.Random) -> Move:
+        """A legal move drawn uniformly from ``legal_moves()`` with ``rng``."""
+        ...
+
+    def is_terminal(self) -> bool:
+        """True when the game is over."""
+        ...
+
+    def result(self) -> Result | None:
+        """The result once the game is over, else ``None``."""
+        ...
+
+
+class Game(Protocol):
+    """A game engine, registered by name. Stateless: every method is a pure function."""
+
+    name: str
+    """The log's ``game`` value, e.g. ``"stratstone"``."""
+    rules: str
+    """The rules version, bumped whenever the rules change, e.g. ``"stratstone/1"``."""
+    chance_field: str | None
+    """Name of the per-ply chance field in the log (``"dice"``), or ``None``."""
+
+    def new_setup(self, n_players: int, setup: Mapping[str, Any] | None, rng: random.Random) -> tuple[list[str], dict[str, Any]]:
+        """Complete a partial setup for ``n_players`` into the explicit one a log records.
+
+        Returns the player ids (in the order of the player list given to ``play``) and the
+        setup dict. Raises :class:`SetupError` (a :class:`~stratstone_cad.errors.UserError`)
+        with a one-line message on a wrong player count or setup.
+        """
+        ...
+
+    def initial_state(self, players: Sequence[str], setup: Mapping[str, Any]) -> State:
+        """The state before ply 1, from the header's player ids and setup; raises SetupError."""
+        ...
+
+    def derived(self, before: State, after: State, events: Sequence[Event]) -> dict[str, Any]:
+        """Optional derived facts of a ply, as the log may carry them (e.g. ``captured``)."""
+        ...
+
+
+# --------------------------------------------------------------------------- registry
+
+_REGISTRY: dict[str, Game] = {}
+_BUILTIN = ("stratstone_cad.games.stratstone", "stratstone_cad.games.sage_stones")
+"""Engine modules imported on first lookup; each registers itself. The terrain engine adds its module here."""
+_loaded = False
+
+
+def register(game: Game) -> Game:
+    """Add ``game`` to the registry under ``game.name`` (the terrain engine plugs in here)."""
+    _REGISTRY[game.name] = game
+    return game
+
+
+def _load_builtin() -> None:
+    # Imported lazily so that core has no import cycle with the engines.
+    global _loaded
+    if not _loaded:
+        import importlib
+
+        for module in _BUILTIN:
+            importlib.import_module(module)
+        _loaded = True
+
+
+def get_game(name: str) -> Game:
+    """The registered game called ``name``; raises :class:`UnknownGameError`."""
+    _load_builtin()
+    try:
+        return _REGISTRY[name]
+    except (KeyError, TypeError):
+        raise UnknownGameError(f"unknown game {_short(name)}: expected one of {', '.join(game_names())}") from None
+
+
+def game_names() -> list[str]:
+    """Names of the registered games, sorted."""
+    _load_builtin()
+    return sorted(_REGISTRY)

@@ -1,0 +1,690 @@
+"""The engine log: JSON Lines, UTF-8, one JSON object per line.
+
+Line 1 is the header, then one line per ply, then optionally the result::
+
+    {"format": "stratstone-cad/log", "version": 1, "game": "stratstone", "rules": "stratstone/1",
+     "players": ["yellow", "red"], "seed": 7, "setup": {"first": "yellow"}}
+    {"ply": 1, "player": "yellow", "move": "a1 NNE"}
+    {"result": {"winner": "red", "reason": "line of four"}}
+
+Reading is streaming, one line at a time, with a cap on the line length and the file size,
+so a huge file or a huge line fails fast with one line of explanation. Each line is
+checked against the JSON Schema shipped in ``log_schema.json`` (the usual line shapes go
+through hand-written checks that accept strictly less than the schema, for speed; any other
+line goes through jsonschema, which also words the error), then every ply is replayed
+through the engine (dice are data: they are replayed, never re-rolled). Logs are data only:
+``json`` with NaN/Infinity and duplicate keys rejected; no pickle, no eval.
+
+The format is documented in docs/log-format.md.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import stat
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from stratstone_cad.errors import GameError, LogError, OutputError
+from stratstone_cad.fileio import atomic_write
+from stratstone_cad.games.core import Event, Game, Result, State, UnknownGameError, get_game
+
+__all__ = [
+    "FORMAT",
+    "MAX_LINE_BYTES",
+    "MAX_LOG_BYTES",
+    "VERSION",
+    "Header",
+    "LogReport",
+    "Replay",
+    "Step",
+    "check_log",
+    "dumps_line",
+    "header_record",
+    "load_schema",
+    "ply_record",
+    "replay",
+    "result_record",
+    "validate_line",
+    "validator_class",
+    "write_log",
+]
+
+FORMAT = "stratstone-cad/log"
+VERSION = 1
+MAX_LINE_BYTES = 1 << 20
+"""Longest accepted line, 1 MiB (a terrain header with its heightmap fits many times)."""
+MAX_LOG_BYTES = 64 << 20
+"""Largest accepted log, 64 MiB (about a million plies)."""
+
+_MESSAGE_LIMIT = 160
+
+
+def _cut(text: str, limit: int = _MESSAGE_LIMIT) -> str:
+    """One line, at most ``limit`` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _short(value: object, limit: int = 40) -> str:
+    try:
+        r = repr(value)
+    except (RecursionError, ValueError):  # pragma: no cover - defensive
+        r = f"<{type(value).__name__}>"
+    return r if len(r) <= limit else r[: limit - 3] + "..."
+
+
+# --------------------------------------------------------------------------- schema
+
+
+@cache
+def load_schema() -> dict[str, Any]:
+    """The JSON Schema of one log line (``stratstone_cad/games/log_schema.json``)."""
+    text = resources.files("stratstone_cad.games").joinpath("log_schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def _strict_int(checker: Any, instance: object) -> bool:
+    return type(instance) is int
+
+
+@cache
+def validator_class() -> Any:
+    """Draft 2020-12 with strict integers (``1.0`` and ``true`` are not integers).
+
+    jsonschema is imported here, on first use: the usual lines pass the fast checks
+    below and never need it, which keeps ``check-log`` quick to start.
+    """
+    from jsonschema import Draft202012Validator, validators
+
+    return validators.extend(
+        Draft202012Validator,
+        type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _strict_int),
+    )
+
+
+@cache
+def _validator(part: str) -> Any:
+    """A validator for ``$defs[part]`` (or the whole line schema when ``part`` is ``""``)."""
+    root = load_schema()
+    schema = root if not part else {"$ref": f"#/$defs/{part}", "$defs": root["$defs"]}
+    return validator_class()(schema)
+
+
+def _schema_error(value: Any, part: str) -> str | None:
+    """The most relevant schema error for ``value`` against ``part``, as one line, or None."""
+    from jsonschema.exceptions import best_match
+
+    try:
+        err = best_match(_validator(part).iter_errors(value))
+    except RecursionError:
+        return "nested too deeply"
+    if err is None:
+        return None
+    where = ""
+    for p in err.absolute_path:
+        where += f"[{p}]" if isinstance(p, int) else (f".{p}" if where else str(p))
+    try:
+        message = err.message
+    except RecursionError:  # pragma: no cover - defensive
+        message = "does not match the schema"
+    return _cut(f"{where}: {message}" if where else message)
+
+
+def validate_line(value: Any, kind: str, game: str | None = None) -> str | None:
+    """Check one parsed line against the schema; returns the error text or ``None``.
+
+    ``kind`` is ``"header"``, ``"ply"`` or ``"result"``; a ply is checked against the
+    ply schema of ``game`` (e.g. ``ply_sage_stones``).
+    """
+    if kind == "ply":
+        part = "ply_" + (game or "").replace("-", "_")
+        if part not in load_schema()["$defs"]:
+            part = "ply"
+    else:
+        part = kind
+    return _schema_error(value, part)
+
+
+# Fast, strictly narrower checks for the common ply shapes: when one passes, the line is
+# valid by the schema (tests/games/test_log.py checks that), and the schema is skipped.
+# ``ids`` are the header's player ids, which the header check proved to match the id pattern.
+
+
+def _fast_stratstone(o: dict[str, Any], ids: frozenset[str]) -> bool:
+    if len(o) != 3:
+        return False
+    p = o.get("ply")
+    m = o.get("move")
+    return type(p) is int and p >= 1 and o.get("player") in ("yellow", "red") and type(m) is str and 0 < len(m) <= 64
+
+
+_ID_RE = re.compile(r"[a-z][a-z0-9_-]{0,31}")
+
+
+def _fast_sage(o: dict[str, Any], ids: frozenset[str]) -> bool:
+    if len(o) != 4:
+        return False
+    try:
+        p = o["ply"]
+        m = o["move"]
+        d = o["dice"]
+        pl = o["player"]
+    except KeyError:
+        return False
+    return (
+        type(p) is int
+        and p >= 1
+        and type(m) is str
+        and 0 < len(m) <= 64
+        and type(pl) is str
+        and pl in ids
+        and type(d) is list
+        and len(d) == 3
+        and type(d[0]) is int
+        and type(d[1]) is int
+        and type(d[2]) is int
+        and 1 <= d[0] <= 3
+        and 1 <= d[1] <= 3
+        and 1 <= d[2] <= 3
+    )
+
+
+_FAST_PLY = {"stratstone": _fast_stratstone, "sage-stones": _fast_sage}
+
+
+def _fast_result(o: dict[str, Any]) -> bool:
+    if len(o) != 1:
+        return False
+    r = o["result"]
+    if type(r) is not dict or len(r) != 2:
+        return False
+    w = r.get("winner", 0)
+    reason = r.get("reason")
+    return (w is None or (type(w) is str and _ID_RE.fullmatch(w) is not None)) and type(reason) is str and 0 < len(reason) <= 200
+
+
+_RULES_RE = re.compile(r"[a-z][a-z-]*/[0-9]{1,6}")
+_SAGE_COLOURS = frozenset({"yellow", "red", "blue", "green", "white", "black"})
+
+
+def _fast_header(o: dict[str, Any]) -> bool:
+    """The usual headers written by ``play`` (no start position in the setup)."""
+    if len(o) != 7:
+        return False
+    game = o.get("game")
+    rules = o.get("rules")
+    players = o.get("players")
+    seed = o.get("seed", 0.5)
+    setup = o.get("setup")
+    if not (
+        o.get("format") == FORMAT
+        and type(o.get("version")) is int
+        and o["version"] == VERSION
+        and type(rules) is str
+        and _RULES_RE.fullmatch(rules) is not None
+        and (seed is None or (type(seed) is int and 0 <= seed <= 2**63 - 1))
+        and type(players) is list
+        and 1 <= len(players) <= 6
+        and all(type(p) is str and _ID_RE.fullmatch(p) is not None for p in players)
+        and len(set(players)) == len(players)
+        and type(setup) is dict
+    ):
+        return False
+    if game == "stratstone":
+        return players == ["yellow", "red"] and set(setup) <= {"first"} and setup.get("first", "red") in ("yellow", "red")
+    if game == "sage-stones":
+        if not set(setup) <= {"variant", "colours", "first"}:
+            return False
+        if setup.get("variant", "standard") not in ("standard", "two-player"):
+            return False
+        if "first" in setup and setup["first"] not in _SAGE_COLOURS:
+            return False
+        if "colours" in setup:
+            c = setup["colours"]
+            return type(c) is list and len(c) == 4 and all(type(x) is str and x in _SAGE_COLOURS for x in c) and len(set(c)) == 4
+        return True
+    return False
+
+
+# --------------------------------------------------------------------------- reading
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+class _BadConstant(ValueError):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise _DuplicateKey(k)
+            seen.add(k)
+    return d
+
+
+def _constant(name: str) -> Any:
+    raise _BadConstant(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (math.inf, -math.inf):
+        raise _BadConstant(f"{text[:24]} is out of range")
+    return value
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_finite_float)
+
+
+def _json_error(e: BaseException, text: str, line_no: int) -> LogError:
+    """The one-line error for a line that ``_DECODER`` refused (``text`` is the whole line)."""
+    lead = len(text) - len(text.lstrip())  # columns count from the start of the line
+    if isinstance(e, _DuplicateKey):
+        why = f"duplicate key {_short(str(e))}"
+    elif isinstance(e, _BadConstant):
+        why = str(e)
+    elif isinstance(e, json.JSONDecodeError):
+        msg = e.msg[:-3] if e.msg.endswith(" at") else e.msg
+        why = f"{msg} at column {e.pos + lead + 1}"
+    elif isinstance(e, RecursionError):
+        why = "nested too deeply"
+    else:  # e.g. an integer over Python's 4300-digit limit
+        why = _cut(str(e).split(":")[0], 80)
+    return LogError(f"line {line_no}: not valid JSON ({why})")
+
+
+def _parse_json(text: str, line_no: int) -> Any:
+    """Parse one non-blank line; raises :class:`LogError` naming the line."""
+    body = text.strip()
+    try:
+        value, end = _DECODER.raw_decode(body)
+    except (ValueError, RecursionError) as e:
+        raise _json_error(e, text, line_no) from None
+    if end != len(body):
+        lead = len(text) - len(text.lstrip())
+        rest = body[end:]
+        extra = lead + end + len(rest) - len(rest.lstrip()) + 1
+        raise LogError(f"line {line_no}: not valid JSON (extra data at column {extra})")
+    return value
+
+
+def _human_size(n: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} bytes"
+
+
+def _read_lines(path: Path) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line number, parsed JSON value)`` for each line of ``path``, streaming.
+
+    Blank lines at the very end are ignored; any other blank line is an error.
+    """
+    name = str(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise LogError(f"{name}: no such file") from None
+    except OSError as e:
+        raise LogError(f"{name}: cannot read ({e.strerror or e})") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise LogError(f"{name}: is a directory, expected a log file")
+    if not stat.S_ISREG(st.st_mode):
+        raise LogError(f"{name}: not a regular file, expected a log file")
+    if st.st_size > MAX_LOG_BYTES:
+        raise LogError(f"{name}: {_human_size(st.st_size)} is larger than the {_human_size(MAX_LOG_BYTES)} limit for a log")
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        raise LogError(f"{name}: cannot read ({e.strerror or e})") from None
+    try:
+        total = 0
+        line_no = 0
+        blank_at = 0
+        raw_decode = _DECODER.raw_decode
+        while True:
+            try:
+                raw = f.readline(MAX_LINE_BYTES + 1)
+            except OSError as e:
+                raise LogError(f"{name}: cannot read ({e.strerror or e})") from None
+            if not raw:
+                return
+            line_no += 1
+            total += len(raw)
+            if total > MAX_LOG_BYTES:
+                raise LogError(f"line {line_no}: the log is larger than the {_human_size(MAX_LOG_BYTES)} limit")
+            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                raise LogError(f"line {line_no}: longer than the {_human_size(MAX_LINE_BYTES)} limit for a line")
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise LogError(f"line {line_no}: not UTF-8 (byte {raw[e.start]:#04x} at byte {e.start + 1})") from None
+            body = text.strip()
+            if not body:
+                blank_at = blank_at or line_no
+                continue
+            if blank_at:
+                raise LogError(f"line {blank_at}: empty line, expected a JSON object")
+            try:
+                value, end = raw_decode(body)
+            except (ValueError, RecursionError) as e:
+                raise _json_error(e, text, line_no) from None
+            if end != len(body):
+                _parse_json(text, line_no)  # raises the "extra data" error
+            yield line_no, value
+    finally:
+        f.close()
+
+
+# --------------------------------------------------------------------------- replay
+
+
+@dataclass(frozen=True)
+class Header:
+    """The header line: which game, rules version, players, seed and explicit setup."""
+
+    game: str
+    rules: str
+    players: list[str]
+    seed: int | None
+    setup: dict[str, Any]
+
+
+@dataclass(slots=True)
+class Step:
+    """One replayed ply: its line, the logged facts, the states around it and its events.
+
+    ``events`` include the chance events (``DiceRolled``) of the ply first.
+    """
+
+    line: int
+    ply: int
+    player: str
+    move: str
+    chance: tuple[int, ...] | None
+    before: State
+    after: State
+    events: list[Event]
+
+
+_PLY_BASE_KEYS = frozenset({"ply", "player", "move"})
+
+
+class Replay:
+    """A streaming, checking replay of a log; use :func:`replay` to open one.
+
+    ``header``, ``game`` and ``initial`` are set on opening (the header is checked then);
+    iterating yields one :class:`Step` per ply and raises :class:`LogError` at the first
+    bad line. After the iteration, ``state`` is the final state and ``logged_result``
+    the result line's result (``None`` when the log has none).
+    """
+
+    def __init__(self, lines: Iterator[tuple[int, Any]]) -> None:
+        self._lines = lines
+        self.logged_result: Result | None = None
+        self.plies = 0
+        first = next(lines, None)
+        if first is None:
+            raise LogError("line 1: empty log, expected the header")
+        line_no, obj = first
+        self.header, self.game, self.initial = _check_header(line_no, obj)
+        self.state: State = self.initial
+
+    def close(self) -> None:
+        """Close the underlying file."""
+        close = getattr(self._lines, "close", None)
+        if close is not None:
+            close()
+
+    def __enter__(self) -> Replay:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __iter__(self) -> Iterator[Step]:
+        return self._replay(True)
+
+    def run(self) -> State:
+        """Replay and check every remaining line without building steps; returns the final state."""
+        for _ in self._replay(False):
+            pass
+        return self.state
+
+    def _replay(self, want_steps: bool) -> Iterator[Step]:
+        game = self.game
+        gname = game.name
+        fast = _FAST_PLY.get(gname)
+        ids = frozenset(self.header.players)  # all match the id pattern: the header was checked
+        chance_field = game.chance_field
+        state = self.state
+        result_line = 0
+        try:
+            for line_no, obj in self._lines:
+                if result_line:
+                    raise LogError(f"line {line_no}: nothing may follow the result line (line {result_line})")
+                if type(obj) is not dict:
+                    raise LogError(f"line {line_no}: expected a JSON object, got {_json_type(obj)}")
+                if "result" in obj:
+                    err = None if _fast_result(obj) else validate_line(obj, "result")
+                    if err:
+                        raise LogError(f"line {line_no}: {err}")
+                    self._check_result(line_no, obj["result"], state)
+                    result_line = line_no
+                    continue
+                if fast is None or not fast(obj, ids):
+                    err = validate_line(obj, "ply", gname)
+                    if err:
+                        p = obj.get("ply")
+                        where = f"line {line_no}, ply {p}" if type(p) is int and p >= 1 else f"line {line_no}"
+                        raise LogError(f"{where}: {_cut(err)}")
+                ply = obj["ply"]
+                if ply != state.ply + 1:
+                    raise LogError(f"line {line_no}: ply is {_short(ply)}, expected {state.ply + 1}")
+                move_text = obj["move"]
+                player = obj["player"]
+                res = state.result()
+                if res is not None:
+                    raise LogError(
+                        f"line {line_no}, ply {ply}: {_short(move_text)} comes after the end of the game: {res.describe()}"
+                    )
+                if player != state.to_move():
+                    raise LogError(f"line {line_no}, ply {ply}: player is {_short(player)} but {state.to_move()} is to move")
+                before = state
+                events: list[Event] = []
+                chance: tuple[int, ...] | None = None
+                try:
+                    if chance_field is not None and state.is_chance():
+                        if chance_field not in obj:
+                            raise LogError(f"line {line_no}, ply {ply}: {chance_field} missing, this ply starts with a roll")
+                        chance = tuple(obj[chance_field])
+                        state, events = state.apply_chance(chance)
+                    elif chance_field is not None and chance_field in obj:
+                        raise LogError(f"line {line_no}, ply {ply}: {chance_field} given but no roll is due")
+                    state, more = state.apply(state.parse_move(move_text))
+                except GameError as e:
+                    raise LogError(f"line {line_no}, {e}") from None
+                derived = len(obj) > 3 + (chance is not None)
+                if want_steps or derived:
+                    events.extend(more)
+                    if derived:
+                        self._check_derived(f"line {line_no}, ply {ply}", obj, before, state, events)
+                if want_steps:
+                    self.state = state
+                    self.plies = ply
+                    yield Step(line_no, ply, player, move_text, chance, before, state, events)
+        finally:
+            self.state = state
+            self.plies = state.ply
+
+    def _check_derived(self, where: str, obj: Mapping[str, Any], before: State, after: State, events: list[Event]) -> None:
+        derived = self.game.derived(before, after, events)
+        for key, value in obj.items():
+            if key in _PLY_BASE_KEYS or key == self.game.chance_field:
+                continue
+            if key not in derived:  # pragma: no cover - the schema rejects unknown keys
+                raise LogError(f"{where}: unknown field {_short(key)}")
+            want = derived[key]
+            got = sorted(value) if isinstance(value, list) else value
+            if got != want:
+                raise LogError(f"{where}: {key} says {_short(value, 80)} but the moves give {_short(want, 80)}")
+
+    def _check_result(self, line_no: int, raw: Mapping[str, Any], state: State) -> None:
+        logged = Result(raw["winner"], raw["reason"])
+        actual = state.result()
+        self.logged_result = logged
+        if actual is None:
+            raise LogError(
+                f"line {line_no}: result says {_cut(logged.describe(), 80)} but the game is not over after {state.ply} plies"
+            )
+        if actual != logged:
+            raise LogError(f"line {line_no}: result says {_cut(logged.describe(), 80)} but the moves give {actual.describe()}")
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if value is None:
+        return "null"
+    return {list: "an array", str: "a string", int: "a number", float: "a number"}.get(type(value), "a value")
+
+
+def _check_header(line_no: int, obj: Any) -> tuple[Header, Game, State]:
+    where = f"line {line_no}"
+    if type(obj) is not dict:
+        raise LogError(f"{where}: expected the header object, got {_json_type(obj)}")
+    if "format" not in obj and ("ply" in obj or "result" in obj):
+        raise LogError(f"{where}: expected the header first (format, version, game, ...)")
+    if obj.get("format") != FORMAT and "format" in obj:
+        raise LogError(f"{where}: format is {_short(obj['format'])}, expected {FORMAT!r}")
+    if type(obj.get("version")) is int and obj["version"] != VERSION:
+        raise LogError(f"{where}: version {_short(obj['version'])} is not supported (this reader reads version {VERSION})")
+    err = None if _fast_header(obj) else validate_line(obj, "header")
+    if err:
+        raise LogError(f"{where}: {err}")
+    header = Header(obj["game"], obj["rules"], list(obj["players"]), obj["seed"], obj["setup"])
+    try:
+        game = get_game(header.game)
+    except UnknownGameError:
+        raise LogError(f"{where}: game {header.game!r} has no rules engine installed yet") from None
+    if header.rules != game.rules:
+        raise LogError(f"{where}: rules {_short(header.rules)} is not supported (this engine plays {game.rules!r})")
+    try:
+        state = game.initial_state(header.players, header.setup)
+    except GameError as e:
+        raise LogError(f"{where}: {e}") from None
+    return header, game, state
+
+
+def replay(path: str | os.PathLike[str]) -> Replay:
+    """Open ``path`` for a streaming, checking replay (use as a context manager).
+
+    Raises :class:`LogError` at once for a missing, oversized or unreadable file or a
+    bad header; iterate the result to replay and check every ply.
+    """
+    lines = _read_lines(Path(path))
+    try:
+        return Replay(lines)
+    except BaseException:
+        lines.close()
+        raise
+
+
+@dataclass(frozen=True)
+class LogReport:
+    """What :func:`check_log` found in a valid log."""
+
+    game: str
+    plies: int
+    result: Result | None
+    has_result_line: bool
+    header: Header = field(repr=False)
+
+    def summary(self) -> str:
+        """``ok: stratstone, 16 plies, winner red (line of four)`` or ``... unfinished after N plies``."""
+        if self.result is None:
+            return f"ok: {self.game}, unfinished after {self.plies} plies"
+        return f"ok: {self.game}, {self.plies} plies, {self.result.describe()}"
+
+
+def check_log(path: str | os.PathLike[str]) -> LogReport:
+    """Validate a log: schema, then every ply through the engine, then the result line.
+
+    Raises :class:`LogError` with ``line N, ply P: <move> <rule>`` style one-line messages.
+    """
+    with replay(path) as r:
+        r.run()
+        return LogReport(r.game.name, r.state.ply, r.state.result(), r.logged_result is not None, r.header)
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def header_record(game: Game, players: Sequence[str], seed: int | None, setup: Mapping[str, Any]) -> dict[str, Any]:
+    """The header object for ``game``."""
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "game": game.name,
+        "rules": game.rules,
+        "players": list(players),
+        "seed": seed,
+        "setup": dict(setup),
+    }
+
+
+def ply_record(
+    ply: int,
+    player: str,
+    move: str,
+    chance: tuple[str, Sequence[int]] | None = None,
+    derived: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One ply object: ``ply``, ``player``, the chance field (``dice``) if any, ``move``, derived facts."""
+    rec: dict[str, Any] = {"ply": ply, "player": player}
+    if chance is not None:
+        rec[chance[0]] = list(chance[1])
+    rec["move"] = move
+    if derived:
+        rec.update(derived)
+    return rec
+
+
+def result_record(result: Result) -> dict[str, Any]:
+    """The last-line object ``{"result": {"winner": ..., "reason": ...}}``."""
+    return {"result": result.to_json()}
+
+
+def dumps_line(obj: Mapping[str, Any]) -> str:
+    """One log line (no newline): compact-ish, key order kept, ASCII-only, deterministic."""
+    return json.dumps(obj, ensure_ascii=True, allow_nan=False)
+
+
+def write_log(path: str | os.PathLike[str], records: Iterable[Mapping[str, Any]]) -> None:
+    """Write records as a log atomically: a temp file in the same folder, then ``os.replace``.
+
+    Raises :class:`~stratstone_cad.errors.OutputError` when the file cannot be written.
+    """
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise OutputError(f"{path}: is a directory, expected a file name for the log")
+    if not folder.is_dir():
+        raise OutputError(f"{path}: folder {folder} does not exist")
+    text = "".join(dumps_line(rec) + "\n" for rec in records)
+    atomic_write(path, text.encode("utf-8"))

@@ -1,0 +1,172 @@
+"""The two commands the CLI calls: play and check_log; the players; the registry; imports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from stratstone_cad.errors import LogError, OutputError, UserError
+from stratstone_cad.games import commands
+from stratstone_cad.games.core import UnknownGameError, game_names, get_game
+from stratstone_cad.games.players import PlayerKindError, greedy
+from stratstone_cad.games.sage_stones import SageStonesState
+from stratstone_cad.games.stratstone import StratstoneState
+
+
+def test_play_returns_the_log_text_without_the_final_newline():
+    text = commands.play("stratstone", 1, None, None)
+    lines = text.split("\n")
+    assert json.loads(lines[0])["game"] == "stratstone"
+    assert json.loads(lines[-1]) == {"result": {"winner": None, "reason": "all stones placed"}}
+    assert not text.endswith("\n")
+
+
+def test_play_writes_a_file_and_check_log_agrees(tmp_path):
+    out = tmp_path / "g.jsonl"
+    summary = commands.play("stratstone", 4, ["greedy", "random"], out)
+    assert summary == f"wrote {out}: stratstone, 13 plies, winner yellow (line of four)"
+    assert commands.check_log(out) == "ok: stratstone, 13 plies, winner yellow (line of four)"
+    assert out.read_text() == commands.play("stratstone", 4, ["greedy", "random"], None) + "\n"
+
+
+def test_play_sage_stones_defaults_to_four_random_colours(tmp_path):
+    head = json.loads(commands.play("sage-stones", 3, None, None).split("\n")[0])
+    assert head["players"] == ["yellow", "red", "blue", "green"]
+    assert head["setup"] == {"variant": "standard"} and head["seed"] == 3
+
+
+def test_play_sage_stones_player_count_sets_the_colours():
+    head = json.loads(commands.play("sage-stones", 3, ["random"] * 6, None).split("\n")[0])
+    assert head["players"] == ["yellow", "red", "blue", "green", "white", "black"]
+
+
+def test_play_two_player_variant(tmp_path):
+    out = tmp_path / "v.jsonl"
+    commands.play("sage-stones", 5, ["greedy", "random"], out, {"variant": "two-player"})
+    head = json.loads(out.read_text().split("\n")[0])
+    assert head["players"] == ["p1", "p2"]
+    assert head["setup"] == {"variant": "two-player", "colours": ["yellow", "red", "blue", "green"]}
+    assert commands.check_log(out).startswith("ok: sage-stones")
+
+
+def test_play_without_a_seed_records_the_seed_it_drew():
+    head = json.loads(commands.play("stratstone", None, None, None).split("\n")[0])
+    assert isinstance(head["seed"], int) and head["seed"] >= 0
+
+
+def test_play_first_player_via_setup():
+    lines = commands.play("stratstone", 2, None, None, {"first": "red"}).split("\n")
+    assert json.loads(lines[1])["player"] == "red"
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "message"),
+    [
+        (("chess", 1, None), UnknownGameError, "unknown game 'chess': expected one of sage-stones, stratstone"),
+        (("stratstone", 1, ["random", "smart"]), PlayerKindError, "unknown player kind 'smart': expected one of greedy, random"),
+        (("stratstone", 1, ["random"] * 3), UserError, "stratstone needs 2 players, got 3"),
+        (("sage-stones", 1, ["random"] * 7), UserError, "sage-stones needs 2 to 6 players, got 7"),
+        (("sage-stones", 1, ["random"]), UserError, "sage-stones needs 2 to 6 players, got 1"),
+        (("stratstone", -1, None), UserError, "seed: -1 is not an integer from 0 to 9223372036854775807"),
+        (("stratstone", 2**64, None), UserError, "seed: 18446744073709551616 is not an integer"),
+    ],
+)
+def test_play_bad_arguments(args, error, message):
+    with pytest.raises(error) as info:
+        commands.play(*args, None)
+    assert str(info.value).startswith(message)
+    assert isinstance(info.value, UserError)
+
+
+def test_play_bad_setup_and_variant_player_count():
+    with pytest.raises(UserError, match="two-player variant needs 2 players, got 3"):
+        commands.play("sage-stones", 1, ["random"] * 3, None, {"variant": "two-player"})
+    with pytest.raises(UserError, match="setup.first: 'green' is not a player"):
+        commands.play("stratstone", 1, None, None, {"first": "green"})
+    with pytest.raises(UserError, match="setup.variant: 'x' is not a variant"):
+        commands.play("sage-stones", 1, None, None, {"variant": "x"})
+
+
+def test_play_output_errors(tmp_path):
+    with pytest.raises(OutputError, match="does not exist"):
+        commands.play("stratstone", 1, None, tmp_path / "missing" / "g.jsonl")
+
+
+def test_check_log_missing_file_is_a_log_error(tmp_path):
+    with pytest.raises(LogError, match="no such file"):
+        commands.check_log(tmp_path / "x.jsonl")
+
+
+def test_registry_lists_the_engines_and_accepts_plugins():
+    assert game_names() == ["sage-stones", "stratstone"]
+    assert get_game("stratstone").rules == "stratstone/1"
+    assert get_game("sage-stones").rules == "sage-stones/1"
+
+
+def test_greedy_takes_a_win():
+    s = StratstoneState.from_setup(
+        {
+            "stacks": {
+                "a1": ["yellow"],
+                "b1": ["yellow"],
+                "c1": ["yellow"],
+                "d3": ["tan"],
+                "a4": ["red"],
+                "b4": ["red"],
+                "c3": ["red"],
+            }
+        }
+    )
+    import random
+
+    move = greedy(s, random.Random(0))
+    assert s.apply(move)[0].result().winner == "yellow"
+
+
+def test_greedy_takes_the_biggest_capture():
+    import random
+
+    s = SageStonesState.from_setup(
+        ["yellow", "red", "blue", "green"],
+        {"board": {"5-5": "red", "6-5": "yellow", "5-2": "red", "5-3": "blue", "6-2": "yellow"}},
+    )
+    s, _ = s.apply_chance((1, 1, 2))
+    move = greedy(s, random.Random(0))
+    assert str(move) in {"4-2", "4-4", "4-5"}  # each traps one stone: a tie, broken at random
+    s2 = SageStonesState.from_setup(
+        ["yellow", "red", "blue", "green"],
+        {"board": {"5-5": "red", "6-5": "yellow", "5-2": "red", "6-2": "blue", "7-2": "yellow"}},
+    )
+    s2, _ = s2.apply_chance((1, 1, 2))
+    assert str(greedy(s2, random.Random(0))) == "4-2"  # traps two stones
+
+
+def test_games_import_no_cad_or_vtk():
+    code = (
+        "import sys; import stratstone_cad.games.commands, stratstone_cad.games.log;"
+        "heavy = ('cadquery', 'OCP', 'vtk', 'vtkmodules', 'pyvista', 'trimesh', 'numpy');"
+        "bad = [m for m in sys.modules if m.split('.')[0] in heavy];"
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_plugged_in_engine_is_found_next_to_the_built_in_ones(monkeypatch):
+    from stratstone_cad.games import core
+
+    monkeypatch.setattr(core, "_REGISTRY", dict(core._REGISTRY))
+
+    class Dummy:
+        name = "dummy"
+        rules = "dummy/1"
+        chance_field = None
+
+    core.register(Dummy())
+    assert game_names() == ["dummy", "sage-stones", "stratstone"]
+    assert get_game("dummy").rules == "dummy/1"

@@ -1,0 +1,452 @@
+"""The engine log: golden files, exact error messages, bad input of every kind, fuzzing."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+from stratstone_cad.errors import LogError, OutputError, UserError
+from stratstone_cad.games import log
+from stratstone_cad.games.commands import check_log
+
+LOGS = Path(__file__).resolve().parents[1] / "data" / "logs"
+
+VALID = {
+    "stratstone_draw.jsonl": "ok: stratstone, 16 plies, draw (all stones placed)",
+    "stratstone_win.jsonl": "ok: stratstone, 13 plies, winner yellow (line of four)",
+    "stratstone_derived.jsonl": "ok: stratstone, 13 plies, winner yellow (line of four)",
+    "stratstone_unfinished.jsonl": "ok: stratstone, unfinished after 5 plies",
+    "sage_stones_4.jsonl": "ok: sage-stones, 45 plies, winner green (all 10 stones on the board)",
+    "sage_stones_derived.jsonl": "ok: sage-stones, 45 plies, winner green (all 10 stones on the board)",
+    "sage_stones_two_player.jsonl": "ok: sage-stones, 71 plies, winner p2 (all 10 stones on the board)",
+}
+
+INVALID = {
+    "bad_steps_back.jsonl": "line 7, ply 6: b2 NNS steps straight back",
+    "bad_move_text.jsonl": "line 4, ply 3: 'b9 NN' does not parse: "
+    "expected a square a1-d4, a space and 1-24 steps of N/E/S/W, e.g. 'b2 NNE'",
+    "bad_path_length.jsonl": "line 2, ply 1: a4 ES has 2 steps; the stack of 2 plus the new stone needs 3",
+    "bad_off_board.jsonl": "line 2, ply 1: a4 NSE leaves the board at step 1",
+    "bad_wrong_player.jsonl": "line 3, ply 2: player is 'yellow' but red is to move",
+    "bad_ply_gap.jsonl": "line 4: ply is 4, expected 3",
+    "bad_result_winner.jsonl": "line 18: result says winner red (line of four) but the moves give draw (all stones placed)",
+    "bad_result_early.jsonl": "line 7: result says winner yellow (line of four) but the game is not over after 5 plies",
+    "bad_after_end.jsonl": "line 15, ply 14: 'a1 NN' comes after the end of the game: winner yellow (line of four)",
+    "bad_after_result.jsonl": "line 16: nothing may follow the result line (line 15)",
+    "bad_dice_in_stratstone.jsonl": "line 2, ply 1: Additional properties are not allowed ('dice' was unexpected)",
+    "bad_dice_range.jsonl": "line 3, ply 2: dice[1]: 4 is greater than the maximum of 3",
+    "bad_dice_missing.jsonl": "line 2, ply 1: 'dice' is a required property",
+    "bad_wrong_column.jsonl": "line 3, ply 2: 3-5 is not in column 5 (dice 3-1-1)",
+    "bad_place_on_lost_turn.jsonl": "line 2, ply 1: 5-5 places a stone but 1-2-3 loses the turn (dice 1-3-2)",
+    "bad_captured.jsonl": "line 33, ply 32: captured says [] but the moves give ['5-7', '5-8']",
+    "bad_on_board.jsonl": "line 2, ply 1: on_board says {'yellow': 2, 'red': 0, 'blue': 0, 'green': 0} "
+    "but the moves give {'yellow': 0, 'red': 0, 'blue': 0, 'green': 0}",
+    "bad_in_hand.jsonl": "line 3, ply 2: in_hand says {'yellow': 8, 'red': 8} but the moves give {'yellow': 7, 'red': 7}",
+    "bad_unknown_game.jsonl": "line 1: game: 'chess' is not one of ['stratstone', 'sage-stones', 'terrain']",
+    "bad_terrain_no_engine.jsonl": "line 1: game 'terrain' has no rules engine installed yet",
+    "bad_rules_version.jsonl": "line 1: rules 'stratstone/2' is not supported (this engine plays 'stratstone/1')",
+    "bad_header_field.jsonl": "line 1: Additional properties are not allowed ('colour' was unexpected)",
+    "bad_setup.jsonl": "line 1: setup.variant: 'three-player' is not one of ['standard', 'two-player']",
+    "bad_json.jsonl": "line 3: not valid JSON (Unterminated string starting at column 37)",
+    "bad_nan.jsonl": "line 2: not valid JSON (NaN is not a JSON number)",
+    "bad_not_object.jsonl": "line 2: expected a JSON object, got an array",
+}
+
+
+def test_every_fixture_is_listed():
+    assert {p.name for p in LOGS.glob("*.jsonl")} == set(VALID) | set(INVALID)
+
+
+@pytest.mark.parametrize("name", sorted(VALID))
+def test_valid_golden_logs(name):
+    assert check_log(LOGS / name) == VALID[name]
+
+
+@pytest.mark.parametrize("name", sorted(INVALID))
+def test_invalid_golden_logs_give_the_exact_message(name):
+    with pytest.raises(LogError) as info:
+        check_log(LOGS / name)
+    assert str(info.value) == INVALID[name]
+    assert "\n" not in str(info.value)
+
+
+def test_schema_is_a_valid_draft_2020_12_schema_and_accepts_every_valid_line():
+    schema = log.load_schema()
+    Draft202012Validator.check_schema(schema)
+    validator = log.validator_class()(schema)
+    for name in VALID:
+        for line in (LOGS / name).read_text().splitlines():
+            validator.validate(json.loads(line))
+
+
+def test_schema_ships_inside_the_package():
+    import stratstone_cad.games as games
+
+    assert (Path(games.__file__).parent / "log_schema.json").is_file()
+
+
+def test_replay_yields_steps_with_events():
+    with log.replay(LOGS / "sage_stones_4.jsonl") as r:
+        assert r.header.game == "sage-stones" and r.header.players == ["yellow", "red", "blue", "green"]
+        steps = list(r)
+    assert len(steps) == 45 and steps[0].line == 2 and steps[0].ply == 1
+    assert steps[0].events[0].kind == "dice rolled"
+    assert steps[-1].events[-1].kind == "game over"
+    assert steps[-1].after.result() == r.state.result()
+
+
+# ------------------------------------------------------------------------- files and bytes
+
+
+def _check(tmp_path: Path, content: bytes | str, name: str = "log.jsonl") -> str:
+    p = tmp_path / name
+    p.write_bytes(content if isinstance(content, bytes) else content.encode())
+    with pytest.raises(LogError) as info:
+        check_log(p)
+    msg = str(info.value)
+    assert "\n" not in msg and len(msg) < 300
+    return msg
+
+
+HEADER = (LOGS / "stratstone_draw.jsonl").read_text().splitlines()[0]
+PLY1 = '{"ply": 1, "player": "yellow", "move": "a4 ESW"}'
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(LogError, match=r"nope.jsonl: no such file$"):
+        check_log(tmp_path / "nope.jsonl")
+
+
+def test_directory(tmp_path):
+    with pytest.raises(LogError, match=r": is a directory, expected a log file$"):
+        check_log(tmp_path)
+
+
+def test_special_file_is_refused_without_reading_it():
+    with pytest.raises(LogError, match="not a regular file"):
+        check_log(Path("/dev/zero"))
+
+
+def test_a_2_gb_sparse_file_fails_fast_without_being_read(tmp_path):
+    p = tmp_path / "huge.jsonl"
+    with open(p, "wb") as f:
+        f.truncate(2 * 1024**3)
+    with pytest.raises(LogError, match=r"huge.jsonl: 2.0 GiB is larger than the 64.0 MiB limit for a log$"):
+        check_log(p)
+
+
+def test_a_huge_single_line_fails_at_the_line_limit(tmp_path):
+    assert _check(tmp_path, HEADER + "\n" + "x" * (log.MAX_LINE_BYTES + 10)) == "line 2: longer than the 1.0 MiB limit for a line"
+    assert _check(tmp_path, b"[" * (log.MAX_LINE_BYTES * 2)) == "line 1: longer than the 1.0 MiB limit for a line"
+
+
+def test_stream_size_cap_even_when_stat_says_small(tmp_path, monkeypatch):
+    monkeypatch.setattr(log, "MAX_LOG_BYTES", 10**9)
+    p = tmp_path / "log.jsonl"
+    p.write_text(HEADER + "\n" + PLY1 + "\n")
+    monkeypatch.setattr(log, "MAX_LOG_BYTES", len(HEADER) + 5)
+    real_stat = os.stat
+    monkeypatch.setattr(log.os, "stat", lambda path: os.stat_result((*real_stat(path)[:6], 0, *real_stat(path)[7:])))
+    with pytest.raises(LogError, match=r"^line 2: the log is larger than the"):
+        check_log(p)
+
+
+def test_empty_file(tmp_path):
+    assert _check(tmp_path, b"") == "line 1: empty log, expected the header"
+    assert _check(tmp_path, b"\n\n") == "line 1: empty log, expected the header"
+
+
+def test_blank_line_inside_the_log(tmp_path):
+    assert _check(tmp_path, HEADER + "\n\n" + PLY1 + "\n") == "line 2: empty line, expected a JSON object"
+
+
+def test_trailing_blank_lines_and_crlf_are_accepted(tmp_path):
+    p = tmp_path / "log.jsonl"
+    p.write_bytes((HEADER + "\r\n" + PLY1 + "\r\n\n").encode())
+    assert check_log(p) == "ok: stratstone, unfinished after 1 plies"
+
+
+def test_not_utf8(tmp_path):
+    assert (
+        _check(tmp_path, HEADER.encode() + b"\n" + b'{"ply": 1, "player": "\xff"}\n')
+        == "line 2: not UTF-8 (byte 0xff at byte 23)"
+    )
+
+
+def test_utf8_bom_is_refused(tmp_path):
+    assert _check(tmp_path, "\ufeff" + HEADER).startswith("line 1: not valid JSON")
+
+
+def test_duplicate_keys_are_refused(tmp_path):
+    msg = _check(tmp_path, HEADER + '\n{"ply": 1, "ply": 2, "player": "yellow", "move": "a4 ESW"}\n')
+    assert msg == "line 2: not valid JSON (duplicate key 'ply')"
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ('{"ply": Infinity, "player": "yellow", "move": "a4 ESW"}', "line 2: not valid JSON (Infinity is not a JSON number)"),
+        ('{"ply": 1e999, "player": "yellow", "move": "a4 ESW"}', "line 2: not valid JSON (1e999 is out of range)"),
+        ('{"ply": 1.0, "player": "yellow", "move": "a4 ESW"}', "line 2: ply: 1.0 is not of type 'integer'"),
+        ('{"ply": true, "player": "yellow", "move": "a4 ESW"}', "line 2: ply: True is not of type 'integer'"),
+        (
+            '{"ply": ' + "9" * 5000 + ', "player": "yellow", "move": "a4 ESW"}',
+            "line 2: not valid JSON (Exceeds the limit (4300 digits) for integer string conversion",
+        ),
+        (
+            '{"ply": ' + "9" * 400 + ', "player": "yellow", "move": "a4 ESW"}',
+            "line 2: ply is 9999999999999999999999999999999999999..., expected 1",
+        ),
+        ('{"ply": 0, "player": "yellow", "move": "a4 ESW"}', "line 2: ply: 0 is less than the minimum of 1"),
+        ('{"ply": 1, "player": "yellow"}', "line 2, ply 1: 'move' is a required property"),
+        ('{"ply": 1, "player": "yellow", "move": 5}', "line 2, ply 1: move: 5 is not of type 'string'"),
+        ('{"ply": 1, "player": "yellow", "move": ""}', "line 2, ply 1: move: '' should be non-empty"),
+        ('{"ply": 1, "player": "blue", "move": "a4 ESW"}', "line 2, ply 1: player: 'blue' is not one of ['yellow', 'red']"),
+        ('{"ply": 1, "player": "yellow", "move": "a4 ESW"} {}', "line 2: not valid JSON (extra data at column 50)"),
+        ('"ply"', "line 2: expected a JSON object, got a string"),
+        ("null", "line 2: expected a JSON object, got null"),
+        ("[" * 5000 + "]" * 5000, "line 2: not valid JSON (nested too deeply)"),
+        ('{"result": {"winner": "yellow"}}', "line 2: result: 'reason' is a required property"),
+        ('{"result": {"winner": 3, "reason": "x"}}', "line 2: result.winner: 3 is not valid under any of the given schemas"),
+    ],
+)
+def test_bad_ply_lines(tmp_path, line, expected):
+    msg = _check(tmp_path, HEADER + "\n" + line + "\n")
+    assert msg.startswith(expected)
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"format": "other/log"}, "line 1: format is 'other/log', expected 'stratstone-cad/log'"),
+        ({"version": 2}, "line 1: version 2 is not supported (this reader reads version 1)"),
+        ({"version": "1"}, "line 1: version: 1 was expected"),
+        ({"seed": -1}, "line 1: seed: -1 is less than the minimum of 0"),
+        ({"seed": 2**64}, "line 1: seed: 18446744073709551616 is greater than the maximum of 9223372036854775807"),
+        ({"seed": 1.5}, "line 1: seed: 1.5 is not of type 'integer', 'null'"),
+        ({"players": ["red", "yellow"]}, "line 1: players: ['yellow', 'red'] was expected"),
+        ({"setup": {"first": "green"}}, "line 1: setup.first: 'green' is not one of ['yellow', 'red']"),
+        ({"setup": {"stacks": {"a1": ["yellow"] * 9}}}, "line 1: setup.stacks: 9 yellow stones, at most 8"),
+        ({"setup": []}, "line 1: setup: [] is not of type 'object'"),
+        ({"setup": {"stacks": {"z9": ["tan"]}}}, "line 1: setup.stacks: 'z9' does not match"),
+    ],
+)
+def test_bad_headers(tmp_path, change, expected):
+    header = {**json.loads(HEADER), **change}
+    msg = _check(tmp_path, json.dumps(header) + "\n" + PLY1 + "\n")
+    assert msg.startswith(expected)
+
+
+def test_header_must_come_first(tmp_path):
+    assert _check(tmp_path, PLY1 + "\n") == "line 1: expected the header first (format, version, game, ...)"
+    assert _check(tmp_path, "[1, 2]\n") == "line 1: expected the header object, got an array"
+
+
+def test_sage_player_ids_and_setup_checked(tmp_path):
+    head = json.loads((LOGS / "sage_stones_4.jsonl").read_text().splitlines()[0])
+    bad = {**head, "players": ["yellow", "purple"]}
+    assert (
+        _check(tmp_path, json.dumps(bad))
+        == "line 1: players: 'purple' is not a colour (expected yellow, red, blue, green, white, black)"
+    )
+    bad = {**head, "setup": {"variant": "standard", "board": {"5-5": "white"}}}
+    assert _check(tmp_path, json.dumps(bad)) == "line 1: setup.board.5-5: 'white' is not one of yellow, red, blue, green"
+
+
+# ------------------------------------------------------------------------- writing
+
+
+def test_write_log_is_atomic_and_leaves_no_temp_file(tmp_path):
+    p = tmp_path / "g.jsonl"
+    log.write_log(p, [json.loads(HEADER)])
+    log.write_log(p, [json.loads(HEADER), json.loads(PLY1)])
+    assert p.read_text() == HEADER + "\n" + PLY1 + "\n"
+    assert [x.name for x in tmp_path.iterdir()] == ["g.jsonl"]
+
+
+def test_write_log_errors(tmp_path):
+    with pytest.raises(OutputError, match="does not exist"):
+        log.write_log(tmp_path / "no" / "g.jsonl", [])
+    with pytest.raises(OutputError, match="is a directory"):
+        log.write_log(tmp_path, [])
+
+
+def test_write_failure_removes_the_temp_file(tmp_path, monkeypatch):
+    import os
+
+    def full_disk(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full_disk)
+    with pytest.raises(OutputError, match="cannot write"):
+        log.write_log(tmp_path / "g.jsonl", [json.loads(HEADER)])
+    assert list(tmp_path.iterdir()) == []
+
+
+# ------------------------------------------------------------------------- fast paths = schema
+
+
+json_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=8),
+    st.sampled_from(["yellow", "red", "p1", "5-5", "a1 NN", "-", "YELLOW", "stratstone/1"]),
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=10,
+)
+
+
+def _almost(valid: dict) -> st.SearchStrategy:
+    """Dicts near ``valid``: fields dropped, replaced by junk or by other valid-looking values, keys added."""
+    keys = list(valid)
+    return st.builds(
+        lambda drop, repl, extra: {
+            **{k: (repl[k] if k in repl else v) for k, v in valid.items() if k not in drop},
+            **extra,
+        },
+        st.sets(st.sampled_from(keys), max_size=2),
+        st.dictionaries(
+            st.sampled_from(keys), json_values | st.integers(0, 4) | st.lists(st.integers(0, 4), max_size=4), max_size=2
+        ),
+        st.dictionaries(st.sampled_from(["x", "dice", "captured", "result"]), json_values, max_size=1),
+    )
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.one_of(
+        _almost({"ply": 3, "player": "red", "move": "a1 NN"}).map(lambda o: ("stratstone", o)),
+        _almost({"ply": 3, "player": "red", "dice": [1, 2, 3], "move": "5-5"}).map(lambda o: ("sage-stones", o)),
+    )
+)
+def test_fast_ply_check_never_accepts_what_the_schema_rejects(case):
+    game, obj = case
+    if log._FAST_PLY[game](obj, frozenset({"yellow", "red", "p1"})):
+        assert log.validate_line(obj, "ply", game) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(_almost({"result": {"winner": "red", "reason": "line of four"}}) | _almost({"result": {"winner": None, "reason": "x"}}))
+def test_fast_result_check_never_accepts_what_the_schema_rejects(obj):
+    if "result" in obj and log._fast_result(obj):
+        assert log.validate_line(obj, "result") is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    _almost(json.loads(HEADER))
+    | _almost(json.loads((LOGS / "sage_stones_two_player.jsonl").read_text().splitlines()[0]))
+    | _almost(
+        {
+            **json.loads((LOGS / "sage_stones_4.jsonl").read_text().splitlines()[0]),
+            "setup": {"variant": "standard", "first": "red"},
+        }
+    )
+)
+def test_fast_header_check_never_accepts_what_the_schema_rejects(obj):
+    if log._fast_header(obj):
+        assert log.validate_line(obj, "header") is None
+
+
+# ------------------------------------------------------------------------- fuzzing: only LogError
+
+
+def _only_log_errors(path: Path) -> None:
+    try:
+        check_log(path)
+    except LogError as e:
+        msg = str(e)
+        assert msg and "\n" not in msg and len(msg) < 400
+    # any other exception fails the test
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(max_size=400))
+def test_fuzz_random_bytes(tmp_path, data):
+    p = tmp_path / "fuzz.jsonl"
+    p.write_bytes(data)
+    _only_log_errors(p)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(sorted(VALID)), st.data())
+def test_fuzz_mutated_valid_logs(tmp_path, name, data):
+    raw = bytearray((LOGS / name).read_bytes())
+    kind = data.draw(st.sampled_from(["flip", "truncate", "drop_line", "dup_line", "swap_lines", "insert"]))
+    if kind == "flip":
+        for _ in range(data.draw(st.integers(1, 4))):
+            i = data.draw(st.integers(0, len(raw) - 1))
+            raw[i] = data.draw(st.integers(0, 255))
+    elif kind == "truncate":
+        raw = raw[: data.draw(st.integers(0, len(raw)))]
+    else:
+        lines = bytes(raw).split(b"\n")
+        i = data.draw(st.integers(0, len(lines) - 1))
+        j = data.draw(st.integers(0, len(lines) - 1))
+        if kind == "drop_line":
+            del lines[i]
+        elif kind == "dup_line":
+            lines.insert(i, lines[j])
+        elif kind == "swap_lines":
+            lines[i], lines[j] = lines[j], lines[i]
+        else:
+            lines.insert(i, json.dumps(data.draw(json_values)).encode())
+        raw = bytearray(b"\n".join(lines))
+    p = tmp_path / "fuzz.jsonl"
+    p.write_bytes(bytes(raw))
+    _only_log_errors(p)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(sorted(VALID)), st.data())
+def test_fuzz_field_values(tmp_path, name, data):
+    lines = (LOGS / name).read_text().splitlines()
+    i = data.draw(st.integers(0, len(lines) - 1))
+    obj = json.loads(lines[i])
+    path = [obj]
+    target = obj
+    # walk down to a random nested dict/list and replace one member with junk
+    while True:
+        key = (
+            data.draw(st.sampled_from(list(target) if isinstance(target, dict) else list(range(len(target))))) if target else None
+        )
+        if key is None:
+            break
+        child = target[key]
+        if isinstance(child, (dict, list)) and child and data.draw(st.booleans()):
+            target = child
+            path.append(child)
+            continue
+        target[key] = data.draw(json_values)
+        break
+    lines[i] = json.dumps(obj)
+    p = tmp_path / "fuzz.jsonl"
+    p.write_text("\n".join(lines) + "\n")
+    _only_log_errors(p)
+
+
+def test_fuzz_seeded_junk_lines(tmp_path):
+    rng = random.Random(0)
+    junk = ["{", "}", "[]", "{}", '{"ply"', '{"ply": 1}', "0", "-", '"\\ud800"', '{"a": "\\u0000"}', "1e400", "-0", "[" * 2000]
+    for _ in range(200):
+        lines = [HEADER, PLY1]
+        lines.insert(rng.randrange(3), rng.choice(junk))
+        p = tmp_path / "junk.jsonl"
+        p.write_text("\n".join(lines))
+        _only_log_errors(p)
+
+
+def test_errors_are_user_errors():
+    assert issubclass(LogError, UserError)

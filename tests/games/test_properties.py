@@ -1,0 +1,104 @@
+"""Property tests over random playouts (hypothesis picks the seeds and the players)."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from stratstone_cad.games import log
+from stratstone_cad.games.commands import play_records
+from stratstone_cad.games.core import Captured, GameOver, Placed, Sown, get_game
+from stratstone_cad.games.players import get_player
+from stratstone_cad.games.sage_stones import STONES, SageStonesState
+from stratstone_cad.games.stratstone import StratstoneState
+
+seeds = st.integers(0, 2**32)
+kinds = st.sampled_from(["random", "greedy"])
+
+
+def _snapshot(state):
+    return tuple(getattr(state, name) for name in type(state).__slots__)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seeds, st.lists(kinds, min_size=2, max_size=2), st.sampled_from(["yellow", "red"]))
+def test_stratstone_playouts_revalidate_and_keep_counts(tmp_path_factory, seed, players, first):
+    records = play_records("stratstone", seed, players, {"first": first})
+    path = tmp_path_factory.mktemp("p") / "g.jsonl"
+    log.write_log(path, records)
+    report = log.check_log(path)
+    assert report.plies == len(records) - 1 - ("result" in records[-1])
+    state = StratstoneState.start(first)
+    rng = random.Random(seed)
+    while not state.is_terminal():
+        before = _snapshot(state)
+        move = get_player(rng.choice(players))(state, rng)
+        nxt, events = state.apply(move)
+        assert _snapshot(state) == before  # apply never mutates the old state
+        # every stone is somewhere: 8 tan + the stones placed so far
+        on_board = sum(len(s) for s in nxt.stacks)
+        assert on_board == 8 + (16 - nxt.hand[1] - nxt.hand[2])
+        assert nxt.hand[state.turn] == state.hand[state.turn] - 1
+        sown = [e for e in events if isinstance(e, Sown)]
+        assert len(sown) == len(state.stacks[move.square]) + 1
+        assert isinstance(events[0], Placed) and sown[-1].stone == state.to_move()
+        assert nxt.is_terminal() == isinstance(events[-1], GameOver)
+        state = nxt
+    assert sum(len(s) for s in state.stacks) <= 24
+
+
+@settings(max_examples=25, deadline=None)
+@given(seeds, st.integers(2, 6), kinds, st.booleans())
+def test_sage_stones_playouts_revalidate_and_keep_counts(tmp_path_factory, seed, n, kind, two_player):
+    setup = {"variant": "two-player"} if two_player else None
+    n = 2 if two_player else n
+    records = play_records("sage-stones", seed, [kind] * n, setup, max_plies=400)
+    path = tmp_path_factory.mktemp("p") / "g.jsonl"
+    log.write_log(path, records)
+    log.check_log(path)
+    # replay the same log and check counts ply by ply
+    with log.replay(path) as r:
+        for step in r:
+            before, after = step.before, step.after
+            assert isinstance(after, SageStonesState)
+            counts = [0] * len(after.colours)
+            for v in after.board:
+                if v:
+                    counts[v - 1] += 1
+            assert tuple(counts) == after.on_board
+            assert all(0 <= c <= STONES for c in counts)
+            removed = sum(1 for e in step.events if isinstance(e, Captured))
+            placed = sum(1 for e in step.events if isinstance(e, Placed))
+            if any(e.kind == "board reset" for e in step.events):
+                assert sum(after.on_board) == 0
+            else:
+                assert sum(after.on_board) == sum(before.on_board) + placed - removed
+            assert after.is_terminal() == (max(after.on_board) == STONES)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seeds)
+def test_sage_apply_never_mutates_the_old_state(seed):
+    rng = random.Random(seed)
+    state = SageStonesState.start()
+    for _ in range(120):
+        if state.is_terminal():
+            break
+        snap = _snapshot(state)
+        rolled, _ = state.apply_chance(state.roll(rng))
+        assert _snapshot(state) == snap
+        snap2 = _snapshot(rolled)
+        state, _ = rolled.apply(get_player("greedy")(rolled, rng))
+        assert _snapshot(rolled) == snap2
+
+
+@settings(max_examples=10, deadline=None)
+@given(seeds, st.sampled_from(["stratstone", "sage-stones"]))
+def test_play_is_deterministic_for_a_seed(seed, game):
+    n = 2 if game == "stratstone" else 3
+    a = play_records(game, seed, ["greedy"] + ["random"] * (n - 1))
+    b = play_records(game, seed, ["greedy"] + ["random"] * (n - 1))
+    assert a == b
+    assert get_game(game).name == a[0]["game"]

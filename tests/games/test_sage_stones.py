@@ -1,0 +1,413 @@
+"""Sage Stones rules, one test (or more) per rule, on hand-built positions."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from stratstone_cad.errors import IllegalMoveError, MoveParseError
+from stratstone_cad.games.core import (
+    BoardReset,
+    Captured,
+    DiceRolled,
+    ExtraTurn,
+    GameOver,
+    Placed,
+    Result,
+    SetupError,
+    TurnLost,
+)
+from stratstone_cad.games.sage_stones import (
+    GAME,
+    PASS,
+    SQUARES,
+    SagePlace,
+    SageStonesState,
+    capture_squares,
+    parse_move,
+)
+
+FOUR = ["yellow", "red", "blue", "green"]
+
+
+def sage(board: dict[str, str] | None = None, players=FOUR, **setup) -> SageStonesState:
+    return SageStonesState.from_setup(players, {"board": board or {}, **setup})
+
+
+def turn(state: SageStonesState, dice, move: str):
+    """Roll ``dice`` and play ``move``; returns the new state and all the ply's events."""
+    s, ev1 = state.apply_chance(dice)
+    s, ev2 = s.apply(move)
+    return s, ev1 + ev2
+
+
+def full_column(col: int, colours=FOUR, start: int = 0) -> dict[str, str]:
+    return {f"{col}-{r}": colours[(r + start) % len(colours)] for r in range(1, 10)}
+
+
+def captured(events) -> list[str]:
+    return sorted(e.square for e in events if isinstance(e, Captured))
+
+
+# ------------------------------------------------------------------------- board and moves
+
+
+def test_board_has_seven_columns_3_to_9_and_nine_rows():
+    assert len(SQUARES) == 63
+    assert SQUARES[0] == "3-1" and SQUARES[-1] == "9-9"
+
+
+@pytest.mark.parametrize("text", ["5-7", "3-1", "9-9", "-"])
+def test_move_text_round_trips(text):
+    assert str(parse_move(text)) == text
+
+
+@pytest.mark.parametrize("text", ["2-1", "10-1", "5-0", "5-10", "5_7", "57", " 5-7", "", "--", "5-7 "])
+def test_bad_move_text_does_not_parse(text):
+    with pytest.raises(MoveParseError, match=r"^ply 1: .* does not parse: expected a square column-row"):
+        sage().parse_move(text)
+
+
+def test_start_empty_board_ten_stones_each_first_colour_rolls():
+    s = sage()
+    assert s.is_chance() and s.to_move() == "yellow"
+    assert s.in_hand() == dict.fromkeys(FOUR, 10)
+    assert list(s.legal_moves()) == []
+
+
+# ------------------------------------------------------------------------- dice
+
+
+def test_roll_selects_the_column_of_the_total():
+    s, events = sage().apply_chance((1, 1, 2))
+    assert events == [DiceRolled("yellow", (1, 1, 2))]
+    assert [str(m) for m in s.legal_moves()] == [f"4-{r}" for r in range(1, 10)]
+    s2, events = s.apply("4-5")
+    assert s2.at("4-5") == "yellow" and s2.to_move() == "red"
+    assert events == [Placed("yellow", "4-5", "yellow")]
+
+
+def test_any_empty_square_of_the_column_is_legal_and_others_are_not():
+    s = sage({"7-3": "red"})
+    s1, _ = s.apply_chance((3, 2, 2))
+    assert "7-3" not in {str(m) for m in s1.legal_moves()}
+    with pytest.raises(IllegalMoveError, match=r"^ply 1: 7-3 is not empty$"):
+        s1.apply("7-3")
+    with pytest.raises(IllegalMoveError, match=r"^ply 1: 6-3 is not in column 7 \(dice 3-2-2\)$"):
+        s1.apply("6-3")
+    with pytest.raises(IllegalMoveError, match=r"^ply 1: - places no stone but column 7 has room"):
+        s1.apply(PASS)
+
+
+def test_dice_must_be_three_dice_of_1_to_3():
+    for bad in [(1, 2), (1, 2, 3, 1), (0, 1, 2), (1, 4, 2), (1.0, 1, 1), (True, 1, 1), "123", None, ([1], 1, 1)]:
+        with pytest.raises(IllegalMoveError, match="are not three dice of 1-3"):
+            sage().apply_chance(bad)
+
+
+def test_move_before_the_roll_and_two_rolls_are_refused():
+    with pytest.raises(IllegalMoveError, match="comes before the dice are rolled"):
+        sage().apply("5-5")
+    s, _ = sage().apply_chance((1, 1, 2))
+    with pytest.raises(IllegalMoveError, match="before the previous roll was played"):
+        s.apply_chance((1, 1, 2))
+
+
+@pytest.mark.parametrize("dice", [(1, 1, 1), (2, 2, 2), (3, 3, 3)])
+def test_a_triple_gives_an_extra_turn(dice):
+    col = sum(dice)
+    s, events = turn(sage(), dice, f"{col}-1")
+    assert events[-1] == ExtraTurn("yellow", "rolled a triple")
+    assert s.to_move() == "yellow"
+
+
+def test_extra_turns_repeat():
+    s = sage()
+    s, _ = turn(s, (1, 1, 1), "3-1")
+    s, _ = turn(s, (3, 3, 3), "9-1")
+    s, _ = turn(s, (2, 2, 2), "6-1")
+    assert s.to_move() == "yellow" and s.on_board[0] == 3
+    s, _ = turn(s, (1, 1, 2), "4-1")
+    assert s.to_move() == "red"
+
+
+@pytest.mark.parametrize("dice", [(1, 2, 3), (3, 2, 1), (2, 3, 1), (1, 3, 2), (2, 1, 3), (3, 1, 2)])
+def test_1_2_3_loses_the_turn(dice):
+    s, _ = sage().apply_chance(dice)
+    assert list(s.legal_moves()) == [PASS]
+    with pytest.raises(IllegalMoveError, match=r"6-1 places a stone but 1-2-3 loses the turn"):
+        s.apply("6-1")
+    s2, events = s.apply("-")
+    assert events == [TurnLost("yellow", "rolled 1-2-3")]
+    assert s2.to_move() == "red" and s2.on_board == (0, 0, 0, 0) and s2.ply == 1
+
+
+def test_1_2_3_loses_the_turn_even_when_column_6_is_full():
+    s, _ = sage(full_column(6)).apply_chance((2, 1, 3))
+    s2, events = s.apply("-")
+    assert events == [TurnLost("yellow", "rolled 1-2-3")]
+    assert s2.on_board == s.on_board
+
+
+def test_a_full_column_makes_the_roll_count_as_6():
+    s = sage(full_column(4))
+    s1, _ = s.apply_chance((1, 1, 2))
+    assert [str(m) for m in s1.legal_moves()] == [f"6-{r}" for r in range(1, 10)]
+    with pytest.raises(
+        IllegalMoveError, match=r"4-1 is not in column 6 \(dice 1-1-2, column 4 is full so the roll counts as 6\)"
+    ):
+        s1.apply("4-1")
+    s2, _ = s1.apply("6-4")
+    assert s2.at("6-4") == "yellow"
+
+
+def test_a_triple_on_a_full_column_counts_as_6_and_still_plays_again():
+    s, events = turn(sage(full_column(9)), (3, 3, 3), "6-2")
+    assert events[-1] == ExtraTurn("yellow", "rolled a triple")
+    assert s.at("6-2") == "yellow" and s.to_move() == "yellow"
+
+
+@pytest.mark.parametrize("dice", [(1, 1, 2), (2, 2, 2)])
+def test_full_column_and_full_column_6_wipe_the_board_and_restart(dice):
+    board = {**full_column(4), **full_column(6, start=1), "8-8": "green"}
+    s = sage(board, first="blue")  # blue rolls first; after the reset blue starts again
+    s, _ = turn(s, (1, 2, 2), "5-1")  # blue
+    assert s.to_move() == "green"
+    s1, _ = s.apply_chance(dice)
+    assert list(s1.legal_moves()) == [PASS]
+    with pytest.raises(IllegalMoveError, match="places a stone but the board must be reset"):
+        s1.apply("6-1")
+    s2, events = s1.apply("-")
+    assert events == [BoardReset("column 4 and column 6 are full" if sum(dice) == 4 else "column 6 is full")]
+    assert s2.board == (0,) * 63
+    assert s2.in_hand() == dict.fromkeys(FOUR, 10)
+    assert s2.to_move() == "blue" and s2.ply == 2 and s2.is_chance()
+
+
+def test_a_roll_of_6_with_column_6_full_resets():
+    s1, _ = sage(full_column(6)).apply_chance((2, 2, 2))
+    s2, events = s1.apply("-")
+    assert events == [BoardReset("column 6 is full")]
+    assert s2.board == (0,) * 63 and s2.to_move() == "yellow"
+
+
+# ------------------------------------------------------------------------- trapping
+
+
+def test_trap_in_a_row():
+    s, events = turn(sage({"5-5": "red", "6-5": "yellow"}), (1, 1, 2), "4-5")
+    assert captured(events) == ["5-5"]
+    assert s.at("5-5") is None and s.at("4-5") == "yellow" and s.at("6-5") == "yellow"
+    assert events[1:] == [Placed("yellow", "4-5", "yellow"), Captured("5-5", "red", "red", "yellow")]
+
+
+def test_trap_in_a_column():
+    _s, events = turn(sage({"4-6": "red", "4-7": "blue", "4-8": "yellow"}), (1, 1, 2), "4-5")
+    assert captured(events) == ["4-6", "4-7"]
+
+
+def test_trap_on_both_diagonals():
+    board = {"5-6": "red", "6-7": "yellow", "5-4": "green", "6-3": "yellow"}
+    _s, events = turn(sage(board), (1, 1, 2), "4-5")
+    assert captured(events) == ["5-4", "5-6"]
+
+
+def test_run_of_several_colours_is_removed_whole():
+    board = {"5-5": "red", "6-5": "blue", "7-5": "green", "8-5": "yellow"}
+    s, events = turn(sage(board), (1, 1, 2), "4-5")
+    assert captured(events) == ["5-5", "6-5", "7-5"]
+    assert s.in_hand() == {"yellow": 8, "red": 10, "blue": 10, "green": 10}
+
+
+def test_runs_in_several_directions_are_all_removed():
+    board = {
+        "5-5": "red",
+        "6-5": "yellow",  # east
+        "4-6": "blue",
+        "4-7": "yellow",  # north
+        "4-4": "green",
+        "4-3": "green",
+        "4-2": "yellow",  # south
+        "3-5": "red",
+        "9-5": "yellow",  # west, across the wrap
+    }
+    _s, events = turn(sage(board), (1, 1, 2), "4-5")
+    assert captured(events) == ["3-5", "4-3", "4-4", "4-6", "5-5"]
+
+
+def test_an_empty_square_breaks_the_run():
+    _s, events = turn(sage({"5-5": "red", "7-5": "yellow"}), (1, 1, 2), "4-5")
+    assert captured(events) == []
+
+
+def test_a_run_with_no_stone_of_the_colour_at_its_end_stays():
+    _s, events = turn(sage({"4-6": "red", "4-7": "red", "4-8": "red", "4-9": "blue"}), (1, 1, 2), "4-5")
+    assert captured(events) == []
+
+
+def test_an_own_stone_next_to_the_placed_one_traps_nothing():
+    _s, events = turn(sage({"5-5": "yellow", "6-5": "red", "7-5": "yellow"}), (1, 1, 2), "4-5")
+    assert captured(events) == []
+
+
+def test_rows_wrap_across_the_long_edge():
+    # 9-5 yellow, 3-5 red: placing 4-5 traps 3-5 going west (4 -> 3 -> 9)
+    _s, events = turn(sage({"3-5": "red", "9-5": "yellow"}), (1, 1, 2), "4-5")
+    assert captured(events) == ["3-5"]
+    # and from column 9 going east into column 3
+    _s, events = turn(sage({"3-2": "red", "4-2": "blue", "5-2": "yellow"}), (3, 3, 3), "9-2")
+    assert captured(events) == ["3-2", "4-2"]
+
+
+def test_diagonals_wrap_across_the_long_edge():
+    # placing 3-5: south-west is 9-4 then 8-3
+    _s, events = turn(sage({"9-4": "red", "8-3": "yellow"}), (1, 1, 1), "3-5")
+    assert captured(events) == ["9-4"]
+    assert events[-1] == ExtraTurn("yellow", "rolled a triple")
+
+
+def test_lines_never_wrap_across_the_numbered_edge():
+    # column 5: placing 5-8 with red on 5-9 and yellow on 5-1: no trap through row 9 -> row 1
+    _s, events = turn(sage({"5-9": "red", "5-1": "yellow"}), (1, 2, 2), "5-8")
+    assert captured(events) == []
+    _s, events = turn(sage({"6-9": "red", "7-1": "yellow"}), (1, 2, 2), "5-8")
+    assert captured(events) == []
+
+
+def test_a_full_ring_without_another_own_stone_traps_nothing():
+    ring = {f"{c}-5": ("red", "blue", "green")[c % 3] for c in range(4, 10)}
+    _s, events = turn(sage(ring), (1, 1, 1), "3-5")
+    assert captured(events) == []
+
+
+def test_traps_happen_only_when_a_stone_is_placed():
+    # red placed between two yellows is safe; yellow's later placement elsewhere does not trap it
+    s, _ = turn(sage({"4-5": "yellow", "6-5": "yellow"}, first="red"), (1, 2, 2), "5-5")
+    assert s.at("5-5") == "red"
+    s, events = turn(s, (1, 1, 3), "5-1")  # blue
+    assert s.at("5-5") == "red" and captured(events) == []
+
+
+def test_capture_squares_matches_apply():
+    rng = random.Random(3)
+    s = sage()
+    for _ in range(200):
+        if s.is_terminal():
+            break
+        s1, _ = s.apply_chance(s.roll(rng))
+        m = s1.random_move(rng)
+        if isinstance(m, SagePlace):
+            expect = sorted(SQUARES[q] for q in capture_squares(s1.board, m.square, s1.seat + 1))
+            s, events = s1.apply(m)
+            assert captured(events) == expect
+        else:
+            s, _ = s1.apply(m)
+
+
+# ------------------------------------------------------------------------- end of the game
+
+
+def test_a_colour_with_all_ten_stones_on_the_board_wins():
+    board = {f"3-{r}": "yellow" for r in range(1, 10)}
+    s, events = turn(sage(board), (1, 1, 2), "4-1")
+    assert s.result() == Result("yellow", "all 10 stones on the board")
+    assert events[-1] == GameOver("yellow", "all 10 stones on the board")
+    assert s.is_terminal() and not s.is_chance() and s.to_move() is None
+    with pytest.raises(IllegalMoveError, match="come after the end of the game: winner yellow"):
+        s.apply_chance((1, 1, 1))
+
+
+def test_the_tenth_stone_wins_even_on_a_triple():
+    board = {f"3-{r}": "yellow" for r in range(1, 10)}
+    s, events = turn(sage(board), (2, 2, 2), "6-1")
+    assert s.result() == Result("yellow", "all 10 stones on the board")
+    assert not any(isinstance(e, ExtraTurn) for e in events)
+
+
+def test_captured_stones_go_back_to_their_owner():
+    board = {f"5-{r}": "red" for r in range(1, 10)} | {"6-5": "yellow"}
+    s = sage(board)
+    assert s.in_hand()["red"] == 1
+    s, events = turn(s, (1, 1, 2), "4-5")
+    assert captured(events) == ["5-5"]
+    assert s.in_hand() == {"yellow": 8, "red": 2, "blue": 10, "green": 10}
+    assert s.stones_on_board()["red"] == 8
+
+
+# ------------------------------------------------------------------------- players and variant
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_two_to_six_players_take_turns_in_seat_order(n):
+    players = ["yellow", "red", "blue", "green", "white", "black"][:n]
+    s = SageStonesState.from_setup(players, {})
+    seen = []
+    for _ in range(n):
+        seen.append(s.to_move())
+        s, _ = turn(s, (1, 1, 2), next(str(m) for m in s.apply_chance((1, 1, 2))[0].legal_moves()))
+    assert seen == players and s.to_move() == "yellow"
+
+
+def test_player_count_and_ids_are_checked():
+    with pytest.raises(SetupError, match="needs 2 to 6 players, got 1"):
+        SageStonesState.from_setup(["yellow"], {})
+    with pytest.raises(SetupError, match="'purple' is not a colour"):
+        SageStonesState.from_setup(["yellow", "purple"], {})
+    with pytest.raises(SetupError, match="repeated"):
+        SageStonesState.from_setup(["yellow", "yellow"], {})
+    with pytest.raises(SetupError, match="two-player variant needs 2 players, got 3"):
+        SageStonesState.from_setup(["p1", "p2", "p3"], {"variant": "two-player"})
+    with pytest.raises(SetupError, match="already over"):
+        sage({f"3-{r}": "red" for r in range(1, 10)} | {"4-1": "red"})
+    with pytest.raises(SetupError, match="not one of yellow, red, blue, green"):
+        sage({"5-5": "white"})
+
+
+def test_two_player_variant_seats_four_colours_in_turn_order():
+    s = SageStonesState.from_setup(["p1", "p2"], {"variant": "two-player"})
+    order = []
+    for _ in range(4):
+        order.append((s.to_move(), s.colour_to_move()))
+        s, _ = turn(s, (1, 1, 2), next(str(m) for m in s.apply_chance((1, 1, 2))[0].legal_moves()))
+    assert order == [("p1", "yellow"), ("p2", "red"), ("p1", "blue"), ("p2", "green")]
+
+
+def test_two_player_variant_may_remove_its_own_other_colour():
+    s = SageStonesState.from_setup(
+        ["p1", "p2"], {"variant": "two-player", "board": {"5-5": "blue", "6-5": "red", "7-5": "yellow"}}
+    )
+    s, events = turn(s, (1, 1, 2), "4-5")  # p1 plays yellow
+    assert captured(events) == ["5-5", "6-5"]
+    assert Captured("5-5", "blue", "p1", "p1") in events
+
+
+def test_two_player_variant_winner_is_the_player_owning_the_colour():
+    board = {f"3-{r}": "blue" for r in range(1, 10)}
+    s = SageStonesState.from_setup(["p1", "p2"], {"variant": "two-player", "board": board, "first": "blue"})
+    assert s.to_move() == "p1"
+    s, _events = turn(s, (1, 1, 2), "4-1")
+    assert s.result() == Result("p1", "all 10 stones on the board")
+
+
+def test_to_setup_round_trips():
+    s = sage({"5-5": "red"}, first="blue")
+    s, _ = turn(s, (1, 1, 2), "4-4")
+    again = GAME.initial_state(list(s.owners), s.to_setup())
+    assert again.board == s.board and again.seat == s.seat and again.on_board == s.on_board
+
+
+def test_apply_leaves_the_old_state_alone():
+    s = sage({"5-5": "red", "6-5": "yellow"})
+    snap = s._key()
+    s1, _ = s.apply_chance((1, 1, 2))
+    snap1 = s1._key()
+    s2, _ = s1.apply("4-5")
+    assert s._key() == snap and s1._key() == snap1 and s2.at("5-5") is None
+
+
+def test_moves_built_by_hand_are_checked():
+    s, _ = sage().apply_chance((1, 1, 2))
+    for bad in [SagePlace(63), SagePlace(-1), object()]:
+        with pytest.raises(IllegalMoveError, match="is not a Sage Stones move"):
+            s.apply(bad)  # type: ignore[arg-type]
