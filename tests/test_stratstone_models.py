@@ -216,3 +216,24 @@ def test_same_seed_same_stone_other_seed_other_stone(params, profiles):
 def test_every_stone_mesh_passes_the_checks(stones):
     for k, s in stones.items():
         check_mesh(tessellate(s, 0.05), f"stone {k}")
+
+
+def test_tessellation_deviation_is_within_the_tolerance(stones, board, params):
+    """Triangle centres (the points farthest from the true surface) lie within
+    mesh.tolerance_mm of the CAD surface; vertices lie on it."""
+    import cadquery as cq
+
+    tol = params.mesh.tolerance_mm
+    for solid in (stones[(1, 2)], board):
+        m = tessellate(solid, tol, math.radians(params.mesh.angular_tolerance_deg))
+        tri = m.vertices[m.triangles]
+        rng = np.random.default_rng(0)
+        pick = rng.choice(len(tri), size=min(300, len(tri)), replace=False)
+        shell = solid.Shells()[0]
+        worst = 0.0
+        for t in tri[pick]:
+            for p in (t.mean(axis=0), (t[0] + t[1]) / 2, (t[1] + t[2]) / 2, (t[2] + t[0]) / 2):
+                worst = max(worst, shell.distance(cq.Vertex.makeVertex(*p)))
+        assert worst <= tol + 1e-6
+        for v in m.vertices[rng.choice(len(m.vertices), size=50, replace=False)]:
+            assert shell.distance(cq.Vertex.makeVertex(*v)) < 1e-4
