@@ -246,7 +246,7 @@ def _fast_header(o: dict[str, Any]) -> bool:
             return False
         if setup.get("variant", "standard") not in ("standard", "two-player"):
             return False
-        if "first" in setup and setup["first"] not in _SAGE_COLOURS:
+        if "first" in setup and (type(setup["first"]) is not str or setup["first"] not in _SAGE_COLOURS):
             return False
         if "colours" in setup:
             c = setup["colours"]

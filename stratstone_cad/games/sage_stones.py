@@ -156,7 +156,8 @@ def capture_squares(board: Sequence[int], sq: int, colour: int) -> list[int]:
 
     ``board`` holds colour codes (0 empty, seat + 1 otherwise); ``board[sq]`` is ignored.
     A run counts when it is at least one stone long, has no empty square and ends on
-    another stone of ``colour``; every such run in the 8 directions is removed.
+    another stone of ``colour``; every such run in the 8 directions is removed. A square
+    on two runs (possible from rows 1 and 9, across the wrap) is listed once.
     """
     removed: list[int] = []
     for ray in RAYS[sq]:
@@ -170,7 +171,7 @@ def capture_squares(board: Sequence[int], sq: int, colour: int) -> list[int]:
             if not v:
                 break
             k += 1
-    return removed
+    return list(dict.fromkeys(removed)) if len(removed) > 1 else removed
 
 
 class SageStonesState:
@@ -266,7 +267,8 @@ class SageStonesState:
         elif variant == VARIANT_TWO_PLAYER:
             if len(players) != 2:
                 raise SetupError(f"players: the two-player variant needs 2 players, got {len(players)}")
-            colours = tuple(setup.get("colours", COLOURS[:4]))
+            raw_colours = setup.get("colours", COLOURS[:4])
+            colours = tuple(raw_colours) if isinstance(raw_colours, (list, tuple)) else ()
             if len(colours) != 4 or any(c not in COLOURS for c in colours):
                 raise SetupError(f"setup.colours: expected 4 colours of {', '.join(COLOURS)}")
             owners = (players[0], players[1], players[0], players[1])
@@ -497,21 +499,30 @@ class SageStonesState:
         colours = self.colours
         stone = colours[seat]
         events: list[Event] = [Placed(player, SQUARES[sq], stone)]
+        # Runs are found on the board as it was when the stone was placed (``board``; ``sq``
+        # is on no ray of its own), then removed: removing one run first could cut another
+        # run that shares a square with it (from rows 1 and 9 the N, NE and NW rays meet 7
+        # steps away across the wrap). A shared square is removed once.
+        removed: list[int] = []
         for ray in RAYS[sq]:
             k = 0
             for q in ray:
-                v = b[q]
+                v = board[q]
                 if v == colour:
                     if k:
-                        for r in ray[:k]:
-                            v2 = b[r]
-                            b[r] = 0
-                            on[v2 - 1] -= 1
-                            events.append(Captured(SQUARES[r], colours[v2 - 1], self.owners[v2 - 1], player))
+                        removed.extend(ray[:k])
                     break
                 if not v:
                     break
                 k += 1
+        if removed:
+            owners = self.owners
+            for r in removed:
+                v2 = b[r]
+                if v2:
+                    b[r] = 0
+                    on[v2 - 1] -= 1
+                    events.append(Captured(SQUARES[r], colours[v2 - 1], owners[v2 - 1], player))
         result = None
         next_seat = seat
         if on[seat] == STONES:

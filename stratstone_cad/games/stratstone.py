@@ -243,7 +243,7 @@ class StratstoneState:
             for name, stones in raw.items():
                 if name not in _SQUARE_INDEX:
                     raise SetupError(f"setup.stacks: {name!r} is not a square a1-d4")
-                if not isinstance(stones, list) or any(s not in _COLOUR_CODE for s in stones):
+                if not isinstance(stones, list) or not all(type(s) is str and s in _COLOUR_CODE for s in stones):
                     raise SetupError(f"setup.stacks.{name}: expected a list of tan/yellow/red, bottom first")
                 stacks[_SQUARE_INDEX[name]] = tuple(_COLOUR_CODE[s] for s in stones)
         counts = [0, 0, 0]
