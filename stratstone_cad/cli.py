@@ -57,6 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("--setup", metavar="JSON", default=None,
                     help='the game\'s setup as a JSON object, e.g. \'{"first": "red"}\' (Stratstone) or '
                          '\'{"variant": "two-player"}\' (Sage Stones); see docs/log-format.md')
+    pl.add_argument("--terrain", metavar="FILE.json", type=Path, default=None,
+                    help="terrain game: play on this heightmap (10 x 10 levels, rank 1 first) instead of the "
+                         "map generated from --seed; an unfair map is played with a warning")
 
     ck = sub.add_parser("check-log", help="validate an engine log and print its result",
                         description="Validate an engine log: its schema, then every ply through the "
@@ -146,7 +149,8 @@ def _cmd_play(a: argparse.Namespace) -> int:
                             '{"variant": "two-player"}') from None
         if not isinstance(setup, dict):
             raise UserError(f"--setup {a.setup!r}: expected a JSON object such as {{\"variant\": \"two-player\"}}")
-    text = commands.play(a.game, a.seed, players, a.out, setup)
+    text = commands.play(a.game, a.seed, players, a.out, setup, terrain=a.terrain,
+                         on_warning=lambda m: print(f"{PROG}: warning: {m}", file=sys.stderr))
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
 

@@ -112,3 +112,23 @@ def test_bad_game_input_is_one_line_exit_2(args, message):
     r = run(*args)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_play_terrain_on_a_given_map_warns_when_it_is_unfair(tmp_path):
+    levels = [[0] * 10 for _ in range(10)]
+    for f in range(2, 8):  # Red's six start squares (c1-h1) raised: Red pays to step off them
+        levels[0][f] = 2
+    terrain = tmp_path / "unfair.json"
+    terrain.write_text(json.dumps({"heightmap": levels}))
+    log = tmp_path / "t.jsonl"
+    r = run("play", "terrain", "--seed", "3", "--terrain", str(terrain), "--out", str(log))
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith("stratstone-cad: warning: terrain is not fair")
+    assert "red [11, 11, 11, 11, 11, 11] and blue [10, 10, 11, 11, 11, 11]" in r.stderr
+    assert json.loads(log.read_text().splitlines()[0])["setup"]["heightmap"] == levels
+    assert run("check-log", str(log)).returncode == 0
+    levels[4][4] = 5  # e5 five above its neighbours
+    terrain.write_text(json.dumps(levels))
+    r = run("play", "terrain", "--terrain", str(terrain), "--out", str(tmp_path / "x.jsonl"))
+    assert r.returncode == 2 and "e4 = 0 and e5 = 5 differ by 5, expected at most 2" in r.stderr
+    assert not (tmp_path / "x.jsonl").exists()

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pathlib
 import random
-from collections.abc import Mapping
+import warnings
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from stratstone_cad.errors import GameError, LogError, UserError
@@ -16,7 +17,7 @@ from stratstone_cad.games import log as _log
 from stratstone_cad.games.core import get_game
 from stratstone_cad.games.players import Player, get_player
 
-__all__ = ["MAX_PLIES", "SEED_MAX", "check_log", "play", "play_records"]
+__all__ = ["MAX_PLIES", "SEED_MAX", "GameWarning", "check_log", "play", "play_records"]
 
 MAX_PLIES = 10_000
 """A played game stops (unfinished, no result line) after this many plies."""
@@ -24,7 +25,11 @@ SEED_MAX = 2**63 - 1
 
 
 class PlayArgumentError(GameError):
-    """A bad argument to ``play`` (seed, players)."""
+    """A bad argument to ``play`` (seed, players, terrain file)."""
+
+
+class GameWarning(UserWarning):
+    """A setup that is valid but worth a word, e.g. an unfair heightmap given explicitly."""
 
 
 def _default_kinds(game: str, setup: Mapping[str, Any] | None) -> list[str]:
@@ -44,12 +49,16 @@ def play_records(
 
     The seed drives everything: ``random.Random(seed)`` rolls the dice and player ``i``
     draws from ``random.Random(f"{seed}/{i}")``, so changing a player kind never changes
-    the dice stream's seed. Deterministic for a given seed, game, kinds and setup.
+    the dice stream's seed. The terrain game's map is ``terrain_map.generate(seed)``
+    (setup ``terrain_seed`` = the seed) unless the setup gives a ``heightmap`` or a
+    ``terrain_seed``. Deterministic for a given seed, game, kinds and setup.
     """
     engine = get_game(game)
     players: list[Player] = [get_player(k) for k in kinds]
     if setup is not None and not isinstance(setup, Mapping):
         raise PlayArgumentError(f"setup: expected an object, got {type(setup).__name__}")
+    if engine.name == "terrain" and not (setup and ("heightmap" in setup or "terrain_seed" in setup)):
+        setup = {**(setup or {}), "terrain_seed": seed}
     chance_rng = random.Random(seed)
     ids, full_setup = engine.new_setup(len(kinds), setup, chance_rng)
     agent_rngs = [random.Random(f"{seed}/{i}") for i in range(len(ids))]
@@ -82,24 +91,48 @@ def play(
     players: list[str] | None,
     out: pathlib.Path | None,
     setup: dict[str, Any] | None = None,
+    *,
+    terrain: pathlib.Path | None = None,
+    on_warning: Callable[[str], None] | None = None,
 ) -> str:
     """Play a whole game between built-in players and write its log.
 
     ``players`` are player kinds (``random``, ``greedy``), one per player: Stratstone 2;
-    Sage Stones 2-6 (one colour each), or 2 with ``setup={"variant": "two-player"}``.
-    Default: all ``random``, 4 colours for Sage Stones. ``seed`` ``None`` draws a fresh
-    seed, recorded in the header. With ``out`` the log is written atomically and a
-    one-line summary is returned (``wrote out.jsonl: stratstone, 16 plies, winner red
-    (line of four)``); without it the log text itself is returned, without the final
-    newline (the CLI's ``print`` adds it).
+    Sage Stones 2-6 (one colour each), or 2 with ``setup={"variant": "two-player"}``;
+    the terrain game 2 (red, blue). Default: all ``random``, 4 colours for Sage Stones.
+    ``seed`` ``None`` draws a fresh seed, recorded in the header. With ``out`` the log
+    is written atomically and a one-line summary is returned (``wrote out.jsonl:
+    stratstone, 16 plies, winner red (line of four)``); without it the log text itself
+    is returned, without the final newline (the CLI's ``print`` adds it).
+
+    Terrain game: the map is generated from ``seed`` unless ``terrain`` names a JSON
+    heightmap file (a 10 x 10 list of lists, rank 1 first, or ``{"heightmap": [...]}``),
+    which is checked against the terrain rule (one-line :class:`UserError` naming the
+    square and the values). A valid but unfair map is played, and its warning (naming
+    both crossing-cost lists) goes to ``on_warning`` (default: :func:`warnings.warn`
+    with :class:`GameWarning`).
     """
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     elif type(seed) is not int or not 0 <= seed <= SEED_MAX:
         raise PlayArgumentError(f"seed: {seed!r} is not an integer from 0 to {SEED_MAX}")
     engine = get_game(game)
+    if terrain is not None:
+        if engine.name != "terrain":
+            raise PlayArgumentError(f"terrain file {terrain}: only the terrain game is played on a heightmap")
+        if setup and "heightmap" in setup:
+            raise PlayArgumentError(f"terrain file {terrain}: the setup gives a heightmap too; give only one")
+        from stratstone_cad.games.terrain_map import load_heightmap_file
+
+        setup = {**(setup or {}), "heightmap": load_heightmap_file(terrain)}
     kinds = list(players) if players else _default_kinds(engine.name, setup)
     records = play_records(engine.name, seed, kinds, setup)
+    setup_warnings = getattr(engine, "setup_warnings", None)
+    for text in setup_warnings(records[0]["setup"]) if setup_warnings is not None else ():
+        if on_warning is None:
+            warnings.warn(text, GameWarning, stacklevel=2)
+        else:
+            on_warning(text)
     if out is None:
         return "\n".join(_log.dumps_line(r) for r in records)
     _log.write_log(out, records)

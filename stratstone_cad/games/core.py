@@ -320,8 +320,8 @@ class Game(Protocol):
 # --------------------------------------------------------------------------- registry
 
 _REGISTRY: dict[str, Game] = {}
-_BUILTIN = ("stratstone_cad.games.stratstone", "stratstone_cad.games.sage_stones")
-"""Engine modules imported on first lookup; each registers itself. The terrain engine adds its module here."""
+_BUILTIN = ("stratstone_cad.games.stratstone", "stratstone_cad.games.sage_stones", "stratstone_cad.games.terrain")
+"""Engine modules imported on first lookup; each registers itself."""
 _loaded = False
 
 

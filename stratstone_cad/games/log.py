@@ -198,7 +198,15 @@ def _fast_sage(o: dict[str, Any], ids: frozenset[str]) -> bool:
     )
 
 
-_FAST_PLY = {"stratstone": _fast_stratstone, "sage-stones": _fast_sage}
+def _fast_terrain(o: dict[str, Any], ids: frozenset[str]) -> bool:
+    if len(o) != 3:
+        return False
+    p = o.get("ply")
+    m = o.get("move")
+    return type(p) is int and p >= 1 and o.get("player") in ("red", "blue") and type(m) is str and 0 < len(m) <= 64
+
+
+_FAST_PLY = {"stratstone": _fast_stratstone, "sage-stones": _fast_sage, "terrain": _fast_terrain}
 
 
 def _fast_result(o: dict[str, Any]) -> bool:

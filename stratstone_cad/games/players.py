@@ -6,7 +6,8 @@ a game is reproducible from its seed.
 
 - ``random``: a legal move drawn uniformly (``state.random_move(rng)``).
 - ``greedy``: a move that wins at once when there is one; else the move that removes the
-  most stones of other players (Sage Stones; the terrain game: captures, then exits);
+  most stones of other players (Sage Stones; the terrain game: an exit, then the best
+  capture, then the move that advances most, see ``TerrainState.greedy_move``);
   ties, and positions with nothing to take, are broken uniformly at random.
 """
 

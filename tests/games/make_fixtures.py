@@ -90,7 +90,7 @@ def main() -> None:
     strat_d = _with_derived("stratstone", strat_win)
     _write("bad_in_hand.jsonl", edit(strat_d, 2, in_hand={"yellow": 8, "red": 8}))
     _write("bad_unknown_game.jsonl", [{**strat_draw[0], "game": "chess"}, *strat_draw[1:3]])
-    _write("bad_terrain_no_engine.jsonl", [{**strat_draw[0], "game": "terrain", "rules": "terrain/1", "setup": {}}])
+    _write("bad_terrain_no_heightmap.jsonl", [{**strat_draw[0], "game": "terrain", "rules": "terrain/1", "setup": {}}])
     _write("bad_rules_version.jsonl", [{**strat_draw[0], "rules": "stratstone/2"}, *strat_draw[1:3]])
     _write("bad_header_field.jsonl", [{**strat_draw[0], "colour": "blue"}, *strat_draw[1:3]])
     _write("bad_setup.jsonl", [{**sage4[0], "setup": {"variant": "three-player"}}])

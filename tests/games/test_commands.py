@@ -102,7 +102,7 @@ def test_check_log_missing_file_is_a_log_error(tmp_path):
 
 
 def test_registry_lists_the_engines_and_accepts_plugins():
-    assert game_names() == ["sage-stones", "stratstone"]
+    assert game_names() == ["sage-stones", "stratstone", "terrain"]
     assert get_game("stratstone").rules == "stratstone/1"
     assert get_game("sage-stones").rules == "sage-stones/1"
 
@@ -168,5 +168,5 @@ def test_a_plugged_in_engine_is_found_next_to_the_built_in_ones(monkeypatch):
         chance_field = None
 
     core.register(Dummy())
-    assert game_names() == ["dummy", "sage-stones", "stratstone"]
+    assert game_names() == ["dummy", "sage-stones", "stratstone", "terrain"]
     assert get_game("dummy").rules == "dummy/1"

@@ -1,0 +1,257 @@
+"""Terrain maps: the heightmap rule, the fairness measure, the generator, terrain files."""
+
+from __future__ import annotations
+
+import heapq
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from stratstone_cad.errors import UserError
+from stratstone_cad.games import terrain_map as tm
+from stratstone_cad.games.terrain_map import (
+    TerrainError,
+    check_heightmap,
+    crossing_costs,
+    fairness_warning,
+    generate,
+    heightmap_from_log,
+    is_fair,
+    load_heightmap_file,
+)
+
+
+def hmap(default: int = 0, **levels: int) -> list[list[int]]:
+    rows = [[default] * 10 for _ in range(10)]
+    for sq, v in levels.items():
+        rows[int(sq[1:]) - 1][ord(sq[0]) - ord("a")] = v
+    return rows
+
+
+def reference_crossing(heightmap: list[list[int]]) -> tuple[list[int], list[int]]:
+    """Crossing costs with heapq, one Dijkstra per start square (independent of terrain_map)."""
+
+    def cost_to_row(f0: int, r0: int, goal: int) -> int:
+        dist = {(f0, r0): 0}
+        heap = [(0, f0, r0)]
+        while heap:
+            d, f, r = heapq.heappop(heap)
+            if r == goal:
+                return d
+            if d > dist[(f, r)]:
+                continue
+            for nf, nr in ((f + 1, r), (f - 1, r), (f, r + 1), (f, r - 1)):
+                if 0 <= nf < 10 and 0 <= nr < 10:
+                    nd = d + abs(heightmap[r][f] - heightmap[nr][nf]) + 1
+                    if nd < dist.get((nf, nr), 1 << 30):
+                        dist[(nf, nr)] = nd
+                        heapq.heappush(heap, (nd, nf, nr))
+        raise AssertionError("unreachable")
+
+    red = sorted(cost_to_row(f, 0, 9) for f in range(2, 8))
+    blue = sorted(cost_to_row(f, 9, 0) for f in range(2, 8))
+    return red, blue
+
+
+# A plateau of 2 under Red's start squares c1-h1: Red pays 3 for its first step, while Blue
+# can finish on a1, b1, i1 or j1 at level 0 (c10 and h10 are one file from them).
+UNFAIR = hmap(**{f"{f}1": 2 for f in "cdefgh"})
+
+
+# ------------------------------------------------------------------------- the measure
+
+
+def test_crossing_costs_on_a_flat_map_are_nine_steps():
+    assert crossing_costs(hmap()) == ((9,) * 6, (9,) * 6)
+    assert crossing_costs(hmap(5)) == ((9,) * 6, (9,) * 6)
+
+
+def test_crossing_costs_count_up_and_down():
+    ridge = hmap(**{f"{f}5": 2 for f in "abcdefghij"})  # 7 level steps, 2 steps of 3
+    assert crossing_costs(ridge) == ((13,) * 6, (13,) * 6)
+
+
+def test_crossing_costs_of_an_unfair_map():
+    assert crossing_costs(UNFAIR) == ((11,) * 6, (10, 10, 11, 11, 11, 11))
+    assert not is_fair(UNFAIR)
+    assert fairness_warning(UNFAIR) == (
+        "terrain is not fair: the cheapest crossing costs from the six start squares are "
+        "red [11, 11, 11, 11, 11, 11] and blue [10, 10, 11, 11, 11, 11] (sum 66 and 64); playing it anyway"
+    )
+    assert fairness_warning(hmap()) is None
+
+
+def test_comparing_whole_rows_would_prove_nothing():
+    # from all of rank 1 to rank 10 and back costs the same on every map, fair or not
+    levels = [UNFAIR[r][f] for r in range(10) for f in range(10)]
+    up = tm._exit_costs(levels, 9)
+    down = tm._exit_costs(levels, 0)
+    assert min(up[f] for f in range(10)) == min(down[f + 90] for f in range(10))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 99])
+def test_crossing_costs_agree_with_a_reference_dijkstra(seed):
+    m = generate(seed)
+    red, blue = reference_crossing(m)
+    assert crossing_costs(m) == (tuple(red), tuple(blue))
+    red, blue = reference_crossing(UNFAIR)
+    assert crossing_costs(UNFAIR) == (tuple(red), tuple(blue))
+
+
+# ------------------------------------------------------------------------- the generator
+
+
+def test_1000_seeds_satisfy_the_neighbour_rule_and_are_fair():
+    for seed in range(1000):
+        m = generate(seed)
+        check_heightmap(m)  # raises on a broken map
+        assert all(0 <= v <= tm.GEN_LEVEL_MAX for row in m for v in row)
+        red, blue = crossing_costs(m)
+        assert red == blue, seed
+
+
+def test_generated_maps_are_point_symmetric():
+    for seed in range(50):
+        m = generate(seed)
+        assert all(m[r][f] == m[9 - r][9 - f] for r in range(10) for f in range(10))
+
+
+def test_the_same_seed_gives_the_same_map_and_seeds_differ():
+    assert generate(0) == [
+        [4, 2, 2, 4, 4, 3, 2, 4, 6, 6],
+        [4, 2, 2, 4, 4, 2, 1, 3, 5, 6],
+        [4, 4, 4, 4, 3, 2, 2, 3, 5, 5],
+        [4, 4, 4, 2, 1, 0, 0, 1, 3, 5],
+        [4, 4, 2, 0, 0, 0, 0, 1, 3, 4],
+        [4, 3, 1, 0, 0, 0, 0, 2, 4, 4],
+        [5, 3, 1, 0, 0, 1, 2, 4, 4, 4],
+        [5, 5, 3, 2, 2, 3, 4, 4, 4, 4],
+        [6, 5, 3, 1, 2, 4, 4, 2, 2, 4],
+        [6, 6, 4, 2, 3, 4, 4, 2, 2, 4],
+    ]
+    assert generate(12345) == generate(12345)
+    maps = {json.dumps(generate(s)) for s in range(100)}
+    assert len(maps) == 100
+
+
+def test_generated_maps_have_relief():
+    reliefs = [max(map(max, m)) - min(map(min, m)) for m in (generate(s) for s in range(200))]
+    assert sum(reliefs) / len(reliefs) >= 4
+    assert max(reliefs) == tm.GEN_LEVEL_MAX
+
+
+def test_generate_refuses_a_non_integer_seed():
+    with pytest.raises(TerrainError, match="terrain seed: '7' is not an integer"):
+        generate("7")  # type: ignore[arg-type]
+
+
+def test_terrain_map_imports_without_the_engine():
+    code = (
+        "import sys; from stratstone_cad.games.terrain_map import generate; generate(1);"
+        "bad = [m for m in sys.modules if m in ('stratstone_cad.games.terrain', 'stratstone_cad.games.log', 'jsonschema')"
+        " or m.split('.')[0] in ('cadquery', 'OCP', 'vtk', 'pyvista', 'numpy')];"
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+# ------------------------------------------------------------------------- the rule
+
+
+def _bump_at_c4() -> list[list[int]]:
+    # a cone of 7 on c4 falling by 2 per step, then c5 dug down to 3 (4 below c4)
+    rows = [[max(0, 7 - 2 * (abs(f - 2) + abs(r - 3))) for f in range(10)] for r in range(10)]
+    rows[4][2] = 3
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (_bump_at_c4(), "heightmap: c4 = 7 and c5 = 3 differ by 4, expected at most 2"),
+        (hmap(**{f"{f}{r}": 3 for f in "abcdefghij" for r in range(5, 11)}), "heightmap: a4 = 0 and a5 = 3 differ by 3"),
+        (hmap(j10=3), "heightmap: j9 = 0 and j10 = 3 differ by 3, expected at most 2"),
+        (hmap()[:9], "heightmap: 9 rows, expected 10 (heightmap[0] is rank 1)"),
+        ([*hmap(), [0] * 10], "heightmap: 11 rows, expected 10"),
+        ([[0] * 10] * 3 + [[0] * 9] + [[0] * 10] * 6, "heightmap[3] (rank 4): 9 levels, expected 10 (files a-j)"),
+        ([[0] * 10] * 9 + [5], "heightmap[9] (rank 10): expected a row of 10 levels, got a number"),
+        (hmap(c4=1.5), "heightmap: c4 = 1.5 is not an integer level"),  # type: ignore[arg-type]
+        (hmap(c4=True), "heightmap: c4 = true is not an integer level"),
+        (hmap(c4="1"), "heightmap: c4 = '1' is not an integer level"),  # type: ignore[arg-type]
+        (hmap(c4=None), "heightmap: c4 = null is not an integer level"),  # type: ignore[arg-type]
+        (hmap(c4=-1), "heightmap: c4 = -1 is out of range, expected 0 to 20"),
+        (hmap(21), "heightmap: a1 = 21 is out of range, expected 0 to 20"),
+        ({"heightmap": hmap()}, "heightmap: expected 10 rows of 10 levels (rank 1 first), got an object"),
+        ("flat", "heightmap: expected 10 rows of 10 levels (rank 1 first), got a string"),
+    ],
+)
+def test_bad_heightmaps(value, message):
+    with pytest.raises(TerrainError) as info:
+        check_heightmap(value)
+    assert str(info.value).startswith(message)
+    assert isinstance(info.value, UserError) and "\n" not in str(info.value)
+
+
+def test_a_valid_heightmap_comes_back_as_tuples():
+    m = hmap(20, a1=18)
+    assert check_heightmap(m)[0][:2] == (18, 20)
+
+
+# ------------------------------------------------------------------------- files
+
+
+def test_terrain_files_bare_list_or_object(tmp_path):
+    bare = tmp_path / "bare.json"
+    bare.write_text(json.dumps(generate(4)))
+    assert load_heightmap_file(bare) == generate(4)
+    obj = tmp_path / "obj.json"
+    obj.write_text(json.dumps({"heightmap": UNFAIR}))
+    assert load_heightmap_file(obj) == UNFAIR
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "no such file"),
+        ("[[0, 1", "not valid JSON (Expecting"),
+        ("NaN", "not valid JSON (NaN is not a JSON number)"),
+        ("{}", 'expected a 10 x 10 list of levels or {"heightmap": [...]}, got an object without it'),
+        ('{"heightmap": [], "seed": 1}', "unknown field 'seed', expected {\"heightmap\": [...]} or a bare 10 x 10 list"),
+        (json.dumps(_bump_at_c4()), "heightmap: c4 = 7 and c5 = 3 differ by 4, expected at most 2"),
+        (b"\xff\xfe", "not UTF-8 text"),
+    ],
+)
+def test_bad_terrain_files(tmp_path, content, message):
+    p = tmp_path / "t.json"
+    if isinstance(content, bytes):
+        p.write_bytes(content)
+    elif content is not None:
+        p.write_text(content)
+    with pytest.raises(TerrainError) as info:
+        load_heightmap_file(p)
+    assert str(info.value).startswith(f"{p}: {message}")
+
+
+def test_a_directory_is_not_a_terrain_file(tmp_path):
+    with pytest.raises(TerrainError, match="not a regular file"):
+        load_heightmap_file(tmp_path)
+
+
+def test_the_heightmap_of_a_log(tmp_path):
+    logs = Path(__file__).resolve().parents[1] / "data" / "logs"
+    assert heightmap_from_log(logs / "terrain_random.jsonl") == generate(1)
+    with pytest.raises(TerrainError, match="not a terrain-game log"):
+        heightmap_from_log(logs / "stratstone_win.jsonl")
+    with pytest.raises(TerrainError, match="line 1: setup.heightmap: c4 = 7 and c5 = 3 differ by 4"):
+        heightmap_from_log(logs / "bad_terrain_heightmap.jsonl")
+    with pytest.raises(TerrainError, match="no such file"):
+        heightmap_from_log(tmp_path / "nope.jsonl")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{")
+    with pytest.raises(TerrainError, match="line 1 is not a JSON log header"):
+        heightmap_from_log(bad)
