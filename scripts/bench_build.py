@@ -12,27 +12,13 @@ times with the machine they ran on. Targets (issue 2): cold at most 15 s with
 from __future__ import annotations
 
 import argparse
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
-
-def machine() -> str:
-    cpu = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    import os
-
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()} {platform.release()}"
+from benchlib import loadavg, machine_line
 
 
 def timed(args: list[str]) -> float:
@@ -46,6 +32,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--jobs", type=int, default=2)
     a = ap.parse_args()
+    load_before = loadavg()
     cold, warm, serial = [], [], []
     for _ in range(a.runs):
         with tempfile.TemporaryDirectory() as d:
@@ -54,12 +41,13 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as d:
             serial.append(timed(["build", "stratstone", "--out", d, "--jobs", "1", "--quiet"]))
     med = statistics.median
-    print(f"machine: {machine()}")
+    print(f"machine: {machine_line()}")
     print(f"runs: {a.runs} (median, min-max)")
     print(f"cold build, --jobs {a.jobs}: {med(cold):.2f} s ({min(cold):.2f}-{max(cold):.2f})  target <= 15 s")
     print(f"cold build, --jobs 1: {med(serial):.2f} s ({min(serial):.2f}-{max(serial):.2f})"
           f"  speed-up {med(serial) / med(cold):.2f}x")
     print(f"unchanged rebuild: {med(warm):.3f} s ({min(warm):.3f}-{max(warm):.3f})  target <= 1 s")
+    print(f"1-minute load average before / after: {load_before} / {loadavg()}")
 
 
 if __name__ == "__main__":

@@ -11,17 +11,15 @@ Measures, each as the median of several runs:
 Targets (issue 3): Stratstone >= 500 games/s, Sage Stones >= 20,000 plies/s, check-log at
 least as fast as play. Usage::
 
-    .venv/bin/python scripts/bench_games.py [--runs 5] [--seconds 1.0] [--cpu N] [--write docs/benchmarks-games.md]
+    .venv/bin/python scripts/bench_games.py [--runs 5] [--seconds 1.0] [--cpu N] [--write FILE.md]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import platform
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,6 +27,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from benchlib import loadavg, machine  # noqa: E402  (scripts/ is on the path when run as a script)
 
 from stratstone_cad.games import commands  # noqa: E402
 from stratstone_cad.games.sage_stones import SageStonesState  # noqa: E402
@@ -93,27 +93,6 @@ def play_vs_check(game: str, n_games: int, seed: int, folder: Path) -> dict[str,
     for p in paths:
         p.unlink()
     return {"play_mem": plies / t_mem, "play_file": plies / t_file, "check": plies / t_check, "plies": plies}
-
-
-def machine() -> dict[str, str]:
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    uname = subprocess.run(["uname", "-a"], capture_output=True, text=True).stdout.strip()
-    return {"uname": uname, "nproc": str(os.cpu_count()), "cpu": cpu, "python": platform.python_version()}
-
-
-def loadavg() -> str:
-    """The 1-minute load average (other work on the machine skews the figures)."""
-    try:
-        return Path("/proc/loadavg").read_text().split()[0]
-    except OSError:
-        return "unknown"
 
 
 def main() -> None:

@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,6 +30,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from benchlib import loadavg, machine  # noqa: E402  (scripts/ is on the path when run as a script)
 
 from stratstone_cad.games import commands  # noqa: E402
 from stratstone_cad.games.terrain import TerrainState  # noqa: E402
@@ -106,26 +106,6 @@ def play_vs_check(n_games: int, seed: int, folder: Path) -> dict[str, float]:
     for p in paths:
         p.unlink()
     return {"play": plies / t_play, "check": plies / t_check, "plies": plies}
-
-
-def machine() -> dict[str, str]:
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    uname = subprocess.run(["uname", "-a"], capture_output=True, text=True).stdout.strip()
-    return {"uname": uname, "nproc": str(os.cpu_count()), "cpu": cpu, "python": platform.python_version()}
-
-
-def loadavg() -> str:
-    try:
-        return Path("/proc/loadavg").read_text().split()[0]
-    except OSError:
-        return "unknown"
 
 
 def main() -> None:

@@ -1,0 +1,35 @@
+"""What every benchmark script reports with its figures: the machine and its load."""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+from pathlib import Path
+
+
+def machine() -> dict[str, str]:
+    """uname, core count, CPU model and Python version of this machine."""
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    uname = subprocess.run(["uname", "-a"], capture_output=True, text=True).stdout.strip()
+    return {"uname": uname, "nproc": str(os.cpu_count()), "cpu": cpu, "python": platform.python_version()}
+
+
+def machine_line() -> str:
+    m = machine()
+    return f"{m['cpu']}, {m['nproc']} cores, Python {m['python']}, {platform.system()} {platform.release()}"
+
+
+def loadavg() -> str:
+    """The 1-minute load average (other work on the machine skews the figures)."""
+    try:
+        return Path("/proc/loadavg").read_text().split()[0]
+    except OSError:
+        return "unknown"
