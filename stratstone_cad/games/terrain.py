@@ -662,8 +662,13 @@ class TerrainState:
         captures: list[tuple[int, TerrainMove]] = []
         advances: list[tuple[int, TerrainMove]] = []
         forward = 1 if self.turn == RED else -1
+        last_ply = self.moves_played + self.ply + 1 >= MAX_MOVES  # a plain move can win on the tie-breaks
         for m in moves:
             if m.kind == MOVE:
+                if last_ply:
+                    res = self.apply(m)[0]._result
+                    if res is not None and res.winner == me:
+                        wins.append(m)
                 advances.append(((_RANK[m.to] - _RANK[m.frm]) * forward, m))
                 continue
             after, _ = self.apply(m)
@@ -805,7 +810,7 @@ class TerrainState:
                 full, _ = _paths(self.terrain.adj, self.board, s, 10_000)
                 costs = [c for q, c in full.items() if _RANK[q] == last]
                 if not costs:
-                    why = f"cannot reach rank {last + 1}: pieces block every path"
+                    why = f"cannot reach rank {last + 1}: pieces block every path of the {TITLES[kind]}"
                 else:
                     why = (
                         f"needs 1 point left on rank {last + 1}: the cheapest path there costs {min(costs)}, "
@@ -829,15 +834,25 @@ class TerrainState:
         return self._after(bytes(b), pieces, (scores[0], scores[1]), self.exits + 1, True, events)
 
     def _too_far(self, s: int, t: int, title: str, budget: int, attack: bool) -> str:
-        """``costs 6, the Lancer has 4`` (or why no path exists) for a square out of reach."""
-        dist, _ = _paths(self.terrain.adj, self.board, s, 10_000)
+        """``costs 6, the Lancer has 4`` (or why no path exists) for a square out of reach.
+
+        A Runner aiming at a jump's landing square is also told which piece blocks the jump.
+        """
+        board = self.board
+        dist, _ = _paths(self.terrain.adj, board, s, 10_000)
         if attack:
             costs = [dist[a] + w for a, w, _ in self.terrain.adj[t] if a in dist]
         else:
             costs = [dist[t]] if t in dist else []
         if not costs:
-            return f"cannot reach {SQUARES[t]}: pieces block every path"
-        return f"costs {min(costs)}, the {title} has {budget}"
+            why = f"cannot reach {SQUARES[t]}: pieces block every path of the {title}"
+        else:
+            why = f"costs {min(costs)}, the {title} has {budget}"
+        if _KIND[board[s]] == RUNNER:
+            for mid, land in JUMPS[s]:
+                if land == t and board[mid]:
+                    why += f", and cannot jump over {SQUARES[mid]}, where a {_CODE_NAME[board[mid]]} stands"
+        return why
 
     def _after(
         self,

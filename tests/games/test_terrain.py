@@ -143,7 +143,7 @@ def test_paths_cannot_pass_through_pieces_friend_or_foe():
 def test_a_boxed_in_piece_cannot_move_and_the_message_says_so():
     s = position({"a1": "red lancer", "a2": "red runner", "b1": "red guardian", "j10": "blue runner"})
     assert dests(s, "a1") == set()
-    assert violation(s, "a1-a3") == "ply 1: a1-a3 cannot reach a3: pieces block every path"
+    assert violation(s, "a1-a3") == "ply 1: a1-a3 cannot reach a3: pieces block every path of the Lancer"
 
 
 def test_a_move_cannot_end_on_its_start_or_on_a_piece():
@@ -192,7 +192,9 @@ def test_runner_jump_over_an_empty_square_ignores_height():
 def test_runner_cannot_jump_over_a_piece():
     s = position({"e5": "red runner", "e6": "blue lancer", **FAR_RED}, RIDGE)
     assert "e7" not in dests(s, "e5")
-    assert violation(s, "e5-e7") == "ply 1: e5-e7 costs 8, the Runner has 5"  # d5 d6 d7 e7: 1 + 1 + 3 + 3
+    assert violation(s, "e5-e7") == (  # d5 d6 d7 e7: 1 + 1 + 3 + 3
+        "ply 1: e5-e7 costs 8, the Runner has 5, and cannot jump over e6, where a blue lancer stands"
+    )
 
 
 def test_runner_jumps_only_along_files_and_ranks_and_two_squares():
@@ -388,7 +390,7 @@ def test_no_exit_from_elsewhere_when_the_way_is_blocked():
     boxed = position({"a10": "red runner", "a9": "blue runner", "b10": "blue lancer", "b9": "blue guardian"})
     assert "a10-exit" in moves_of(boxed, "a10")  # standing on the last row: always
     boxed = position({"a9": "red runner", "a10": "blue runner", "b9": "blue guardian", "a8": "blue guardian"})
-    assert violation(boxed, "a9-exit") == "ply 1: a9-exit cannot reach rank 10: pieces block every path"
+    assert violation(boxed, "a9-exit") == "ply 1: a9-exit cannot reach rank 10: pieces block every path of the Runner"
 
 
 def test_blue_exits_past_rank_1():

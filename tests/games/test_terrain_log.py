@@ -52,7 +52,7 @@ INVALID = {
     "bad_terrain_cost.jsonl": "line 13, ply 12: c3-c7 costs 6, the Lancer has 4",
     "bad_terrain_heightmap.jsonl": "line 1: setup.heightmap: c4 = 7 and c5 = 3 differ by 4, expected at most 2",
     "bad_terrain_size.jsonl": "line 1: setup.heightmap: 9 rows, expected 10 (heightmap[0] is rank 1)",
-    "bad_terrain_level.jsonl": "line 1: setup.heightmap[3][2]: 1.5 is not of type 'integer'",
+    "bad_terrain_level.jsonl": "line 1: setup.heightmap: c4 = 1.5 is not an integer level",
     "bad_terrain_players.jsonl": "line 1: players: ['red', 'blue'] was expected",
     "bad_terrain_move_text.jsonl": "line 2, ply 1: 'c1-c11' does not parse: expected 'c1-c4' (move), 'c1xc5' (attack), "
     "'e7-exit' (exit) or 'pass', with squares a1-j10",
