@@ -26,6 +26,7 @@ lint: $(BIN)/stratstone-cad
 bench: $(BIN)/stratstone-cad
 	$(BIN)/python scripts/bench_build.py
 	$(BIN)/python scripts/bench_games.py
+	$(BIN)/python scripts/bench_terrain.py
 
 clean:
 	rm -rf output/stratstone output/manifest.json output/.*.tmp
