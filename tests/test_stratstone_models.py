@@ -8,6 +8,8 @@ import math
 import numpy as np
 import pytest
 import shapely
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from shapely.geometry import Point, Polygon
 
 from stratstone_cad.cad import stratstone as S
@@ -237,3 +239,40 @@ def test_tessellation_deviation_is_within_the_tolerance(stones, board, params):
         assert worst <= tol + 1e-6
         for v in m.vertices[rng.choice(len(m.vertices), size=50, replace=False)]:
             assert shell.distance(cq.Vertex.makeVertex(*v)) < 1e-4
+
+
+@settings(max_examples=8, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_any_accepted_parameters_give_checked_parts(data, profiles):
+    """Random overrides within the ranges: either a one-line ParameterError, or a board
+    (tiled when needed) and stones that pass every mesh check with faces on the layers."""
+    from stratstone_cad.errors import ParameterError
+    from stratstone_cad.params import get_printer
+
+    sets = {}
+    for name, lo, hi in (("stratstone.board.cells", 2, 6), ("stratstone.board.cell_pitch_mm", 28, 60),
+                         ("stratstone.board.rim_width_mm", 8, 20), ("stratstone.board.thickness_mm", 2, 8),
+                         ("stratstone.board.recess_depth_mm", 0.3, 3), ("stratstone.board.clearance_mm", 0.2, 2),
+                         ("stratstone.stone.footprint_mm", 15, 40), ("stratstone.stone.height_mm", 4, 12),
+                         ("stratstone.stone.irregularity", 0, 0.15), ("stratstone.stone.elongation", 0, 0.35),
+                         ("stratstone.stone.seed", 0, 10_000)):
+        if data.draw(st.booleans()):
+            value = data.draw(st.integers(lo, hi) if isinstance(lo, int) and isinstance(hi, int)
+                              else st.floats(lo, hi).map(lambda x: round(x, 2)))
+            sets[name] = str(value)
+    try:
+        ps = load_params(sets=sets)
+    except ParameterError as e:
+        assert "\n" not in str(e) and str(e).startswith("stratstone.")
+        return
+    printer = get_printer(data.draw(st.sampled_from(["prusa-mini", "prusa-mk4"])))
+    parts = S.make_board(ps, printer, profiles)
+    parts.append(S.stone(ps.stratstone, data.draw(st.integers(0, 2)), data.draw(st.integers(0, 7)), profiles["piece"]))
+    for i, part in enumerate(parts):
+        check_mesh(tessellate(part, 0.05), f"part {i} with {sets}")
+        prof = profiles["piece"] if i == len(parts) - 1 else profiles["board"]
+        assert all(on_layer_boundary(z, prof) for z in horizontal_face_heights(part)), sets
+    ux, uy = printer.usable_mm
+    for tile in parts[:-1]:
+        bb = tile.BoundingBox()
+        assert bb.xlen <= ux + 1e-6 and bb.ylen <= uy + 1e-6, sets
