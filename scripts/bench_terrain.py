@@ -41,8 +41,9 @@ TARGET_PLIES = 2_000
 TARGET_MAPS = 50
 
 
-def random_plies(seconds: float, seed: int) -> float:
-    """Plies per second of random games (a new map each game; generation not timed)."""
+def plies_per_second(seconds: float, seed: int, greedy: bool = False) -> float:
+    """Plies per second of random (or greedy-vs-greedy) games, full legal-move generation
+    every ply; a new map each game, its generation not timed."""
     rng = random.Random(seed)
     plies = 0
     elapsed = 0.0
@@ -52,24 +53,8 @@ def random_plies(seconds: float, seed: int) -> float:
         game += 1
         t = time.perf_counter()
         while not state.is_terminal():
-            state, _ = state.apply(state.random_move(rng))
-            plies += 1
-        elapsed += time.perf_counter() - t
-    return plies / elapsed
-
-
-def greedy_plies(seconds: float, seed: int) -> float:
-    """Plies per second of greedy-vs-greedy games."""
-    rng = random.Random(seed)
-    plies = 0
-    elapsed = 0.0
-    game = 0
-    while elapsed < seconds:
-        state = TerrainState.start(generate(seed * 10_000 + game))
-        game += 1
-        t = time.perf_counter()
-        while not state.is_terminal():
-            state, _ = state.apply(state.greedy_move(rng))
+            choose = state.greedy_move if greedy else state.random_move
+            state, _ = state.apply(choose(rng))
             plies += 1
         elapsed += time.perf_counter() - t
     return plies / elapsed
@@ -125,9 +110,9 @@ def main() -> None:
         pinned = "not pinned"
 
     load_before = loadavg()
-    rand = [random_plies(args.seconds, 1 + i) for i in range(args.runs)]
+    rand = [plies_per_second(args.seconds, 1 + i) for i in range(args.runs)]
     maps = [maps_per_second(args.seconds, 1 + i) for i in range(args.runs)]
-    gre = [greedy_plies(args.seconds, 1 + i) for i in range(args.runs)]
+    gre = [plies_per_second(args.seconds, 1 + i, greedy=True) for i in range(args.runs)]
     with tempfile.TemporaryDirectory() as tmp:
         pvc = [play_vs_check(args.games, 1 + i, Path(tmp)) for i in range(args.runs)]
     med = statistics.median

@@ -503,18 +503,7 @@ class SageStonesState:
         # is on no ray of its own), then removed: removing one run first could cut another
         # run that shares a square with it (from rows 1 and 9 the N, NE and NW rays meet 7
         # steps away across the wrap). A shared square is removed once.
-        removed: list[int] = []
-        for ray in RAYS[sq]:
-            k = 0
-            for q in ray:
-                v = board[q]
-                if v == colour:
-                    if k:
-                        removed.extend(ray[:k])
-                    break
-                if not v:
-                    break
-                k += 1
+        removed = capture_squares(board, sq, colour)
         if removed:
             owners = self.owners
             for r in removed:
