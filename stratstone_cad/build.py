@@ -133,7 +133,7 @@ def run_job(job: Job, ps: ParamSet, printer: Printer, profiles: dict[str, Profil
     for shape, out in zip(shapes, job.outputs, strict=True):
         mesh = tessellate(shape, ps.mesh.tolerance_mm, math.radians(ps.mesh.angular_tolerance_deg))
         name = Path(out.file).stem
-        check_mesh(mesh, f"{name}: {job.describe}")
+        check_mesh(mesh, job.describe if job.describe.startswith(name) else f"{name} of the {job.describe}")
         data = write_stl(Path(out_dir) / out.file, mesh, name)
         prof = profiles[out.profile]
         entry = {
@@ -253,16 +253,25 @@ def _run_all(todo: list[tuple[Job, str]], ps: ParamSet, printer: Printer, profil
     ctx = multiprocessing.get_context("spawn")
     with cf.ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx) as pool:
         futures = {pool.submit(run_job, job, ps, printer, profiles, str(out_dir), key): job for job, key in todo}
-        try:
-            for fut in cf.as_completed(futures):
+        error: BaseException | None = None
+        for fut in cf.as_completed(futures):
+            try:
                 result = fut.result()
-                job = futures[fut]
-                bar.step(job.id, len(job.outputs))
-                yield result
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
+            except cf.CancelledError:
+                continue
+            except BaseException as e:
+                # Stop: cancel what has not started; the jobs already running finish,
+                # and their files are listed in the manifest like every finished part.
+                if error is None:
+                    error = e
+                    for f in futures:
+                        f.cancel()
+                continue
+            job = futures[fut]
+            bar.step(job.id, len(job.outputs))
+            yield result
+        if error is not None:
+            raise error
 
 
 def assets_for(out_dir: Path, game: str | None = None) -> list[dict[str, Any]]:
