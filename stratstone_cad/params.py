@@ -20,11 +20,13 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
+from .cad.glyphs import MARKS, mark_diameter
 from .errors import ParameterError
 
 #: The presets folder shipped with the package (models/ at the project root).
@@ -74,7 +76,23 @@ def _describe_expected(f: dataclasses.Field) -> str:
 
 
 def _fmt(x: float) -> str:
-    return f"{x:g}"
+    """A number as a user would write it: 36, 0.6, 2147483647 (no exponent for integers)."""
+    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 1e15):
+        return str(int(x))
+    return f"{x:.6g}"
+
+
+def fmt_up(x: float) -> str:
+    """A lower limit for a message, rounded up to 0.001 so the limit itself passes."""
+    return _fmt(math.ceil(round(x * 1000, 6)) / 1000)
+
+
+def fmt_down(x: float) -> str:
+    """An upper limit for a message, rounded down to 0.001 so the limit itself passes."""
+    return _fmt(math.floor(round(x * 1000, 6)) / 1000)
+
+
+TOL = 1e-9  # slack for comparing derived limits, so a value equal to its limit passes
 
 
 def _kind(f: dataclasses.Field) -> str:
@@ -100,7 +118,7 @@ class Params:
     def check(self) -> None:
         """Derived constraints between fields of this object (override)."""
 
-    def fail(self, name: str, value: Any, expected: str) -> None:
+    def fail(self, name: str, value: Any, expected: str) -> NoReturn:
         raise ParameterError(f"{self.PREFIX}.{name} = {_show(value)}: expected {expected}")
 
     @classmethod
@@ -196,7 +214,7 @@ def parse_text_value(f: dataclasses.Field, text: str, name: str) -> Any:
 def _load_toml(path: Path, what: str) -> dict[str, Any]:
     try:
         with open(path, "rb") as fh:
-            return tomllib.load(fh)
+            return tomllib.loads(fh.read().decode("utf-8-sig"))
     except FileNotFoundError:
         raise ParameterError(f"{what} {path}: file not found") from None
     except IsADirectoryError:
@@ -244,6 +262,33 @@ class Profile:
     name: str
     layer_height_mm: float
     first_layer_height_mm: float
+
+
+def snap_height(z_mm: float, profile: Profile, minimum_layers: int = 1) -> float:
+    """The layer boundary nearest ``z_mm`` (at least ``minimum_layers`` above the bed).
+
+    Boundaries are ``first + n * layer`` for n >= 0. Returns mm, rounded to 1e-6 so
+    repeated snapping is stable. Every model puts its horizontal faces on such
+    boundaries, so the slicer never rounds a recess, a plateau or an engraving floor up
+    or down by a partial layer.
+    """
+    first, layer = profile.first_layer_height_mm, profile.layer_height_mm
+    n = max(minimum_layers - 1, round((z_mm - first) / layer))
+    return round(first + n * layer, 6)
+
+
+def snap_depth(depth_mm: float, profile: Profile, minimum_layers: int = 1) -> float:
+    """A depth measured down from a layer boundary: a whole number of layers (mm)."""
+    layer = profile.layer_height_mm
+    return round(max(minimum_layers, round(depth_mm / layer)) * layer, 6)
+
+
+def on_layer_boundary(z_mm: float, profile: Profile, tol: float = 1e-4) -> bool:
+    """Whether a height lies on a layer boundary of ``profile`` (z = 0 is the bed)."""
+    if abs(z_mm) < tol:
+        return True
+    n = (z_mm - profile.first_layer_height_mm) / profile.layer_height_mm
+    return n > -tol and abs(n - round(n)) * profile.layer_height_mm < tol
 
 
 def load_printers(models_dir: Path = MODELS_DIR) -> dict[str, Printer]:
@@ -336,7 +381,7 @@ def resolve(
 
 # --------------------------------------------------------------------------- Stratstone
 
-COLOUR_MARKS = ("ring", "cross", "bar", "dot", "triangle", "none")
+_NAME_RE = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 
 
 @dataclass(frozen=True)
@@ -353,27 +398,38 @@ class StratstoneBoard(Params):
     clearance_mm: float = param(0.6, "gap between the largest stone and its recess, per side", lo=0.1, hi=5)
     corner_radius_mm: float = param(4.0, "radius of the board's outer corners", lo=0, hi=30)
     label_height_mm: float = param(7.0, "height of the engraved coordinates", lo=2.5, hi=30)
-    label_stroke_mm: float = param(1.0, "line width of the engraved coordinates", lo=0.8, hi=4)
+    label_stroke_mm: float = param(1.0, "line width of the engraved coordinates (two 0.4 mm extrusions at least)",
+                                   lo=MIN_WALL_MM, hi=4)
     engrave_depth_mm: float = param(0.6, "depth of the engraved coordinates, snapped to whole layers", lo=0.3, hi=3)
     joint_clearance_mm: float = param(0.2, "gap between a dovetail and its socket when tiled, per side", lo=0.05, hi=1)
     joint_width_mm: float = param(9.0, "width of a tile joint's dovetail head", lo=4, hi=40)
     joint_length_mm: float = param(5.0, "how far a dovetail reaches into the next tile", lo=2, hi=20)
 
     def check(self) -> None:
-        if self.label_stroke_mm < MIN_WALL_MM:
-            self.fail("label_stroke_mm", self.label_stroke_mm, f"at least {MIN_WALL_MM:g} (two 0.4 mm extrusions)")
-        if self.label_height_mm + 2 * self.label_stroke_mm > self.rim_width_mm:
+        ink = self.label_height_mm + self.label_stroke_mm  # a digit's height on the board
+        if ink + 2 * MIN_WALL_MM > self.rim_width_mm + TOL:
             self.fail("label_height_mm", self.label_height_mm,
-                      f"at most {self.rim_width_mm - 2 * self.label_stroke_mm:g} to fit the "
-                      f"{self.rim_width_mm:g} mm rim (stratstone.board.rim_width_mm)")
-        if self.recess_depth_mm > self.thickness_mm - 1.0:
+                      f"at most {fmt_down(self.rim_width_mm - self.label_stroke_mm - 2 * MIN_WALL_MM)} to leave "
+                      f"{MIN_WALL_MM:g} mm walls beside the labels on the {_fmt(self.rim_width_mm)} mm rim "
+                      "(stratstone.board.rim_width_mm)")
+        if ink + MIN_WALL_MM > self.cell_pitch_mm + TOL:
+            self.fail("label_height_mm", self.label_height_mm,
+                      f"at most {fmt_down(self.cell_pitch_mm - self.label_stroke_mm - MIN_WALL_MM)} so neighbouring "
+                      f"labels stay {MIN_WALL_MM:g} mm apart (stratstone.board.cell_pitch_mm "
+                      f"{_fmt(self.cell_pitch_mm)})")
+        # The bowl of an "a", "b" or "d" is half the label height wide: its island must print.
+        if 0.5 * self.label_height_mm - self.label_stroke_mm < MIN_WALL_MM - TOL:
+            self.fail("label_height_mm", self.label_height_mm,
+                      f"at least {fmt_up(2 * (self.label_stroke_mm + MIN_WALL_MM))} with "
+                      f"{_fmt(self.label_stroke_mm)} mm strokes, so the inside of an a, b or d prints")
+        if self.recess_depth_mm > self.thickness_mm - 1.0 + TOL:
             self.fail("recess_depth_mm", self.recess_depth_mm,
-                      f"at most {self.thickness_mm - 1.0:g} to leave a 1 mm floor under the "
-                      f"{self.thickness_mm:g} mm board (stratstone.board.thickness_mm)")
-        if self.engrave_depth_mm > self.thickness_mm - 1.0:
-            self.fail("engrave_depth_mm", self.engrave_depth_mm, f"at most {self.thickness_mm - 1.0:g}")
-        if self.corner_radius_mm > self.rim_width_mm:
-            self.fail("corner_radius_mm", self.corner_radius_mm, f"at most the rim width {self.rim_width_mm:g}")
+                      f"at most {fmt_down(self.thickness_mm - 1.0)} to leave a 1 mm floor under the "
+                      f"{_fmt(self.thickness_mm)} mm board (stratstone.board.thickness_mm)")
+        if self.engrave_depth_mm > self.thickness_mm - 1.0 + TOL:
+            self.fail("engrave_depth_mm", self.engrave_depth_mm, f"at most {fmt_down(self.thickness_mm - 1.0)}")
+        if self.corner_radius_mm > self.rim_width_mm + TOL:
+            self.fail("corner_radius_mm", self.corner_radius_mm, f"at most the rim width {_fmt(self.rim_width_mm)}")
 
     @property
     def size_mm(self) -> float:
@@ -401,37 +457,58 @@ class StratstoneStones(Params):
     height_mm: float = param(7.4, "average stone height, each snapped to the piece profile's layers", lo=3, hi=25)
     height_variation_mm: float = param(0.6, "stone heights spread by up to this much either way", lo=0, hi=5)
     plateau_fraction: float = param(0.55, "flat top area over footprint area (stacks need 0.5)", lo=0.5, hi=0.9)
-    irregularity: float = param(0.07, "how far a pebble's outline wanders from an ellipse (fraction of radius)", lo=0, hi=0.15)
+    irregularity: float = param(0.07, "how far a pebble's outline wanders from an ellipse (fraction of radius)",
+                                lo=0, hi=0.15)
     elongation: float = param(0.15, "up to how much shorter a pebble's narrow axis is (fraction)", lo=0, hi=0.35)
     seed: int = param(2024, "seed of the pebble shapes; the same seed gives the same stones", lo=0, hi=2**31 - 1)
     per_colour: int = param(8, "stones per colour set", lo=1, hi=16)
-    colours: list[str] = param(["yellow", "red", "tan"], "names of the three colour sets (players first, neutral last)", length=3)
+    colours: list[str] = param(["yellow", "red", "tan"], "names of the three colour sets (players first, neutral last)",
+                               length=3)
     mark: bool = param(True, "engrave a set mark on every stone's top")
-    marks: list[str] = param(["ring", "cross", "bar"], "mark of each colour set", length=3, choices=COLOUR_MARKS)
+    marks: list[str] = param(["ring", "cross", "bar"], "mark of each colour set", length=3, choices=MARKS)
     mark_size_mm: float = param(8.0, "width of the set mark", lo=3, hi=30)
-    mark_stroke_mm: float = param(1.2, "line width of the set mark", lo=0.8, hi=4)
+    mark_stroke_mm: float = param(1.2, "line width of the set mark (two 0.4 mm extrusions at least)",
+                                  lo=MIN_WALL_MM, hi=4)
     mark_depth_mm: float = param(0.45, "depth of the set mark, snapped to whole layers", lo=0.15, hi=3)
 
     def check(self) -> None:
+        if not all(_NAME_RE.fullmatch(c) for c in self.colours):
+            self.fail("colours", self.colours, "names of lower-case letters, digits, '-' or '_' (they name files)")
         if len(set(self.colours)) != len(self.colours):
             self.fail("colours", self.colours, "three different names")
-        for c in self.colours:
-            if not all(ch.isalnum() or ch in "-_" for ch in c):
-                self.fail("colours", self.colours, "names of letters, digits, '-' or '_' (they name files)")
-        if self.mark_stroke_mm < MIN_WALL_MM:
-            self.fail("mark_stroke_mm", self.mark_stroke_mm, f"at least {MIN_WALL_MM:g} (two 0.4 mm extrusions)")
         low = self.height_mm - self.height_variation_mm
-        if low < 2.0:
+        if low < 2.0 - TOL:
             self.fail("height_variation_mm", self.height_variation_mm,
-                      f"at most {self.height_mm - 2.0:g} so the lowest stone stays 2 mm high")
-        if self.mark and self.mark_depth_mm > low - 1.0:
-            self.fail("mark_depth_mm", self.mark_depth_mm, f"at most {low - 1.0:g} (1 mm under the lowest stone's mark)")
-        # Narrowest plateau: the smallest, most elongated stone with the deepest outline dent.
+                      f"at most {fmt_down(self.height_mm - 2.0)} so the lowest stone stays 2 mm high")
+        if not self.mark:
+            return
+        shown = [m for m in self.marks if m != "none"]
+        if len(set(shown)) != len(shown):
+            self.fail("marks", self.marks, "a different mark for each set (\"none\" for an unmarked set)")
+        if self.mark_depth_mm > low - 1.0 + TOL:
+            self.fail("mark_depth_mm", self.mark_depth_mm,
+                      f"at most {fmt_down(low - 1.0)} (1 mm under the lowest stone's mark)")
+        if "ring" in self.marks and 0.8 * self.mark_size_mm - self.mark_stroke_mm < MIN_WALL_MM - TOL:
+            self.fail("mark_stroke_mm", self.mark_stroke_mm,
+                      f"at most {fmt_down(0.8 * self.mark_size_mm - MIN_WALL_MM)} so the ring's centre "
+                      f"({_fmt(self.mark_size_mm)} mm mark) stays {MIN_WALL_MM:g} mm wide")
+        # The narrowest plateau: the smallest, most elongated stone with the deepest outline
+        # dent; the mark's outline (strokes included) keeps a wall to its edge.
         narrowest = self.footprint_mm * self.min_scale * (1 - self.elongation) * (1 - 2 * self.irregularity)
         plateau_width = narrowest * math.sqrt(self.plateau_fraction)
-        if self.mark and self.mark_size_mm > plateau_width - 2.0:
+        reach = max((mark_diameter(m, self.mark_size_mm, self.mark_stroke_mm) for m in shown), default=0.0)
+        room = plateau_width - 2 * MIN_WALL_MM
+        if reach > room + TOL:
+            def largest(kind: str) -> float:  # a mark's diameter is a * size + c (the strokes add c)
+                one = mark_diameter(kind, 1.0, self.mark_stroke_mm)
+                a = mark_diameter(kind, 2.0, self.mark_stroke_mm) - one
+                return (room - (one - a)) / a
+
+            most = min(largest(m) for m in set(shown))
+            hint = "" if most >= 3 else " (or stratstone.stone.mark = false)"
             self.fail("mark_size_mm", self.mark_size_mm,
-                      f"at most {plateau_width - 2.0:.1f} to fit the smallest stone's top plateau")
+                      f"at most {fmt_down(most)} to fit the smallest stone's top plateau with "
+                      f"{MIN_WALL_MM:g} mm to spare{hint}")
 
 
 @dataclass(frozen=True)
@@ -444,16 +521,35 @@ class StratstoneParams:
     def __post_init__(self) -> None:
         recess = self.stone.footprint_mm + 2 * self.board.clearance_mm
         wall = self.board.cell_pitch_mm - recess
-        if wall < MIN_WALL_MM:
+        if wall < MIN_WALL_MM - TOL:
             need = recess + MIN_WALL_MM
             raise ParameterError(
-                f"stratstone.board.cell_pitch_mm = {self.board.cell_pitch_mm:g}: expected at least {need:g} "
-                f"(stone footprint {self.stone.footprint_mm:g} + 2 x clearance {self.board.clearance_mm:g} "
+                f"stratstone.board.cell_pitch_mm = {_fmt(self.board.cell_pitch_mm)}: expected at least {fmt_up(need)} "
+                f"(stone footprint {_fmt(self.stone.footprint_mm)} + 2 x clearance {_fmt(self.board.clearance_mm)} "
                 f"+ a {MIN_WALL_MM:g} mm wall, two 0.4 mm extrusions)")
 
     @property
     def recess_diameter_mm(self) -> float:
         return self.stone.footprint_mm + 2 * self.board.clearance_mm
+
+    def check_layers(self, board: Profile, piece: Profile) -> None:
+        """Constraints on the snapped heights (what is printed, not what was asked for)."""
+        b, s = self.board, self.stone
+        top = snap_height(b.thickness_mm, board, minimum_layers=3)
+        for name, depth in (("recess_depth_mm", b.recess_depth_mm), ("engrave_depth_mm", b.engrave_depth_mm)):
+            floor = top - snap_depth(depth, board)
+            if floor < 1.0 - TOL:
+                raise ParameterError(
+                    f"stratstone.board.{name} = {_fmt(depth)}: expected at most {fmt_down(top - 1.0)}; it snaps to "
+                    f"{_fmt(snap_depth(depth, board))} mm in the {_fmt(top)} mm board (whole {_fmt(board.layer_height_mm)}"
+                    f" mm layers), leaving {_fmt(round(floor, 6))} mm under it, expected at least 1 mm")
+        if s.mark:
+            lowest = snap_height(s.height_mm - s.height_variation_mm, piece, minimum_layers=4)
+            depth = snap_depth(s.mark_depth_mm, piece)
+            if lowest - depth < 1.0 - TOL:
+                raise ParameterError(
+                    f"stratstone.stone.mark_depth_mm = {_fmt(s.mark_depth_mm)}: expected at most "
+                    f"{fmt_down(lowest - 1.0)}; the lowest stone is {_fmt(lowest)} mm after snapping to the layers")
 
 
 STRATSTONE_SCHEMA: dict[str, type[Params]] = {
@@ -498,8 +594,11 @@ def load_params(params_file: Path | None = None, sets: dict[str, str] | None = N
                 models_dir: Path = MODELS_DIR) -> ParamSet:
     """Load and check every parameter; raises ParameterError naming the first bad one."""
     raw = resolve(SCHEMA, [models_dir / f for f in PRESET_FILES], params_file, sets)
-    return ParamSet(
+    ps = ParamSet(
         stratstone=StratstoneParams(board=StratstoneBoard(**raw["stratstone.board"]),
                                     stone=StratstoneStones(**raw["stratstone.stone"])),
         mesh=MeshParams(**raw["mesh"]),
     )
+    profiles = load_profiles(models_dir)
+    ps.stratstone.check_layers(profiles["board"], profiles["piece"])
+    return ps

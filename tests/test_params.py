@@ -52,7 +52,26 @@ def test_params_file_then_set(tmp_path):
      "stratstone.stone.marks = ['ring', 'star', 'bar']: expected a list of 3 names from ring, cross, bar, dot, triangle, none"),
     (["stratstone.stone.colours=red,red,tan"],
      "stratstone.stone.colours = ['red', 'red', 'tan']: expected three different names"),
-    (["stratstone.stone.colours=red/x,blue,tan"], "expected names of letters, digits, '-' or '_' (they name files)"),
+    (["stratstone.stone.colours=red/x,blue,tan"], "expected names of lower-case letters, digits, '-' or '_' (they name files)"),
+    (["stratstone.stone.colours=Red,red,tan"], "expected names of lower-case letters"),
+    (["stratstone.stone.marks=ring,ring,bar"], "stratstone.stone.marks = ['ring', 'ring', 'bar']: expected a different mark for each set"),
+    # a ring whose stroke leaves no printable centre
+    (["stratstone.stone.mark_size_mm=3", "stratstone.stone.mark_stroke_mm=4"],
+     "stratstone.stone.mark_stroke_mm = 4: expected at most 1.6 so the ring's centre (3 mm mark) stays 0.8 mm wide"),
+    # the mark with its strokes keeps a wall to the plateau's edge; too small a stone for any mark
+    (["stratstone.stone.mark_size_mm=12.3", "stratstone.stone.mark_stroke_mm=4"], "stratstone.stone.mark_size_mm = 12.3: expected at most"),
+    (["stratstone.stone.footprint_mm=10", "stratstone.board.cell_pitch_mm=12"], "(or stratstone.stone.mark = false)"),
+    # labels: walls beside them on the rim, room between neighbours, printable bowls
+    (["stratstone.board.label_height_mm=10"], "stratstone.board.label_height_mm = 10: expected at most 9.4 to leave 0.8 mm walls"),
+    (["stratstone.stone.footprint_mm=10", "stratstone.board.cell_pitch_mm=11", "stratstone.board.clearance_mm=0.1",
+      "stratstone.stone.mark=false", "stratstone.board.label_height_mm=10.5", "stratstone.board.rim_width_mm=20"],
+     "stratstone.board.label_height_mm = 10.5: expected at most 9.2 so neighbouring labels stay 0.8 mm apart"),
+    (["stratstone.board.label_height_mm=2.5", "stratstone.board.rim_width_mm=8"],
+     "stratstone.board.label_height_mm = 2.5: expected at least 3.6 with 1 mm strokes"),
+    # checked after snapping to the layers: 1.6 mm -> 1.5 mm board, 0.6 mm recess leaves 0.9 mm
+    (["stratstone.board.thickness_mm=1.6", "stratstone.board.recess_depth_mm=0.6", "stratstone.board.engrave_depth_mm=0.3"],
+     "stratstone.board.recess_depth_mm = 0.6: expected at most 0.5; it snaps to 0.6 mm in the 1.5 mm board"),
+    (["stratstone.stone.seed=-1"], "stratstone.stone.seed = -1: expected an integer from 0 to 2147483647"),
     # derived: a stone and its clearance must fit a cell with a wall of two extrusions
     (["stratstone.board.cell_pitch_mm=31"],
      "stratstone.board.cell_pitch_mm = 31: expected at least 32 (stone footprint 30 + 2 x clearance 0.6 + a 0.8 mm wall"),
@@ -95,3 +114,30 @@ def test_bad_params_file(tmp_path, content, message):
 def test_unknown_printer_suggests_the_closest():
     with pytest.raises(ParameterError, match="printer 'prusa-mk5': unknown, expected one of .*did you mean 'prusa-mk4'"):
         get_printer("prusa-mk5")
+
+
+@pytest.mark.parametrize("footprint", range(10, 81, 7))
+@pytest.mark.parametrize("clearance", [0.1, 0.2, 0.3, 0.6])
+def test_a_pitch_at_exactly_its_minimum_is_accepted(footprint, clearance):
+    need = footprint + 2 * clearance + 0.8
+    sets = [f"stratstone.stone.footprint_mm={footprint}", f"stratstone.board.clearance_mm={clearance}",
+            f"stratstone.board.cell_pitch_mm={need!r}", "stratstone.stone.mark=false"]
+    load_params(sets=parse_set(sets))
+    with pytest.raises(ParameterError, match=r"expected at least "):
+        load_params(sets=parse_set([*sets[:2], f"stratstone.board.cell_pitch_mm={need - 0.01!r}", sets[3]]))
+
+
+def test_limits_in_messages_are_themselves_accepted():
+    """The number after "at most" passes when given back."""
+    sets = ["stratstone.stone.irregularity=0.15", "stratstone.stone.elongation=0.35", "stratstone.stone.min_scale=0.6",
+            "stratstone.stone.plateau_fraction=0.5", "stratstone.stone.mark_size_mm=9"]
+    with pytest.raises(ParameterError) as e:
+        load_params(sets=parse_set(sets))
+    limit = str(e.value).split("at most ")[1].split(" ")[0]
+    load_params(sets=parse_set([*sets[:-1], f"stratstone.stone.mark_size_mm={limit}"]))
+
+
+def test_a_params_file_with_a_byte_order_mark(tmp_path):
+    f = tmp_path / "p.toml"
+    f.write_bytes(b"\xef\xbb\xbf[stratstone.stone]\nheight_mm = 8.0\n")
+    assert load_params(f).stratstone.stone.height_mm == 8.0

@@ -196,15 +196,33 @@ def test_stack_of_8_stands(stones, params, profiles):
             assert contact.buffer(-2.0).contains(Point(cx, cy)), (c, level)
 
 
-def test_stones_need_no_supports(stones):
-    """Every downward facing facet other than the flat bottom is at most 45 degrees from vertical."""
-    for k, s in list(stones.items())[::5]:
-        m = tessellate(s, 0.05)
+FLAT_WIDE = ["stratstone.stone.footprint_mm=80", "stratstone.board.cell_pitch_mm=82.01", "stratstone.stone.height_mm=3",
+             "stratstone.stone.height_variation_mm=0", "stratstone.stone.mark=false"]
+TALL_NARROW = ["stratstone.stone.footprint_mm=10", "stratstone.board.cell_pitch_mm=12", "stratstone.stone.height_mm=25",
+               "stratstone.stone.mark=false"]
+
+
+@pytest.mark.parametrize("sets", [[], FLAT_WIDE, TALL_NARROW], ids=["default", "flat-wide", "tall-narrow"])
+def test_stones_need_no_supports(sets, profiles):
+    """Every downward facing facet above the first layer leans at most 45 degrees from vertical."""
+    p = load_params(sets=parse_set(sets)).stratstone
+    first = profiles["piece"].first_layer_height_mm
+    for c, i in ((0, 0), (1, 3), (2, 6), (0, 5)):
+        m = tessellate(S.stone(p, c, i, profiles["piece"]), 0.05)
         tri = m.vertices[m.triangles]
         n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
         n /= np.linalg.norm(n, axis=1, keepdims=True)
-        on_bed = np.all(np.abs(tri[:, :, 2]) < 1e-6, axis=1)
-        assert (n[~on_bed, 2] >= -math.cos(math.radians(45))).all(), k
+        in_first_layer = np.all(tri[:, :, 2] <= first + 1e-6, axis=1)
+        assert (n[~in_first_layer, 2] >= -math.cos(math.radians(45))).all(), (c, i)
+
+
+@pytest.mark.parametrize("sets", [["stratstone.stone.plateau_fraction=0.5"], FLAT_WIDE, TALL_NARROW],
+                         ids=["least-plateau", "flat-wide", "tall-narrow"])
+def test_the_plateau_covers_half_the_footprint_at_the_limits(sets, profiles):
+    p = load_params(sets=parse_set(sets)).stratstone
+    for c, i in ((0, 1), (1, 6), (2, 2), (1, 0)):
+        s = S.stone(p, c, i, profiles["piece"])
+        assert _wire_polygon(_plateau(s).outerWire()).area >= 0.5 * _footprint(s).area, (c, i)
 
 
 def test_same_seed_same_stone_other_seed_other_stone(params, profiles):

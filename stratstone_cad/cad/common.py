@@ -16,35 +16,10 @@ import shapely
 from shapely.geometry import LineString, Point, Polygon
 
 from ..errors import GeometryError
-from ..params import Profile
+from ..params import on_layer_boundary, snap_depth, snap_height  # noqa: F401  (the CAD models' layer snapping)
 from .glyphs import Mark, Polyline
 
 EPS = 1e-6
-
-
-def snap_height(z_mm: float, profile: Profile, minimum_layers: int = 1) -> float:
-    """The layer boundary nearest ``z_mm`` (at least ``minimum_layers`` above the bed).
-
-    Boundaries are ``first + n * layer`` for n >= 0. Returns mm, rounded to 1e-6 so
-    repeated snapping is stable.
-    """
-    first, layer = profile.first_layer_height_mm, profile.layer_height_mm
-    n = max(minimum_layers - 1, round((z_mm - first) / layer))
-    return round(first + n * layer, 6)
-
-
-def snap_depth(depth_mm: float, profile: Profile, minimum_layers: int = 1) -> float:
-    """A depth measured down from a layer boundary: a whole number of layers (mm)."""
-    layer = profile.layer_height_mm
-    return round(max(minimum_layers, round(depth_mm / layer)) * layer, 6)
-
-
-def on_layer_boundary(z_mm: float, profile: Profile, tol: float = 1e-4) -> bool:
-    """Whether a height lies on a layer boundary of ``profile`` (z = 0 is the bed)."""
-    if abs(z_mm) < tol:
-        return True
-    n = (z_mm - profile.first_layer_height_mm) / profile.layer_height_mm
-    return n > -tol and abs(n - round(n)) * profile.layer_height_mm < tol
 
 
 def stroke_region(lines: list[Polyline], width: float,

@@ -135,3 +135,12 @@ def mark_strokes(kind: str, size: float) -> Mark:
 
 
 MARKS = ("ring", "cross", "bar", "dot", "triangle", "none")
+
+
+def mark_diameter(kind: str, size: float, stroke: float) -> float:
+    """The diameter (mm) of the smallest circle about the centre that holds the engraved mark."""
+    m = mark_strokes(kind, size)
+    reach = [math.hypot(x, y) + stroke / 2 for line in m.lines for x, y in line]
+    reach += [math.hypot(x, y) + r for x, y, r in m.discs]
+    reach += [math.hypot(x, y) + r + stroke / 2 for x, y, r in m.rings]
+    return 2 * max(reach, default=0.0)

@@ -3,10 +3,10 @@
 Coordinates: the board's lower-left corner is the origin, x grows towards file d,
 y towards rank 4, z up from the bed. Stones stand on z = 0, centred on the origin.
 
-A pebble is a loft through four closed splines: the bottom outline (z = 0, flat, a
-little smaller than the widest section so the side leans out gently and prints
-without supports), the widest section, a shoulder, and the flat top plateau. All
-four are the same seeded outline, scaled; the seed of stone n of colour set c is
+A pebble is a loft through closed splines of one seeded outline, scaled along a side
+profile (:func:`side_profile`): a flat bottom a little smaller than the widest section,
+so the side leans out gently and prints without supports, the widest section at 40 %
+of the height, and a flat top plateau. The seed of stone n of colour set c is
 ``"{seed}:{c}:{n}"``, so every stone is unique and the same parameters give the same
 stones.
 """
@@ -24,13 +24,19 @@ from .common import checked, engraving, mark_engraving, rounded_rect, snap_depth
 from .glyphs import Polyline, centred_text, mark_strokes
 from .tiling import cut_tiles, lay_on_bed, plan_tiles
 
-# Section heights as fractions of the stone height and their scales of the outline.
-# The bottom is 5 % narrower than the widest section at 40 % height; the lofted
-# surface then leans out at most about 36 degrees from vertical anywhere (the test
-# suite checks every facet against 45 degrees), so stones print without supports.
-_BOTTOM_SCALE = 0.95
+# The bottom is up to 5 % narrower than the widest section at 40 % height, and never
+# leans out by more than a tenth of the stone's height: the lofted surface then leans
+# out at most about 20 degrees from vertical on the default stones and 30 on flat, wide
+# ones (the tests check every facet above the first layer against 45 degrees), so
+# stones print without supports.
+_BOTTOM_INSET = 0.05  # of the radius
+_BOTTOM_INSET_PER_HEIGHT = 0.1  # of the height
+# The loft bulges a little past its widest section, so the footprint is up to ~2 %
+# larger than that section; the plateau is sized with this margin to keep its share.
+_FOOTPRINT_MARGIN = 1.04
 _BULGE_AT = 0.40
-_SHOULDER_AT = 0.75
+_SECTIONS_BELOW = 2  # sections from the bed up to the bulge (the bulge itself is the next)
+_SECTIONS_ABOVE = 3  # sections from the bulge up to the plateau
 _OUTLINE_POINTS = 36
 
 
@@ -41,7 +47,7 @@ class PebbleShape:
     outline: list[tuple[float, float]]  # widest section, closed, counter-clockwise
     height_mm: float
     top_scale: float  # plateau outline = outline * top_scale
-    shoulder_scale: float
+    bottom_scale: float  # bed outline = outline * bottom_scale
 
 
 def pebble_shape(p: StratstoneParams, colour: int, index: int, profile: Profile) -> PebbleShape:
@@ -66,9 +72,31 @@ def pebble_shape(p: StratstoneParams, colour: int, index: int, profile: Profile)
     k = size / 2 / widest * 0.99
     pts = [(round(x * k, 5), round(y * k, 5)) for x, y in pts]
     height = snap_height(s.height_mm + rng.uniform(-1, 1) * s.height_variation_mm, profile, minimum_layers=4)
-    plateau = s.plateau_fraction + rng.uniform(0.0, 0.08)
+    plateau = (s.plateau_fraction + rng.uniform(0.0, 0.06)) * _FOOTPRINT_MARGIN
     top = math.sqrt(min(plateau, 0.95))
-    return PebbleShape(pts, height, top, (1.0 + top) / 2 + 0.02)
+    bottom = 1.0 - min(_BOTTOM_INSET, _BOTTOM_INSET_PER_HEIGHT * height / (size / 2))
+    return PebbleShape(pts, height, top, bottom)
+
+
+def side_profile(shape: PebbleShape) -> list[tuple[float, float]]:
+    """(z, scale of the outline) of the loft's sections, bottom to top.
+
+    Below the bulge the side curves out like a quarter sine (steepest at the bed, where
+    it leans out by (1 - bottom_scale) x radius over the bulge's height: at most
+    atan(pi / 8) = 21 degrees with the limits above); above it the side falls in as a
+    parabola to the plateau. Sampling the curve densely keeps the loft's spline on it,
+    where three or four sections let it swing out past 45 degrees on flat, wide stones.
+    """
+    h, zb = shape.height_mm, _BULGE_AT * shape.height_mm
+    b, t = shape.bottom_scale, shape.top_scale
+    out = []
+    for i in range(_SECTIONS_BELOW):
+        z = zb * i / _SECTIONS_BELOW
+        out.append((z, b + (1 - b) * math.sin(math.pi / 2 * z / zb)))
+    for i in range(_SECTIONS_ABOVE + 1):
+        u = i / _SECTIONS_ABOVE
+        out.append((zb + (h - zb) * u, 1 - (1 - t) * u * u))
+    return [(round(z, 6), round(k, 6)) for z, k in out]
 
 
 def _polygon_centroid(pts: list[tuple[float, float]]) -> tuple[float, float, float]:
@@ -93,13 +121,7 @@ def stone(p: StratstoneParams, colour: int, index: int, profile: Profile) -> cq.
     engraved into the plateau when ``stone.mark`` is on.
     """
     shape = pebble_shape(p, colour, index, profile)
-    h = shape.height_mm
-    sections = [
-        (0.0, _BOTTOM_SCALE),
-        (_BULGE_AT * h, 1.0),
-        (_SHOULDER_AT * h, shape.shoulder_scale),
-        (h, shape.top_scale),
-    ]
+    sections = side_profile(shape)
     wp = cq.Workplane("XY")
     prev = 0.0
     for z, k in sections:
@@ -111,7 +133,7 @@ def stone(p: StratstoneParams, colour: int, index: int, profile: Profile) -> cq.
     kind = p.stone.marks[colour]
     if p.stone.mark and kind != "none":
         depth = snap_depth(p.stone.mark_depth_mm, profile)
-        tool = mark_engraving(mark_strokes(kind, p.stone.mark_size_mm), p.stone.mark_stroke_mm, h, depth)
+        tool = mark_engraving(mark_strokes(kind, p.stone.mark_size_mm), p.stone.mark_stroke_mm, shape.height_mm, depth)
         solid = checked(solid.cut(tool), name)
     return solid
 
