@@ -11,24 +11,32 @@ sha256 is not rebuilt, and the unchanged rebuild never imports CadQuery.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
+import dataclasses
+import fcntl
 import hashlib
 import importlib
 import json
+import math
 import multiprocessing
+import os
+import re
+import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any, TextIO
 
-from .catalog import Job, Output, get_games
-from .errors import OutputError, UserError
+from .catalog import Game, Job, Output, get_games
+from .errors import GeometryError, OutputError, UserError
 from .fileio import atomic_write, ensure_writable_dir
 from .params import ParamSet, Printer, Profile, get_printer, load_params, load_profiles
 
 MANIFEST = "manifest.json"
+LOCK = ".stratstone-cad.lock"
 MANIFEST_FORMAT = "stratstone-cad/manifest"
 PACKAGE_DIR = Path(__file__).resolve().parent
 # Code whose change must invalidate the cache (the games/ and viewer/ layers cannot
@@ -69,17 +77,24 @@ def code_fingerprint() -> str:
     return h.hexdigest()
 
 
-def job_key(job: Job, ps: ParamSet, printer: Printer, profiles: dict[str, Profile], code: str) -> str:
+def job_key(job: Job, ps: ParamSet, profiles: dict[str, Profile], code: str) -> str:
+    """sha256 of everything a job's files are made from (and nothing else, so an
+    unrelated change rebuilds nothing)."""
     data = {
-        "job": job.id, "maker": job.maker, "args": job.args,
-        "params": {s: ps.section(s) for s in job.sections},
+        "job": job.id, "maker": job.maker, "args": job.args, "depends": job.depends,
         "mesh": ps.mesh.as_dict(),
         "profiles": {o.profile: vars(profiles[o.profile]) for o in job.outputs},
-        "printer": vars(printer) if job.uses_printer else None,
         "outputs": [o.file for o in job.outputs],
         "code": code,
     }
-    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=_plain).encode()).hexdigest()
+
+
+def _plain(o: Any) -> Any:
+    """JSON form of the dataclasses in job arguments (a tile plan)."""
+    if dataclasses.is_dataclass(o) and not isinstance(o, type):
+        return dataclasses.asdict(o)
+    raise TypeError(f"cannot key {type(o).__name__}")
 
 
 def sha256_file(path: Path) -> str | None:
@@ -94,10 +109,20 @@ def read_manifest(out_dir: Path) -> dict[str, dict[str, Any]]:
     try:
         data = json.loads((out_dir / MANIFEST).read_text("utf-8"))
         if data.get("format") == MANIFEST_FORMAT:
-            return {a["file"]: a for a in data["assets"]}
+            return {a["file"]: a for a in data["assets"] if isinstance(a, dict) and _our_file(a.get("file"))}
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         pass
     return {}
+
+
+_OUR_FILE = re.compile(r"[a-z][a-z0-9-]*/[a-z0-9][a-z0-9_-]*\.stl")
+
+
+def _our_file(name: Any) -> bool:
+    """Whether a manifest's file name is one the build writes: ``game/part.stl``,
+    never an absolute path or one that leaves the output folder (the build deletes
+    stale files by these names, so a damaged manifest must not point elsewhere)."""
+    return isinstance(name, str) and _OUR_FILE.fullmatch(name) is not None
 
 
 def write_manifest(out_dir: Path, entries: dict[str, dict[str, Any]]) -> None:
@@ -125,11 +150,13 @@ def run_job(job: Job, ps: ParamSet, printer: Printer, profiles: dict[str, Profil
         shapes = maker(ps, printer, profiles, **job.args)
     except UserError as e:
         raise type(e)(f"{job.describe}: {e}") from None
+    except Exception as e:  # the CAD kernel refused these parameters: say which part and why
+        detail = " ".join(str(e).split()) or type(e).__name__
+        raise GeometryError(f"{job.describe}: the CAD kernel cannot make this part ({type(e).__name__}: "
+                            f"{detail[:200]})") from None
     if len(shapes) != len(job.outputs):
         raise RuntimeError(f"{job.id}: made {len(shapes)} parts for {len(job.outputs)} outputs")
     entries = []
-    import math
-
     for shape, out in zip(shapes, job.outputs, strict=True):
         mesh = tessellate(shape, ps.mesh.tolerance_mm, math.radians(ps.mesh.angular_tolerance_deg))
         name = Path(out.file).stem
@@ -140,7 +167,7 @@ def run_job(job: Job, ps: ParamSet, printer: Printer, profiles: dict[str, Profil
             "file": out.file, "game": out.game, "part": out.part, "colour": out.colour, "index": out.index,
             "of": out.of, "profile": {"name": prof.name, "layer_height_mm": prof.layer_height_mm,
                                       "first_layer_height_mm": prof.first_layer_height_mm},
-            "printer": printer.name if job.uses_printer else None,
+            "printer": out.printer,
             "sha256": hashlib.sha256(data).hexdigest(), "key": key,
         }
         entry.update(mesh_facts(mesh))
@@ -172,8 +199,22 @@ class Progress:
             self.stream.write(f"[{self.done}/{self.total}] {label}\n")
         self.stream.flush()
 
+    def close(self) -> None:
+        """End the bar's line if the build stopped before the bar was full."""
+        if self.stream and self.tty and 0 < self.done < self.total:
+            self.stream.write("\n")
+            self.stream.flush()
+
 
 # --------------------------------------------------------------------------- the build
+
+
+def usable_cores() -> int:
+    """Cores this process may run on (its CPU affinity, not the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def build(games: list[str] | None = None, printer_name: str | None = None, out_dir: Path = Path("output"),
@@ -182,7 +223,8 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
     """Build the assets of ``games`` (all when empty) into ``out_dir``.
 
     Everything the user gives is checked before anything is written: parameters,
-    printer, games, the output folder. Raises UserError subclasses for those.
+    printer, games, the output folder. Raises UserError subclasses for those. More jobs
+    than usable cores are not started (they only compete for the same cores).
     """
     start = time.perf_counter()
     if jobs < 1:
@@ -193,18 +235,44 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
     chosen = get_games(games)
     plan: list[Job] = [j for g in chosen for j in g.plan(ps, printer)]
     out_dir = ensure_writable_dir(Path(out_dir))
+    if (out_dir / MANIFEST).exists() and not (out_dir / MANIFEST).is_file():
+        raise OutputError(f"manifest {out_dir / MANIFEST}: is not a file, expected the build's manifest")
     for sub in sorted({Path(o.file).parent for j in plan for o in j.outputs}):
         ensure_writable_dir(out_dir / sub)
+    with _lock(out_dir):
+        return _build_locked(out_dir, plan, chosen, ps, printer, profiles, min(jobs, usable_cores()), progress, start)
 
+
+@contextlib.contextmanager
+def _lock(out_dir: Path) -> Iterator[None]:
+    """One build at a time in a folder: a second one would mix its files into the first's."""
+    try:
+        fd = os.open(out_dir / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:
+        raise OutputError(f"output folder {out_dir}: cannot lock ({e.strerror})") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise OutputError(f"output folder {out_dir}: another stratstone-cad build is writing to it; "
+                              "wait for it or use another --out") from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def _build_locked(out_dir: Path, plan: list[Job], chosen: list[Game], ps: ParamSet, printer: Printer,
+                  profiles: dict[str, Profile], jobs: int, progress: TextIO | None, start: float) -> BuildReport:
     old = read_manifest(out_dir)
     code = code_fingerprint()
     report = BuildReport(out_dir)
     entries = dict(old)
     todo: list[tuple[Job, str]] = []
     for job in plan:
-        key = job_key(job, ps, printer, profiles, code)
+        key = job_key(job, ps, profiles, code)
         fresh = all(
-            o.file in old and old[o.file].get("key") == key and sha256_file(out_dir / o.file) == old[o.file].get("sha256")
+            o.file in old and old[o.file].get("key") == key
+            and sha256_file(out_dir / o.file) == old[o.file].get("sha256")
             for o in job.outputs)
         if fresh:
             report.cached += [o.file for o in job.outputs]
@@ -220,20 +288,10 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
                 report.built.append(e["file"])
     except BaseException as e:  # keep what finished in the manifest, then re-raise
         error = e
-    # Files of the built games that the new plan no longer makes (e.g. a different tile count).
-    planned = {o.file for j in plan for o in j.outputs}
-    built_games = {g.name for g in chosen}
-    for f, e in sorted(old.items()):
-        if e.get("game") in built_games and f not in planned:
-            entries.pop(f, None)
-            if error is None:
-                try:
-                    (out_dir / f).unlink()
-                    report.removed.append(f)
-                except FileNotFoundError:
-                    pass
-                except OSError as ex:
-                    raise OutputError(f"stale file {out_dir / f}: cannot remove ({ex.strerror})") from None
+    finally:
+        bar.close()
+    if error is None:
+        report.removed = _remove_stale(out_dir, plan, chosen, old, entries)
     write_manifest(out_dir, entries)
     if error is not None:
         raise error
@@ -241,8 +299,45 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
     return report
 
 
+def _remove_stale(out_dir: Path, plan: list[Job], chosen: list[Game], old: dict[str, dict[str, Any]],
+                  entries: dict[str, dict[str, Any]]) -> list[str]:
+    """Delete the built games' files that the plan no longer makes (another printer's
+    tiles, a renamed colour): those the old manifest lists, and any other STL in the
+    games' folders (found even when the manifest was lost). Only names the build
+    itself writes are touched. After a failed build nothing is deleted and the old
+    entries stay listed, so the next build removes them."""
+    planned = {o.file for j in plan for o in j.outputs}
+    names = {g.name for g in chosen}
+    stale = {f for f, e in old.items() if e.get("game") in names and f not in planned}
+    for game in names:
+        folder = out_dir / game
+        if folder.is_dir():
+            stale |= {f"{game}/{p.name}" for p in folder.glob("*.stl") if p.is_file()} - planned
+    removed = []
+    for f in sorted(x for x in stale if _our_file(x)):
+        try:
+            (out_dir / f).unlink()
+            removed.append(f)
+        except FileNotFoundError:
+            pass
+        except OSError as ex:
+            raise OutputError(f"stale file {out_dir / f}: cannot remove ({ex.strerror})") from None
+        entries.pop(f, None)
+    return removed
+
+
+def _ignore_sigint() -> None:
+    """Workers ignore Ctrl-C: the main process stops the build and lets running parts finish."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _run_all(todo: list[tuple[Job, str]], ps: ParamSet, printer: Printer, profiles: dict[str, Profile],
-             out_dir: Path, jobs: int, bar: Progress):
+             out_dir: Path, jobs: int, bar: Progress) -> Iterator[list[dict[str, Any]]]:
+    """Run the jobs, yielding each one's manifest entries as it finishes.
+
+    On a failing part or Ctrl-C, parts not started are cancelled, parts already running
+    finish (their files are whole and still reported), then the error is raised.
+    """
     todo = sorted(todo, key=lambda jk: -jk[0].cost)  # longest first keeps both cores busy to the end
     if jobs == 1 or len(todo) <= 1:
         for job, key in todo:
@@ -251,27 +346,45 @@ def _run_all(todo: list[tuple[Job, str]], ps: ParamSet, printer: Printer, profil
             yield result
         return
     ctx = multiprocessing.get_context("spawn")
-    with cf.ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx) as pool:
+    pool = cf.ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx, initializer=_ignore_sigint)
+    futures: dict[cf.Future, Job] = {}
+    reported: set[cf.Future] = set()
+    error: BaseException | None = None
+    try:
         futures = {pool.submit(run_job, job, ps, printer, profiles, str(out_dir), key): job for job, key in todo}
-        error: BaseException | None = None
         for fut in cf.as_completed(futures):
             try:
                 result = fut.result()
             except cf.CancelledError:
                 continue
             except BaseException as e:
-                # Stop: cancel what has not started; the jobs already running finish,
-                # and their files are listed in the manifest like every finished part.
                 if error is None:
                     error = e
+                    # Cancel each pending future itself: the pool then reports them to
+                    # as_completed as it skips them (shutdown(cancel_futures=True) would
+                    # cancel them behind as_completed's back and leave it waiting forever).
                     for f in futures:
                         f.cancel()
                 continue
+            reported.add(fut)
             job = futures[fut]
             bar.step(job.id, len(job.outputs))
             yield result
-        if error is not None:
-            raise error
+    except KeyboardInterrupt as e:
+        error = e
+        pool.shutdown(wait=False, cancel_futures=True)
+        for fut in futures:  # parts already running finish; list them too
+            if fut in reported or fut.cancelled():
+                continue
+            try:
+                result = fut.result()
+            except BaseException:
+                continue
+            yield result
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    if error is not None:
+        raise error
 
 
 def assets_for(out_dir: Path, game: str | None = None) -> list[dict[str, Any]]:

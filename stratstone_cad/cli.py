@@ -6,7 +6,6 @@ them, so ``--help`` and a cached rebuild start fast.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -36,9 +35,9 @@ def _parser() -> argparse.ArgumentParser:
                                    "Unchanged assets are taken from the cache.")
     b.add_argument("games", nargs="*", metavar="GAME", help="games to build (default: all)")
     b.add_argument("--printer", metavar="NAME", help="printer whose bed a part must fit (see 'list')")
-    b.add_argument("--out", metavar="DIR", type=Path, default=Path("output"), help="output folder (default: output)")
-    b.add_argument("--jobs", metavar="N", type=int, default=os.cpu_count() or 1,
-                   help="parts built in parallel (default: the number of cores)")
+    b.add_argument("--out", metavar="DIR", type=_path, default=Path("output"), help="output folder (default: output)")
+    b.add_argument("--jobs", metavar="N", type=int, default=None,
+                   help="parts built in parallel (default and most: the cores this process may use)")
     _param_args(b)
     b.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -53,7 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("game", metavar="GAME", help="stratstone, sage-stones or terrain")
     pl.add_argument("--seed", type=int, default=None, help="seed of the players' and the dice's randomness")
     pl.add_argument("--players", default=None, help="comma-separated player kinds, e.g. random,greedy")
-    pl.add_argument("--out", metavar="FILE", type=Path, default=None, help="log file (default: standard output)")
+    pl.add_argument("--out", metavar="FILE", type=_path, default=None, help="log file (default: standard output)")
     pl.add_argument("--setup", metavar="JSON", default=None,
                     help='the game\'s setup as a JSON object, e.g. \'{"first": "red"}\' (Stratstone) or '
                          '\'{"variant": "two-player"}\' (Sage Stones); see docs/log-format.md')
@@ -65,8 +64,15 @@ def _parser() -> argparse.ArgumentParser:
                         description="Validate an engine log: its schema, then every ply through the "
                                     "rules engine. Prints the result; exits 2 naming the line, the ply "
                                     "and the broken rule when the log is invalid.")
-    ck.add_argument("file", metavar="FILE", type=Path)
+    ck.add_argument("file", metavar="FILE", type=_path)
     return p
+
+
+def _path(text: str) -> Path:
+    """A path argument; an empty one is an error (``Path("")`` would quietly mean ".")."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"expected a path, got {text!r}")
+    return Path(text)
 
 
 def _param_args(p: argparse.ArgumentParser) -> None:
@@ -77,10 +83,11 @@ def _param_args(p: argparse.ArgumentParser) -> None:
 
 
 def _cmd_build(a: argparse.Namespace) -> int:
-    from .build import build
+    from .build import build, usable_cores
     from .params import parse_set
 
-    report = build(a.games, a.printer, a.out, a.jobs, a.params, parse_set(a.sets),
+    jobs = usable_cores() if a.jobs is None else a.jobs
+    report = build(a.games, a.printer, a.out, jobs, a.params, parse_set(a.sets),
                    progress=None if a.quiet else sys.stderr)
     print(report.summary())
     return 0

@@ -305,7 +305,7 @@ def default_printer(models_dir: Path = MODELS_DIR) -> str:
 
 def get_printer(name: str | None, models_dir: Path = MODELS_DIR) -> Printer:
     printers = load_printers(models_dir)
-    name = name or default_printer(models_dir)
+    name = default_printer(models_dir) if name is None else name
     if name not in printers:
         raise ParameterError(f"printer {name!r}: unknown, expected {_one_of(name, printers)}")
     return printers[name]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 
 import numpy as np
@@ -143,7 +144,7 @@ def test_interrupted_build_leaves_only_whole_files(tmp_path, monkeypatch):
     monkeypatch.setattr(B, "run_job", stop_on_third)
     with pytest.raises(KeyboardInterrupt):
         B.build(["stratstone"], None, tmp_path, jobs=1, progress=None)
-    files = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
+    files = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file() and p.name != B.LOCK)
     listed = {a["file"] for a in B.assets_for(tmp_path)}
     assert len(listed) == 2 and files == sorted([*listed, "manifest.json"])
 
@@ -200,8 +201,93 @@ def test_a_failing_part_in_a_parallel_build_stops_it_and_keeps_the_manifest_true
     (tmp_path / "stratstone" / "stone-tan-02.stl").mkdir(parents=True)
     with pytest.raises(OutputError, match=r"stone-tan-02.stl: cannot write \(Is a directory\)$"):
         B.build(["stratstone"], None, tmp_path, jobs=2, progress=None)
-    files = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
+    files = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file() and p.name != B.LOCK)
     listed = sorted(a["file"] for a in B.assets_for(tmp_path))
     assert files == sorted([*listed, "manifest.json"])
     assert listed and "stratstone/stone-tan-02.stl" not in listed
     assert not list(tmp_path.rglob("*.tmp"))
+
+
+def test_a_damaged_manifest_cannot_make_the_build_delete_other_files(tmp_path):
+    out = tmp_path / "out"
+    B.build(["stratstone"], None, out, jobs=1, progress=None)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    data = json.loads((out / "manifest.json").read_text())
+    data["assets"] += [{"file": str(victim), "game": "stratstone"},
+                       {"file": "stratstone/../../victim.txt", "game": "stratstone"}]
+    (out / "manifest.json").write_text(json.dumps(data))
+    r = B.build(["stratstone"], None, out, jobs=1, progress=None)
+    assert victim.read_text() == "keep me" and r.removed == [] and len(r.cached) == 25
+
+
+def test_stale_tiles_go_even_without_a_manifest_and_stay_listed_after_a_failure(tmp_path, monkeypatch):
+    sets = {"stratstone.board.cell_pitch_mm": "44"}
+    B.build(["stratstone"], "prusa-mini", tmp_path, jobs=1, progress=None, sets=sets)
+    tiles = sorted(p.name for p in (tmp_path / "stratstone").glob("board-tile-*"))
+    assert len(tiles) == 4
+    # a failed build on another printer deletes nothing and keeps the tiles listed
+    real = B.run_job
+
+    def fail_board(job, *a, **k):
+        if job.id == "stratstone/board":
+            raise GeometryError("Stratstone board: the mesh is not watertight")
+        return real(job, *a, **k)
+
+    monkeypatch.setattr(B, "run_job", fail_board)
+    with pytest.raises(GeometryError):
+        B.build(["stratstone"], "prusa-mk4", tmp_path, jobs=1, progress=None, sets=sets)
+    assert sorted(p.name for p in (tmp_path / "stratstone").glob("board-tile-*")) == tiles
+    assert {f"stratstone/{t}" for t in tiles} <= {a["file"] for a in B.assets_for(tmp_path)}
+    monkeypatch.undo()
+    # the manifest lost: the next good build still clears the old tiles
+    (tmp_path / "manifest.json").unlink()
+    r = B.build(["stratstone"], "prusa-mk4", tmp_path, jobs=1, progress=None, sets=sets)
+    assert sorted(r.removed) == [f"stratstone/{t}" for t in tiles]
+    assert sorted(p.name for p in (tmp_path / "stratstone").glob("board*")) == ["board.stl"]
+
+
+def test_the_cache_key_holds_what_a_part_depends_on_and_nothing_else(built, tmp_path):
+    import shutil
+
+    out = tmp_path / "o"
+    shutil.copytree(built, out)
+    r = B.build(["stratstone"], None, out, jobs=1, progress=None, sets={"stratstone.stone.per_colour": "9"})
+    assert sorted(r.built) == ["stratstone/stone-red-09.stl", "stratstone/stone-tan-09.stl", "stratstone/stone-yellow-09.stl"]
+    # another printer on which the board still fits: nothing to do
+    r = B.build(["stratstone"], "bambu-x1c", out, jobs=1, progress=None, sets={"stratstone.stone.per_colour": "9"})
+    assert r.built == []
+    # a stone's own mark rebuilds its set only; the stone footprint rebuilds the board too
+    r = B.build(["stratstone"], None, out, jobs=1, progress=None, sets={"stratstone.stone.marks": "ring,dot,bar"})
+    assert sorted(r.built) == [f"stratstone/stone-red-{i:02d}.stl" for i in range(1, 9)]
+    assert r.removed == [f"stratstone/stone-{c}-09.stl" for c in ("red", "tan", "yellow")]
+
+
+def test_one_build_at_a_time_in_a_folder(tmp_path):
+    import fcntl
+
+    tmp_path.mkdir(exist_ok=True)
+    fd = os.open(tmp_path / B.LOCK, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        with pytest.raises(OutputError, match="another stratstone-cad build is writing to it"):
+            B.build(["stratstone"], None, tmp_path, jobs=1, progress=None)
+    finally:
+        os.close(fd)
+    assert not (tmp_path / "manifest.json").exists()
+
+
+def test_an_unexpected_cad_failure_is_a_geometry_error_naming_the_part(tmp_path, monkeypatch):
+    from stratstone_cad.cad import stratstone as S
+
+    def broken(*a, **k):
+        raise ValueError("gp_Circ() - radius should be positive number")
+
+    monkeypatch.setattr(S, "stone", broken)
+    with pytest.raises(GeometryError, match=r"^stone-yellow-01 \(stratstone.stone seed 2024, .*\): the CAD kernel "
+                                            r"cannot make this part \(ValueError: gp_Circ\(\) - radius"):
+        B.build(["stratstone"], None, tmp_path, jobs=1, progress=None)
+
+
+def test_jobs_are_capped_at_the_usable_cores():
+    assert 1 <= B.usable_cores() <= (os.cpu_count() or 1)

@@ -43,6 +43,7 @@ def test_list_shows_parameters_defaults_units_and_printers():
     (["build", "--jobs", "two"], "argument --jobs: invalid int value: 'two'"),
     (["build", "--params", "missing.toml"], "--params file missing.toml: file not found"),
     (["build", "--set", "stratstone.board.cells=9"], "stratstone.board.cells = 9: expected an integer from 2 to 8"),
+    (["build", "--printer", ""], "printer '': unknown, expected one of"),
     (["frobnicate"], "invalid choice: 'frobnicate'"),
 ])
 def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, args, message):
@@ -52,6 +53,39 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, args, messag
     assert r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
     assert "Traceback" not in r.stderr and r.stdout == ""
     assert not out.exists() or not any(out.rglob("*"))
+
+
+def test_empty_out_is_refused(tmp_path):
+    r = run("build", "--out", "", cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+    assert "argument --out: expected a path, got ''" in r.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_stops_a_parallel_build_quickly_with_whole_listed_files(tmp_path):
+    """SIGINT to the whole process group (as a terminal sends it) mid-build: the build
+    stops within seconds, exits 130 with one line, and every file left is whole and listed."""
+    import os
+    import signal
+    import time
+
+    out = tmp_path / "out"
+    p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "build", "--out", str(out), "--jobs", "2"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not any((out / "stratstone").glob("stone-*.stl")) if (out / "stratstone").exists() else True:
+        assert time.monotonic() < deadline and p.poll() is None
+        time.sleep(0.05)
+    os.killpg(p.pid, signal.SIGINT)
+    t = time.monotonic()
+    _, err = p.communicate(timeout=30)
+    assert time.monotonic() - t < 10
+    assert p.returncode == 130 and err.endswith("stratstone-cad: interrupted\n"), err
+    assert "Traceback" not in err
+    files = sorted(f.relative_to(out).as_posix() for f in out.rglob("*") if f.is_file() and not f.name.startswith("."))
+    m = json.loads((out / "manifest.json").read_text())
+    assert files == sorted([a["file"] for a in m["assets"]] + ["manifest.json"])
+    assert 0 < len(m["assets"]) < 25
 
 
 def test_unwritable_output_folder(tmp_path):

@@ -22,7 +22,7 @@ import cadquery as cq
 from ..params import ParamSet, Printer, Profile, StratstoneParams
 from .common import checked, engraving, mark_engraving, rounded_rect, snap_depth, snap_height
 from .glyphs import Polyline, centred_text, mark_strokes
-from .tiling import cut_tiles, lay_on_bed, plan_tiles
+from .tiling import TilePlan, cut_tiles, lay_on_bed
 
 # The bottom is up to 5 % narrower than the widest section at 40 % height, and never
 # leans out by more than a tenth of the stone's height: the lofted surface then leans
@@ -176,13 +176,10 @@ def make_stone(ps: ParamSet, printer: Printer, profiles: dict[str, Profile], col
     return [stone(ps.stratstone, colour, index, profiles["piece"])]
 
 
-def make_board(ps: ParamSet, printer: Printer, profiles: dict[str, Profile]) -> list[cq.Shape]:
-    """The board, or its tiles when it does not fit ``printer``'s bed."""
-    p = ps.stratstone
-    b = p.board
-    solid = board_solid(p, profiles["board"])
-    plan = plan_tiles((b.size_mm, b.size_mm), printer, b.joint_length_mm, b.joint_width_mm,
-                      (b.wall_lines_mm(), b.wall_lines_mm()), what="Stratstone board")
+def make_board(ps: ParamSet, printer: Printer, profiles: dict[str, Profile], plan: TilePlan) -> list[cq.Shape]:
+    """The board, or its tiles as ``plan`` (made by the catalog for ``printer``) cuts it."""
+    b = ps.stratstone.board
+    solid = board_solid(ps.stratstone, profiles["board"])
     if plan.count == 1:
         return [solid]
     return lay_on_bed(cut_tiles(solid, plan, b.joint_length_mm, b.joint_width_mm, b.joint_clearance_mm), plan)
