@@ -1,8 +1,8 @@
 """Atomic, deterministic file output shared by every writer.
 
 A file is written to a temporary name in the same folder and renamed over the
-target, so a reader (or a crash) never sees half a file, and an interrupted write
-leaves nothing but, at worst, nothing at all: the temporary file is removed.
+target, so a reader (or a crash) never sees half a file: an interrupted write leaves
+the old file (or no file) and removes its temporary file.
 """
 
 from __future__ import annotations

@@ -55,12 +55,15 @@ def test_written_meshes_are_watertight_and_within_tolerance(built, manifest, par
     for a in manifest["assets"]:
         tm = trimesh.load_mesh(built / a["file"])
         assert tm.is_watertight and tm.is_winding_consistent and tm.volume > 0, a["file"]
+    def curved_area(solid):  # only curved faces deviate: the volume can differ by tolerance x their area
+        return sum(f.Area() for f in solid.Faces() if f.geomType() != "PLANE")
+
     board = S.board_solid(params.stratstone, profiles["board"])
     tm = trimesh.load_mesh(built / "stratstone/board.stl")
-    assert abs(tm.volume - volume(board)) <= params.mesh.tolerance_mm * board.Area()
+    assert abs(tm.volume - volume(board)) <= params.mesh.tolerance_mm * curved_area(board)
     stone = S.stone(params.stratstone, 1, 2, profiles["piece"])
     tm = trimesh.load_mesh(built / "stratstone/stone-red-03.stl")
-    assert abs(tm.volume - volume(stone)) <= params.mesh.tolerance_mm * stone.Area()
+    assert abs(tm.volume - volume(stone)) <= params.mesh.tolerance_mm * curved_area(stone)
     # a finer tolerance comes closer
     from stratstone_cad.mesh.tessellate import tessellate
 
@@ -101,7 +104,7 @@ def test_tiled_build_replaces_the_board_and_names_the_tiles(tmp_path):
         a = entries[f"stratstone/{t}"]
         assert a["part"] == "board-tile" and a["of"] == 4 and a["printer"] == "prusa-mini"
         x, y, _ = a["bbox_mm"]["size"]
-        assert max(x, y) <= 170 and min(x, y) <= 170
+        assert max(x, y) <= 170
 
 
 def test_atomic_write_leaves_nothing_when_interrupted(tmp_path, monkeypatch):

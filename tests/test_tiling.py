@@ -106,3 +106,36 @@ def test_a_board_that_cannot_be_tiled_is_refused(params):
 
 def _area(pts):
     return abs(sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1], strict=True))) / 2
+
+
+def test_tiles_lie_rotated_when_that_needs_fewer():
+    """A long board on a bed that is long the other way: one tile, turned a quarter."""
+    bed = Printer("tall", "", 170, 320, 5)  # usable 160 x 310
+    plan = plan_tiles((300.0, 150.0), bed, 5.0, 9.0)
+    assert plan.count == 1 and plan.rotated
+    plan = plan_tiles((300.0, 150.0), Printer("wide", "", 320, 170, 5), 5.0, 9.0)
+    assert plan.count == 1 and not plan.rotated
+
+
+def test_a_rotated_plan_turns_the_tiles_on_the_bed():
+    import cadquery as cq
+
+    from stratstone_cad.cad.tiling import lay_on_bed
+
+    box = cq.Solid.makeBox(300, 150, 5)
+    plan = plan_tiles((300.0, 150.0), Printer("tall", "", 170, 320, 5), 5.0, 9.0)
+    (tile,) = lay_on_bed([box], plan)
+    bb = tile.BoundingBox()
+    assert (bb.xlen, bb.ylen) == pytest.approx((150, 300))
+
+
+def test_cuts_follow_the_walls_or_none_are_made(params):
+    """With wall lines given, cuts are only ever on them (never through a recess)."""
+    b = params.stratstone.board
+    for bed in (Printer("a", "", 110, 110, 5), Printer("b", "", 70, 70, 5)):
+        plan = plan_tiles((b.size_mm, b.size_mm), bed, b.joint_length_mm, b.joint_width_mm,
+                          (b.wall_lines_mm(), b.wall_lines_mm()))
+        assert set(plan.xcuts) <= set(b.wall_lines_mm()) and set(plan.ycuts) <= set(b.wall_lines_mm())
+    with pytest.raises(ParameterError, match="cannot be cut into tiles"):
+        plan_tiles((b.size_mm, b.size_mm), Printer("c", "", 45, 45, 5), b.joint_length_mm, b.joint_width_mm,
+                   (b.wall_lines_mm(), b.wall_lines_mm()))
