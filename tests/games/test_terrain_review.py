@@ -8,21 +8,10 @@ from __future__ import annotations
 import random
 
 import pytest
+from test_terrain import position  # the hand-built positions' helpers
 
 from stratstone_cad.games.core import RuleViolation
 from stratstone_cad.games.terrain import TerrainState
-
-
-def hmap(default: int = 0, **levels: int) -> list[list[int]]:
-    """A heightmap: ``default`` everywhere, ``levels`` per square (``c4=2``)."""
-    rows = [[default] * 10 for _ in range(10)]
-    for sq, v in levels.items():
-        rows[int(sq[1:]) - 1][ord(sq[0]) - ord("a")] = v
-    return rows
-
-
-def position(pieces: dict[str, str], heights: dict[str, int] | None = None, **setup) -> TerrainState:
-    return TerrainState.from_setup({"heightmap": hmap(**(heights or {})), "pieces": pieces, **setup})
 
 
 def violation(state: TerrainState, text: str) -> str:
