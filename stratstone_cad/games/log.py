@@ -25,7 +25,7 @@ import math
 import os
 import re
 import stat
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -159,12 +159,21 @@ def validate_line(value: Any, kind: str, game: str | None = None) -> str | None:
 # ``ids`` are the header's player ids, which the header check proved to match the id pattern.
 
 
-def _fast_stratstone(o: dict[str, Any], ids: frozenset[str]) -> bool:
-    if len(o) != 3:
-        return False
-    p = o.get("ply")
-    m = o.get("move")
-    return type(p) is int and p >= 1 and o.get("player") in ("yellow", "red") and type(m) is str and 0 < len(m) <= 64
+def _fast_two_sides(sides: tuple[str, str]) -> Callable[[dict[str, Any], frozenset[str]], bool]:
+    """The fast ply check of a game with two fixed player ids and no chance field."""
+
+    def check(o: dict[str, Any], ids: frozenset[str]) -> bool:
+        if len(o) != 3:
+            return False
+        p = o.get("ply")
+        m = o.get("move")
+        return type(p) is int and p >= 1 and o.get("player") in sides and type(m) is str and 0 < len(m) <= 64
+
+    return check
+
+
+_fast_stratstone = _fast_two_sides(("yellow", "red"))
+_fast_terrain = _fast_two_sides(("red", "blue"))
 
 
 _ID_RE = re.compile(r"[a-z][a-z0-9_-]{0,31}")
@@ -196,14 +205,6 @@ def _fast_sage(o: dict[str, Any], ids: frozenset[str]) -> bool:
         and 1 <= d[1] <= 3
         and 1 <= d[2] <= 3
     )
-
-
-def _fast_terrain(o: dict[str, Any], ids: frozenset[str]) -> bool:
-    if len(o) != 3:
-        return False
-    p = o.get("ply")
-    m = o.get("move")
-    return type(p) is int and p >= 1 and o.get("player") in ("red", "blue") and type(m) is str and 0 < len(m) <= 64
 
 
 _FAST_PLY = {"stratstone": _fast_stratstone, "sage-stones": _fast_sage, "terrain": _fast_terrain}
