@@ -17,7 +17,6 @@ least as fast as play. Usage::
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import statistics
 import sys
@@ -28,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchlib import loadavg, machine  # noqa: E402  (scripts/ is on the path when run as a script)
+from benchlib import loadavg, machine, pin_cpu  # noqa: E402  (scripts/ is on the path when run as a script)
 
 from stratstone_cad.games import commands  # noqa: E402
 from stratstone_cad.games.sage_stones import SageStonesState  # noqa: E402
@@ -104,12 +103,7 @@ def main() -> None:
     ap.add_argument("--write", type=Path, default=None, help="write the figures as Markdown here")
     args = ap.parse_args()
 
-    if hasattr(os, "sched_setaffinity"):
-        cpu = args.cpu if args.cpu is not None else sorted(os.sched_getaffinity(0))[-1]
-        os.sched_setaffinity(0, {cpu})
-        pinned = f"pinned to CPU {cpu}"
-    else:  # pragma: no cover
-        pinned = "not pinned"
+    pinned = pin_cpu(args.cpu)
 
     load_before = loadavg()
     strat = [stratstone_games(args.seconds, 1000 + i) for i in range(args.runs)]

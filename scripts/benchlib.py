@@ -33,3 +33,12 @@ def loadavg() -> str:
         return Path("/proc/loadavg").read_text().split()[0]
     except OSError:
         return "unknown"
+
+
+def pin_cpu(cpu: int | None) -> str:
+    """Run this process on one CPU (``cpu``, or the last one allowed); says what it did."""
+    if not hasattr(os, "sched_setaffinity"):
+        return "not pinned"
+    chosen = cpu if cpu is not None else sorted(os.sched_getaffinity(0))[-1]
+    os.sched_setaffinity(0, {chosen})
+    return f"pinned to CPU {chosen}"
