@@ -13,18 +13,11 @@ from hypothesis import strategies as st
 from shapely.geometry import Point, Polygon
 
 from stratstone_cad.cad import stratstone as S
-from stratstone_cad.cad.common import (
-    horizontal_face_heights,
-    on_layer_boundary,
-    snap_depth,
-    snap_height,
-    stroke_region,
-    volume,
-)
+from stratstone_cad.cad.common import horizontal_face_heights, stroke_region, volume
 from stratstone_cad.cad.glyphs import GLYPHS, mark_strokes, text_strokes
 from stratstone_cad.mesh.checks import check_mesh
 from stratstone_cad.mesh.tessellate import tessellate
-from stratstone_cad.params import load_params, parse_set
+from stratstone_cad.params import load_params, on_layer_boundary, parse_set, snap_depth, snap_height
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,8 @@
-"""Shared CAD helpers: layer snapping, engraved strokes, checked booleans.
+"""Shared CAD helpers: engraved strokes, checked booleans, exact volumes.
 
-Every model puts its horizontal faces on layer boundaries of its print profile,
-``first_layer_height + n * layer_height``, so the slicer never rounds a recess, a
-plateau or an engraving floor up or down by a partial layer.
+Layer snapping (``snap_height``, ``snap_depth``, ``on_layer_boundary``) lives beside
+``Profile`` in :mod:`stratstone_cad.params`, because the parameter checks need the
+snapped heights too and must not import CadQuery.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import shapely
 from shapely.geometry import LineString, Point, Polygon
 
 from ..errors import GeometryError
-from ..params import on_layer_boundary, snap_depth, snap_height  # noqa: F401  (the CAD models' layer snapping)
 from .glyphs import Mark, Polyline
 
 EPS = 1e-6

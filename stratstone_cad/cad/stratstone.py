@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import cadquery as cq
 
-from ..params import ParamSet, Printer, Profile, StratstoneParams
-from .common import checked, engraving, mark_engraving, rounded_rect, snap_depth, snap_height
+from ..params import ParamSet, Printer, Profile, StratstoneParams, snap_depth, snap_height
+from .common import checked, engraving, mark_engraving, rounded_rect
 from .glyphs import Polyline, centred_text, mark_strokes
 from .tiling import TilePlan, cut_tiles, lay_on_bed
 
