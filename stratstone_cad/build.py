@@ -2,18 +2,28 @@
 check and write every mesh, and keep output/manifest.json.
 
 The cache is the manifest itself: each asset's entry holds the key of everything it
-was made from (its parameters, the mesh tolerance, the print profile, the printer
-when it matters, the package's CAD and mesh code, the CadQuery/OCP versions) and the
-sha256 of the file. An asset whose key is unchanged and whose file still has that
-sha256 is not rebuilt, and the unchanged rebuild never imports CadQuery.
+was made from and the sha256 of the file. The key is derived, never listed by hand:
+the job's arguments (everything its CAD function is given: its parameters, print
+profile, tile plan), the mesh settings, and the source of every module of this package
+that the CAD function and the mesh writers import (found by reading their imports), with
+the versions of CadQuery, OCP, shapely and the engraving font. So a change to one game's
+CAD code rebuilds that game's parts only. An asset whose key is unchanged and whose file
+still has that sha256 is not rebuilt, and the unchanged rebuild never imports CadQuery.
+
+Workers: with more than one job, the CadQuery parts are made by worker processes forked
+from a fork server that imports CadQuery once (see :func:`_pool`), and the parts made
+without CadQuery are made by the build itself meanwhile. A worker dies with the build
+(the kernel kills it when its parent goes, whatever the signal).
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import ctypes
 import dataclasses
 import fcntl
+import functools
 import hashlib
 import importlib
 import json
@@ -23,6 +33,7 @@ import os
 import re
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -30,18 +41,23 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, TextIO
 
-from .catalog import Game, Job, Output, get_games
+from .catalog import ParamSet, get_games, load_params
 from .errors import GeometryError, OutputError, UserError
 from .fileio import atomic_write, ensure_writable_dir
-from .params import ParamSet, Printer, Profile, get_printer, load_params, load_profiles
+from .jobs import GameAssets, Job, Output
+from .params import MeshParams, Profile, get_printer, load_profiles
 
 MANIFEST = "manifest.json"
 LOCK = ".stratstone-cad.lock"
 MANIFEST_FORMAT = "stratstone-cad/manifest"
 PACKAGE_DIR = Path(__file__).resolve().parent
-# Code whose change must invalidate the cache (the games/ and viewer/ layers cannot
-# change a printed file).
-_CODE = ("cad", "mesh", "params.py", "catalog.py", "build.py", "fileio.py")
+PACKAGE = __package__ or "stratstone_cad"
+#: What run_job runs besides the maker: tessellation, mesh checks, the STL writer.
+WRITER_MODULES = ("stratstone_cad.mesh.tessellate", "stratstone_cad.mesh.checks", "stratstone_cad.mesh.stl")
+#: Distributions whose version can change a part's geometry or bytes.
+KERNEL_DISTS = ("cadquery", "cadquery-ocp", "manifold3d", "shapely", "hershey-fonts", "numpy")
+#: Bumped when the manifest entry written for a part changes shape.
+ENTRY_FORMAT = 2
 
 
 @dataclass
@@ -61,15 +77,78 @@ class BuildReport:
                 + f" ({self.seconds:.1f} s); manifest {self.out_dir / MANIFEST}")
 
 
-def code_fingerprint() -> str:
-    """sha256 over the package's CAD/mesh code and the CAD kernel's versions."""
+def _module_path(name: str) -> Path | None:
+    """The source file of a module of this package, or None (not ours, or not a file)."""
+    if name != PACKAGE and not name.startswith(PACKAGE + "."):
+        return None
+    rel = Path(*name.split(".")[1:])
+    for p in (PACKAGE_DIR / rel.with_suffix(".py"), PACKAGE_DIR / rel / "__init__.py"):
+        if p.is_file():
+            return p
+    return None
+
+
+_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)|import[ \t]+([^\n]+))",
+                     re.MULTILINE)
+
+
+@functools.cache
+def _imports(name: str) -> tuple[str, ...]:
+    """The modules of this package that module ``name`` imports (anywhere in it: a CAD
+    module imports CadQuery helpers inside functions), read from its source.
+
+    A regular expression over the import statements rather than a parse of the module:
+    it is ten times faster (an unchanged rebuild reads every module) and can only find
+    more imports than there are (one quoted in a docstring), which makes a key stricter,
+    never looser.
+    """
+    path = _module_path(name)
+    if path is None:
+        return ()
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for base, names, plain in _IMPORT.findall(path.read_text("utf-8")):
+        if plain:
+            found |= {n.split(" as ")[0].strip() for n in plain.split(",")}
+            continue
+        level = len(base) - len(base.lstrip("."))
+        module = base[level:]
+        if level:
+            parts = package.split(".")
+            parts = parts[: len(parts) - level + 1]
+            module = ".".join(parts + ([module] if module else []))
+        found.add(module)
+        # "from .pkg import mod" imports the module pkg.mod when there is one
+        for n in names.strip("()").replace("\n", " ").split(","):
+            n = n.split(" as ")[0].split("#")[0].strip()
+            if n and _module_path(f"{module}.{n}"):
+                found.add(f"{module}.{n}")
+    return tuple(sorted(m for m in found if _module_path(m)))
+
+
+def code_closure(roots: list[str]) -> list[Path]:
+    """The source files of ``roots`` and of every module of this package they import,
+    transitively. A package's ``__init__`` counts only when it is imported by name."""
+    seen: set[str] = set()
+    todo = list(roots)
+    while todo:
+        m = todo.pop()
+        if m in seen:
+            continue
+        seen.add(m)
+        todo += _imports(m)
+    return sorted({p for m in seen if (p := _module_path(m)) is not None})
+
+
+@functools.cache
+def code_fingerprint(roots: tuple[str, ...] = WRITER_MODULES) -> str:
+    """sha256 over the source of the code a job runs (see :func:`code_closure`) and the
+    versions of the CAD kernel, the 2D geometry library and the engraving font."""
     h = hashlib.sha256()
-    for name in _CODE:
-        p = PACKAGE_DIR / name
-        for f in sorted(p.rglob("*.py")) if p.is_dir() else [p]:
-            h.update(f.relative_to(PACKAGE_DIR).as_posix().encode())
-            h.update(f.read_bytes())
-    for dist in ("cadquery", "cadquery-ocp", "shapely"):
+    for f in code_closure(list(roots)):
+        h.update(f.relative_to(PACKAGE_DIR).as_posix().encode() + b"\0")
+        h.update(f.read_bytes())
+    for dist in KERNEL_DISTS:
         try:
             h.update(f"{dist}={metadata.version(dist)}".encode())
         except metadata.PackageNotFoundError:
@@ -77,23 +156,47 @@ def code_fingerprint() -> str:
     return h.hexdigest()
 
 
-def job_key(job: Job, ps: ParamSet, profiles: dict[str, Profile], code: str) -> str:
-    """sha256 of everything a job's files are made from (and nothing else, so an
-    unrelated change rebuilds nothing)."""
+def _arg_modules(value: Any) -> set[str]:
+    """Modules defining the dataclasses in a job's arguments: their methods (a grid's
+    cell centres, a board's labels) are code the CAD function runs."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out = {type(value).__module__}
+        for f in dataclasses.fields(value):
+            out |= _arg_modules(getattr(value, f.name))
+        return out
+    if isinstance(value, dict):
+        return set().union(*(_arg_modules(v) for v in value.values())) if value else set()
+    if isinstance(value, list | tuple):
+        return set().union(*(_arg_modules(v) for v in value)) if value else set()
+    return set()
+
+
+def job_roots(job: Job) -> tuple[str, ...]:
+    """The modules whose code can change a job's files: its maker's, its arguments'
+    classes' and the writers'."""
+    return tuple(sorted({job.maker.split(":")[0], *_arg_modules(job.args), *WRITER_MODULES}))
+
+
+def job_key(job: Job, ps: ParamSet, profiles: dict[str, Profile]) -> str:
+    """sha256 of everything a job's files are made from, and nothing else: what its CAD
+    function is given, the mesh settings, its outputs and their profiles, and its code."""
     data = {
-        "job": job.id, "maker": job.maker, "args": job.args, "depends": job.depends,
+        "job": job.id, "maker": job.maker, "args": job.args,
         "mesh": ps.mesh.as_dict(),
+        "outputs": [dataclasses.asdict(o) for o in job.outputs],
         "profiles": {o.profile: vars(profiles[o.profile]) for o in job.outputs},
-        "outputs": [o.file for o in job.outputs],
-        "code": code,
+        "code": code_fingerprint(job_roots(job)),
+        "entry": ENTRY_FORMAT,
     }
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=_plain).encode()).hexdigest()
 
 
 def _plain(o: Any) -> Any:
-    """JSON form of the dataclasses in job arguments (a tile plan)."""
+    """JSON form of the dataclasses in job arguments (parameters, a tile plan), named by
+    their class so two kinds of argument with equal fields never share a key."""
     if dataclasses.is_dataclass(o) and not isinstance(o, type):
-        return dataclasses.asdict(o)
+        return {"class": f"{type(o).__module__}.{type(o).__qualname__}",
+                **{f.name: getattr(o, f.name) for f in dataclasses.fields(o)}}
     raise TypeError(f"cannot key {type(o).__name__}")
 
 
@@ -133,21 +236,21 @@ def write_manifest(out_dir: Path, entries: dict[str, dict[str, Any]]) -> None:
 # --------------------------------------------------------------------------- worker side
 
 
-def run_job(job: Job, ps: ParamSet, printer: Printer, profiles: dict[str, Profile], out_dir: str,
+def run_job(job: Job, mesh_params: MeshParams, profiles: dict[str, Profile], out_dir: str,
             key: str) -> list[dict[str, Any]]:
     """Make a job's parts, check and write each; returns their manifest entries.
 
-    Runs in a worker process (or in-process with one job). Raises UserError (for
-    example GeometryError) with a message that names the part and its parameters.
+    Runs in a worker process (or in-process with one job). The CAD function is given
+    ``job.args`` and nothing else. Raises UserError (for example GeometryError) with a
+    message that names the part and its parameters.
     """
-    from .mesh.checks import check_mesh, mesh_facts
+    from .mesh.checks import Mesh, check_mesh, mesh_facts
     from .mesh.stl import write_stl
-    from .mesh.tessellate import tessellate
 
     module, func = job.maker.split(":")
     maker: Callable[..., list[Any]] = getattr(importlib.import_module(module), func)
     try:
-        shapes = maker(ps, printer, profiles, **job.args)
+        shapes = maker(**job.args)
     except UserError as e:
         raise type(e)(f"{job.describe}: {e}") from None
     except Exception as e:  # the CAD kernel refused these parameters: say which part and why
@@ -158,18 +261,26 @@ def run_job(job: Job, ps: ParamSet, printer: Printer, profiles: dict[str, Profil
         raise RuntimeError(f"{job.id}: made {len(shapes)} parts for {len(job.outputs)} outputs")
     entries = []
     for shape, out in zip(shapes, job.outputs, strict=True):
-        mesh = tessellate(shape, ps.mesh.tolerance_mm, math.radians(ps.mesh.angular_tolerance_deg))
+        if isinstance(shape, Mesh):  # a board: meshed from its stack of 2D regions by the maker
+            mesh = shape
+        else:
+            from .mesh.tessellate import tessellate  # CadQuery: only where a CadQuery part is made
+
+            mesh = tessellate(shape, mesh_params.tolerance_mm, math.radians(mesh_params.angular_tolerance_deg))
         name = Path(out.file).stem
         check_mesh(mesh, job.describe if job.describe.startswith(name) else f"{name} of the {job.describe}")
         data = write_stl(Path(out_dir) / out.file, mesh, name)
         prof = profiles[out.profile]
         entry = {
             "file": out.file, "game": out.game, "part": out.part, "colour": out.colour, "index": out.index,
-            "of": out.of, "profile": {"name": prof.name, "layer_height_mm": prof.layer_height_mm,
-                                      "first_layer_height_mm": prof.first_layer_height_mm},
+            "of": out.of, "count": out.count,
+            "profile": {"name": prof.name, "layer_height_mm": prof.layer_height_mm,
+                        "first_layer_height_mm": prof.first_layer_height_mm},
             "printer": out.printer,
             "sha256": hashlib.sha256(data).hexdigest(), "key": key,
         }
+        if out.info:
+            entry.update(out.info)
         entry.update(mesh_facts(mesh))
         entries.append(entry)
     return entries
@@ -229,18 +340,20 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
     start = time.perf_counter()
     if jobs < 1:
         raise UserError(f"--jobs {jobs}: expected a number of parallel jobs of at least 1")
+    if min(jobs, usable_cores()) > 1 and not (Path(out_dir) / MANIFEST).exists():
+        _start_fork_server()  # a first build into this folder will need CadQuery: load it while we plan
     ps = load_params(params_file, sets)
     printer = get_printer(printer_name)
     profiles = load_profiles()
     chosen = get_games(games)
-    plan: list[Job] = [j for g in chosen for j in g.plan(ps, printer)]
+    plan: list[Job] = [j for g in chosen for j in g.plan(ps.game(g.name), printer, profiles, ps.mesh)]
     out_dir = ensure_writable_dir(Path(out_dir))
     if (out_dir / MANIFEST).exists() and not (out_dir / MANIFEST).is_file():
         raise OutputError(f"manifest {out_dir / MANIFEST}: is not a file, expected the build's manifest")
     for sub in sorted({Path(o.file).parent for j in plan for o in j.outputs}):
         ensure_writable_dir(out_dir / sub)
     with _lock(out_dir):
-        return _build_locked(out_dir, plan, chosen, ps, printer, profiles, min(jobs, usable_cores()), progress, start)
+        return _build_locked(out_dir, plan, chosen, ps, profiles, min(jobs, usable_cores()), progress, start)
 
 
 @contextlib.contextmanager
@@ -261,15 +374,14 @@ def _lock(out_dir: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def _build_locked(out_dir: Path, plan: list[Job], chosen: list[Game], ps: ParamSet, printer: Printer,
+def _build_locked(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: ParamSet,
                   profiles: dict[str, Profile], jobs: int, progress: TextIO | None, start: float) -> BuildReport:
     old = read_manifest(out_dir)
-    code = code_fingerprint()
     report = BuildReport(out_dir)
     entries = dict(old)
     todo: list[tuple[Job, str]] = []
     for job in plan:
-        key = job_key(job, ps, profiles, code)
+        key = job_key(job, ps, profiles)
         fresh = all(
             o.file in old and old[o.file].get("key") == key
             and sha256_file(out_dir / o.file) == old[o.file].get("sha256")
@@ -282,7 +394,7 @@ def _build_locked(out_dir: Path, plan: list[Job], chosen: list[Game], ps: ParamS
     bar = Progress(sum(len(j.outputs) for j, _ in todo), progress if todo else None)
     error: BaseException | None = None
     try:
-        for job_entries in _run_all(todo, ps, printer, profiles, out_dir, jobs, bar):
+        for job_entries in _run_all(todo, ps.mesh, profiles, out_dir, jobs, bar):
             for e in job_entries:
                 entries[e["file"]] = e
                 report.built.append(e["file"])
@@ -299,7 +411,7 @@ def _build_locked(out_dir: Path, plan: list[Job], chosen: list[Game], ps: ParamS
     return report
 
 
-def _remove_stale(out_dir: Path, plan: list[Job], chosen: list[Game], old: dict[str, dict[str, Any]],
+def _remove_stale(out_dir: Path, plan: list[Job], chosen: list[GameAssets], old: dict[str, dict[str, Any]],
                   entries: dict[str, dict[str, Any]]) -> list[str]:
     """Delete the built games' files that the plan no longer makes (another printer's
     tiles, a renamed colour): those the old manifest lists, and any other STL in the
@@ -326,45 +438,118 @@ def _remove_stale(out_dir: Path, plan: list[Job], chosen: list[Game], old: dict[
     return removed
 
 
-def _ignore_sigint() -> None:
-    """Workers ignore Ctrl-C: the main process stops the build and lets running parts finish."""
+_PR_SET_PDEATHSIG = 1
+
+
+def _worker_init() -> None:
+    """In each worker: die with its parent, and leave Ctrl-C to the build.
+
+    The kernel sends the worker SIGKILL the moment its parent goes (PR_SET_PDEATHSIG); the
+    parent is the pool's fork server, which itself ends when the build does, so a build
+    killed with any signal, SIGKILL included, leaves no worker writing into its folder.
+    Workers ignore Ctrl-C: the build stops itself and lets running parts finish.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: the pool's own shutdown still ends the workers
+        pass
+    if parent == 1 or os.getppid() != parent:  # the parent died before the line above took effect
+        os._exit(1)
 
 
-def _run_all(todo: list[tuple[Job, str]], ps: ParamSet, printer: Printer, profiles: dict[str, Profile],
+def _kernel_free(job: Job) -> bool:
+    """Whether a job's CAD function builds meshes without CadQuery (see jobs.kernel_free)."""
+    module, func = job.maker.split(":")
+    return bool(getattr(getattr(importlib.import_module(module), func), "kernel_free", False))
+
+
+def _pool(workers: int) -> cf.ProcessPoolExecutor:
+    """Worker processes forked from a fork server that has imported CadQuery, the makers'
+    modules and the mesh writers once. Why a fork server and not plain fork: a process
+    whose OpenCascade has run a boolean holds TBB worker threads, and a child forked from
+    it hangs in its next boolean; the fork server is a fresh process that never builds
+    anything. Why not spawn: each spawned worker would import CadQuery again (~1.5 s)."""
+    ctx = multiprocessing.get_context("forkserver")
+    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init)
+
+
+def _start_fork_server() -> None:
+    """Start the workers' fork server now, without waiting for it: it imports CadQuery, the
+    CAD modules and the mesh writers in the background while the build plans and makes its
+    CadQuery-free parts. (It ends with this process.)"""
+    import pkgutil
+    from multiprocessing import forkserver
+
+    from . import cad
+
+    cad_modules = {f"{cad.__name__}.{m.name}" for m in pkgutil.iter_modules(cad.__path__)}
+    multiprocessing.get_context("forkserver").set_forkserver_preload(
+        sorted({"cadquery", "manifold3d", *cad_modules, *WRITER_MODULES}))
+    forkserver.ensure_running()
+
+
+def _run_all(todo: list[tuple[Job, str]], mesh: MeshParams, profiles: dict[str, Profile],
              out_dir: Path, jobs: int, bar: Progress) -> Iterator[list[dict[str, Any]]]:
     """Run the jobs, yielding each one's manifest entries as it finishes.
 
+    With more than one job, the CadQuery parts go to worker processes; the parts built
+    without CadQuery (boards, terrain pieces) run here meanwhile, while the workers' fork
+    server is still loading CadQuery, so that second of loading is not a second lost.
     On a failing part or Ctrl-C, parts not started are cancelled, parts already running
     finish (their files are whole and still reported), then the error is raised.
     """
     todo = sorted(todo, key=lambda jk: -jk[0].cost)  # longest first keeps both cores busy to the end
-    if jobs == 1 or len(todo) <= 1:
-        for job, key in todo:
-            result = run_job(job, ps, printer, profiles, str(out_dir), key)
+    here = [jk for jk in todo if jobs > 1 and _kernel_free(jk[0])]
+    cad = [jk for jk in todo if jk not in here]
+    if jobs == 1 or len(cad) <= 1:
+        for job, key in here + cad:
+            result = run_job(job, mesh, profiles, str(out_dir), key)
             bar.step(job.id, len(job.outputs))
             yield result
         return
-    ctx = multiprocessing.get_context("spawn")
-    pool = cf.ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx, initializer=_ignore_sigint)
+    _start_fork_server()
+    pool = _pool(min(jobs, len(cad)))
     futures: dict[cf.Future, Job] = {}
     reported: set[cf.Future] = set()
     error: BaseException | None = None
+
+    def stop(e: BaseException) -> None:
+        nonlocal error
+        if error is None:
+            error = e
+            # Cancel each pending future itself: the pool then reports them to
+            # as_completed as it skips them (shutdown(cancel_futures=True) would
+            # cancel them behind as_completed's back and leave it waiting forever).
+            for f in futures:
+                f.cancel()
+
     try:
-        futures = {pool.submit(run_job, job, ps, printer, profiles, str(out_dir), key): job for job, key in todo}
+        # Submitting waits until the fork server has loaded CadQuery; a thread does it so that
+        # this process makes the CadQuery-free parts meanwhile, and the workers start as soon
+        # as the server is ready.
+        submitter = threading.Thread(target=lambda: futures.update(
+            {pool.submit(run_job, job, mesh, profiles, str(out_dir), key): job for job, key in cad}), daemon=True)
+        submitter.start()
+        for job, key in here:
+            try:
+                result = run_job(job, mesh, profiles, str(out_dir), key)
+            except Exception as e:
+                submitter.join()
+                stop(e)
+                break
+            bar.step(job.id, len(job.outputs))
+            yield result
+        submitter.join()
         for fut in cf.as_completed(futures):
             try:
                 result = fut.result()
             except cf.CancelledError:
                 continue
             except BaseException as e:
-                if error is None:
-                    error = e
-                    # Cancel each pending future itself: the pool then reports them to
-                    # as_completed as it skips them (shutdown(cancel_futures=True) would
-                    # cancel them behind as_completed's back and leave it waiting forever).
-                    for f in futures:
-                        f.cancel()
+                stop(e)
                 continue
             reported.add(fut)
             job = futures[fut]

@@ -39,6 +39,12 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--jobs", metavar="N", type=int, default=None,
                    help="parts built in parallel (default and most: the cores this process may use)")
     _param_args(b)
+    b.add_argument("--terrain-seed", metavar="N", type=int, default=None,
+                   help="terrain board: the engine's fair map of seed N (default 1; the same as "
+                        "--set terrain.board.seed=N)")
+    b.add_argument("--heightmap", metavar="FILE", type=_path, default=None,
+                   help="terrain board: the map in FILE, a JSON 10 x 10 list of levels (rank 1 first) or a "
+                        "terrain-game log whose header holds one (--set terrain.board.heightmap=FILE)")
     b.add_argument("--quiet", action="store_true", help="no progress bar")
 
     ls = sub.add_parser("list", help="list the models, their parameters and the printers",
@@ -87,15 +93,22 @@ def _cmd_build(a: argparse.Namespace) -> int:
     from .params import parse_set
 
     jobs = usable_cores() if a.jobs is None else a.jobs
-    report = build(a.games, a.printer, a.out, jobs, a.params, parse_set(a.sets),
-                   progress=None if a.quiet else sys.stderr)
+    sets = parse_set(a.sets)
+    if a.terrain_seed is not None and a.heightmap is not None:
+        raise UserError(f"--terrain-seed {a.terrain_seed} and --heightmap {a.heightmap}: expected one of them, the "
+                        "terrain board has one map")
+    if a.terrain_seed is not None:
+        sets["terrain.board.seed"] = str(a.terrain_seed)
+    if a.heightmap is not None:
+        sets["terrain.board.heightmap"] = str(a.heightmap)
+    report = build(a.games, a.printer, a.out, jobs, a.params, sets, progress=None if a.quiet else sys.stderr)
     print(report.summary())
     return 0
 
 
 def _cmd_list(a: argparse.Namespace) -> int:
-    from .catalog import GAMES
-    from .params import SCHEMA, default_printer, load_params, load_printers, load_profiles, parse_set
+    from .catalog import GAMES, SCHEMA, load_params
+    from .params import default_printer, load_printers, load_profiles, parse_set
 
     ps = load_params(a.params, parse_set(a.sets))
     lines = []

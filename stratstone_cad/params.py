@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
-from .cad.glyphs import MARKS, mark_diameter
 from .errors import ParameterError
 
 #: The presets folder shipped with the package (models/ at the project root).
@@ -69,13 +68,13 @@ def _describe_expected(f: dataclasses.Field) -> str:
     lo, hi = m.get("lo"), m.get("hi")
     word = "an integer" if kind == "int" else "a number"
     if lo is not None and hi is not None:
-        return f"{word} from {_fmt(lo)} to {_fmt(hi)}"
+        return f"{word} from {fmt(lo)} to {fmt(hi)}"
     if lo is not None:
-        return f"{word} of at least {_fmt(lo)}"
+        return f"{word} of at least {fmt(lo)}"
     return word
 
 
-def _fmt(x: float) -> str:
+def fmt(x: float) -> str:
     """A number as a user would write it: 36, 0.6, 2147483647 (no exponent for integers)."""
     if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 1e15):
         return str(int(x))
@@ -84,12 +83,12 @@ def _fmt(x: float) -> str:
 
 def fmt_up(x: float) -> str:
     """A lower limit for a message, rounded up to 0.001 so the limit itself passes."""
-    return _fmt(math.ceil(round(x * 1000, 6)) / 1000)
+    return fmt(math.ceil(round(x * 1000, 6)) / 1000)
 
 
 def fmt_down(x: float) -> str:
     """An upper limit for a message, rounded down to 0.001 so the limit itself passes."""
-    return _fmt(math.floor(round(x * 1000, 6)) / 1000)
+    return fmt(math.floor(round(x * 1000, 6)) / 1000)
 
 
 TOL = 1e-9  # slack for comparing derived limits, so a value equal to its limit passes
@@ -140,7 +139,7 @@ def _show(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        return _fmt(value)
+        return fmt(value)
     return str(value)
 
 
@@ -379,183 +378,18 @@ def resolve(
     return values
 
 
-# --------------------------------------------------------------------------- Stratstone
+# --------------------------------------------------------------------------- shared checks
 
-_NAME_RE = re.compile(r"[a-z][a-z0-9_-]{0,31}")
-
-
-@dataclass(frozen=True)
-class StratstoneBoard(Params):
-    """The Stratstone board: square cells with a recess each, a rim with coordinates."""
-
-    PREFIX = "stratstone.board"
-
-    cells: int = param(4, "cells per side (files a.., ranks 1..)", lo=2, hi=8)
-    cell_pitch_mm: float = param(36.0, "centre-to-centre distance of two cells", lo=10, hi=120)
-    rim_width_mm: float = param(12.0, "width of the rim around the cells, carries the coordinates", lo=4, hi=60)
-    thickness_mm: float = param(4.8, "board height, snapped to the board profile's layers", lo=1.5, hi=30)
-    recess_depth_mm: float = param(1.5, "depth of a cell's recess, snapped to whole layers", lo=0.3, hi=10)
-    clearance_mm: float = param(0.6, "gap between the largest stone and its recess, per side", lo=0.1, hi=5)
-    corner_radius_mm: float = param(4.0, "radius of the board's outer corners", lo=0, hi=30)
-    label_height_mm: float = param(7.0, "height of the engraved coordinates", lo=2.5, hi=30)
-    label_stroke_mm: float = param(1.0, "line width of the engraved coordinates (two 0.4 mm extrusions at least)",
-                                   lo=MIN_WALL_MM, hi=4)
-    engrave_depth_mm: float = param(0.6, "depth of the engraved coordinates, snapped to whole layers", lo=0.3, hi=3)
-    joint_clearance_mm: float = param(0.2, "gap between a dovetail and its socket when tiled, per side", lo=0.05, hi=1)
-    joint_width_mm: float = param(9.0, "width of a tile joint's dovetail head", lo=4, hi=40)
-    joint_length_mm: float = param(5.0, "how far a dovetail reaches into the next tile", lo=2, hi=20)
-
-    def check(self) -> None:
-        ink = self.label_height_mm + self.label_stroke_mm  # a digit's height on the board
-        if ink + 2 * MIN_WALL_MM > self.rim_width_mm + TOL:
-            self.fail("label_height_mm", self.label_height_mm,
-                      f"at most {fmt_down(self.rim_width_mm - self.label_stroke_mm - 2 * MIN_WALL_MM)} to leave "
-                      f"{MIN_WALL_MM:g} mm walls beside the labels on the {_fmt(self.rim_width_mm)} mm rim "
-                      "(stratstone.board.rim_width_mm)")
-        if ink + MIN_WALL_MM > self.cell_pitch_mm + TOL:
-            self.fail("label_height_mm", self.label_height_mm,
-                      f"at most {fmt_down(self.cell_pitch_mm - self.label_stroke_mm - MIN_WALL_MM)} so neighbouring "
-                      f"labels stay {MIN_WALL_MM:g} mm apart (stratstone.board.cell_pitch_mm "
-                      f"{_fmt(self.cell_pitch_mm)})")
-        # The bowl of an "a", "b" or "d" is half the label height wide: its island must print.
-        if 0.5 * self.label_height_mm - self.label_stroke_mm < MIN_WALL_MM - TOL:
-            self.fail("label_height_mm", self.label_height_mm,
-                      f"at least {fmt_up(2 * (self.label_stroke_mm + MIN_WALL_MM))} with "
-                      f"{_fmt(self.label_stroke_mm)} mm strokes, so the inside of an a, b or d prints")
-        if self.recess_depth_mm > self.thickness_mm - 1.0 + TOL:
-            self.fail("recess_depth_mm", self.recess_depth_mm,
-                      f"at most {fmt_down(self.thickness_mm - 1.0)} to leave a 1 mm floor under the "
-                      f"{_fmt(self.thickness_mm)} mm board (stratstone.board.thickness_mm)")
-        if self.engrave_depth_mm > self.thickness_mm - 1.0 + TOL:
-            self.fail("engrave_depth_mm", self.engrave_depth_mm, f"at most {fmt_down(self.thickness_mm - 1.0)}")
-        if self.corner_radius_mm > self.rim_width_mm + TOL:
-            self.fail("corner_radius_mm", self.corner_radius_mm, f"at most the rim width {_fmt(self.rim_width_mm)}")
-
-    @property
-    def size_mm(self) -> float:
-        """Outer side length of the board."""
-        return self.cells * self.cell_pitch_mm + 2 * self.rim_width_mm
-
-    def cell_centre(self, file: int, rank: int) -> tuple[float, float]:
-        """Centre (x, y) in mm of a cell; file 0 = a (left), rank 0 = 1 (bottom)."""
-        return (self.rim_width_mm + (file + 0.5) * self.cell_pitch_mm,
-                self.rim_width_mm + (rank + 0.5) * self.cell_pitch_mm)
-
-    def wall_lines_mm(self) -> list[float]:
-        """Positions of the walls between cells (the same along x and y)."""
-        return [self.rim_width_mm + k * self.cell_pitch_mm for k in range(1, self.cells)]
+#: Names that become parts of file names (colours): lower-case letters, digits, - and _.
+NAME_RE = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 
 
-@dataclass(frozen=True)
-class StratstoneStones(Params):
-    """The 24 pebble stones: three colour sets of organic, stackable shapes."""
-
-    PREFIX = "stratstone.stone"
-
-    footprint_mm: float = param(30.0, "largest width of a stone seen from above", lo=10, hi=80)
-    min_scale: float = param(0.88, "smallest stone's width as a fraction of footprint_mm", lo=0.6, hi=1)
-    height_mm: float = param(7.4, "average stone height, each snapped to the piece profile's layers", lo=3, hi=25)
-    height_variation_mm: float = param(0.6, "stone heights spread by up to this much either way", lo=0, hi=5)
-    plateau_fraction: float = param(0.55, "flat top area over footprint area (stacks need 0.5)", lo=0.5, hi=0.9)
-    irregularity: float = param(0.07, "how far a pebble's outline wanders from an ellipse (fraction of radius)",
-                                lo=0, hi=0.15)
-    elongation: float = param(0.15, "up to how much shorter a pebble's narrow axis is (fraction)", lo=0, hi=0.35)
-    seed: int = param(2024, "seed of the pebble shapes; the same seed gives the same stones", lo=0, hi=2**31 - 1)
-    per_colour: int = param(8, "stones per colour set", lo=1, hi=16)
-    colours: list[str] = param(["yellow", "red", "tan"], "names of the three colour sets (players first, neutral last)",
-                               length=3)
-    mark: bool = param(True, "engrave a set mark on every stone's top")
-    marks: list[str] = param(["ring", "cross", "bar"], "mark of each colour set", length=3, choices=MARKS)
-    mark_size_mm: float = param(8.0, "width of the set mark", lo=3, hi=30)
-    mark_stroke_mm: float = param(1.2, "line width of the set mark (two 0.4 mm extrusions at least)",
-                                  lo=MIN_WALL_MM, hi=4)
-    mark_depth_mm: float = param(0.45, "depth of the set mark, snapped to whole layers", lo=0.15, hi=3)
-
-    def check(self) -> None:
-        if not all(_NAME_RE.fullmatch(c) for c in self.colours):
-            self.fail("colours", self.colours, "names of lower-case letters, digits, '-' or '_' (they name files)")
-        if len(set(self.colours)) != len(self.colours):
-            self.fail("colours", self.colours, "three different names")
-        low = self.height_mm - self.height_variation_mm
-        if low < 2.0 - TOL:
-            self.fail("height_variation_mm", self.height_variation_mm,
-                      f"at most {fmt_down(self.height_mm - 2.0)} so the lowest stone stays 2 mm high")
-        if not self.mark:
-            return
-        shown = [m for m in self.marks if m != "none"]
-        if len(set(shown)) != len(shown):
-            self.fail("marks", self.marks, "a different mark for each set (\"none\" for an unmarked set)")
-        if self.mark_depth_mm > low - 1.0 + TOL:
-            self.fail("mark_depth_mm", self.mark_depth_mm,
-                      f"at most {fmt_down(low - 1.0)} (1 mm under the lowest stone's mark)")
-        if "ring" in self.marks and 0.8 * self.mark_size_mm - self.mark_stroke_mm < MIN_WALL_MM - TOL:
-            self.fail("mark_stroke_mm", self.mark_stroke_mm,
-                      f"at most {fmt_down(0.8 * self.mark_size_mm - MIN_WALL_MM)} so the ring's centre "
-                      f"({_fmt(self.mark_size_mm)} mm mark) stays {MIN_WALL_MM:g} mm wide")
-        # The narrowest plateau: the smallest, most elongated stone with the deepest outline
-        # dent; the mark's outline (strokes included) keeps a wall to its edge.
-        narrowest = self.footprint_mm * self.min_scale * (1 - self.elongation) * (1 - 2 * self.irregularity)
-        plateau_width = narrowest * math.sqrt(self.plateau_fraction)
-        reach = max((mark_diameter(m, self.mark_size_mm, self.mark_stroke_mm) for m in shown), default=0.0)
-        room = plateau_width - 2 * MIN_WALL_MM
-        if reach > room + TOL:
-            def largest(kind: str) -> float:  # a mark's diameter is a * size + c (the strokes add c)
-                one = mark_diameter(kind, 1.0, self.mark_stroke_mm)
-                a = mark_diameter(kind, 2.0, self.mark_stroke_mm) - one
-                return (room - (one - a)) / a
-
-            most = min(largest(m) for m in set(shown))
-            hint = "" if most >= 3 else " (or stratstone.stone.mark = false)"
-            self.fail("mark_size_mm", self.mark_size_mm,
-                      f"at most {fmt_down(most)} to fit the smallest stone's top plateau with "
-                      f"{MIN_WALL_MM:g} mm to spare{hint}")
-
-
-@dataclass(frozen=True)
-class StratstoneParams:
-    """Board and stones together, with the constraints between them."""
-
-    board: StratstoneBoard
-    stone: StratstoneStones
-
-    def __post_init__(self) -> None:
-        recess = self.stone.footprint_mm + 2 * self.board.clearance_mm
-        wall = self.board.cell_pitch_mm - recess
-        if wall < MIN_WALL_MM - TOL:
-            need = recess + MIN_WALL_MM
-            raise ParameterError(
-                f"stratstone.board.cell_pitch_mm = {_fmt(self.board.cell_pitch_mm)}: expected at least {fmt_up(need)} "
-                f"(stone footprint {_fmt(self.stone.footprint_mm)} + 2 x clearance {_fmt(self.board.clearance_mm)} "
-                f"+ a {MIN_WALL_MM:g} mm wall, two 0.4 mm extrusions)")
-
-    @property
-    def recess_diameter_mm(self) -> float:
-        return self.stone.footprint_mm + 2 * self.board.clearance_mm
-
-    def check_layers(self, board: Profile, piece: Profile) -> None:
-        """Constraints on the snapped heights (what is printed, not what was asked for)."""
-        b, s = self.board, self.stone
-        top = snap_height(b.thickness_mm, board, minimum_layers=3)
-        for name, depth in (("recess_depth_mm", b.recess_depth_mm), ("engrave_depth_mm", b.engrave_depth_mm)):
-            floor = top - snap_depth(depth, board)
-            if floor < 1.0 - TOL:
-                raise ParameterError(
-                    f"stratstone.board.{name} = {_fmt(depth)}: expected at most {fmt_down(top - 1.0)}; it snaps to "
-                    f"{_fmt(snap_depth(depth, board))} mm in the {_fmt(top)} mm board (whole {_fmt(board.layer_height_mm)}"
-                    f" mm layers), leaving {_fmt(round(floor, 6))} mm under it, expected at least 1 mm")
-        if s.mark:
-            lowest = snap_height(s.height_mm - s.height_variation_mm, piece, minimum_layers=4)
-            depth = snap_depth(s.mark_depth_mm, piece)
-            if lowest - depth < 1.0 - TOL:
-                raise ParameterError(
-                    f"stratstone.stone.mark_depth_mm = {_fmt(s.mark_depth_mm)}: expected at most "
-                    f"{fmt_down(lowest - 1.0)}; the lowest stone is {_fmt(lowest)} mm after snapping to the layers")
-
-
-STRATSTONE_SCHEMA: dict[str, type[Params]] = {
-    "stratstone.board": StratstoneBoard,
-    "stratstone.stone": StratstoneStones,
-}
+def check_names(obj: Params, name: str, values: list[str], count_word: str) -> None:
+    """Colour names name files: they must be simple and different from each other."""
+    if not all(NAME_RE.fullmatch(c) for c in values):
+        obj.fail(name, values, "names of lower-case letters, digits, '-' or '_' (they name files)")
+    if len(set(values)) != len(values):
+        obj.fail(name, values, f"{count_word} different names")
 
 
 # --------------------------------------------------------------------------- meshing
@@ -568,37 +402,5 @@ class MeshParams(Params):
     PREFIX = "mesh"
 
     tolerance_mm: float = param(0.05, "largest distance of the mesh from the true surface", lo=0.001, hi=1)
-    angular_tolerance_deg: float = param(12.0, "largest angle between neighbouring facets of a curve", lo=1, hi=45)
-
-
-SCHEMA: dict[str, type[Params]] = {**STRATSTONE_SCHEMA, "mesh": MeshParams}
-PRESET_FILES = ("stratstone.toml", "mesh.toml")
-
-
-@dataclass(frozen=True)
-class ParamSet:
-    """Every model's parameters, checked: presets + ``--params`` file + ``--set``."""
-
-    stratstone: StratstoneParams
-    mesh: MeshParams
-
-    def section(self, prefix: str) -> dict[str, Any]:
-        """The plain values of one section, e.g. ``"stratstone.stone"`` (for cache keys)."""
-        obj: Any = self
-        for part in prefix.split("."):
-            obj = getattr(obj, part)
-        return obj.as_dict()
-
-
-def load_params(params_file: Path | None = None, sets: dict[str, str] | None = None,
-                models_dir: Path = MODELS_DIR) -> ParamSet:
-    """Load and check every parameter; raises ParameterError naming the first bad one."""
-    raw = resolve(SCHEMA, [models_dir / f for f in PRESET_FILES], params_file, sets)
-    ps = ParamSet(
-        stratstone=StratstoneParams(board=StratstoneBoard(**raw["stratstone.board"]),
-                                    stone=StratstoneStones(**raw["stratstone.stone"])),
-        mesh=MeshParams(**raw["mesh"]),
-    )
-    profiles = load_profiles(models_dir)
-    ps.stratstone.check_layers(profiles["board"], profiles["piece"])
-    return ps
+    angular_tolerance_deg: float = param(2.5, "largest turn of a curved surface within one facet (neighbouring "
+                                              "facets of a smooth side then differ by 8 degrees at most)", lo=1, hi=45)

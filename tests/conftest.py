@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from stratstone_cad.build import build
-from stratstone_cad.params import load_params, load_profiles
+from stratstone_cad.catalog import load_params
+from stratstone_cad.params import load_profiles
 
 
 @pytest.fixture(scope="session")
@@ -32,3 +33,11 @@ def built(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def manifest(built) -> dict:
     return json.loads((built / "manifest.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def built_all(tmp_path_factory) -> Path:
+    """output folder of a cold build of every game's assets (2 parallel jobs)."""
+    out = tmp_path_factory.mktemp("build-all")
+    build(None, None, out, jobs=2, progress=None)
+    return out

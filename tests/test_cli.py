@@ -24,6 +24,10 @@ def test_list_shows_parameters_defaults_units_and_printers():
     r = run("list")
     assert r.returncode == 0, r.stderr
     out = r.stdout
+    for game in ("stratstone:", "sage-stones:", "terrain:"):
+        assert f"\n{game}" in "\n" + out, game
+    assert "sage-stones.gem.per_colour = 10" in out and "terrain.board.seed = 1" in out
+    assert "terrain.piece.per_kind = 2" in out and "mesh.angular_tolerance_deg = 2.5" in out
     assert "stratstone.stone.height_mm = 7.4" in out
     assert "a number from 3 to 25" in out
     assert "stratstone.board.cells = 4" in out
@@ -38,7 +42,8 @@ def test_list_shows_parameters_defaults_units_and_printers():
      "stratstone.stone.height_mm = 99: expected a number from 3 to 25"),
     (["build", "--set", "stratstone.stone.heigth_mm=9"], "did you mean stratstone.stone.height_mm?"),
     (["build", "--printer", "prusa-mk5"], "printer 'prusa-mk5': unknown, expected one of"),
-    (["build", "stratstonee"], "game 'stratstonee': unknown, expected one of stratstone (did you mean 'stratstone'?)"),
+    (["build", "stratstonee"],
+     "game 'stratstonee': unknown, expected one of stratstone, sage-stones, terrain (did you mean 'stratstone'?)"),
     (["build", "--jobs", "0"], "--jobs 0: expected a number of parallel jobs of at least 1"),
     (["build", "--jobs", "two"], "argument --jobs: invalid int value: 'two'"),
     (["build", "--params", "missing.toml"], "--params file missing.toml: file not found"),
@@ -85,7 +90,7 @@ def test_ctrl_c_stops_a_parallel_build_quickly_with_whole_listed_files(tmp_path)
     files = sorted(f.relative_to(out).as_posix() for f in out.rglob("*") if f.is_file() and not f.name.startswith("."))
     m = json.loads((out / "manifest.json").read_text())
     assert files == sorted([a["file"] for a in m["assets"]] + ["manifest.json"])
-    assert 0 < len(m["assets"]) < 25
+    assert 0 < len(m["assets"]) < 42
 
 
 def test_unwritable_output_folder(tmp_path):
@@ -104,7 +109,7 @@ def test_build_then_cached_rebuild(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "25 assets" in r.stdout and "25 built" in r.stdout
     assert "[25/25]" in r.stderr  # progress, one line per part when not on a terminal
-    r = run("build", "--out", str(out), "--quiet")
+    r = run("build", "stratstone", "--out", str(out), "--quiet")
     assert r.returncode == 0 and "0 built, 25 cached" in r.stdout and r.stderr == ""
     m = json.loads((out / "manifest.json").read_text())
     assert len(m["assets"]) == 25
@@ -166,3 +171,43 @@ def test_play_terrain_on_a_given_map_warns_when_it_is_unfair(tmp_path):
     r = run("play", "terrain", "--terrain", str(terrain), "--out", str(tmp_path / "x.jsonl"))
     assert r.returncode == 2 and "e4 = 0 and e5 = 5 differ by 5, expected at most 2" in r.stderr
     assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_build_terrain_from_a_seed_or_a_heightmap_names_the_files(tmp_path):
+    out = tmp_path / "out"
+    r = run("build", "terrain", "--terrain-seed", "4", "--out", str(out), "--quiet")
+    assert r.returncode == 0, r.stderr
+    names = sorted(p.name for p in (out / "terrain").iterdir())
+    assert names[:4] == [f"board-seed-4-tile-{i}-of-4.stl" for i in range(1, 5)]
+    m = json.loads((out / "manifest.json").read_text())
+    boards = [a for a in m["assets"] if a["part"] == "board-tile"]
+    assert {json.dumps(a["heightmap"]) for a in boards} == {'{"terrain_seed": 4}'}
+    assert {a["count"] for a in m["assets"] if a["part"] != "board-tile"} == {2}
+    levels = [[(f + r) % 3 for f in range(10)] for r in range(10)]
+    hm = tmp_path / "map.json"
+    hm.write_text(json.dumps(levels))
+    r = run("build", "terrain", "--heightmap", str(hm), "--out", str(out), "--quiet")
+    assert r.returncode == 0, r.stderr
+    tiles = sorted(p.name for p in (out / "terrain").glob("board-*"))
+    assert len(tiles) == 4 and all(t.startswith("board-map-") for t in tiles)  # the seed's tiles are gone
+    assert "4 stale removed" in r.stdout
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("[[0, 0]]", "heightmap: 1 row, expected 10 (heightmap[0] is rank 1)"),
+    (json.dumps([[0] * 10] * 6 + [[0, 0, 5] + [0] * 7] + [[0] * 10] * 3), "c6 = 0 and c7 = 5 differ by 5, expected at most 2"),
+    (json.dumps([[0] * 10] * 9 + [[0] * 9 + [21]]), "j10 = 21 is out of range, expected 0 to 20"),
+    ("not json", "not valid JSON"),
+])
+def test_a_bad_heightmap_is_one_line_exit_2_and_nothing_written(tmp_path, content, message):
+    hm = tmp_path / "bad.json"
+    hm.write_text(content)
+    out = tmp_path / "out"
+    r = run("build", "terrain", "--heightmap", str(hm), "--out", str(out))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr and not out.exists()
+
+
+def test_seed_and_heightmap_together_are_refused(tmp_path):
+    r = run("build", "terrain", "--terrain-seed", "3", "--heightmap", "x.json", "--out", str(tmp_path / "o"))
+    assert r.returncode == 2 and "expected one of them" in r.stderr and not (tmp_path / "o").exists()

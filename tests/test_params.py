@@ -7,13 +7,14 @@ import tomllib
 
 import pytest
 
+from stratstone_cad.catalog import PRESET_FILES, SCHEMA, load_params
 from stratstone_cad.errors import ParameterError
-from stratstone_cad.params import MODELS_DIR, SCHEMA, get_printer, load_params, parse_set
+from stratstone_cad.params import MODELS_DIR, get_printer, parse_set
 
 
 def test_dataclass_defaults_equal_the_presets():
     presets = {}
-    for f in ("stratstone.toml", "mesh.toml"):
+    for f in PRESET_FILES:
         presets.update(tomllib.loads((MODELS_DIR / f).read_text()))
     for prefix, cls in SCHEMA.items():
         table = presets
@@ -49,25 +50,40 @@ def test_params_file_then_set(tmp_path):
     (["stratstone.board.cells=4.5"], "stratstone.board.cells = '4.5': expected an integer from 2 to 8"),
     (["stratstone.stone.mark=maybe"], "stratstone.stone.mark = 'maybe': expected true or false"),
     (["stratstone.stone.marks=ring,star,bar"],
-     "stratstone.stone.marks = ['ring', 'star', 'bar']: expected a list of 3 names from ring, cross, bar, dot, triangle, none"),
+     "stratstone.stone.marks = ['ring', 'star', 'bar']: expected a list of 3 names from ring, cross, bars, dot, dots, triangle, none"),
     (["stratstone.stone.colours=red,red,tan"],
      "stratstone.stone.colours = ['red', 'red', 'tan']: expected three different names"),
     (["stratstone.stone.colours=red/x,blue,tan"], "expected names of lower-case letters, digits, '-' or '_' (they name files)"),
     (["stratstone.stone.colours=Red,red,tan"], "expected names of lower-case letters"),
-    (["stratstone.stone.marks=ring,ring,bar"], "stratstone.stone.marks = ['ring', 'ring', 'bar']: expected a different mark for each set"),
-    # a ring whose stroke leaves no printable centre
+    (["stratstone.stone.marks=ring,ring,bars"], "stratstone.stone.marks = ['ring', 'ring', 'bars']: expected a different mark for each set"),
+    # a ring whose stroke leaves no printable centre: a thinner stroke, or (none thin enough) a larger mark
+    (["stratstone.stone.mark_size_mm=3.3", "stratstone.stone.mark_stroke_mm=1.5"],
+     "stratstone.stone.mark_stroke_mm = 1.5: expected at most 0.894 so the ring's centre (3.3 mm mark) stays 0.8 mm wide"),
     (["stratstone.stone.mark_size_mm=3", "stratstone.stone.mark_stroke_mm=4"],
-     "stratstone.stone.mark_stroke_mm = 4: expected at most 1.6 so the ring's centre (3 mm mark) stays 0.8 mm wide"),
+     "stratstone.stone.mark_size_mm = 3: expected at least 10.399 so the ring's centre stays 0.8 mm wide with 4 mm strokes"),
     # the mark with its strokes keeps a wall to the plateau's edge; too small a stone for any mark
-    (["stratstone.stone.mark_size_mm=12.3", "stratstone.stone.mark_stroke_mm=4"], "stratstone.stone.mark_size_mm = 12.3: expected at most"),
-    (["stratstone.stone.footprint_mm=10", "stratstone.board.cell_pitch_mm=12"], "(or stratstone.stone.mark = false)"),
-    # labels: walls beside them on the rim, room between neighbours, printable bowls
-    (["stratstone.board.label_height_mm=10"], "stratstone.board.label_height_mm = 10: expected at most 9.4 to leave 0.8 mm walls"),
+    (["stratstone.stone.mark_size_mm=25"], "stratstone.stone.mark_size_mm = 25: expected at most 12.712 to fit the smallest stone's top plateau"),
+    (["stratstone.stone.mark_size_mm=12.3", "stratstone.stone.mark_stroke_mm=4"],
+     "stratstone.stone.mark_size_mm = 12.3: expected at most 9.449 to fit the smallest stone's top plateau, but with 4 mm strokes "
+     "no mark that small keeps its centre 0.8 mm wide (a thinner stratstone.stone.mark_stroke_mm, or stratstone.stone.mark = false)"),
+    (["stratstone.stone.footprint_mm=10", "stratstone.board.cell_pitch_mm=12"],
+     "stratstone.stone.mark_size_mm = 8: expected a mark that fits the smallest stone's top plateau (4.77 mm) with 0.8 mm to "
+     "spare, but none from 3 mm does (stratstone.stone.mark = false, or larger parts)"),
+    # labels: walls beside them on the rim, room between neighbours, printable insides of letters
+    (["stratstone.board.label_height_mm=10"],
+     "stratstone.board.label_height_mm = 10: expected at most 9.2 to leave 0.8 mm walls beside the column labels on the 12 mm "
+     "rim (stratstone.board.rim_width_mm 12)"),
     (["stratstone.stone.footprint_mm=10", "stratstone.board.cell_pitch_mm=11", "stratstone.board.clearance_mm=0.1",
       "stratstone.stone.mark=false", "stratstone.board.label_height_mm=10.5", "stratstone.board.rim_width_mm=20"],
-     "stratstone.board.label_height_mm = 10.5: expected at most 9.2 so neighbouring labels stay 0.8 mm apart"),
+     "stratstone.board.label_height_mm = 10.5: expected at most 9 to leave 0.8 mm walls between neighbouring row labels "
+     "(stratstone.board.cell_pitch_mm 11)"),
     (["stratstone.board.label_height_mm=2.5", "stratstone.board.rim_width_mm=8"],
-     "stratstone.board.label_height_mm = 2.5: expected at least 3.6 with 1 mm strokes"),
+     "stratstone.board.label_height_mm = 2.5: expected at least 6.181 with 1.2 mm strokes, so the inside of the 'a' (and every "
+     "closed letter or digit) stays 0.8 mm wide"),
+    # no label height fits the rim: the rim itself must grow
+    (["stratstone.board.rim_width_mm=6"],
+     "stratstone.board.rim_width_mm = 6: expected at least 8.981 to hold 6.181 mm labels with 1.2 mm strokes and 0.8 mm walls "
+     "beside the column labels"),
     # checked after snapping to the layers: 1.6 mm -> 1.5 mm board, 0.6 mm recess leaves 0.9 mm
     (["stratstone.board.thickness_mm=1.6", "stratstone.board.recess_depth_mm=0.6", "stratstone.board.engrave_depth_mm=0.3"],
      "stratstone.board.recess_depth_mm = 0.6: expected at most 0.5; it snaps to 0.6 mm in the 1.5 mm board"),
@@ -78,7 +94,6 @@ def test_params_file_then_set(tmp_path):
     (["stratstone.stone.footprint_mm=36"], "stratstone.board.cell_pitch_mm = 36: expected at least 38"),
     (["stratstone.board.label_stroke_mm=0.5"], "stratstone.board.label_stroke_mm = 0.5: expected a number from 0.8 to 4"),
     (["stratstone.board.recess_depth_mm=4.5"], "stratstone.board.recess_depth_mm = 4.5: expected at most 3.8"),
-    (["stratstone.stone.mark_size_mm=25"], "stratstone.stone.mark_size_mm = 25: expected at most"),
     (["height_mm"], "--set 'height_mm': expected NAME=VALUE"),
 ])
 def test_bad_parameters_are_named_with_value_and_expectation(sets, message):
@@ -130,7 +145,7 @@ def test_a_pitch_at_exactly_its_minimum_is_accepted(footprint, clearance):
 def test_limits_in_messages_are_themselves_accepted():
     """The number after "at most" passes when given back."""
     sets = ["stratstone.stone.irregularity=0.15", "stratstone.stone.elongation=0.35", "stratstone.stone.min_scale=0.6",
-            "stratstone.stone.plateau_fraction=0.5", "stratstone.stone.mark_size_mm=9"]
+            "stratstone.stone.plateau_fraction=0.5", "stratstone.stone.mark_stroke_mm=0.8", "stratstone.stone.mark_size_mm=9"]
     with pytest.raises(ParameterError) as e:
         load_params(sets=parse_set(sets))
     limit = str(e.value).split("at most ")[1].split(" ")[0]

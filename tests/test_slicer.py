@@ -16,6 +16,7 @@ import pytest
 import trimesh
 
 from stratstone_cad.build import build
+from stratstone_cad.params import get_printer
 
 pytestmark = pytest.mark.slicer
 
@@ -37,13 +38,16 @@ def tiled(tmp_path_factory):
     return out
 
 
-def _assets(built, manifest, tiled):
+def _assets(built_all, tiled):
+    """Every file of a default build of every game, and a Stratstone board cut into tiles."""
     import json
 
-    items = [(built / a["file"], a) for a in manifest["assets"]]
+    m = json.loads((built_all / "manifest.json").read_text())
+    items = [(built_all / a["file"], a) for a in m["assets"]]
     m = json.loads((tiled / "manifest.json").read_text())
     items += [(tiled / a["file"], a) for a in m["assets"] if a["part"] == "board-tile"]
-    assert len(items) == 29
+    assert len(items) == 42 + 4
+    assert {a["game"] for _, a in items} == {"stratstone", "sage-stones", "terrain"}
     return items
 
 
@@ -54,8 +58,8 @@ def _slicer(*args: str) -> str:
     return r.stdout
 
 
-def test_prusaslicer_reads_every_file_as_manifold(built, manifest, tiled):
-    for path, a in _assets(built, manifest, tiled):
+def test_prusaslicer_reads_every_file_as_manifold(built_all, tiled):
+    for path, a in _assets(built_all, tiled):
         info = _slicer("--info", str(path))
         assert "manifold = yes" in info, path.name
         size = [float(re.search(rf"size_{c} = ([0-9.]+)", info).group(1)) for c in "xyz"]
@@ -64,11 +68,13 @@ def test_prusaslicer_reads_every_file_as_manifold(built, manifest, tiled):
         assert vol == pytest.approx(a["volume_mm3"], rel=1e-3), path.name
 
 
-def test_prusaslicer_slices_every_file_with_its_profile_and_layers_hit_every_face(built, manifest, tiled, tmp_path):
-    for path, a in _assets(built, manifest, tiled):
+def test_prusaslicer_slices_every_file_with_its_profile_and_layers_hit_every_face(built_all, tiled, tmp_path):
+    for path, a in _assets(built_all, tiled):
         prof = a["profile"]
         gcode = tmp_path / (path.stem + ".gcode")
-        _slicer("--export-gcode", "--layer-height", str(prof["layer_height_mm"]),
+        printer = get_printer(a["printer"])  # a tile's printer, else the default the build fitted the part to
+        bed = f"0x0,{printer.bed_x_mm:g}x0,{printer.bed_x_mm:g}x{printer.bed_y_mm:g},0x{printer.bed_y_mm:g}"
+        _slicer("--export-gcode", "--layer-height", str(prof["layer_height_mm"]), "--bed-shape", bed,
                 "--first-layer-height", str(prof["first_layer_height_mm"]), "--output", str(gcode), str(path))
         text = gcode.read_text()
         layers = [float(z) for z in re.findall(r"^;LAYER_CHANGE\n;Z:([0-9.]+)", text, re.M)]

@@ -1,31 +1,38 @@
-"""Tiling a board that is larger than the bed: fit, cover, joints."""
+"""Tiling a board that is larger than the bed: fit, cover, joints, keep-out, stepped boards."""
 
 from __future__ import annotations
 
 import pytest
+import shapely
+from shapely.geometry import Polygon
 
+from stratstone_cad.assets import stratstone as SA
 from stratstone_cad.cad import stratstone as S
-from stratstone_cad.cad.common import volume
-from stratstone_cad.cad.tiling import Joint, cut_tiles, dovetail_outline, plan_tiles
+from stratstone_cad.cad.boards import Slab, stack_volume
+from stratstone_cad.cad.tiling import Joint, dovetail_outline, lay_on_bed, plan_tiles, tile_stack
+from stratstone_cad.catalog import load_params
 from stratstone_cad.errors import ParameterError
-from stratstone_cad.params import Printer
+from stratstone_cad.mesh.checks import check_mesh
+from stratstone_cad.mesh.stack import stack_mesh
+from stratstone_cad.params import Printer, parse_set
 
 SMALL_BED = Printer("small", "a 110 mm test bed", 110, 110, 5)
 
 
 def _plan(params, printer):
     b = params.stratstone.board
-    return plan_tiles((b.size_mm, b.size_mm), printer, b.joint_length_mm, b.joint_width_mm,
-                      (b.wall_lines_mm(), b.wall_lines_mm()))
+    g = b.grid()
+    return plan_tiles(g.size_mm, printer, b.joint_length_mm, b.joint_width_mm, g.wall_lines())
 
 
 @pytest.fixture(scope="module")
 def tiled(params, profiles):
-    b = params.stratstone.board
-    board = S.board_solid(params.stratstone, profiles["board"])
+    p = params.stratstone
+    b = p.board
+    stack = S.board_stack(b, p.recess_diameter_mm, profiles["board"], params.mesh.tolerance_mm)
     plan = _plan(params, SMALL_BED)
-    tiles = cut_tiles(board, plan, b.joint_length_mm, b.joint_width_mm, b.joint_clearance_mm)
-    return board, plan, tiles
+    tiles = tile_stack(stack, plan, b.joint_length_mm, b.joint_width_mm, b.joint_clearance_mm)
+    return stack, plan, tiles
 
 
 def test_a_board_that_fits_is_one_tile(params):
@@ -36,59 +43,76 @@ def test_plan_cuts_along_walls_between_cells(params):
     plan = _plan(params, SMALL_BED)
     assert plan.count == 4
     assert plan.xcuts == plan.ycuts == [84.0]  # the wall between files b and c
-    # dovetails sit at cell corners (the solid crossings of the walls), two per cut per tile edge
+    # dovetails sit at cell corners (the solid crossings of the walls), one per cut per tile edge
     assert sorted(j.along for j in plan.joints if j.axis == "x") == [48.0, 120.0]
+
+
+@pytest.mark.parametrize(("over", "tiles"), [(0.0, 1), (0.5, 2)])
+def test_a_board_at_the_usable_size_is_one_tile_and_half_a_mm_more_is_two(over, tiles):
+    """The bed's usable size is the limit itself: a board exactly that long fits, 0.5 mm more does not."""
+    bed = Printer("t", "", 160, 120, 5)  # usable 150 x 110
+    assert plan_tiles((150.0 + over, 100.0), bed, 5.0, 9.0).count == tiles
+
+
+def test_every_tile_fits_the_bed_exactly_at_the_limit():
+    """A board cut into tiles of exactly the usable width (dovetail reach included) is
+    accepted; 0.5 mm narrower a bed needs more tiles, never a tile that overhangs it."""
+    plan = plan_tiles((190.0, 80.0), Printer("t", "", 110, 95, 5), 5.0, 9.0, ([95.0], []))  # usable 100 x 85
+    assert plan.xcuts == [95.0] and not plan.rotated  # the left tile is 95 + 5 mm of dovetail = exactly 100
+    with pytest.raises(ParameterError, match="cannot be cut into tiles"):  # usable 99.5 x 85: no cut line works
+        plan_tiles((190.0, 80.0), Printer("u", "", 109.5, 95, 5), 5.0, 9.0, ([95.0], []))
 
 
 def test_every_tile_fits_the_bed(tiled):
     _, _, tiles = tiled
     ux, uy = SMALL_BED.usable_mm
     for t in tiles:
-        bb = t.BoundingBox()
-        assert (bb.xlen <= ux and bb.ylen <= uy) or (bb.ylen <= ux and bb.xlen <= uy)
+        x0, y0, x1, y1 = shapely.union_all([s.region for s in t]).bounds
+        w, h = x1 - x0, y1 - y0
+        assert (w <= ux and h <= uy) or (h <= ux and w <= uy)
 
 
-def test_tiles_cover_the_board(tiled, params):
-    board, plan, tiles = tiled
+def test_tiles_cover_the_board_less_the_joint_gaps(tiled, params):
+    """The tiles together are the board less the clearance ring around each dovetail, exactly."""
+    stack, plan, tiles = tiled
     b = params.stratstone.board
-    # Tiles together are the board less the clearance gaps around each dovetail.
-    gap = sum(_area(dovetail_outline(j, b.joint_length_mm, b.joint_width_mm, b.joint_clearance_mm))
-              - _area(dovetail_outline(j, b.joint_length_mm, b.joint_width_mm)) for j in plan.joints)
-    # the socket's part behind the cut line lies in the tab's own tile: subtract what is not cut
-    total = sum(volume(t) for t in tiles)
-    assert total < volume(board)
-    assert volume(board) - total < gap * 4.8  # at most the gaps' full height
-    assert volume(board) - total > 0.3 * gap * 3.3  # and at least through the thinnest part
-    # the union of the tiles' boxes spans the board's
-    lo = [min(t.BoundingBox().xmin for t in tiles), min(t.BoundingBox().ymin for t in tiles)]
-    hi = [max(t.BoundingBox().xmax for t in tiles), max(t.BoundingBox().ymax for t in tiles)]
-    assert lo == pytest.approx([0, 0], abs=1e-6) and hi == pytest.approx([b.size_mm, b.size_mm], abs=1e-6)
+    gap = sum(Polygon(dovetail_outline(j, b.joint_length_mm, b.joint_width_mm, b.joint_clearance_mm))
+              .difference(Polygon(dovetail_outline(j, b.joint_length_mm, b.joint_width_mm))).area for j in plan.joints)
+    # over the full height: the gaps behind the cut lie in the dovetail's own tile and are not cut
+    total = sum(stack_volume(t) for t in tiles)
+    assert total < stack_volume(stack)
+    assert stack_volume(stack) - total < gap * 4.8
+    assert stack_volume(stack) - total > 0.3 * gap * 3.3
+    lo = [min(shapely.union_all([s.region for s in t]).bounds[i] for t in tiles) for i in (0, 1)]
+    hi = [max(shapely.union_all([s.region for s in t]).bounds[i] for t in tiles) for i in (2, 3)]
+    w, h = b.grid().size_mm
+    assert lo == pytest.approx([0, 0], abs=1e-9) and hi == pytest.approx([w, h], abs=1e-9)
 
 
 def test_tiles_do_not_overlap_and_joints_line_up(tiled, params):
     """Each dovetail sits in its socket with the clearance all round: no tile overlaps
     another, a dovetail grown by 90 % of the clearance still misses the other tile,
     grown by 150 % it touches it."""
-    import cadquery as cq
-
     _, plan, tiles = tiled
     b = params.stratstone.board
-    for i, a in enumerate(tiles):
-        for c in tiles[i + 1:]:
-            assert volume(a.intersect(c)) == pytest.approx(0, abs=1e-6)
-    by_index = {t.index: tiles[t.index - 1] for t in plan.tiles()}
+    flat = [shapely.union_all([s.region for s in t]) for t in tiles]
+    for i, a in enumerate(flat):
+        for c in flat[i + 1:]:
+            assert a.intersection(c).area == pytest.approx(0, abs=1e-9)
     for j in plan.joints:
         higher = next(t for t in plan.tiles() if (j.axis == "x" and t.x0 == j.at and t.y0 < j.along < t.y1)
                       or (j.axis == "y" and t.y0 == j.at and t.x0 < j.along < t.x1))
-        other = by_index[higher.index]
+        other = flat[higher.index - 1]
+        assert other.intersection(Polygon(dovetail_outline(j, b.joint_length_mm, b.joint_width_mm,
+                                                           0.9 * b.joint_clearance_mm))).area == pytest.approx(0, abs=1e-9)
+        assert other.intersection(Polygon(dovetail_outline(j, b.joint_length_mm, b.joint_width_mm,
+                                                           1.5 * b.joint_clearance_mm))).area > 0.1
 
-        def prism(grow, j=j):
-            pts = dovetail_outline(j, b.joint_length_mm, b.joint_width_mm, grow)
-            w = cq.Wire.makePolygon([cq.Vector(x, y, -1) for x, y in pts], close=True)
-            return cq.Solid.extrudeLinear(cq.Face.makeFromWires(w), cq.Vector(0, 0, 10))
 
-        assert volume(other.intersect(prism(0.9 * b.joint_clearance_mm))) == pytest.approx(0, abs=1e-6)
-        assert volume(other.intersect(prism(1.5 * b.joint_clearance_mm))) > 0.1
+def test_tiles_mesh_watertight(tiled):
+    _, _, tiles = tiled
+    for i, t in enumerate(tiles):
+        check_mesh(stack_mesh(t), f"tile {i + 1}")
 
 
 def test_a_dovetail_flares(params):
@@ -104,10 +128,6 @@ def test_a_board_that_cannot_be_tiled_is_refused(params):
         _plan(params, Printer("tiny", "", 20, 20, 5))
 
 
-def _area(pts):
-    return abs(sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1], strict=True))) / 2
-
-
 def test_tiles_lie_rotated_when_that_needs_fewer():
     """A long board on a bed that is long the other way: one tile, turned a quarter."""
     bed = Printer("tall", "", 170, 320, 5)  # usable 160 x 310
@@ -118,24 +138,63 @@ def test_tiles_lie_rotated_when_that_needs_fewer():
 
 
 def test_a_rotated_plan_turns_the_tiles_on_the_bed():
-    import cadquery as cq
+    from shapely.geometry import box
 
-    from stratstone_cad.cad.tiling import lay_on_bed
-
-    box = cq.Solid.makeBox(300, 150, 5)
     plan = plan_tiles((300.0, 150.0), Printer("tall", "", 170, 320, 5), 5.0, 9.0)
-    (tile,) = lay_on_bed([box], plan)
-    bb = tile.BoundingBox()
-    assert (bb.xlen, bb.ylen) == pytest.approx((150, 300))
+    ((slab,),) = lay_on_bed([[Slab(0, 5, box(0, 0, 300, 150))]], plan)
+    x0, y0, x1, y1 = slab.region.bounds
+    assert (x1 - x0, y1 - y0) == pytest.approx((150, 300))
 
 
 def test_cuts_follow_the_walls_or_none_are_made(params):
     """With wall lines given, cuts are only ever on them (never through a recess)."""
     b = params.stratstone.board
+    g = b.grid()
     for bed in (Printer("a", "", 110, 110, 5), Printer("b", "", 70, 70, 5)):
-        plan = plan_tiles((b.size_mm, b.size_mm), bed, b.joint_length_mm, b.joint_width_mm,
-                          (b.wall_lines_mm(), b.wall_lines_mm()))
-        assert set(plan.xcuts) <= set(b.wall_lines_mm()) and set(plan.ycuts) <= set(b.wall_lines_mm())
+        plan = plan_tiles(g.size_mm, bed, b.joint_length_mm, b.joint_width_mm, g.wall_lines())
+        assert set(plan.xcuts) <= set(g.wall_lines()[0]) and set(plan.ycuts) <= set(g.wall_lines()[1])
     with pytest.raises(ParameterError, match="cannot be cut into tiles"):
-        plan_tiles((b.size_mm, b.size_mm), Printer("c", "", 45, 45, 5), b.joint_length_mm, b.joint_width_mm,
-                   (b.wall_lines_mm(), b.wall_lines_mm()))
+        plan_tiles(g.size_mm, Printer("c", "", 45, 45, 5), b.joint_length_mm, b.joint_width_mm, g.wall_lines())
+
+
+def test_dovetails_keep_clear_of_recesses_and_labels_or_the_plan_is_refused(profiles):
+    """Joints go only where their sockets keep two extrusions from every recess and label;
+    with nowhere to go, the message names the dovetail, what it hits, and what to change."""
+    from stratstone_cad.jobs import board_job
+
+    ps = load_params(sets=parse_set(["stratstone.board.cell_pitch_mm=44"]))
+    p = ps.stratstone
+    job = SA.plan(p, Printer("mini", "", 180, 180, 5), profiles, ps.mesh)[0]
+    keep = shapely.union_all([g for _, g in SA.keep_out(p)])
+    b = p.board
+    for j in job.args["plan"].joints:
+        assert Polygon(dovetail_outline(j, b.joint_length_mm, b.joint_width_mm, b.joint_clearance_mm)).distance(keep) >= 0.8
+    wide = load_params(sets=parse_set(["stratstone.board.cell_pitch_mm=44", "stratstone.board.joint_width_mm=20",
+                                       "stratstone.board.joint_length_mm=20"])).stratstone
+    with pytest.raises(ParameterError, match=r"^stratstone.board.joint_width_mm = 20: the dovetail at \(\d+(\.\d+)?, "
+                                             r"\d+(\.\d+)?\) mm comes within \d.\d\d mm of a (recess|label), expected at least "
+                                             r"0.8 mm \(a smaller joint_width_mm"):
+        board_job(game="stratstone", stem="board", maker="m:f", args={}, board=wide.board,
+                  printer=Printer("mini", "", 180, 180, 5), keep_out=SA.keep_out(wide), what="Stratstone board",
+                  facts="", cut_fix="x", joint_fix="a smaller joint_width_mm or joint_length_mm, or a larger cell_pitch_mm")
+
+
+def test_a_stepped_board_keeps_its_dovetails_in_the_base():
+    """Joints of a stepped board are only below joint_top: above it every tile ends on the
+    straight cut line; each socket is a pocket a layer taller than its dovetail."""
+    from shapely.geometry import box
+
+    stack = [Slab(0.0, 3.0, box(0, 0, 200, 100)), Slab(3.0, 9.0, box(50, 0, 200, 100))]
+    plan = plan_tiles((200.0, 100.0), Printer("t", "", 130, 120, 5), 5.0, 9.0, ([100.0], []), joint_lines=([], [50.0]))
+    assert plan.xcuts == [100.0] and [j.along for j in plan.joints] == [50.0]
+    left, right = tile_stack(stack, plan, 5.0, 9.0, 0.2, joint_top=3.0, socket_top=3.3)
+    # the left tile carries the dovetail up to 3.0 mm only
+    assert [(s.z0, s.z1) for s in left] == [(0.0, 3.0), (3.0, 9.0)]
+    assert left[0].region.bounds[2] == pytest.approx(105.0) and left[1].region.bounds[2] == pytest.approx(100.0)
+    # the right tile's socket reaches 3.3 mm: a pocket under its column, closed above
+    assert [(s.z0, s.z1) for s in right] == [(0.0, 3.3), (3.3, 9.0)]
+    socket = Polygon(dovetail_outline(plan.joints[0], 5.0, 9.0, 0.2))
+    assert right[0].region.intersection(socket).area == pytest.approx(0, abs=1e-9)
+    assert right[1].region.bounds[0] == pytest.approx(100.0) and right[1].region.area == pytest.approx(100 * 100)
+    for t in (left, right):
+        check_mesh(stack_mesh(t), "stepped tile")

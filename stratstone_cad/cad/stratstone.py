@@ -6,7 +6,8 @@ y towards rank 4, z up from the bed. Stones stand on z = 0, centred on the origi
 A pebble is a loft through closed splines of one seeded outline, scaled along a side
 profile (:func:`side_profile`): a flat bottom a little smaller than the widest section,
 so the side leans out gently and prints without supports, the widest section at 40 %
-of the height, and a flat top plateau. The seed of stone n of colour set c is
+of the height, and a shoulder that rounds over into a flat top plateau (it meets the
+plateau tangentially, as a real pebble's top does, instead of at a crease). The seed of stone n of colour set c is
 ``"{seed}:{c}:{n}"``, so every stone is unique and the same parameters give the same
 stones.
 """
@@ -16,13 +17,20 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import cadquery as cq
+from ..assets.marks import MarkSpec
+from ..assets.stratstone import PebbleParams, StratstoneBoard
+from ..jobs import kernel_free
+from ..mesh.checks import Mesh
+from ..mesh.stack import stack_mesh
+from ..params import Profile, snap_depth, snap_height
+from .boards import Slab, discs, label_strokes, layered, outline, stroke_region
+from .glyphs import mark_strokes
+from .tiling import TilePlan, tiled
 
-from ..params import ParamSet, Printer, Profile, StratstoneParams, snap_depth, snap_height
-from .common import checked, engraving, mark_engraving, rounded_rect
-from .glyphs import Polyline, centred_text, mark_strokes
-from .tiling import TilePlan, cut_tiles, lay_on_bed
+if TYPE_CHECKING:  # CadQuery loads in the functions that use it: building a board never pays for it
+    import cadquery as cq
 
 # The bottom is up to 5 % narrower than the widest section at 40 % height, and never
 # leans out by more than a tenth of the stone's height: the lofted surface then leans
@@ -36,7 +44,7 @@ _BOTTOM_INSET_PER_HEIGHT = 0.1  # of the height
 _FOOTPRINT_MARGIN = 1.04
 _BULGE_AT = 0.40
 _SECTIONS_BELOW = 2  # sections from the bed up to the bulge (the bulge itself is the next)
-_SECTIONS_ABOVE = 3  # sections from the bulge up to the plateau
+_SECTIONS_ABOVE = 6  # sections from the bulge over the shoulder to the plateau
 _OUTLINE_POINTS = 36
 
 
@@ -50,9 +58,8 @@ class PebbleShape:
     bottom_scale: float  # bed outline = outline * bottom_scale
 
 
-def pebble_shape(p: StratstoneParams, colour: int, index: int, profile: Profile) -> PebbleShape:
+def pebble_shape(s: PebbleParams, colour: int, index: int, profile: Profile) -> PebbleShape:
     """The seeded outline and height of stone ``index`` of colour set ``colour``."""
-    s = p.stone
     rng = random.Random(f"{s.seed}:{colour}:{index}")
     harmonics = [(k, s.irregularity * rng.uniform(0.25, 1.0) / k ** 0.6, rng.uniform(0, 2 * math.pi)) for k in (2, 3, 4, 5)]
     squash = 1.0 - s.elongation * rng.uniform(0.0, 1.0)
@@ -83,9 +90,11 @@ def side_profile(shape: PebbleShape) -> list[tuple[float, float]]:
 
     Below the bulge the side curves out like a quarter sine (steepest at the bed, where
     it leans out by (1 - bottom_scale) x radius over the bulge's height: at most
-    atan(pi / 8) = 21 degrees with the limits above); above it the side falls in as a
-    parabola to the plateau. Sampling the curve densely keeps the loft's spline on it,
-    where three or four sections let it swing out past 45 degrees on flat, wide stones.
+    atan(pi / 8) = 21 degrees with the limits above). Above it the side rounds over as a
+    quarter ellipse, from vertical at the bulge to horizontal at the plateau's edge, so
+    the shoulder flows into the flat top without a crease. Sampling the curve densely
+    keeps the loft's spline on it (and below the plateau), where three or four sections
+    let it swing out past 45 degrees on flat, wide stones.
     """
     h, zb = shape.height_mm, _BULGE_AT * shape.height_mm
     b, t = shape.bottom_scale, shape.top_scale
@@ -94,8 +103,8 @@ def side_profile(shape: PebbleShape) -> list[tuple[float, float]]:
         z = zb * i / _SECTIONS_BELOW
         out.append((z, b + (1 - b) * math.sin(math.pi / 2 * z / zb)))
     for i in range(_SECTIONS_ABOVE + 1):
-        u = i / _SECTIONS_ABOVE
-        out.append((zb + (h - zb) * u, 1 - (1 - t) * u * u))
+        a = math.pi / 2 * i / _SECTIONS_ABOVE
+        out.append((zb + (h - zb) * math.sin(a), t + (1 - t) * math.cos(a)))
     return [(round(z, 6), round(k, 6)) for z, k in out]
 
 
@@ -114,72 +123,58 @@ def _scaled(pts: list[tuple[float, float]], k: float) -> list[tuple[float, float
     return [(x * k, y * k) for x, y in pts]
 
 
-def stone(p: StratstoneParams, colour: int, index: int, profile: Profile) -> cq.Shape:
-    """Stone ``index`` (0-based) of colour set ``colour`` (0, 1 = players, 2 = neutral).
+def stone(shape_params: PebbleParams, set_index: int, index: int, mark: MarkSpec | None, profile: Profile,
+          name: str = "stone") -> cq.Shape:
+    """Stone ``index`` (0-based) of colour set ``set_index`` (0, 1 = players, 2 = neutral).
 
-    A solid standing on z = 0 with a flat top plateau at its height; the set mark is
-    engraved into the plateau when ``stone.mark`` is on.
+    A solid standing on z = 0 with a flat top plateau at its height; ``mark`` is
+    engraved into the plateau (None: no mark).
     """
-    shape = pebble_shape(p, colour, index, profile)
+    import cadquery as cq
+
+    from .common import checked, mark_engraving
+
+    shape = pebble_shape(shape_params, set_index, index, profile)
     sections = side_profile(shape)
     wp = cq.Workplane("XY")
     prev = 0.0
     for z, k in sections:
         wp = wp.workplane(offset=z - prev).spline(_scaled(shape.outline, k), periodic=True).close()
         prev = z
-    solid = wp.loft(ruled=False, combine=True).val()
-    name = f"stone {p.stone.colours[colour]} {index + 1}"
-    solid = checked(solid, name)
-    kind = p.stone.marks[colour]
-    if p.stone.mark and kind != "none":
-        depth = snap_depth(p.stone.mark_depth_mm, profile)
-        tool = mark_engraving(mark_strokes(kind, p.stone.mark_size_mm), p.stone.mark_stroke_mm, shape.height_mm, depth)
+    solid = checked(wp.loft(ruled=False, combine=True).val(), name)
+    if mark is not None:
+        depth = snap_depth(mark.depth_mm, profile)
+        tool = mark_engraving(mark_strokes(mark.kind, mark.size_mm, mark.stroke_mm), mark.stroke_mm,
+                              shape.height_mm, depth)
         solid = checked(solid.cut(tool), name)
     return solid
 
 
-def coordinate_strokes(p: StratstoneParams) -> list[Polyline]:
-    """The engraved coordinates: files a.. under the columns on the near rim, ranks 1..
-    beside the rows on the left rim (the engine log's notation, read from the first
-    player's side)."""
-    b = p.board
-    lines: list[Polyline] = []
-    for i in range(b.cells):
-        x, _ = b.cell_centre(i, 0)
-        lines += centred_text("abcdefgh"[i], b.label_height_mm, x, b.rim_width_mm / 2)
-        _, y = b.cell_centre(0, i)
-        lines += centred_text(str(i + 1), b.label_height_mm, b.rim_width_mm / 2, y)
-    return lines
-
-
-def board_solid(p: StratstoneParams, profile: Profile) -> cq.Shape:
-    """The whole board (before any tiling): plate, cell recesses, engraved coordinates."""
-    b = p.board
-    size = b.size_mm
-    top = snap_height(b.thickness_mm, profile, minimum_layers=3)
-    depth = snap_depth(b.recess_depth_mm, profile)
-    solid = rounded_rect(0, 0, size, size, b.corner_radius_mm, 0, top)
-    centres = [b.cell_centre(f, r) for f in range(b.cells) for r in range(b.cells)]
-    pockets = (cq.Workplane("XY").workplane(offset=top - depth).pushPoints(centres)
-               .circle(p.recess_diameter_mm / 2).extrude(depth + 1.0))
-    solid = solid.cut(pockets.val())
-    tool = engraving(coordinate_strokes(p), b.label_stroke_mm, top, snap_depth(b.engrave_depth_mm, profile))
-    return checked(solid.cut(tool), "stratstone board")
+def board_stack(board: StratstoneBoard, recess_diameter_mm: float, profile: Profile, tolerance_mm: float) -> list[Slab]:
+    """The whole board (before any tiling) as a stack of slabs: plate, cell recesses,
+    engraved coordinates (see :mod:`stratstone_cad.cad.boards`)."""
+    top = snap_height(board.thickness_mm, profile, minimum_layers=3)
+    grid = board.grid()
+    labels = stroke_region(label_strokes(board.labels(), board.label_height_mm), board.label_stroke_mm)
+    return layered([(outline(grid, tolerance_mm), top)],
+                   [(discs(grid.centres(), recess_diameter_mm / 2, tolerance_mm),
+                     top - snap_depth(board.recess_depth_mm, profile), top),
+                    (labels, top - snap_depth(board.engrave_depth_mm, profile), top)])
 
 
 # --------------------------------------------------------------------------- build makers
-# Called by the build (stratstone_cad.catalog names them); each returns its parts in
-# the order of the job's outputs.
+# Called by the build as maker(**job.args) (stratstone_cad.assets.stratstone plans them);
+# each returns its parts in the order of the job's outputs.
 
 
-def make_stone(ps: ParamSet, printer: Printer, profiles: dict[str, Profile], colour: int, index: int) -> list[cq.Shape]:
-    return [stone(ps.stratstone, colour, index, profiles["piece"])]
+def make_stone(shape: PebbleParams, set_index: int, index: int, mark: MarkSpec | None,
+               profile: Profile) -> list[cq.Shape]:
+    return [stone(shape, set_index, index, mark, profile, f"stone {set_index + 1}-{index + 1}")]
 
 
-def make_board(ps: ParamSet, printer: Printer, profiles: dict[str, Profile], plan: TilePlan) -> list[cq.Shape]:
-    """The board, or its tiles as ``plan`` (made by the catalog for ``printer``) cuts it."""
-    b = ps.stratstone.board
-    solid = board_solid(ps.stratstone, profiles["board"])
-    if plan.count == 1:
-        return [solid]
-    return lay_on_bed(cut_tiles(solid, plan, b.joint_length_mm, b.joint_width_mm, b.joint_clearance_mm), plan)
+@kernel_free
+def make_board(board: StratstoneBoard, recess_diameter_mm: float, profile: Profile, plan: TilePlan,
+               tolerance_mm: float) -> list[Mesh]:
+    """The board, or its tiles as ``plan`` (made by the catalog for a printer) cuts it."""
+    stack = board_stack(board, recess_diameter_mm, profile, tolerance_mm)
+    return [stack_mesh(t, "stratstone board") for t in tiled(stack, plan, board)]

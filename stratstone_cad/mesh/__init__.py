@@ -1,5 +1,7 @@
-"""Meshes: tessellation of CAD solids, checks, STL writing.
+"""Meshes: tessellation of CadQuery solids, boards and 2D-region parts meshed by
+manifold3d, checks, STL writing.
 
-``tessellate`` needs CadQuery; ``checks`` and ``stl`` need only numpy, trimesh and
-manifold3d, so tests and the viewer can use them on any triangle mesh.
+``tessellate`` needs CadQuery; ``stack``, ``checks`` and ``stl`` need only numpy, shapely
+and manifold3d, so planning, the CadQuery-free parts and the viewer can use them on any
+triangle mesh without loading CadQuery.
 """

@@ -1,4 +1,8 @@
-"""Mesh checks every part passes before it is written, and mesh measurements."""
+"""Mesh checks every part passes before it is written, and mesh measurements.
+
+The edge checks (closed, consistently wound) are done here with numpy; the test suite
+checks the written files again with trimesh and numpy-stl, independent readers.
+"""
 
 from __future__ import annotations
 
@@ -52,14 +56,18 @@ def check_mesh(mesh: Mesh, what: str) -> None:
     volume and accepted as a manifold by manifold3d. ``what`` names the part and its
     parameters in the message."""
     import manifold3d
-    import trimesh
 
     if len(mesh.triangles) == 0:
         raise GeometryError(f"{what}: the mesh has no triangles")
-    tm = trimesh.Trimesh(mesh.vertices, mesh.triangles, process=False, validate=False)
-    if not tm.is_watertight:
+    tri = mesh.triangles.astype(np.int64)
+    n = int(tri.max()) + 1
+    half = np.concatenate([tri[:, [0, 1]], tri[:, [1, 2]], tri[:, [2, 0]]])  # directed edges, a -> b
+    lo, hi = half.min(axis=1), half.max(axis=1)
+    _, shared = np.unique(lo * n + hi, return_counts=True)
+    if (shared != 2).any():  # closed: every edge between exactly two triangles
         raise GeometryError(f"{what}: the mesh is not watertight (it has open or shared edges)")
-    if not tm.is_winding_consistent:
+    _, directed = np.unique(half[:, 0] * n + half[:, 1], return_counts=True)
+    if (directed != 1).any():  # consistent: the two triangles run along a shared edge in opposite directions
         raise GeometryError(f"{what}: the mesh's triangles are not consistently wound")
     vol = mesh.volume_mm3()
     if not vol > 0:

@@ -1,0 +1,198 @@
+"""Stratstone's printable assets: a square board with a recess per cell and 24 pebbles,
+8 per colour set (two players' colours and a neutral tan), each set with its top mark.
+
+Parameters in ``models/stratstone.toml`` (sections ``stratstone.board`` and
+``stratstone.stone``); the CAD functions are in :mod:`stratstone_cad.cad.stratstone`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..cad.boards import BoardParams, GridBoard, label_strokes, stroke_region
+from ..cad.glyphs import MARKS
+from ..errors import ParameterError
+from ..jobs import GameAssets, Job, Output, board_job, subset
+from ..params import (
+    MIN_WALL_MM,
+    TOL,
+    MeshParams,
+    Params,
+    Printer,
+    Profile,
+    check_names,
+    fmt,
+    fmt_down,
+    fmt_up,
+    param,
+    snap_depth,
+    snap_height,
+)
+from .marks import MarkSpec, check_marks, mark_spec
+
+FILES = "abcdefgh"
+
+
+@dataclass(frozen=True)
+class StratstoneBoard(BoardParams):
+    """The Stratstone board: square cells with a recess each, a rim with coordinates."""
+
+    PREFIX = "stratstone.board"
+
+    cells: int = param(4, "cells per side (files a.., ranks 1..)", lo=2, hi=8)
+    recess_depth_mm: float = param(1.5, "depth of a cell's recess, snapped to whole layers", lo=0.3, hi=10)
+    clearance_mm: float = param(0.6, "gap between the largest stone and its recess, per side", lo=0.1, hi=5)
+
+    def grid(self) -> GridBoard:
+        return GridBoard(self.cells, self.cells, self.cell_pitch_mm, self.rim_width_mm, self.rim_width_mm,
+                         self.corner_radius_mm)
+
+    def col_texts(self) -> list[str]:
+        return list(FILES[: self.cells])
+
+    def row_texts(self) -> list[str]:
+        return [str(i + 1) for i in range(self.cells)]
+
+    def check(self) -> None:
+        super().check()
+        if self.recess_depth_mm > self.thickness_mm - 1.0 + TOL:
+            self.fail("recess_depth_mm", self.recess_depth_mm,
+                      f"at most {fmt_down(self.thickness_mm - 1.0)} to leave a 1 mm floor under the "
+                      f"{fmt(self.thickness_mm)} mm board (stratstone.board.thickness_mm)")
+
+
+@dataclass(frozen=True)
+class PebbleParams:
+    """What a stone's CAD function reads of ``stratstone.stone`` to shape a pebble."""
+
+    footprint_mm: float
+    min_scale: float
+    height_mm: float
+    height_variation_mm: float
+    plateau_fraction: float
+    irregularity: float
+    elongation: float
+    seed: int
+
+
+@dataclass(frozen=True)
+class StratstoneStones(Params):
+    """The 24 pebble stones: three colour sets of organic, stackable shapes."""
+
+    PREFIX = "stratstone.stone"
+
+    footprint_mm: float = param(30.0, "largest width of a stone seen from above", lo=10, hi=80)
+    min_scale: float = param(0.88, "smallest stone's width as a fraction of footprint_mm", lo=0.6, hi=1)
+    height_mm: float = param(7.4, "average stone height, each snapped to the piece profile's layers", lo=3, hi=25)
+    height_variation_mm: float = param(0.6, "stone heights spread by up to this much either way", lo=0, hi=5)
+    plateau_fraction: float = param(0.55, "flat top area over footprint area (stacks need 0.5)", lo=0.5, hi=0.9)
+    irregularity: float = param(0.07, "how far a pebble's outline wanders from an ellipse (fraction of radius)",
+                                lo=0, hi=0.15)
+    elongation: float = param(0.15, "up to how much shorter a pebble's narrow axis is (fraction)", lo=0, hi=0.35)
+    seed: int = param(2024, "seed of the pebble shapes; the same seed gives the same stones", lo=0, hi=2**31 - 1)
+    per_colour: int = param(8, "stones per colour set", lo=1, hi=16)
+    colours: list[str] = param(["yellow", "red", "tan"], "names of the three colour sets (players first, neutral last)",
+                               length=3)
+    mark: bool = param(True, "engrave a set mark on every stone's top")
+    marks: list[str] = param(["ring", "cross", "bars"], "mark of each colour set (every mark has the same groove area)",
+                             length=3, choices=MARKS)
+    mark_size_mm: float = param(8.0, "width of the set mark", lo=3, hi=30)
+    mark_stroke_mm: float = param(1.2, "groove width of the set mark (two 0.4 mm extrusions at least)",
+                                  lo=MIN_WALL_MM, hi=4)
+    mark_depth_mm: float = param(0.45, "depth of the set mark, snapped to whole layers", lo=0.15, hi=3)
+
+    def check(self) -> None:
+        check_names(self, "colours", self.colours, "three")
+        low = self.height_mm - self.height_variation_mm
+        if low < 2.0 - TOL:
+            self.fail("height_variation_mm", self.height_variation_mm,
+                      f"at most {fmt_down(self.height_mm - 2.0)} so the lowest stone stays 2 mm high")
+        if self.mark and self.mark_depth_mm > low - 1.0 + TOL:
+            self.fail("mark_depth_mm", self.mark_depth_mm,
+                      f"at most {fmt_down(low - 1.0)} (1 mm under the lowest stone's mark)")
+        # The narrowest plateau: the smallest, most elongated stone with the deepest outline
+        # dent; the mark's outline (strokes included) keeps a wall to its edge.
+        narrowest = self.footprint_mm * self.min_scale * (1 - self.elongation) * (1 - 2 * self.irregularity)
+        check_marks(self, narrowest * math.sqrt(self.plateau_fraction), "the smallest stone's top plateau")
+
+
+@dataclass(frozen=True)
+class StratstoneParams:
+    """Board and stones together, with the constraints between them."""
+
+    board: StratstoneBoard
+    stone: StratstoneStones
+
+    @property
+    def recess_diameter_mm(self) -> float:
+        return self.stone.footprint_mm + 2 * self.board.clearance_mm
+
+
+def combine(sections: Mapping[str, Any], profiles: Mapping[str, Profile]) -> StratstoneParams:
+    """The board and the stones checked together, on the heights after snapping."""
+    p = StratstoneParams(sections["board"], sections["stone"])
+    b, s = p.board, p.stone
+    wall = b.cell_pitch_mm - p.recess_diameter_mm
+    if wall < MIN_WALL_MM - TOL:
+        raise ParameterError(
+            f"stratstone.board.cell_pitch_mm = {fmt(b.cell_pitch_mm)}: expected at least "
+            f"{fmt_up(p.recess_diameter_mm + MIN_WALL_MM)} (stone footprint {fmt(s.footprint_mm)} + 2 x clearance "
+            f"{fmt(b.clearance_mm)} + a {MIN_WALL_MM:g} mm wall, two 0.4 mm extrusions)")
+    board, piece = profiles["board"], profiles["piece"]
+    top = snap_height(b.thickness_mm, board, minimum_layers=3)
+    for name, depth in (("recess_depth_mm", b.recess_depth_mm), ("engrave_depth_mm", b.engrave_depth_mm)):
+        floor = top - snap_depth(depth, board)
+        if floor < 1.0 - TOL:
+            raise ParameterError(
+                f"stratstone.board.{name} = {fmt(depth)}: expected at most {fmt_down(top - 1.0)}; it snaps to "
+                f"{fmt(snap_depth(depth, board))} mm in the {fmt(top)} mm board (whole {fmt(board.layer_height_mm)}"
+                f" mm layers), leaving {fmt(round(floor, 6))} mm under it, expected at least 1 mm")
+    if s.mark:
+        lowest = snap_height(s.height_mm - s.height_variation_mm, piece, minimum_layers=4)
+        depth = snap_depth(s.mark_depth_mm, piece)
+        if lowest - depth < 1.0 - TOL:
+            raise ParameterError(
+                f"stratstone.stone.mark_depth_mm = {fmt(s.mark_depth_mm)}: expected at most "
+                f"{fmt_down(lowest - 1.0)}; the lowest stone is {fmt(lowest)} mm after snapping to the layers")
+    return p
+
+
+def keep_out(p: StratstoneParams) -> list[tuple[str, Any]]:
+    """What a tile cut or a dovetail socket must stay clear of: the recesses and the labels."""
+    import shapely
+    from shapely.geometry import Point
+
+    b = p.board
+    recesses = shapely.union_all([Point(c).buffer(p.recess_diameter_mm / 2, quad_segs=32) for c in b.grid().centres()])
+    return [("recess", recesses), ("label", stroke_region(label_strokes(b.labels(), b.label_height_mm),
+                                                          b.label_stroke_mm))]
+
+
+def plan(p: StratstoneParams, printer: Printer, profiles: Mapping[str, Profile], mesh: MeshParams) -> list[Job]:
+    b, s = p.board, p.stone
+    jobs = [board_job(
+        game="stratstone", stem="board", maker="stratstone_cad.cad.stratstone:make_board",
+        args={"board": b, "recess_diameter_mm": p.recess_diameter_mm, "profile": profiles["board"],
+              "tolerance_mm": mesh.tolerance_mm},
+        board=b, printer=printer, keep_out=keep_out(p), what="Stratstone board",
+        facts=f"{b.cells} x {b.cells} cells, pitch {b.cell_pitch_mm:g} mm",
+        cut_fix="each tile keeps half the wall between two recesses: a larger cell_pitch_mm or a smaller clearance_mm",
+        joint_fix="a smaller joint_width_mm or joint_length_mm, or a larger cell_pitch_mm")]
+    shape = subset(s, PebbleParams)
+    for c, colour in enumerate(s.colours):
+        mark: MarkSpec | None = mark_spec(s, s.marks[c])
+        for i in range(s.per_colour):
+            name = f"stone-{colour}-{i + 1:02d}"
+            jobs.append(Job(f"stratstone/{name}", "stratstone_cad.cad.stratstone:make_stone",
+                            {"shape": shape, "set_index": c, "index": i, "mark": mark, "profile": profiles["piece"]},
+                            (Output(f"stratstone/{name}.stl", "stratstone", "stone", "piece", colour, i + 1),),
+                            f"{name} (stratstone.stone seed {s.seed}, footprint {s.footprint_mm:g} mm, "
+                            f"height {s.height_mm:g} mm, mark {mark.kind if mark else 'off'})"))
+    return jobs
+
+
+ASSETS = GameAssets("stratstone", "Stratstone: 4 x 4 board and 24 pebble stones", "stratstone.toml",
+                    {"stratstone.board": StratstoneBoard, "stratstone.stone": StratstoneStones}, combine, plan)

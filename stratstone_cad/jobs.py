@@ -1,0 +1,121 @@
+"""How a game describes its printable assets to the build: pure Python, no CadQuery.
+
+A game registers one :class:`GameAssets` (in ``stratstone_cad/assets/<game>.py``, listed
+in :mod:`stratstone_cad.catalog`): its parameter sections and presets, how the checked
+sections combine into the game's parameters, and its plan, the list of :class:`Job`.
+
+A job makes one or more parts with a CAD function named by ``maker``
+("module:function", imported in the worker) called as ``maker(**args)``. ``args`` is
+everything the function is given and so everything its parts can depend on: the cache
+key is made from it (with the mesh settings and the code the function runs), never from
+a list kept beside it. Planning, naming the files and checking the cache never load
+CadQuery.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .params import MeshParams, Params, Printer, Profile
+
+
+@dataclass(frozen=True)
+class Output:
+    """One file a job writes (path relative to the output folder) and its manifest facts."""
+
+    file: str
+    game: str
+    part: str
+    profile: str
+    colour: str | None = None
+    index: int | None = None  # 1-based number of the stone or tile
+    of: int | None = None  # how many tiles there are
+    printer: str | None = None  # the printer whose bed a tile was cut for
+    count: int = 1  # how many copies of this file the game needs (2 Runners, 10 gems of a colour)
+    info: Mapping[str, Any] | None = None  # more facts for the manifest (where a terrain's heightmap came from)
+
+
+@dataclass(frozen=True)
+class Job:
+    """A unit of parallel work: a CAD function, what it is given, and the files it yields."""
+
+    id: str
+    maker: str
+    args: dict[str, Any]  # the maker's keyword arguments: plain values and frozen dataclasses
+    outputs: tuple[Output, ...]
+    describe: str  # the part and its key parameters, for error messages
+    cost: float = 1.0  # relative run time, biggest first when scheduling
+
+
+@dataclass(frozen=True)
+class GameAssets:
+    """A game's registration with the asset pipeline.
+
+    ``sections`` maps a dotted prefix (``"sage-stones.board"``) to its Params class;
+    ``preset`` is the file in models/ with their defaults. ``combine(sections,
+    profiles)`` checks what the sections say together (a gem fits a well, heights after
+    snapping to the layers) and returns the game's parameters; ``plan(params, printer,
+    profiles, mesh)`` lists the jobs.
+    """
+
+    name: str
+    title: str
+    preset: str
+    sections: Mapping[str, type[Params]]
+    combine: Callable[[Mapping[str, Any], Mapping[str, Profile]], Any]
+    plan: Callable[[Any, Printer, Mapping[str, Profile], MeshParams], list[Job]]
+    attribute: str = field(default="")  # ParamSet attribute (the name with "_" for "-")
+
+    def __post_init__(self) -> None:
+        if not self.attribute:
+            object.__setattr__(self, "attribute", self.name.replace("-", "_"))
+
+
+def kernel_free(maker: Callable[..., Any]) -> Callable[..., Any]:
+    """Marks a CAD function that builds its parts as meshes from 2D regions, without
+    CadQuery (boards, terrain pieces): the build runs it while CadQuery is still loading
+    for the others."""
+    maker.kernel_free = True  # type: ignore[attr-defined]
+    return maker
+
+
+def board_job(*, game: str, stem: str, maker: str, args: dict[str, Any], board: Any, printer: Printer,
+              keep_out: Sequence[tuple[str, Any]], what: str, facts: str, cut_fix: str, joint_fix: str,
+              joint_lines: tuple[list[float], list[float]] | None = None, info: Mapping[str, Any] | None = None,
+              cost: float = 3.0) -> Job:
+    """The job of a board: one file ``game/stem.stl`` when it fits ``printer``'s bed, else
+    tiles ``game/stem-tile-i-of-n.stl`` cut on the cell boundaries with dovetails.
+
+    ``board`` is the game's :class:`~stratstone_cad.cad.boards.BoardParams`; the tile plan
+    joins ``args`` as ``plan``. ``what`` names the board in messages ("Sage Stones board"),
+    ``facts`` its key parameters. Dovetails go on ``joint_lines`` (default: the
+    board's :meth:`~stratstone_cad.cad.boards.BoardParams.joint_lines`) where their
+    sockets keep clear of ``keep_out``. A tiled board's cuts and sockets must keep two extrusions
+    from everything in ``keep_out`` (see :func:`~stratstone_cad.cad.tiling.check_keep_out`).
+    """
+    from .cad.tiling import check_keep_out, plan_tiles, socket_fits
+
+    grid = board.grid()
+    fits = socket_fits(list(keep_out), board.joint_length_mm, board.joint_width_mm, board.joint_clearance_mm)
+    tiles = plan_tiles(grid.size_mm, printer, board.joint_length_mm, board.joint_width_mm, grid.wall_lines(), what,
+                       board.joint_lines() if joint_lines is None else joint_lines, fits)
+    if tiles.count == 1:
+        outs: tuple[Output, ...] = (Output(f"{game}/{stem}.stl", game, "board", "board", info=info),)
+    else:
+        check_keep_out(tiles, list(keep_out), board.joint_length_mm, board.joint_width_mm, board.joint_clearance_mm,
+                       board.PREFIX, printer, cut_fix, joint_fix)
+        outs = tuple(Output(f"{game}/{stem}-tile-{i}-of-{tiles.count}.stl", game, "board-tile", "board", index=i,
+                            of=tiles.count, printer=printer.name, info=info) for i in range(1, tiles.count + 1))
+    w, h = grid.size_mm
+    return Job(f"{game}/{stem}", maker, {**args, "plan": tiles}, outs,
+               f"{what} ({facts}, {w:g} x {h:g} mm, {tiles.count} tile(s) for {printer.name})", cost)
+
+
+def subset(obj: Any, cls: type) -> Any:
+    """The fields of ``cls`` taken from ``obj``: what a CAD function is given of a
+    larger parameter object (so its cache key holds those fields and no others)."""
+    import dataclasses
+
+    return cls(**{f.name: getattr(obj, f.name) for f in dataclasses.fields(cls)})
