@@ -1,21 +1,31 @@
 #!/usr/bin/env python3
 """Render the README's pictures from a build's STL files (PyVista, off screen).
 
-    python scripts/render_readme_images.py [--out-dir output] [--images docs/images]
+    python scripts/render_readme_images.py [--out-dir output] [--tiled-dir DIR] [--images docs/images]
 
-Renders the very files the build wrote: the board with a few stones set in their
-recesses, the 24 stones in three rows, and a tiled board laid out apart.
+Renders the very files the build wrote, each piece placed on its board with the board's
+own grid (the numbers the CAD boards are made from): the Stratstone board with stacks of
+stones, the 24 stones, the Sage Stones board with gems in their wells and the six gems,
+the terrain board (its tiles side by side) with both sides' pieces on their start
+squares, the pieces, and close-ups of the engraved coordinates and marks under a raking
+light, the way they are checked by eye.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import pyvista as pv
 
-COLOURS = {"yellow": "#e8b923", "red": "#b8322a", "tan": "#c8ad7f"}
+from stratstone_cad.catalog import load_params
+from stratstone_cad.params import load_profiles, snap_depth, snap_height
+
+COLOURS = {"yellow": "#e8b923", "red": "#b8322a", "tan": "#c8ad7f", "blue": "#2f5fb3", "green": "#3f8f4a",
+           "white": "#ece9e2", "black": "#303030"}
 BOARD = "#8c8f94"
+TERRAIN = "#9bab7a"
 
 
 def _plotter(size=(1200, 800)) -> pv.Plotter:
@@ -34,39 +44,45 @@ def _look(p: pv.Plotter, direction: tuple[float, float, float], zoom: float) -> 
     p.camera.zoom(zoom)
 
 
-def board_with_stones(out: Path, dest: Path) -> None:
-    import json
+def _raking(p: pv.Plotter, centre: tuple[float, float, float], direction: tuple[float, float, float]) -> None:
+    """A low light across the surface, so engraved grooves cast shade."""
+    p.remove_all_lights()
+    p.add_light(pv.Light(position=tuple(c + 400 * d for c, d in zip(centre, direction, strict=True)),
+                         focal_point=centre, intensity=0.9, light_type="scene light"))
+    p.add_light(pv.Light(light_type="headlight", intensity=0.35))
 
-    m = json.loads((out / "manifest.json").read_text())
-    pitch, rim = 36.0, 12.0
+
+def _mesh(out: Path, file: str, at=(0.0, 0.0, 0.0)) -> pv.PolyData:
+    return pv.read(out / file).translate(at, inplace=False)
+
+
+def stratstone_board(out: Path, dest: Path) -> None:
+    ps, prof = load_params(), load_profiles()
+    b = ps.stratstone.board
+    grid = b.grid()
     p = _plotter()
-    board = pv.read(out / "stratstone/board.stl")
-    p.add_mesh(board, color=BOARD, smooth_shading=False, specular=0.2)
-    placed = {("a", 1): ["tan", "tan", "red"], ("d", 1): ["tan", "tan"], ("a", 4): ["tan", "tan", "yellow"],
-              ("d", 4): ["tan", "tan"], ("b", 2): ["red"], ("c", 3): ["yellow", "red"]}
-    used = {c: 0 for c in COLOURS}
-    depth = 3.3
+    p.add_mesh(_mesh(out, "stratstone/board.stl"), color=BOARD, smooth_shading=False, specular=0.2)
+    placed = {(0, 0): ["tan", "tan", "red"], (3, 0): ["tan", "tan"], (0, 3): ["tan", "tan", "yellow"],
+              (3, 3): ["tan", "tan"], (1, 1): ["red"], (2, 2): ["yellow", "red"]}
+    used = {c: 0 for c in ("yellow", "red", "tan")}
+    floor = snap_height(b.thickness_mm, prof["board"], 3) - snap_depth(b.recess_depth_mm, prof["board"])
     for (f, r), stack in placed.items():
-        x = rim + ("abcd".index(f) + 0.5) * pitch
-        y = rim + (r - 0.5) * pitch
-        z = depth
+        x, y = grid.cell_centre(f, r)
+        z = floor
         for colour in stack:
             used[colour] += 1
-            s = pv.read(out / f"stratstone/stone-{colour}-{used[colour]:02d}.stl")
-            s = s.translate((x, y, z), inplace=False)
+            s = _mesh(out, f"stratstone/stone-{colour}-{used[colour]:02d}.stl", (x, y, z))
             p.add_mesh(s, color=COLOURS[colour], smooth_shading=True, split_sharp_edges=True, specular=0.3)
             z += s.bounds[5] - s.bounds[4]
-    assert m["assets"]
     _look(p, (0, -1.1, 1.25), 1.25)
     p.screenshot(dest)
 
 
 def all_stones(out: Path, dest: Path) -> None:
     p = _plotter((1400, 700))
-    for row, colour in enumerate(COLOURS):
+    for row, colour in enumerate(("yellow", "red", "tan")):
         for i in range(8):
-            s = pv.read(out / f"stratstone/stone-{colour}-{i + 1:02d}.stl")
-            s = s.translate((i * 34.0, -row * 34.0, 0), inplace=False)
+            s = _mesh(out, f"stratstone/stone-{colour}-{i + 1:02d}.stl", (i * 34.0, -row * 34.0, 0))
             p.add_mesh(s, color=COLOURS[colour], smooth_shading=True, split_sharp_edges=True, specular=0.3)
     _look(p, (0, -1.0, 0.9), 1.85)
     p.screenshot(dest)
@@ -80,10 +96,125 @@ def tiles(out: Path, dest: Path) -> None:
     for f in files:
         t = pv.read(f)
         c = t.center
-        # spread the tiles apart from the board's centre
-        t = t.translate(((c[0] - 100) * 0.12, (c[1] - 100) * 0.12, 0), inplace=False)
+        t = t.translate(((c[0] - 100) * 0.12, (c[1] - 100) * 0.12, 0), inplace=False)  # spread from the centre
         p.add_mesh(t, color=BOARD, smooth_shading=False, specular=0.2)
     _look(p, (0, -0.6, 1.0), 1.2)
+    p.screenshot(dest)
+
+
+def sage_board(out: Path, dest: Path) -> None:
+    """The board as built (it lies turned a quarter on the bed when that is how it fits),
+    turned back, with gems in a few wells (column 3-9, row 1-9 as in the log)."""
+    ps, prof = load_params(), load_profiles()
+    sage = ps.sage_stones
+    grid = sage.board.grid()
+    board = _mesh(out, "sage-stones/board.stl")
+    w, _ = grid.size_mm
+    if board.bounds[1] <= 1e-6:  # laid turned: x' = -y, y' = x
+        board = board.rotate_z(-90, point=(0, 0, 0), inplace=False)
+    p = _plotter((1200, 1000))
+    p.add_mesh(board, color=BOARD, smooth_shading=False, specular=0.2)
+    floor = snap_height(sage.board.thickness_mm, prof["board"], 3) - snap_depth(sage.board.well_depth_mm, prof["board"])
+    gems = {"5-7": "red", "6-3": "yellow", "6-4": "blue", "7-4": "blue", "9-5": "green", "3-5": "green",
+            "4-2": "white", "8-8": "black", "5-1": "red", "7-9": "yellow"}
+    for square, colour in gems.items():
+        col, row = (int(v) for v in square.split("-"))
+        x, y = grid.cell_centre(col - 3, row - 1)
+        p.add_mesh(_mesh(out, f"sage-stones/gem-{colour}.stl", (x, y, floor)), color=COLOURS[colour],
+                   smooth_shading=True, split_sharp_edges=True, specular=0.5)
+    _look(p, (0, -0.9, 1.3), 1.3)
+    p.screenshot(dest)
+    assert w > 0
+
+
+def gems(out: Path, dest: Path) -> None:
+    """The six gems from above, so their tops' marks show: ring, cross, bars, dot, triangle, dots."""
+    p = _plotter((1400, 360))
+    for i, colour in enumerate(("yellow", "red", "blue", "green", "white", "black")):
+        p.add_mesh(_mesh(out, f"sage-stones/gem-{colour}.stl", (i * 22.0, 0, 0)), color=COLOURS[colour],
+                   smooth_shading=True, split_sharp_edges=True, specular=0.4)
+    _raking(p, (55, 0, 6), (-0.55, 0.45, 0.7))
+    _look(p, (0, -0.35, 1.0), 3.2)
+    p.screenshot(dest)
+
+
+def terrain_board(out: Path, dest: Path) -> None:
+    """The four tiles side by side (a few mm apart), each side's pieces on its start row."""
+    ps, prof = load_params(), load_profiles()
+    t = ps.terrain
+    grid = t.board.grid()
+    m = json.loads((out / "manifest.json").read_text())
+    files = sorted(a["file"] for a in m["assets"] if a["part"] == "board-tile" and a["game"] == "terrain")
+    p = _plotter((1300, 1000))
+    spread = {}
+    for f in files:
+        tile = pv.read(out / f)
+        c = tile.center
+        w, h = grid.size_mm
+        dx, dy = (3.0 if c[0] > w / 2 else -3.0), (3.0 if c[1] > h / 2 else -3.0)
+        spread[f] = (dx, dy)
+        tile = tile.translate((dx, dy, 0), inplace=False)
+        tile["height (mm)"] = tile.points[:, 2]  # tinted by height, as a map is, so the levels read at a glance
+        p.add_mesh(tile, scalars="height (mm)", cmap="terrain", clim=(-2, 16), show_scalar_bar=False,
+                   smooth_shading=False, specular=0.15)
+    base = snap_height(t.board.thickness_mm, prof["board"], 3)
+    step = snap_depth(t.board.step_mm, prof["board"])
+    order = ("guardian", "lancer", "runner", "runner", "lancer", "guardian")  # files c to h (rules T7)
+    for side, rank in (("red", 0), ("blue", 9)):
+        for k, kind in enumerate(order):
+            f = 2 + k
+            x, y = grid.cell_centre(f, rank)
+            dx, dy = (3.0 if x > grid.size_mm[0] / 2 else -3.0), (3.0 if y > grid.size_mm[1] / 2 else -3.0)
+            z = base + t.heightmap[rank][f] * step
+            piece = pv.read(out / f"terrain/{kind}-{side}.stl")
+            if side == "blue":
+                piece = piece.rotate_z(180, inplace=False)  # Blue's marks face Blue's side
+            p.add_mesh(piece.translate((x + dx, y + dy, z), inplace=False), color=COLOURS[side], smooth_shading=False,
+                       specular=0.3)
+    _look(p, (0, -0.85, 1.1), 1.3)
+    p.screenshot(dest)
+
+
+def terrain_pieces(out: Path, dest: Path) -> None:
+    p = _plotter((1400, 520))
+    x = 0.0
+    for side in ("red", "blue"):
+        for kind in ("runner", "lancer", "guardian"):
+            piece = pv.read(out / f"terrain/{kind}-{side}.stl").translate((x, 0, 0), inplace=False)
+            p.add_mesh(piece, color=COLOURS[side], smooth_shading=False, specular=0.3)
+            x += 30
+        x += 10
+    _raking(p, (90, 0, 10), (-0.35, -0.85, 0.4))
+    _look(p, (0, -1.0, 0.45), 1.9)
+    p.screenshot(dest)
+
+
+def label_closeups(out: Path, dest: Path) -> None:
+    """The near-left corner of each board from above, shaded by depth (floors dark, tops
+    light) so every groove shows at its true width: the first column and row labels as
+    the near player reads them (Stratstone, Sage Stones, terrain side by side)."""
+    ps, prof = load_params(), load_profiles()
+    m = json.loads((out / "manifest.json").read_text())
+    terrain = sorted(a["file"] for a in m["assets"] if a["game"] == "terrain" and a["part"] == "board-tile")[0]
+    p = pv.Plotter(off_screen=True, window_size=(1500, 560), shape=(1, 3), border=False)
+    boards = (("stratstone/board.stl", ps.stratstone.board), ("sage-stones/board.stl", ps.sage_stones.board),
+              (terrain, ps.terrain.board))
+    for i, (file, board) in enumerate(boards):
+        p.subplot(0, i)
+        p.set_background("#d6dde4")  # the boards' tops are white in this shading
+        grid = board.grid()
+        top = snap_height(board.thickness_mm, prof["board"], 3)
+        mesh = pv.read(out / file)
+        if mesh.bounds[1] <= 1e-6:  # a board laid turned on the bed
+            mesh = mesh.rotate_z(-90, point=(0, 0, 0), inplace=False)
+        x1, y1 = grid.rim_x_mm + 2.0 * grid.pitch_mm, grid.rim_y_mm + 1.6 * grid.pitch_mm
+        part = mesh.clip_box((0, x1, 0, y1, -1, 60), invert=False)
+        part["depth"] = part.points[:, 2]
+        p.add_mesh(part, scalars="depth", cmap="gray", clim=(top - 2.5, top), show_scalar_bar=False, lighting=False)
+        p.enable_parallel_projection()
+        p.camera_position = [(x1 / 2, y1 / 2, 200), (x1 / 2, y1 / 2, 0), (0, 1, 0)]
+        p.reset_camera()
+        p.camera.zoom(1.35)
     p.screenshot(dest)
 
 
@@ -94,8 +225,13 @@ def main() -> None:
     ap.add_argument("--images", type=Path, default=Path("docs/images"))
     a = ap.parse_args()
     a.images.mkdir(parents=True, exist_ok=True)
-    board_with_stones(a.out_dir, a.images / "stratstone-board.png")
+    stratstone_board(a.out_dir, a.images / "stratstone-board.png")
     all_stones(a.out_dir, a.images / "stratstone-stones.png")
+    sage_board(a.out_dir, a.images / "sage-stones-board.png")
+    gems(a.out_dir, a.images / "sage-stones-gems.png")
+    terrain_board(a.out_dir, a.images / "terrain-board.png")
+    terrain_pieces(a.out_dir, a.images / "terrain-pieces.png")
+    label_closeups(a.out_dir, a.images / "labels-closeup.png")
     if a.tiled_dir:
         tiles(a.tiled_dir, a.images / "stratstone-tiles.png")
 
