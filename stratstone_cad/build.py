@@ -6,8 +6,8 @@ was made from and the sha256 of the file. The key is derived, never listed by ha
 the job's arguments (everything its CAD function is given: its parameters, print
 profile, tile plan), the mesh settings, and the source of every module of this package
 that the CAD function and the mesh writers import (found by reading their imports), with
-the versions of CadQuery, OCP, shapely and the engraving font. So a change to one game's
-CAD code rebuilds that game's parts only. An asset whose key is unchanged and whose file
+the versions of the libraries that shape a part's bytes (:data:`KERNEL_DISTS`). So a
+change to one game's CAD code rebuilds that game's parts only. An asset whose key is unchanged and whose file
 still has that sha256 is not rebuilt, and the unchanged rebuild never imports CadQuery.
 
 Workers: with more than one job, the CadQuery parts are made by worker processes forked

@@ -59,6 +59,16 @@ def test_the_writers_and_shared_code_are_in_every_key():
         assert not files & others, (job.id, files & others)
 
 
+def test_the_writer_modules_are_what_run_job_imports():
+    """WRITER_MODULES (in every key) names exactly the package modules run_job imports."""
+    import inspect
+    import re
+
+    source = inspect.getsource(B.run_job)
+    imported = {f"stratstone_cad.{m}" for m in re.findall(r"from \.([\w.]+) import", source)}
+    assert imported == set(B.WRITER_MODULES)
+
+
 def test_every_key_changes_with_the_mesh_tolerance_and_a_profile_changes_its_parts_keys(tmp_path):
     base = _keys(load_params())
     finer = _keys(load_params(sets={"mesh.tolerance_mm": "0.04"}))

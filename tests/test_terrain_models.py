@@ -276,3 +276,13 @@ def test_stepped_board_joints_are_under_cells_clear_of_frames(terrain, profiles,
     for j in job.args["plan"].joints:
         assert j.along in (ys if j.axis == "x" else xs)  # under the middle of a cell
         assert Polygon(dovetail_outline(j, b.joint_length_mm, b.joint_width_mm, b.joint_clearance_mm)).distance(keep) >= 0.8
+
+
+def test_a_heightmap_that_is_not_a_regular_file_is_refused_without_reading_it(tmp_path):
+    import os
+
+    fifo = tmp_path / "map.fifo"
+    os.mkfifo(fifo)  # reading it would block for ever
+    for path, message in ((fifo, "not a regular file"), (tmp_path, "not a regular file")):
+        with pytest.raises(UserError, match=f"^{path}: {message}, expected a JSON heightmap or a terrain-game log$"):
+            load_params(sets=parse_set([f"terrain.board.heightmap={path}"]))

@@ -290,11 +290,26 @@ def load_map(board: TerrainBoard) -> tuple[tuple[tuple[int, ...], ...], str, dic
     game, else as a heightmap file; either is checked by the engine's terrain rule
     (one line naming the square and the levels when it is broken).
     """
-    from ..games.terrain_map import check_heightmap, generate, heightmap_from_log, load_heightmap_file
+    from ..games.terrain_map import (
+        MAX_FILE_BYTES,
+        TerrainError,
+        check_heightmap,
+        generate,
+        heightmap_from_log,
+        load_heightmap_file,
+    )
 
     if not board.heightmap:
         return check_heightmap(generate(board.seed)), f"seed-{board.seed}", {"terrain_seed": board.seed}
     path = Path(board.heightmap)
+    try:
+        if not path.is_file():  # a FIFO or a device would block the read or never end
+            raise TerrainError(f"{path}: no such file" if not path.exists() else
+                               f"{path}: not a regular file, expected a JSON heightmap or a terrain-game log")
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise TerrainError(f"{path}: larger than 1 MiB, expected a heightmap or a terrain-game log")
+    except OSError as e:
+        raise TerrainError(f"{path}: cannot read ({e.strerror or e})") from None
     rows = heightmap_from_log(path) if _looks_like_log(path) else load_heightmap_file(path)
     levels = check_heightmap(rows)
     digest = hashlib.sha256(json.dumps(levels).encode()).hexdigest()
