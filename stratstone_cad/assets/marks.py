@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from ..cad.glyphs import mark_diameter, mark_gap, mark_island
-from ..params import MIN_WALL_MM, TOL, Params, fmt, fmt_down, fmt_up
+from ..params import MIN_WALL_MM, TOL, Params, fmt, fmt_down, fmt_up, snap_depth
 
 
 @dataclass(frozen=True)
@@ -97,3 +98,13 @@ def _least_size(kind: str, stroke: float) -> float:
         island = mark_island(kind, mid, stroke)
         lo, hi = (lo, mid) if island is not None and island >= MIN_WALL_MM else (mid, hi)
     return hi
+
+
+def check_mark_floor(p: Params, lowest_mm: float, profile: Any, what: str) -> None:
+    """The mark (``p.mark_depth_mm``, snapped to whole layers) leaves 1 mm under it in
+    the lowest part it is cut into (``lowest_mm`` high after snapping, ``what`` names it)."""
+    if not p.mark:  # type: ignore[attr-defined]
+        return
+    if lowest_mm - snap_depth(p.mark_depth_mm, profile) < 1.0 - TOL:  # type: ignore[attr-defined]
+        p.fail("mark_depth_mm", p.mark_depth_mm, f"at most {fmt_down(lowest_mm - 1.0)}; {what} is "  # type: ignore[attr-defined]
+                                                 f"{fmt(lowest_mm)} mm after snapping to the layers")

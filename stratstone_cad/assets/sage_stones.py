@@ -20,7 +20,6 @@ from typing import Any
 
 from ..cad.boards import BoardParams, GridBoard, Label, edge_labels, label_strokes, stroke_region
 from ..cad.glyphs import MARKS, Polyline
-from ..errors import ParameterError
 from ..jobs import GameAssets, Job, Output, board_job, subset
 from ..params import (
     MIN_WALL_MM,
@@ -34,10 +33,9 @@ from ..params import (
     fmt_down,
     fmt_up,
     param,
-    snap_depth,
     snap_height,
 )
-from .marks import MarkSpec, check_marks, mark_spec
+from .marks import MarkSpec, check_mark_floor, check_marks, mark_spec
 
 COLUMNS = tuple(str(c) for c in range(3, 10))  # the game's rules: 3d3 totals
 ROWS = tuple(str(r) for r in range(1, 10))
@@ -176,25 +174,11 @@ class SageParams:
 def combine(sections: Mapping[str, Any], profiles: Mapping[str, Profile]) -> SageParams:
     p = SageParams(sections["board"], sections["gem"])
     b, g = p.board, p.gem
-    if b.cell_pitch_mm - p.well_diameter_mm < MIN_WALL_MM - TOL:
-        raise ParameterError(
-            f"sage-stones.board.cell_pitch_mm = {fmt(b.cell_pitch_mm)}: expected at least "
-            f"{fmt_up(p.well_diameter_mm + MIN_WALL_MM)} (gem {fmt(g.diameter_mm)} + 2 x clearance "
-            f"{fmt(b.clearance_mm)} + a {MIN_WALL_MM:g} mm wall, two 0.4 mm extrusions)")
+    b.check_pocket_fits(p.well_diameter_mm, f"gem {fmt(g.diameter_mm)} + 2 x clearance {fmt(b.clearance_mm)}")
     board, piece = profiles["board"], profiles["piece"]
-    top = snap_height(b.thickness_mm, board, minimum_layers=3)
-    for name, depth in (("well_depth_mm", b.well_depth_mm), ("engrave_depth_mm", b.engrave_depth_mm)):
-        if top - snap_depth(depth, board) < 1.0 - TOL:
-            raise ParameterError(
-                f"sage-stones.board.{name} = {fmt(depth)}: expected at most {fmt_down(top - 1.0)}; it snaps to "
-                f"{fmt(snap_depth(depth, board))} mm in the {fmt(top)} mm board, leaving less than 1 mm under it")
-    if g.mark:
-        height = snap_height(g.height_mm, piece, minimum_layers=4)
-        if height - snap_depth(g.mark_depth_mm, piece) < 1.0 - TOL:
-            raise ParameterError(f"sage-stones.gem.mark_depth_mm = {fmt(g.mark_depth_mm)}: expected at most "
-                                 f"{fmt_down(height - 1.0)} in a {fmt(height)} mm gem (after snapping to the layers)")
+    b.check_floors(board, snap_height(b.thickness_mm, board, minimum_layers=3), ("well_depth_mm", "engrave_depth_mm"))
+    check_mark_floor(g, snap_height(g.height_mm, piece, minimum_layers=4), piece, "a gem")
     return p
-
 
 def keep_out(p: SageParams) -> list[tuple[str, Any]]:
     """What a tile cut or a dovetail socket must stay clear of: wells, numbers, arrows."""

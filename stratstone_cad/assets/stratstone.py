@@ -14,7 +14,6 @@ from typing import Any
 
 from ..cad.boards import BoardParams, GridBoard, label_strokes, stroke_region
 from ..cad.glyphs import MARKS
-from ..errors import ParameterError
 from ..jobs import GameAssets, Job, Output, board_job, subset
 from ..params import (
     MIN_WALL_MM,
@@ -26,12 +25,10 @@ from ..params import (
     check_names,
     fmt,
     fmt_down,
-    fmt_up,
     param,
-    snap_depth,
     snap_height,
 )
-from .marks import MarkSpec, check_marks, mark_spec
+from .marks import MarkSpec, check_mark_floor, check_marks, mark_spec
 
 FILES = "abcdefgh"
 
@@ -135,30 +132,13 @@ def combine(sections: Mapping[str, Any], profiles: Mapping[str, Profile]) -> Str
     """The board and the stones checked together, on the heights after snapping."""
     p = StratstoneParams(sections["board"], sections["stone"])
     b, s = p.board, p.stone
-    wall = b.cell_pitch_mm - p.recess_diameter_mm
-    if wall < MIN_WALL_MM - TOL:
-        raise ParameterError(
-            f"stratstone.board.cell_pitch_mm = {fmt(b.cell_pitch_mm)}: expected at least "
-            f"{fmt_up(p.recess_diameter_mm + MIN_WALL_MM)} (stone footprint {fmt(s.footprint_mm)} + 2 x clearance "
-            f"{fmt(b.clearance_mm)} + a {MIN_WALL_MM:g} mm wall, two 0.4 mm extrusions)")
+    b.check_pocket_fits(p.recess_diameter_mm, f"stone footprint {fmt(s.footprint_mm)} + 2 x clearance "
+                                               f"{fmt(b.clearance_mm)}")
     board, piece = profiles["board"], profiles["piece"]
-    top = snap_height(b.thickness_mm, board, minimum_layers=3)
-    for name, depth in (("recess_depth_mm", b.recess_depth_mm), ("engrave_depth_mm", b.engrave_depth_mm)):
-        floor = top - snap_depth(depth, board)
-        if floor < 1.0 - TOL:
-            raise ParameterError(
-                f"stratstone.board.{name} = {fmt(depth)}: expected at most {fmt_down(top - 1.0)}; it snaps to "
-                f"{fmt(snap_depth(depth, board))} mm in the {fmt(top)} mm board (whole {fmt(board.layer_height_mm)}"
-                f" mm layers), leaving {fmt(round(floor, 6))} mm under it, expected at least 1 mm")
-    if s.mark:
-        lowest = snap_height(s.height_mm - s.height_variation_mm, piece, minimum_layers=4)
-        depth = snap_depth(s.mark_depth_mm, piece)
-        if lowest - depth < 1.0 - TOL:
-            raise ParameterError(
-                f"stratstone.stone.mark_depth_mm = {fmt(s.mark_depth_mm)}: expected at most "
-                f"{fmt_down(lowest - 1.0)}; the lowest stone is {fmt(lowest)} mm after snapping to the layers")
+    b.check_floors(board, snap_height(b.thickness_mm, board, minimum_layers=3), ("recess_depth_mm", "engrave_depth_mm"))
+    check_mark_floor(s, snap_height(s.height_mm - s.height_variation_mm, piece, minimum_layers=4), piece,
+                     "the lowest stone")
     return p
-
 
 def keep_out(p: StratstoneParams) -> list[tuple[str, Any]]:
     """What a tile cut or a dovetail socket must stay clear of: the recesses and the labels."""

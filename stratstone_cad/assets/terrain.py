@@ -43,7 +43,6 @@ from ..params import (
     fmt,
     fmt_down,
     param,
-    snap_depth,
     snap_height,
 )
 
@@ -338,12 +337,7 @@ def combine(sections: Mapping[str, Any], profiles: Mapping[str, Profile]) -> Ter
                 f"{fmt(b.cell_pitch_mm)} mm cell (terrain.board.cell_pitch_mm) with {fmt(pc.clearance_mm)} mm to "
                 "spare on each side")
     board = profiles["board"]
-    base = snap_height(b.thickness_mm, board, minimum_layers=3)
-    if base - snap_depth(b.engrave_depth_mm, board) < 1.0 - TOL:
-        raise ParameterError(
-            f"terrain.board.engrave_depth_mm = {fmt(b.engrave_depth_mm)}: expected at most {fmt_down(base - 1.0)}; "
-            f"the rim is the {fmt(base)} mm base (terrain.board.thickness_mm after snapping), which keeps 1 mm under "
-            "the labels")
+    b.check_floors(board, snap_height(b.thickness_mm, board, minimum_layers=3), ("engrave_depth_mm",))  # the rim
     levels, name, source = load_map(b)
     return TerrainParams(b, pc, levels, name, source)
 

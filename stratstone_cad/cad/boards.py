@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..params import MIN_WALL_MM, TOL, Params, fmt_down, fmt_up, param
+from ..params import MIN_WALL_MM, TOL, Params, fmt, fmt_down, fmt_up, param
 from .glyphs import Polyline, centred_text, text_ink
 
 
@@ -260,6 +260,26 @@ class BoardParams(Params):
 
     def labels(self) -> list[Label]:
         return edge_labels(self.grid(), self.col_texts(), self.row_texts())
+
+    def check_pocket_fits(self, pocket_mm: float, what: str) -> None:
+        """A round pocket per cell (``what``: "stone footprint 30 + 2 x clearance 0.6")
+        leaves a wall of two extrusions between neighbouring cells."""
+        if self.cell_pitch_mm - pocket_mm < MIN_WALL_MM - TOL:
+            self.fail("cell_pitch_mm", self.cell_pitch_mm, f"at least {fmt_up(pocket_mm + MIN_WALL_MM)} ({what} + a "
+                                                           f"{MIN_WALL_MM:g} mm wall, two 0.4 mm extrusions)")
+
+    def check_floors(self, profile: Any, top: float, depths: Sequence[str]) -> None:
+        """Each named depth (recess, well, engraving), snapped to whole layers of
+        ``profile``, leaves at least 1 mm of floor under it in a board ``top`` mm high."""
+        from ..params import snap_depth
+
+        for name in depths:
+            depth = getattr(self, name)
+            floor = top - snap_depth(depth, profile)
+            if floor < 1.0 - TOL:
+                self.fail(name, depth, f"at most {fmt_down(top - 1.0)}; it snaps to {fmt(snap_depth(depth, profile))} mm "
+                                       f"in the {fmt(top)} mm board (whole {fmt(profile.layer_height_mm)} mm layers), "
+                                       f"leaving {fmt(round(floor, 6))} mm under it, expected at least 1 mm")
 
     def joint_lines(self) -> tuple[list[float], list[float]]:
         """Where tile dovetails may sit along a cut: the crossings of the walls between
