@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
-import ctypes
 import dataclasses
 import fcntl
 import functools
@@ -31,7 +30,6 @@ import math
 import multiprocessing
 import os
 import re
-import signal
 import sys
 import threading
 import time
@@ -50,6 +48,7 @@ from .params import MeshParams, Profile, get_printer, load_profiles
 MANIFEST = "manifest.json"
 LOCK = ".stratstone-cad.lock"
 MANIFEST_FORMAT = "stratstone-cad/manifest"
+MANIFEST_MAX_BYTES = 64 << 20  # a manifest of a few hundred parts is well under 1 MiB
 PACKAGE_DIR = Path(__file__).resolve().parent
 PACKAGE = __package__ or "stratstone_cad"
 #: What run_job runs besides the maker: tessellation, mesh checks, the STL writer.
@@ -68,12 +67,14 @@ class BuildReport:
     built: list[str] = field(default_factory=list)
     cached: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    swept: list[str] = field(default_factory=list)  # temporary files a killed build left
     seconds: float = 0.0
 
     def summary(self) -> str:
         total = len(self.built) + len(self.cached)
         return (f"{total} assets in {self.out_dir}: {len(self.built)} built, {len(self.cached)} cached"
                 + (f", {len(self.removed)} stale removed" if self.removed else "")
+                + (f", {len(self.swept)} temporary files of an interrupted build removed" if self.swept else "")
                 + f" ({self.seconds:.1f} s); manifest {self.out_dir / MANIFEST}")
 
 
@@ -208,12 +209,17 @@ def sha256_file(path: Path) -> str | None:
 
 
 def read_manifest(out_dir: Path) -> dict[str, dict[str, Any]]:
-    """Entries of an existing manifest by file; an unreadable manifest counts as empty."""
+    """Entries of an existing manifest by file; a damaged or unreadable manifest counts as
+    empty (nesting too deep for the parser, a huge file, not a regular file), so the
+    build makes everything again and writes a sound one."""
+    path = out_dir / MANIFEST
     try:
-        data = json.loads((out_dir / MANIFEST).read_text("utf-8"))
+        if not path.is_file() or path.stat().st_size > MANIFEST_MAX_BYTES:
+            return {}
+        data = json.loads(path.read_text("utf-8"))
         if data.get("format") == MANIFEST_FORMAT:
             return {a["file"]: a for a in data["assets"] if isinstance(a, dict) and _our_file(a.get("file"))}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         pass
     return {}
 
@@ -391,6 +397,16 @@ def _build_locked(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: 
         else:
             todo.append((job, key))
 
+    report.swept = _sweep_temporary(out_dir, chosen)
+    # The manifest never vouches for a file that is about to change: the entries of the
+    # parts to make go first, and each part joins it the moment its files are written.
+    # Killed at any moment, the build leaves a manifest whose every entry matches the
+    # disk; what it does not list, the next build makes again or removes.
+    if any(o.file in entries for j, _ in todo for o in j.outputs):
+        for j, _ in todo:
+            for o in j.outputs:
+                entries.pop(o.file, None)
+        write_manifest(out_dir, entries)
     bar = Progress(sum(len(j.outputs) for j, _ in todo), progress if todo else None)
     error: BaseException | None = None
     try:
@@ -398,6 +414,7 @@ def _build_locked(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: 
             for e in job_entries:
                 entries[e["file"]] = e
                 report.built.append(e["file"])
+            write_manifest(out_dir, entries)
     except BaseException as e:  # keep what finished in the manifest, then re-raise
         error = e
     finally:
@@ -409,6 +426,28 @@ def _build_locked(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: 
         raise error
     report.seconds = time.perf_counter() - start
     return report
+
+
+_TEMPORARY = re.compile(r"\.(?:[a-z0-9][a-z0-9_-]*\.stl|manifest\.json)\.[a-z0-9_]{8}\.tmp")
+
+
+def _sweep_temporary(out_dir: Path, chosen: list[GameAssets]) -> list[str]:
+    """Remove the temporary files a killed build left (``.NAME.stl.XXXXXXXX.tmp``, named
+    by :func:`~stratstone_cad.fileio.atomic_write`): only those names, only in the folders
+    this build writes, and only while it holds the folder's lock, so no running build's
+    file is touched."""
+    swept = []
+    for folder in (out_dir, *(out_dir / g.name for g in chosen)):
+        try:
+            names = [p for p in folder.iterdir() if _TEMPORARY.fullmatch(p.name)]
+        except OSError:
+            continue
+        for p in sorted(names):
+            with contextlib.suppress(FileNotFoundError):
+                if p.is_file() and not p.is_symlink():
+                    p.unlink()
+                    swept.append(p.relative_to(out_dir).as_posix())
+    return swept
 
 
 def _remove_stale(out_dir: Path, plan: list[Job], chosen: list[GameAssets], old: dict[str, dict[str, Any]],
@@ -438,28 +477,6 @@ def _remove_stale(out_dir: Path, plan: list[Job], chosen: list[GameAssets], old:
     return removed
 
 
-_PR_SET_PDEATHSIG = 1
-
-
-def _worker_init() -> None:
-    """In each worker: die with its parent, and leave Ctrl-C to the build.
-
-    The kernel sends the worker SIGKILL the moment its parent goes (PR_SET_PDEATHSIG); the
-    parent is the pool's fork server, which itself ends when the build does, so a build
-    killed with any signal, SIGKILL included, leaves no worker writing into its folder.
-    Workers ignore Ctrl-C: the build stops itself and lets running parts finish.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    parent = os.getppid()
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):  # not Linux: the pool's own shutdown still ends the workers
-        pass
-    if parent == 1 or os.getppid() != parent:  # the parent died before the line above took effect
-        os._exit(1)
-
-
 def _kernel_free(job: Job) -> bool:
     """Whether a job's CAD function builds meshes without CadQuery (see jobs.kernel_free)."""
     module, func = job.maker.split(":")
@@ -472,8 +489,10 @@ def _pool(workers: int) -> cf.ProcessPoolExecutor:
     whose OpenCascade has run a boolean holds TBB worker threads, and a child forked from
     it hangs in its next boolean; the fork server is a fresh process that never builds
     anything. Why not spawn: each spawned worker would import CadQuery again (~1.5 s)."""
+    from .workers import worker_init
+
     ctx = multiprocessing.get_context("forkserver")
-    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init)
+    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=worker_init)
 
 
 def _start_fork_server() -> None:
@@ -484,11 +503,16 @@ def _start_fork_server() -> None:
     from multiprocessing import forkserver
 
     from . import cad
+    from .workers import PARENT_ENV
 
     cad_modules = {f"{cad.__name__}.{m.name}" for m in pkgutil.iter_modules(cad.__path__)}
     multiprocessing.get_context("forkserver").set_forkserver_preload(
-        sorted({"cadquery", "manifold3d", *cad_modules, *WRITER_MODULES}))
-    forkserver.ensure_running()
+        ["stratstone_cad.workers", *sorted({"cadquery", "manifold3d", *cad_modules, *WRITER_MODULES})])
+    os.environ[PARENT_ENV] = str(os.getpid())  # the server (only it) dies with this process
+    try:
+        forkserver.ensure_running()
+    finally:
+        os.environ.pop(PARENT_ENV, None)
 
 
 def _run_all(todo: list[tuple[Job, str]], mesh: MeshParams, profiles: dict[str, Profile],

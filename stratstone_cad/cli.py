@@ -6,6 +6,7 @@ them, so ``--help`` and a cached rebuild start fast.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -170,7 +171,7 @@ def _cmd_play(a: argparse.Namespace) -> int:
         if not isinstance(setup, dict):
             raise UserError(f"--setup {a.setup!r}: expected a JSON object such as {{\"variant\": \"two-player\"}}")
     text = commands.play(a.game, a.seed, players, a.out, setup, terrain=a.terrain,
-                         on_warning=lambda m: print(f"{PROG}: warning: {m}", file=sys.stderr))
+                         on_warning=lambda m: print(f"{PROG}: warning: {printable(m)}", file=sys.stderr))
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
 
@@ -178,26 +179,52 @@ def _cmd_play(a: argparse.Namespace) -> int:
 def _cmd_check_log(a: argparse.Namespace) -> int:
     from .games import commands
 
-    print(commands.check_log(a.file))
+    print(printable(commands.check_log(a.file)))  # the result's reason is the log's text
     return 0
 
 
 COMMANDS = {"build": _cmd_build, "list": _cmd_list, "play": _cmd_play, "check-log": _cmd_check_log}
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM: stop as for Ctrl-C (running parts finish, the manifest stays true)."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         return COMMANDS[args.command](args)
     except UserError as e:
-        msg = " ".join(str(e).split("\n"))
-        print(f"{PROG}: error: {msg}", file=sys.stderr)
+        print(f"{PROG}: error: {printable(str(e))}", file=sys.stderr)
         return 2
+    except Terminated:
+        print(f"{PROG}: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def printable(text: str) -> str:
+    """``text`` on one line with every control character escaped (``\\x1b``, ``\\n``,
+    ``\\u2028``): a message may quote a log or a file, and a crafted one must not move the
+    cursor, clear or recolour the user's terminal."""
+    out = []
+    for ch in text:
+        if ch.isprintable() or ch == " ":
+            out.append(ch)
+        else:
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+    return "".join(out)
 
 
 def entry() -> None:

@@ -1,0 +1,130 @@
+"""A build killed at any moment (SIGKILL, SIGTERM) leaves nothing running, nothing written
+after it, a manifest whose every entry matches the disk, and the next build repairs it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from stratstone_cad import build as B
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` (children, their children...), from /proc."""
+    children: dict[int, list[int]] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(d.name))
+    out, todo = set(), [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            if c not in out:
+                out.add(c)
+                todo.append(c)
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _snapshot(out: Path) -> dict[str, tuple[int, int]]:
+    return {p.relative_to(out).as_posix(): (p.stat().st_mtime_ns, p.stat().st_size)
+            for p in out.rglob("*") if p.is_file()}
+
+
+def _manifest_never_lies(out: Path) -> list[str]:
+    """Every entry of the manifest is a file on disk with that sha256; returns the listed files."""
+    if not (out / "manifest.json").exists():
+        return []
+    m = json.loads((out / "manifest.json").read_text())
+    for a in m["assets"]:
+        assert hashlib.sha256((out / a["file"]).read_bytes()).hexdigest() == a["sha256"], a["file"]
+    return [a["file"] for a in m["assets"]]
+
+
+@pytest.mark.parametrize(("sig", "after"), [(signal.SIGKILL, 1.2), (signal.SIGKILL, 3.5), (signal.SIGKILL, 6.0),
+                                            (signal.SIGTERM, 2.5)])
+def test_a_killed_build_leaves_nothing_running_and_a_true_manifest(tmp_path, sig, after):
+    out = tmp_path / "out"
+    p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "build", "--out", str(out), "--jobs", "2"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        time.sleep(after)
+        if p.poll() is not None:
+            pytest.skip("the build finished before it could be killed")
+        family = _descendants(p.pid)
+        os.kill(p.pid, sig)  # the build only, as `kill PID` does: not its process group
+        p.communicate(timeout=30)
+        deadline = time.monotonic() + 1.0
+        while any(_alive(q) for q in family) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not [q for q in family if _alive(q)], "a process of the killed build outlived it by a second"
+        before = _snapshot(out)
+        time.sleep(1.5)
+        assert _snapshot(out) == before, "something was written after the build died"
+        if sig == signal.SIGTERM:
+            assert p.returncode == 143
+            assert p.stderr is not None
+        listed = _manifest_never_lies(out)
+        # the next build sweeps what the killed one left and makes everything else
+        r = B.build(None, None, out, jobs=2, progress=None)
+        assert set(r.cached) <= set(listed)
+        files = sorted(q.relative_to(out).as_posix() for q in out.rglob("*") if q.is_file() and q.name != B.LOCK)
+        assert files == sorted([*_manifest_never_lies(out), "manifest.json"])
+        assert len(files) == 43
+    finally:
+        with pytest.raises(ProcessLookupError):
+            os.killpg(p.pid, signal.SIGKILL)  # nothing of the session may be left to kill
+
+
+def test_sigterm_stops_the_build_with_one_line(tmp_path):
+    out = tmp_path / "out"
+    p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "build", "--out", str(out), "--jobs", "2"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(2.5)
+    os.kill(p.pid, signal.SIGTERM)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 143 and err.endswith("stratstone-cad: terminated\n") and "Traceback" not in err, err
+
+
+def test_temporary_files_of_a_killed_write_are_swept(tmp_path):
+    """A kill during a write leaves .NAME.stl.XXXXXXXX.tmp; the next build removes those
+    (and only those: a file of the user's that looks alike but is not ours stays)."""
+    out = tmp_path / "out"
+    B.build(["terrain"], None, out, jobs=1, progress=None)
+    left = [out / "terrain" / ".runner-red.stl.ab12cd_9.tmp", out / ".manifest.json.zz99yy00.tmp"]
+    for f in left:
+        f.write_bytes(b"half a file")
+    mine = out / "terrain" / "notes.tmp"
+    mine.write_text("keep")
+    r = B.build(["terrain"], None, out, jobs=1, progress=None)
+    assert sorted(r.swept) == [".manifest.json.zz99yy00.tmp", "terrain/.runner-red.stl.ab12cd_9.tmp"]
+    assert not any(f.exists() for f in left) and mine.read_text() == "keep"
+    assert "2 temporary files of an interrupted build removed" in r.summary()
+
+
+@pytest.mark.parametrize("content", ["[" * 100_000, "\x00\x01", '{"format": "stratstone-cad/manifest", "assets": 7}'])
+def test_a_damaged_manifest_counts_as_empty(tmp_path, content):
+    out = tmp_path / "out"
+    B.build(["terrain"], None, out, jobs=1, progress=None)
+    (out / "manifest.json").write_text(content)
+    r = B.build(["terrain"], None, out, jobs=1, progress=None)
+    assert len(r.built) == 10 and r.cached == []
+    assert len(_manifest_never_lies(out)) == 10
