@@ -30,6 +30,7 @@ import math
 import multiprocessing
 import os
 import re
+import stat
 import sys
 import threading
 import time
@@ -41,7 +42,7 @@ from typing import Any, TextIO
 
 from .catalog import ParamSet, get_games, load_params
 from .errors import GeometryError, OutputError, UserError
-from .fileio import atomic_write, ensure_writable_dir
+from .fileio import atomic_write, describe_os_error, ensure_writable_dir, kind_of, write_target
 from .jobs import GameAssets, Job, Output
 from .params import MeshParams, Profile, get_printer, load_profiles
 
@@ -354,8 +355,10 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
     chosen = get_games(games)
     plan: list[Job] = [j for g in chosen for j in g.plan(ps.game(g.name), printer, profiles, ps.mesh)]
     out_dir = ensure_writable_dir(Path(out_dir))
-    if (out_dir / MANIFEST).exists() and not (out_dir / MANIFEST).is_file():
-        raise OutputError(f"manifest {out_dir / MANIFEST}: is not a file, expected the build's manifest")
+    # A FIFO, a device or a link where the manifest or a part goes: refuse before writing anything.
+    write_target(out_dir / MANIFEST, follow_symlinks=False)
+    for o in (o for j in plan for o in j.outputs):
+        write_target(out_dir / o.file, follow_symlinks=False)
     for sub in sorted({Path(o.file).parent for j in plan for o in j.outputs}):
         ensure_writable_dir(out_dir / sub)
     with _lock(out_dir):
@@ -365,11 +368,16 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
 @contextlib.contextmanager
 def _lock(out_dir: Path) -> Iterator[None]:
     """One build at a time in a folder: a second one would mix its files into the first's."""
+    if (out_dir / LOCK).is_symlink():
+        raise OutputError(f"output folder {out_dir}: {LOCK} is a symbolic link, expected the build's lock file")
     try:
-        fd = os.open(out_dir / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(out_dir / LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
     except OSError as e:
-        raise OutputError(f"output folder {out_dir}: cannot lock ({e.strerror})") from None
+        raise OutputError(f"output folder {out_dir}: cannot lock {LOCK} ({describe_os_error(e)})") from None
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OutputError(f"output folder {out_dir}: {LOCK} is {kind_of(os.fstat(fd).st_mode)}, expected the "
+                              "build's lock file")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -6,6 +6,7 @@ them, so ``--help`` and a cached rebuild start fast.
 from __future__ import annotations
 
 import argparse
+import re
 import signal
 import sys
 from pathlib import Path
@@ -20,7 +21,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse with a one-line error (no usage dump) and exit code 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self.exit(2, f"{self.prog}: error: {printable(message)} (see {self.prog} --help)\n")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -37,10 +38,10 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("games", nargs="*", metavar="GAME", help="games to build (default: all)")
     b.add_argument("--printer", metavar="NAME", help="printer whose bed a part must fit (see 'list')")
     b.add_argument("--out", metavar="DIR", type=_path, default=Path("output"), help="output folder (default: output)")
-    b.add_argument("--jobs", metavar="N", type=int, default=None,
+    b.add_argument("--jobs", metavar="N", type=_integer, default=None,
                    help="parts built in parallel (default and most: the cores this process may use)")
     _param_args(b)
-    b.add_argument("--terrain-seed", metavar="N", type=int, default=None,
+    b.add_argument("--terrain-seed", metavar="N", type=_integer, default=None,
                    help="terrain board: the engine's fair map of seed N (default 1; the same as "
                         "--set terrain.board.seed=N)")
     b.add_argument("--heightmap", metavar="FILE", type=_path, default=None,
@@ -57,7 +58,7 @@ def _parser() -> argparse.ArgumentParser:
                         description="Play a game between built-in players (random, greedy) and write "
                                     "its engine log (JSON Lines).")
     pl.add_argument("game", metavar="GAME", help="stratstone, sage-stones or terrain")
-    pl.add_argument("--seed", type=int, default=None, help="seed of the players' and the dice's randomness")
+    pl.add_argument("--seed", type=_integer, default=None, help="seed of the players' and the dice's randomness")
     pl.add_argument("--players", default=None, help="comma-separated player kinds, e.g. random,greedy")
     pl.add_argument("--out", metavar="FILE", type=_path, default=None, help="log file (default: standard output)")
     pl.add_argument("--setup", metavar="JSON", default=None,
@@ -82,10 +83,19 @@ def _path(text: str) -> Path:
     return Path(text)
 
 
+def _integer(text: str) -> int:
+    """A whole number written with the digits 0-9 only (``int()`` would also take ``1_0``
+    and other scripts' digits, which nobody means)."""
+    if not re.fullmatch(r"-?[0-9]{1,30}", text.strip()):
+        raise argparse.ArgumentTypeError(f"expected a whole number in the digits 0-9, got {printable(repr(text))}")
+    return int(text)
+
+
 def _param_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", metavar="NAME=VALUE", action="append", default=[], dest="sets",
-                   help="override a parameter, e.g. --set stratstone.stone.height_mm=9 (repeatable)")
-    p.add_argument("--params", metavar="FILE.toml", type=Path, default=None,
+                   help="override a parameter, e.g. --set stratstone.stone.height_mm=9 (repeatable; for a name "
+                        "given twice, the last value counts)")
+    p.add_argument("--params", metavar="FILE.toml", type=_path, default=None,
                    help="a TOML file of parameter overrides ([stratstone.stone] height_mm = 9)")
 
 
@@ -158,15 +168,20 @@ def _toml(v: object) -> str:
 def _cmd_play(a: argparse.Namespace) -> int:
     from .games import commands
 
-    players = [p.strip() for p in a.players.split(",")] if a.players else None
+    players = None
+    if a.players is not None:
+        players = [p.strip() for p in a.players.split(",")]
+        if not all(players):
+            raise UserError(f"--players {a.players!r}: expected player kinds separated by commas, such as "
+                            "random,greedy (leave --players out for the defaults)")
     setup = None
     if a.setup is not None:
-        import json
+        from .games.log import loads_strict
 
         try:
-            setup = json.loads(a.setup)
+            setup = loads_strict(a.setup)
         except ValueError as e:
-            raise UserError(f"--setup {a.setup!r}: not JSON ({e}), expected an object such as "
+            raise UserError(f"--setup {a.setup[:60]!r}: not JSON ({e}), expected an object such as "
                             '{"variant": "two-player"}') from None
         if not isinstance(setup, dict):
             raise UserError(f"--setup {a.setup!r}: expected a JSON object such as {{\"variant\": \"two-player\"}}")

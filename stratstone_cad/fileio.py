@@ -1,41 +1,141 @@
-"""Atomic, deterministic file output shared by every writer.
+"""Every path a user gives goes through here: checked reads and atomic, checked writes.
 
-A file is written to a temporary name in the same folder and renamed over the
-target, so a reader (or a crash) never sees half a file: an interrupted write leaves
-the old file (or no file) and removes its temporary file.
+A file is written to a temporary name in the same folder and renamed over the target, so
+a reader (or a crash) never sees half a file: an interrupted write leaves the old file
+(or no file) and removes its temporary file. A write never replaces what is not a regular
+file: a FIFO, a device or a folder at the path is refused; a symbolic link is written
+through (its target is replaced, the link stays) or, for the build's own files, refused.
+
+A read takes only a regular file under a size cap (a FIFO would block, ``/dev/zero``
+never end), and every OS error (a symlink loop, a name over 255 bytes, no permission)
+becomes one line naming the path.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
 
-from .errors import OutputError
+from .errors import OutputError, UserError
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"), (stat.S_ISLNK, "a symbolic link"))
+
+
+def describe_os_error(e: OSError) -> str:
+    """A short reason for an OS error, in the words a user knows."""
+    if e.errno == errno.ELOOP:
+        return "a loop of symbolic links"
+    if e.errno == errno.ENAMETOOLONG:
+        return "a name in it is too long (255 bytes at most)"
+    return e.strerror or str(e)
+
+
+def kind_of(mode: int) -> str:
+    """'a FIFO', 'a folder', ... for a file mode that is not a regular file's."""
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def read_user_file(path: Path | str, what: str, limit: int, expected: str,
+                   error: type[UserError] = UserError) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes, or ``error`` with one line
+    ``<what> <path>: <why>, expected <expected>``.
+
+    The file is opened without blocking and checked again once open, so a FIFO put in its
+    place after the check cannot hang the read.
+    """
+    text = str(path)
+    where = f"{what} {text}" if what else text
+    if not text.strip():
+        raise error(f"{what or 'path'} {text!r}: expected a path to {expected}")
+    try:
+        fd = os.open(text, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise error(f"{where}: file not found, expected {expected}") from None
+    except IsADirectoryError:
+        raise error(f"{where}: is a folder, expected {expected}") from None
+    except OSError as e:
+        raise error(f"{where}: cannot read ({describe_os_error(e)}), expected {expected}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise error(f"{where}: is {kind_of(st.st_mode)}, expected {expected}")
+        if st.st_size > limit:
+            raise error(f"{where}: {st.st_size} bytes is larger than the {limit} byte limit, expected {expected}")
+        chunks, total = [], 0
+        while True:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:  # a file that grows while read, or one whose size the kernel does not know
+                raise error(f"{where}: larger than the {limit} byte limit, expected {expected}")
+        return b"".join(chunks)
+    except OSError as e:
+        raise error(f"{where}: cannot read ({describe_os_error(e)}), expected {expected}") from None
+    finally:
+        os.close(fd)
 
 
 def ensure_writable_dir(path: Path, what: str = "output folder") -> Path:
     """Create ``path`` if needed and prove it is writable; raises OutputError."""
     path = Path(path)
-    if path.exists() and not path.is_dir():
-        raise OutputError(f"{what} {path}: is a file, expected a folder")
     try:
+        if path.exists() and not path.is_dir():
+            raise OutputError(f"{what} {path}: is a file, expected a folder")
         path.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(prefix=".probe-", dir=path)
         os.close(fd)
         os.unlink(probe)
     except OSError as e:
-        raise OutputError(f"{what} {path}: not writable ({e.strerror or e})") from None
+        raise OutputError(f"{what} {path}: not writable ({describe_os_error(e)})") from None
     return path
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (temp file in the same folder + rename)."""
+def write_target(path: Path, follow_symlinks: bool) -> Path:
+    """Where a write to ``path`` lands: the path itself, or a symbolic link's target
+    (``follow_symlinks``). Raises OutputError for anything at the path (or the link's
+    target) that is not a regular file, and for a link when links are not followed."""
     path = Path(path)
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return path
+    except OSError as e:
+        raise OutputError(f"output file {path}: cannot write ({describe_os_error(e)})") from None
+    if stat.S_ISLNK(st.st_mode):
+        if not follow_symlinks:
+            raise OutputError(f"output file {path}: is a symbolic link, expected a regular file (or none) of this build")
+        try:
+            target = Path(os.path.realpath(path, strict=False))
+            st = os.stat(path)
+        except FileNotFoundError:
+            return target  # a dangling link: its target is created
+        except OSError as e:
+            raise OutputError(f"output file {path}: cannot write ({describe_os_error(e)})") from None
+        if not stat.S_ISREG(st.st_mode):
+            raise OutputError(f"output file {path}: links to {kind_of(st.st_mode)}, expected a regular file (or none)")
+        return target
+    if not stat.S_ISREG(st.st_mode):
+        raise OutputError(f"output file {path}: is {kind_of(st.st_mode)}, expected a regular file (or none)")
+    return path
+
+
+def atomic_write(path: Path, data: bytes, follow_symlinks: bool = False) -> None:
+    """Write ``data`` to ``path`` atomically (temp file in the same folder + rename).
+
+    Never replaces what is not a regular file (see :func:`write_target`); with
+    ``follow_symlinks`` a link at ``path`` is written through, else refused.
+    """
+    path = write_target(Path(path), follow_symlinks)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as e:
-        raise OutputError(f"output file {path}: cannot write ({e.strerror or e})") from None
+        raise OutputError(f"output file {path}: cannot write ({describe_os_error(e)})") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -49,5 +149,5 @@ def atomic_write(path: Path, data: bytes) -> None:
         except FileNotFoundError:
             pass
         if isinstance(e, OSError):
-            raise OutputError(f"output file {path}: cannot write ({e.strerror or e})") from None
+            raise OutputError(f"output file {path}: cannot write ({describe_os_error(e)})") from None
         raise

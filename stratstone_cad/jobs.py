@@ -82,7 +82,7 @@ def kernel_free(maker: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def board_job(*, game: str, stem: str, maker: str, args: dict[str, Any], board: Any, printer: Printer,
-              keep_out: Sequence[tuple[str, Any]], what: str, facts: str, cut_fix: str, joint_fix: str,
+              keep_out: Sequence[tuple[str, Any]], what: str, facts: str, cut_fix: str,
               joint_lines: tuple[list[float], list[float]] | None = None, info: Mapping[str, Any] | None = None,
               cost: float = 3.0) -> Job:
     """The job of a board: one file ``game/stem.stl`` when it fits ``printer``'s bed, else
@@ -105,12 +105,24 @@ def board_job(*, game: str, stem: str, maker: str, args: dict[str, Any], board: 
         outs: tuple[Output, ...] = (Output(f"{game}/{stem}.stl", game, "board", "board", info=info),)
     else:
         check_keep_out(tiles, list(keep_out), board.joint_length_mm, board.joint_width_mm, board.joint_clearance_mm,
-                       board.PREFIX, printer, cut_fix, joint_fix)
+                       board.PREFIX, printer, cut_fix, joint_fix(board))
         outs = tuple(Output(f"{game}/{stem}-tile-{i}-of-{tiles.count}.stl", game, "board-tile", "board", index=i,
                             of=tiles.count, printer=printer.name, info=info) for i in range(1, tiles.count + 1))
     w, h = grid.size_mm
     return Job(f"{game}/{stem}", maker, {**args, "plan": tiles}, outs,
                f"{what} ({facts}, {w:g} x {h:g} mm, {tiles.count} tile(s) for {printer.name})", cost)
+
+
+def joint_fix(board: Any) -> str:
+    """What to change when no dovetail fits: only what can still change (a joint at its
+    smallest cannot shrink)."""
+    fields = board.__dataclass_fields__
+    ways = [f"a smaller {n}" for n in ("joint_width_mm", "joint_length_mm")
+            if getattr(board, n) > fields[n].metadata["lo"]]
+    if board.cell_pitch_mm < fields["cell_pitch_mm"].metadata["hi"]:
+        ways.append("a larger cell_pitch_mm")
+    ways.append("or a printer with a larger bed")
+    return ", ".join(ways[:-1]) + (" " if len(ways) > 1 else "") + ways[-1] if len(ways) > 1 else ways[0]
 
 
 def subset(obj: Any, cls: type) -> Any:

@@ -200,7 +200,10 @@ def parse_text_value(f: dataclasses.Field, text: str, name: str) -> Any:
     if kind == "str":
         return t
     if kind == "list":
-        return [p.strip() for p in t.split(",") if p.strip()]
+        names = [p.strip() for p in t.split(",")]
+        if not all(names):
+            raise ParameterError(f"{name} = {t!r}: expected names separated by commas, with none empty")
+        return names
     try:
         return int(t) if kind == "int" else float(t)
     except ValueError:
@@ -210,20 +213,22 @@ def parse_text_value(f: dataclasses.Field, text: str, name: str) -> Any:
 # --------------------------------------------------------------------------- presets
 
 
+TOML_MAX_BYTES = 1 << 20  # a parameter file is a few kilobytes
+
+
 def _load_toml(path: Path, what: str) -> dict[str, Any]:
+    """A TOML file's tables; one-line ParameterError for anything else (see fileio)."""
+    from .fileio import read_user_file
+
+    data = read_user_file(path, what, TOML_MAX_BYTES, "a TOML file", ParameterError)
     try:
-        with open(path, "rb") as fh:
-            return tomllib.loads(fh.read().decode("utf-8-sig"))
-    except FileNotFoundError:
-        raise ParameterError(f"{what} {path}: file not found") from None
-    except IsADirectoryError:
-        raise ParameterError(f"{what} {path}: is a folder, expected a TOML file") from None
-    except PermissionError:
-        raise ParameterError(f"{what} {path}: permission denied") from None
+        return tomllib.loads(data.decode("utf-8-sig"))
     except UnicodeDecodeError:
         raise ParameterError(f"{what} {path}: not UTF-8 text, expected a TOML file") from None
     except tomllib.TOMLDecodeError as e:
         raise ParameterError(f"{what} {path}: invalid TOML ({e})") from None
+    except RecursionError:
+        raise ParameterError(f"{what} {path}: invalid TOML (nested too deeply), expected a TOML file") from None
 
 
 def flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -329,7 +334,9 @@ def _one_of(value: str, names: Any) -> str:
 
 
 def parse_set(items: list[str]) -> dict[str, str]:
-    """``["a.b=1", ...]`` -> ``{"a.b": "1"}``; a missing ``=`` is an error."""
+    """``["a.b=1", ...]`` -> ``{"a.b": "1"}``; a missing ``=`` is an error. A name given
+    twice takes its last value, as a later option overrides an earlier one everywhere on
+    a command line."""
     out = {}
     for item in items:
         name, sep, value = item.partition("=")

@@ -45,7 +45,7 @@ def test_list_shows_parameters_defaults_units_and_printers():
     (["build", "stratstonee"],
      "game 'stratstonee': unknown, expected one of stratstone, sage-stones, terrain (did you mean 'stratstone'?)"),
     (["build", "--jobs", "0"], "--jobs 0: expected a number of parallel jobs of at least 1"),
-    (["build", "--jobs", "two"], "argument --jobs: invalid int value: 'two'"),
+    (["build", "--jobs", "two"], "argument --jobs: expected a whole number in the digits 0-9, got 'two'"),
     (["build", "--params", "missing.toml"], "--params file missing.toml: file not found"),
     (["build", "--set", "stratstone.board.cells=9"], "stratstone.board.cells = 9: expected an integer from 2 to 8"),
     (["build", "--printer", ""], "printer '': unknown, expected one of"),

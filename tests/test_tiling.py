@@ -173,10 +173,11 @@ def test_dovetails_keep_clear_of_recesses_and_labels_or_the_plan_is_refused(prof
                                        "stratstone.board.joint_length_mm=20"])).stratstone
     with pytest.raises(ParameterError, match=r"^stratstone.board.joint_width_mm = 20: the dovetail at \(\d+(\.\d+)?, "
                                              r"\d+(\.\d+)?\) mm comes within \d.\d\d mm of a (recess|label), expected at least "
-                                             r"0.8 mm \(a smaller joint_width_mm"):
+                                             r"0.8 mm \(a smaller joint_width_mm, a smaller joint_length_mm, a larger cell_pitch_mm or a printer with a larger "
+                                             r"bed\)$"):
         board_job(game="stratstone", stem="board", maker="m:f", args={}, board=wide.board,
                   printer=Printer("mini", "", 180, 180, 5), keep_out=SA.keep_out(wide), what="Stratstone board",
-                  facts="", cut_fix="x", joint_fix="a smaller joint_width_mm or joint_length_mm, or a larger cell_pitch_mm")
+                  facts="", cut_fix="x")
 
 
 def test_a_stepped_board_keeps_its_dovetails_in_the_base():
@@ -198,3 +199,11 @@ def test_a_stepped_board_keeps_its_dovetails_in_the_base():
     assert right[1].region.bounds[0] == pytest.approx(100.0) and right[1].region.area == pytest.approx(100 * 100)
     for t in (left, right):
         check_mesh(stack_mesh(t), "stepped tile")
+
+
+def test_a_joint_at_its_smallest_is_not_told_to_shrink():
+    """joint_width_mm = 4 is the least it can be: the message names what can still change."""
+    from stratstone_cad.jobs import joint_fix
+
+    b = load_params(sets=parse_set(["stratstone.board.joint_width_mm=4", "stratstone.board.joint_length_mm=2"])).stratstone.board
+    assert joint_fix(b) == "a larger cell_pitch_mm or a printer with a larger bed"

@@ -200,8 +200,7 @@ def plan(p: SageParams, printer: Printer, profiles: Mapping[str, Profile], mesh:
               "tolerance_mm": mesh.tolerance_mm},
         board=b, printer=printer, keep_out=keep_out(p), what="Sage Stones board",
         facts=f"7 x 9 wells of {p.well_diameter_mm:g} mm, pitch {b.cell_pitch_mm:g} mm",
-        cut_fix="each tile keeps half the wall between two wells: a larger cell_pitch_mm or a smaller clearance_mm",
-        joint_fix="a smaller joint_width_mm or joint_length_mm, or a larger cell_pitch_mm")]
+        cut_fix="each tile keeps half the wall between two wells: a larger cell_pitch_mm or a smaller clearance_mm")]
     shape = subset(g, GemShape)
     for c, colour in enumerate(g.colours):
         mark: MarkSpec | None = mark_spec(g, g.marks[c])

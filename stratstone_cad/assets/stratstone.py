@@ -159,8 +159,7 @@ def plan(p: StratstoneParams, printer: Printer, profiles: Mapping[str, Profile],
               "tolerance_mm": mesh.tolerance_mm},
         board=b, printer=printer, keep_out=keep_out(p), what="Stratstone board",
         facts=f"{b.cells} x {b.cells} cells, pitch {b.cell_pitch_mm:g} mm",
-        cut_fix="each tile keeps half the wall between two recesses: a larger cell_pitch_mm or a smaller clearance_mm",
-        joint_fix="a smaller joint_width_mm or joint_length_mm, or a larger cell_pitch_mm")]
+        cut_fix="each tile keeps half the wall between two recesses: a larger cell_pitch_mm or a smaller clearance_mm")]
     shape = subset(s, PebbleParams)
     for c, colour in enumerate(s.colours):
         mark: MarkSpec | None = mark_spec(s, s.marks[c])

@@ -358,7 +358,6 @@ def plan(p: TerrainParams, printer: Printer, profiles: Mapping[str, Profile], me
         board=b, printer=printer, keep_out=keep_out(p), what="terrain board",
         facts=f"{p.map_name}, pitch {b.cell_pitch_mm:g} mm, step {b.step_mm:g} mm",
         cut_fix="a larger cell_pitch_mm, or smaller labels",
-        joint_fix="a smaller joint_width_mm or joint_length_mm, or a larger cell_pitch_mm",
         info={"heightmap": p.map_source})]
     for side, colour in enumerate(pc.colours):
         for kind, symbol, strength in KINDS:

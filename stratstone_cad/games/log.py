@@ -38,6 +38,7 @@ from stratstone_cad.games.core import Event, Game, Result, State, UnknownGameErr
 
 __all__ = [
     "FORMAT",
+    "JSON_WS",
     "MAX_LINE_BYTES",
     "MAX_LOG_BYTES",
     "VERSION",
@@ -49,6 +50,7 @@ __all__ = [
     "dumps_line",
     "header_record",
     "load_schema",
+    "loads_strict",
     "ply_record",
     "replay",
     "result_record",
@@ -107,8 +109,41 @@ def validator_class() -> Any:
 
     return validators.extend(
         Draft202012Validator,
+        validators={"uniqueItems": _unique_items},
         type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _strict_int),
     )
+
+
+def _unique_items(validator: Any, unique: bool, instance: Any, schema: Any) -> Iterator[Any]:
+    """``uniqueItems`` in time linear in the array (jsonschema compares every pair, which
+    made 8,000 objects in a header's ``players`` take a minute): each item becomes a
+    hashable key that is equal exactly when JSON Schema calls the items equal."""
+    from jsonschema.exceptions import ValidationError
+
+    if not unique or not isinstance(instance, list):
+        return
+    seen: set[Any] = set()
+    for item in instance:
+        key = _canonical(item)
+        if key in seen:
+            yield ValidationError(f"{_short(instance)} has non-unique elements")
+            return
+        seen.add(key)
+
+
+def _canonical(value: Any) -> Any:
+    """A hashable stand-in for a JSON value: 1 and 1.0 alike, true and 1 not, object keys unordered."""
+    if isinstance(value, bool) or value is None:
+        return ("c", value)
+    if isinstance(value, int | float):
+        return ("n", value)
+    if isinstance(value, str):
+        return ("s", value)
+    if isinstance(value, list):
+        return ("l", tuple(_canonical(v) for v in value))
+    if isinstance(value, dict):
+        return ("d", frozenset((k, _canonical(v)) for k, v in value.items()))
+    return ("?", repr(value))
 
 
 @cache
@@ -151,7 +186,43 @@ def validate_line(value: Any, kind: str, game: str | None = None) -> str | None:
             part = "ply"
     else:
         part = kind
-    return _schema_error(value, part)
+    return _overlong(value, _longest_list()) or _schema_error(value, part)
+
+
+@cache
+def _longest_list() -> int:
+    """The most items any list of a log line may hold (the schema's largest ``maxItems``)."""
+    found: list[int] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("maxItems"), int):
+                found.append(node["maxItems"])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(load_schema())
+    return max(found)
+
+
+def _overlong(value: Any, most: int, where: str = "") -> str | None:
+    """A list longer than any the schema allows, named, before the schema looks at it: the
+    schema would check every one of its items first (a 1 MiB line of them took seconds)."""
+    if isinstance(value, list):
+        if len(value) > most:
+            return f"{where or 'the line'}: {len(value)} items, expected at most {most}"
+        items: Iterable[tuple[str, Any]] = ((f"{where}[{i}]", v) for i, v in enumerate(value))
+    elif isinstance(value, dict):
+        items = ((f"{where}.{k}" if where else str(k), v) for k, v in value.items())
+    else:
+        return None
+    for path, v in items:
+        if isinstance(v, list | dict) and (bad := _overlong(v, most, path)):
+            return bad
+    return None
 
 
 # Fast, strictly narrower checks for the common ply shapes: when one passes, the line is
@@ -300,34 +371,54 @@ def _finite_float(text: str) -> float:
 _DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_finite_float)
 
 
+JSON_WS = " \t\r\n"
+"""The only characters JSON allows around a value (``str.strip()`` would also take
+U+00A0, U+2028, form feeds and the like, which would let a line that is not JSON pass)."""
+
+
+def loads_strict(text: str) -> Any:
+    """One JSON value from ``text``, read as a log line is: no duplicate keys, no NaN or
+    infinity, only JSON whitespace around it. Raises ValueError with a short reason."""
+    body = text.strip(JSON_WS)
+    try:
+        value, end = _DECODER.raw_decode(body)
+    except (ValueError, RecursionError) as e:
+        raise ValueError(_json_reason(e, text)) from None
+    if end != len(body):
+        raise ValueError(f"extra data at column {len(text) - len(text.lstrip(JSON_WS)) + end + 1}")
+    return value
+
+
+def _json_reason(e: BaseException, text: str) -> str:
+    lead = len(text) - len(text.lstrip(JSON_WS))  # columns count from the start of the line
+    if isinstance(e, _DuplicateKey):
+        return f"duplicate key {_short(str(e))}"
+    if isinstance(e, _BadConstant):
+        return str(e)
+    if isinstance(e, json.JSONDecodeError):
+        msg = e.msg[:-3] if e.msg.endswith(" at") else e.msg
+        return f"{msg} at column {e.pos + lead + 1}"
+    if isinstance(e, RecursionError):
+        return "nested too deeply"
+    return _cut(str(e).split(":")[0], 80)  # e.g. an integer over Python's 4300-digit limit
+
+
 def _json_error(e: BaseException, text: str, line_no: int) -> LogError:
     """The one-line error for a line that ``_DECODER`` refused (``text`` is the whole line)."""
-    lead = len(text) - len(text.lstrip())  # columns count from the start of the line
-    if isinstance(e, _DuplicateKey):
-        why = f"duplicate key {_short(str(e))}"
-    elif isinstance(e, _BadConstant):
-        why = str(e)
-    elif isinstance(e, json.JSONDecodeError):
-        msg = e.msg[:-3] if e.msg.endswith(" at") else e.msg
-        why = f"{msg} at column {e.pos + lead + 1}"
-    elif isinstance(e, RecursionError):
-        why = "nested too deeply"
-    else:  # e.g. an integer over Python's 4300-digit limit
-        why = _cut(str(e).split(":")[0], 80)
-    return LogError(f"line {line_no}: not valid JSON ({why})")
+    return LogError(f"line {line_no}: not valid JSON ({_json_reason(e, text)})")
 
 
 def _parse_json(text: str, line_no: int) -> Any:
     """Parse one non-blank line; raises :class:`LogError` naming the line."""
-    body = text.strip()
+    body = text.strip(JSON_WS)
     try:
         value, end = _DECODER.raw_decode(body)
     except (ValueError, RecursionError) as e:
         raise _json_error(e, text, line_no) from None
     if end != len(body):
-        lead = len(text) - len(text.lstrip())
+        lead = len(text) - len(text.lstrip(JSON_WS))
         rest = body[end:]
-        extra = lead + end + len(rest) - len(rest.lstrip()) + 1
+        extra = lead + end + len(rest) - len(rest.lstrip(JSON_WS)) + 1
         raise LogError(f"line {line_no}: not valid JSON (extra data at column {extra})")
     return value
 
@@ -383,7 +474,7 @@ def _read_lines(path: Path) -> Iterator[tuple[int, Any]]:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as e:
                 raise LogError(f"line {line_no}: not UTF-8 (byte {raw[e.start]:#04x} at byte {e.start + 1})") from None
-            body = text.strip()
+            body = text.strip(JSON_WS)
             if not body:
                 blank_at = blank_at or line_no
                 continue
@@ -696,4 +787,4 @@ def write_log(path: str | os.PathLike[str], records: Iterable[Mapping[str, Any]]
     if not folder.is_dir():
         raise OutputError(f"{path}: folder {folder} does not exist")
     text = "".join(dumps_line(rec) + "\n" for rec in records)
-    atomic_write(path, text.encode("utf-8"))
+    atomic_write(path, text.encode("utf-8"), follow_symlinks=True)  # a link is written through, a FIFO refused

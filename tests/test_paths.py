@@ -1,0 +1,198 @@
+"""Paths and files a user gives: special files, symbolic links, OS errors, nesting, control
+characters, non-JSON whitespace, strict numbers: one line, exit 2, nothing replaced."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+LOG_HEADER = ('{"format": "stratstone-cad/log", "version": 1, "game": "stratstone", "rules": "stratstone/1", '
+              '"players": ["yellow", "red"], "seed": null, "setup": {}}')
+
+
+def run(*args: str, cwd=None, timeout=120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "stratstone_cad", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=timeout)
+
+
+def one_line(r: subprocess.CompletedProcess, message: str) -> None:
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_play_out_refuses_a_fifo_and_a_device_and_leaves_them(tmp_path):
+    fifo = tmp_path / "game.jsonl"
+    os.mkfifo(fifo)
+    r = run("play", "stratstone", "--seed", "1", "--out", str(fifo))
+    one_line(r, f"output file {fifo}: is a FIFO, expected a regular file (or none)")
+    assert fifo.is_fifo()
+    r = run("play", "stratstone", "--seed", "1", "--out", "/dev/null")
+    one_line(r, "output file /dev/null: is a character device, expected a regular file (or none)")
+    assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")
+
+
+def test_play_out_writes_through_a_symbolic_link(tmp_path):
+    target = tmp_path / "real.jsonl"
+    target.write_text("old")
+    link = tmp_path / "game.jsonl"
+    link.symlink_to(target)
+    r = run("play", "stratstone", "--seed", "1", "--out", str(link))
+    assert r.returncode == 0, r.stderr
+    assert link.is_symlink() and target.read_text().startswith('{"format": "stratstone-cad/log"')
+    loop = tmp_path / "loop.jsonl"
+    loop.symlink_to(loop)
+    one_line(run("play", "stratstone", "--seed", "1", "--out", str(loop)), "a loop of symbolic links")
+
+
+def test_build_refuses_special_files_where_its_own_files_go(tmp_path):
+    out = tmp_path / "out"
+    (out / "terrain").mkdir(parents=True)
+    os.mkfifo(out / "terrain" / "runner-red.stl")
+    r = run("build", "terrain", "--out", str(out), "--jobs", "1")
+    one_line(r, "runner-red.stl: is a FIFO, expected a regular file (or none)")
+    assert (out / "terrain" / "runner-red.stl").is_fifo()
+    outside = tmp_path / "precious.json"
+    outside.write_text("keep")
+    out2 = tmp_path / "out2"
+    out2.mkdir()
+    (out2 / "manifest.json").symlink_to(outside)
+    r = run("build", "terrain", "--out", str(out2), "--jobs", "1")
+    one_line(r, "manifest.json: is a symbolic link, expected a regular file (or none) of this build")
+    assert not (out2 / "terrain").exists()
+    assert outside.read_text() == "keep"
+    out3 = tmp_path / "out3"
+    out3.mkdir()
+    (out3 / ".stratstone-cad.lock").symlink_to(outside)
+    one_line(run("build", "terrain", "--out", str(out3)), ".stratstone-cad.lock is a symbolic link")
+
+
+@pytest.mark.parametrize("make", ["fifo", "zero", "loop", "long", "folder", "empty"])
+def test_params_file_special_cases_are_one_line_and_never_hang(tmp_path, make):
+    p = tmp_path / "p.toml"
+    expected = {"fifo": "is a FIFO, expected a TOML file", "zero": "is a character device, expected a TOML file",
+                "loop": "cannot read (a loop of symbolic links), expected a TOML file",
+                "long": "cannot read (a name in it is too long (255 bytes at most)), expected a TOML file",
+                "folder": "is a folder, expected a TOML file", "empty": "argument --params: expected a path, got ''"}[make]
+    if make == "fifo":
+        os.mkfifo(p)
+    elif make == "zero":
+        p = "/dev/zero"
+    elif make == "loop":
+        p.symlink_to(p)
+    elif make == "long":
+        p = tmp_path / ("x" * 300 + ".toml")
+    elif make == "folder":
+        p = tmp_path
+    else:
+        p = ""
+    t = time.monotonic()
+    r = run("list", "--params", str(p), timeout=30)
+    assert time.monotonic() - t < 20
+    one_line(r, expected)
+
+
+def test_params_file_over_the_size_cap(tmp_path):
+    p = tmp_path / "big.toml"
+    p.write_text("# " + "x" * (1 << 20) + "\n")
+    one_line(run("list", "--params", str(p)), "is larger than the 1048576 byte limit, expected a TOML file")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["list", "--params", "{deep}"], "invalid TOML (nested too deeply)"),
+    (["play", "sage-stones", "--setup", "[" * 60_000], "not JSON (nested too deeply)"),
+])
+def test_deep_nesting_is_one_line(tmp_path, args, message):
+    deep = tmp_path / "deep.toml"
+    deep.write_text("a = " + "[" * 5000 + "]" * 5000 + "\n")
+    one_line(run(*[str(deep) if a == "{deep}" else a for a in args]), message)
+
+
+def test_control_characters_in_a_log_are_printed_escaped(tmp_path):
+    log = tmp_path / "g.jsonl"
+    lines = [LOG_HEADER, '{"ply": 1, "player": "yellow", "move": "a1 NN\\u001b[2J"}']
+    log.write_text("\n".join(lines) + "\n")
+    r = run("check-log", str(log))
+    assert r.returncode == 2 and "\x1b" not in r.stderr and "\\x1b[2J" in r.stderr, r.stderr
+    r = run("play", "stratstone", "--players", "random,\x1b[31mgenius")
+    assert r.returncode == 2 and "\x1b" not in r.stderr and "\\x1b[31m" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("tail", ["\u00a0", "\u2028", "\x0b", "\x0c", "\x1c", "\u0085", "\u3000"])
+def test_only_json_whitespace_may_surround_a_line(tmp_path, tail):
+    log = tmp_path / "g.jsonl"
+    log.write_text(LOG_HEADER + "\n" + '{"ply": 1, "player": "yellow", "move": "a4 ESE"}' + tail + "\n", "utf-8")
+    r = run("check-log", str(log))
+    one_line(r, "line 2: not valid JSON")
+    log.write_text(LOG_HEADER + "\n" + ' \t{"ply": 1, "player": "yellow", "move": "a4 ESE"}\t \r\n', "utf-8")
+    assert run("check-log", str(log)).returncode == 0
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["play", "stratstone", "--seed", "1_0"], "argument --seed: expected a whole number in the digits 0-9, got '1_0'"),
+    (["play", "stratstone", "--seed", "\u0663"], "argument --seed: expected a whole number in the digits 0-9"),
+    (["play", "stratstone", "--players", ""], "--players '': expected player kinds separated by commas"),
+    (["play", "stratstone", "--players", "random,"], "--players 'random,': expected player kinds"),
+    (["play", "sage-stones", "--setup", '{"first": "red", "first": "yellow"}'], "not JSON (duplicate key 'first')"),
+    (["build", "--set", "stratstone.stone.colours=a,,b"], "expected names separated by commas, with none empty"),
+    (["build", "--jobs", "1_0"], "argument --jobs: expected a whole number in the digits 0-9"),
+])
+def test_silent_surprises_are_refused(tmp_path, args, message):
+    r = run(*args, "--out", str(tmp_path / "o.jsonl" if args[0] == "play" else tmp_path / "o"))
+    one_line(r, message)
+    assert not any(tmp_path.iterdir())
+
+
+def test_a_repeated_set_takes_the_last_value():
+    from stratstone_cad.catalog import load_params
+    from stratstone_cad.params import parse_set
+
+    ps = load_params(sets=parse_set(["stratstone.stone.height_mm=8", "stratstone.stone.height_mm=9"]))
+    assert ps.stratstone.stone.height_mm == 9.0
+    r = run("list", "--set", "stratstone.stone.height_mm=8", "--set", "stratstone.stone.height_mm=9")
+    assert "stratstone.stone.height_mm = 9 (default 7.4)" in r.stdout
+
+
+def test_check_log_on_an_unreadable_proc_file_is_one_line():
+    path = "/proc/1/environ" if os.getuid() != 0 else "/proc/self/mem"
+    r = run("check-log", path)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    json.dumps(r.stderr)
+
+
+@pytest.mark.parametrize("field", ["players", "captured"])
+def test_a_mebibyte_line_of_objects_is_checked_in_linear_time(tmp_path, field):
+    """N distinct objects in a header's players or a ply's captured: checking took 68 s at
+    N = 8,000 (every pair compared); a line near the 1 MiB cap must take about a second."""
+    from stratstone_cad.errors import UserError
+    from stratstone_cad.games import commands
+
+    header = {"format": "stratstone-cad/log", "version": 1, "game": "sage-stones", "rules": "sage-stones/1",
+              "players": ["yellow", "red", "blue", "green"], "seed": None, "setup": {}}
+    ply = {"ply": 1, "player": "yellow", "dice": [1, 2, 2], "move": "5-1"}
+    many = [{"a": i, "b": [i, str(i)]} for i in range(29_000)]
+    if field == "players":
+        header["players"] = many
+    else:
+        ply["captured"] = many
+    log = tmp_path / "big.jsonl"
+    log.write_text(json.dumps(header) + "\n" + json.dumps(ply) + "\n")
+    assert 0.8 * (1 << 20) < log.stat().st_size < (1 << 20) + 4096
+    t = time.monotonic()
+    with pytest.raises(UserError, match=f"{field}: 29000 items, expected at most 63"):
+        commands.check_log(log)
+    assert time.monotonic() - t < 5.0
+    # the most items the schema allows, each unique but large: still quick, and the duplicate is found
+    wide = [{f"k{j}": j for j in range(1000)} for _ in range(63)]
+    header["players"] = ["yellow", "red", "blue", "green"]
+    ply["captured"] = wide
+    log.write_text(json.dumps(header) + "\n" + json.dumps(ply) + "\n")
+    t = time.monotonic()
+    with pytest.raises(UserError, match="has non-unique elements"):
+        commands.check_log(log)
+    assert time.monotonic() - t < 5.0
