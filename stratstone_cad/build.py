@@ -406,14 +406,17 @@ def _build_locked(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: 
             todo.append((job, key))
 
     report.swept = _sweep_temporary(out_dir, chosen)
-    # The manifest never vouches for a file that is about to change: the entries of the
-    # parts to make go first, and each part joins it the moment its files are written.
-    # Killed at any moment, the build leaves a manifest whose every entry matches the
-    # disk; what it does not list, the next build makes again or removes.
-    if any(o.file in entries for j, _ in todo for o in j.outputs):
-        for j, _ in todo:
-            for o in j.outputs:
-                entries.pop(o.file, None)
+    # The manifest and the disk agree at every moment a kill can come: the outdated files
+    # of the parts to make go first, with their entries, and each part joins the manifest
+    # the moment its files are written (only a part in the instant between its rename and
+    # the manifest's can be on disk unlisted). What a killed build leaves unlisted, the
+    # next build makes again or removes.
+    outdated = [o.file for j, _ in todo for o in j.outputs if o.file in entries or (out_dir / o.file).exists()]
+    if outdated:
+        for f in outdated:
+            entries.pop(f, None)
+            with contextlib.suppress(FileNotFoundError):
+                (out_dir / f).unlink()
         write_manifest(out_dir, entries)
     bar = Progress(sum(len(j.outputs) for j, _ in todo), progress if todo else None)
     error: BaseException | None = None

@@ -206,16 +206,32 @@ def test_a_failing_part_is_an_error_naming_it_and_no_file(tmp_path, monkeypatch)
     assert "stratstone/stone-red-03.stl" not in {a["file"] for a in B.assets_for(tmp_path)}
 
 
-def test_a_failing_part_in_a_parallel_build_stops_it_and_keeps_the_manifest_true(tmp_path):
-    """With two jobs, a part that cannot be written (a folder stands in its place) stops
-    the build with a one-line error; every file written is whole and listed."""
+def test_a_folder_where_a_part_goes_is_refused_before_anything_is_written(tmp_path):
     (tmp_path / "stratstone" / "stone-tan-02.stl").mkdir(parents=True)
-    with pytest.raises(OutputError, match=r"stone-tan-02.stl: cannot write \(Is a directory\)$"):
+    with pytest.raises(OutputError, match=r"stone-tan-02.stl: is a folder, expected a regular file \(or none\)$"):
         B.build(["stratstone"], None, tmp_path, jobs=2, progress=None)
+    assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == []
+
+
+def test_a_failing_part_in_a_parallel_build_stops_it_and_keeps_the_manifest_true(tmp_path):
+    """With two jobs, a part that cannot be written (a folder appears in its place while the
+    build runs) stops the build with a one-line error; every file written is whole and listed."""
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "build", "stratstone", "--out", str(tmp_path),
+                          "--jobs", "2"], stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert p.stderr is not None
+    first = p.stderr.readline()  # the first part is done: the last stones are not
+    assert first.startswith("[1/25]"), first
+    (tmp_path / "stratstone" / "stone-tan-08.stl").mkdir()
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 2 and err.endswith("stone-tan-08.stl: is a folder, expected a regular file (or none)\n"), err
+    assert err.count("stratstone-cad: error:") == 1 and "Traceback" not in err
     files = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file() and p.name != B.LOCK)
     listed = sorted(a["file"] for a in B.assets_for(tmp_path))
     assert files == sorted([*listed, "manifest.json"])
-    assert listed and "stratstone/stone-tan-02.stl" not in listed
+    assert listed and "stratstone/stone-tan-08.stl" not in listed
     assert not list(tmp_path.rglob("*.tmp"))
 
 
