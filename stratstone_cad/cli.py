@@ -6,6 +6,7 @@ them, so ``--help`` and a cached rebuild start fast.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import signal
 import sys
@@ -162,6 +163,8 @@ def _toml(v: object) -> str:
         return "[" + ", ".join(f'"{x}"' for x in v) + "]"
     if isinstance(v, float):
         return f"{v:g}"
+    if isinstance(v, str):
+        return json.dumps(v)
     return str(v)
 
 

@@ -55,8 +55,8 @@ def param(
 def _describe_expected(f: dataclasses.Field) -> str:
     m = f.metadata
     kind = _kind(f)
-    if m.get("choices") and kind == "str":
-        return "one of " + ", ".join(m["choices"])
+    if kind == "str":
+        return "one of " + ", ".join(m["choices"]) if m.get("choices") else "a text (\"\" for none)"
     if kind == "list":
         n = m.get("length")
         what = f"a list of {n} names" if n else "a list of names"

@@ -28,6 +28,7 @@ def test_list_shows_parameters_defaults_units_and_printers():
         assert f"\n{game}" in "\n" + out, game
     assert "sage-stones.gem.per_colour = 10" in out and "terrain.board.seed = 1" in out
     assert "terrain.piece.per_kind = 2" in out and "mesh.angular_tolerance_deg = 2.5" in out
+    assert 'terrain.board.heightmap = ""' in out and 'a text ("" for none)' in out and "a number\n" not in out
     assert "stratstone.stone.height_mm = 7.4" in out
     assert "a number from 3 to 25" in out
     assert "stratstone.board.cells = 4" in out
