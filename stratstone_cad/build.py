@@ -35,13 +35,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any, TextIO
 
 from .catalog import ParamSet, get_games, load_params
-from .errors import GeometryError, OutputError, UserError
+from .errors import BuildError, GeometryError, OutputError, UserError
 from .fileio import atomic_write, describe_os_error, ensure_writable_dir, kind_of, write_target
 from .jobs import GameAssets, Job, Output
 from .params import MeshParams, Profile, get_printer, load_profiles
@@ -488,6 +489,20 @@ def _remove_stale(out_dir: Path, plan: list[Job], chosen: list[GameAssets], old:
     return removed
 
 
+def _worker_failure(e: BaseException) -> BaseException:
+    """The error to raise for a failure in the worker pool: the part's own error (a
+    ``UserError`` from a worker is the user's to fix) as it is, a dead worker or fork
+    server as one line that says so, instead of a traceback from the pool's internals."""
+    if isinstance(e, (UserError, KeyboardInterrupt)):
+        return e
+    if isinstance(e, (BrokenProcessPool, EOFError, ConnectionError)) or (
+            isinstance(e, RuntimeError) and "shutdown" in str(e)):
+        return BuildError("build: a worker process died before its parts were made (killed, or out of "
+                          "memory?); the parts written so far are kept and listed: run the build again "
+                          "to make the rest")
+    return e
+
+
 def _kernel_free(job: Job) -> bool:
     """Whether a job's CAD function builds meshes without CadQuery (see jobs.kernel_free)."""
     module, func = job.maker.split(":")
@@ -547,38 +562,53 @@ def _run_all(todo: list[tuple[Job, str]], mesh: MeshParams, profiles: dict[str, 
         return
     _start_fork_server()
     pool = _pool(min(jobs, len(cad)))
-    futures: dict[cf.Future, Job] = {}
+    futures: dict[cf.Future, Job] = {}  # filled by the submitter thread, read here after join
     reported: set[cf.Future] = set()
     error: BaseException | None = None
+    stopping = threading.Event()
+    submit_failed: list[BaseException] = []
 
     def stop(e: BaseException) -> None:
         nonlocal error
         if error is None:
-            error = e
-            # Cancel each pending future itself: the pool then reports them to
-            # as_completed as it skips them (shutdown(cancel_futures=True) would
-            # cancel them behind as_completed's back and leave it waiting forever).
-            for f in futures:
-                f.cancel()
+            error = _worker_failure(e)
+        stopping.set()
+        # Cancel each pending future itself: the pool then reports them to
+        # as_completed as it skips them (shutdown(cancel_futures=True) would
+        # cancel them behind as_completed's back and leave it waiting forever).
+        for f in list(futures):
+            f.cancel()
 
+    def submit_all() -> None:
+        # Submitting waits until the fork server has loaded CadQuery; a thread does it so
+        # that this process makes the CadQuery-free parts meanwhile, and the workers start
+        # as soon as the server is ready. Each future is recorded as it is made, so a
+        # failure part-way (the server killed) leaves exactly the submitted ones known.
+        try:
+            for job, key in cad:
+                if stopping.is_set():
+                    return
+                futures[pool.submit(run_job, job, mesh, profiles, str(out_dir), key)] = job
+        except BaseException as e:  # re-raised by the main thread
+            submit_failed.append(e)
+
+    submitter = threading.Thread(target=submit_all, daemon=True)
     try:
-        # Submitting waits until the fork server has loaded CadQuery; a thread does it so that
-        # this process makes the CadQuery-free parts meanwhile, and the workers start as soon
-        # as the server is ready.
-        submitter = threading.Thread(target=lambda: futures.update(
-            {pool.submit(run_job, job, mesh, profiles, str(out_dir), key): job for job, key in cad}), daemon=True)
         submitter.start()
         for job, key in here:
             try:
                 result = run_job(job, mesh, profiles, str(out_dir), key)
             except Exception as e:
+                stopping.set()
                 submitter.join()
                 stop(e)
                 break
             bar.step(job.id, len(job.outputs))
             yield result
         submitter.join()
-        for fut in cf.as_completed(futures):
+        if submit_failed:
+            stop(submit_failed[0])
+        for fut in cf.as_completed(list(futures)):
             try:
                 result = fut.result()
             except cf.CancelledError:
@@ -592,8 +622,10 @@ def _run_all(todo: list[tuple[Job, str]], mesh: MeshParams, profiles: dict[str, 
             yield result
     except KeyboardInterrupt as e:
         error = e
+        stopping.set()
+        submitter.join()  # the futures it made are all known before they are waited on
         pool.shutdown(wait=False, cancel_futures=True)
-        for fut in futures:  # parts already running finish; list them too
+        for fut in list(futures):  # parts already running finish; list them too
             if fut in reported or fut.cancelled():
                 continue
             try:
@@ -602,6 +634,9 @@ def _run_all(todo: list[tuple[Job, str]], mesh: MeshParams, profiles: dict[str, 
                 continue
             yield result
     finally:
+        stopping.set()
+        if submitter.is_alive():
+            submitter.join()
         pool.shutdown(wait=True, cancel_futures=True)
     if error is not None:
         raise error

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
-from .errors import UserError
+from .errors import BuildError, UserError
 
 PROG = "stratstone-cad"
 
@@ -220,6 +220,9 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as e:
         print(f"{PROG}: error: {printable(str(e))}", file=sys.stderr)
         return 2
+    except BuildError as e:
+        print(f"{PROG}: error: {printable(str(e))}", file=sys.stderr)
+        return 1
     except Terminated:
         print(f"{PROG}: terminated", file=sys.stderr)
         return 143

@@ -5,6 +5,11 @@ was expected. The CLI prints ``str(error)`` on one line and exits with code 2.
 """
 
 
+class BuildError(Exception):
+    """A build that cannot go on for a reason outside the user's input: a worker process
+    killed or out of memory. The CLI prints it on one line and exits with code 1."""
+
+
 class UserError(Exception):
     """Base of every error caused by user input (parameters, files, logs, paths)."""
 

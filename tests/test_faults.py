@@ -3,6 +3,7 @@ after it, a manifest whose every entry matches the disk, and the next build repa
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -98,14 +99,79 @@ def test_a_killed_build_leaves_nothing_running_and_a_true_manifest(tmp_path, sig
             os.killpg(p.pid, signal.SIGKILL)  # nothing of the session may be left to kill
 
 
-def test_sigterm_stops_the_build_with_one_line(tmp_path):
+@pytest.mark.parametrize("after", [0.6, 1.0, 2.5])  # making boards here / the server loading / workers busy
+def test_sigterm_stops_the_build_with_one_line(tmp_path, after):
     out = tmp_path / "out"
     p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "build", "--out", str(out), "--jobs", "2"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    time.sleep(2.5)
+    time.sleep(after)
+    if p.poll() is not None:
+        pytest.skip("the build finished before it could be stopped")
     os.kill(p.pid, signal.SIGTERM)
     _, err = p.communicate(timeout=30)
     assert p.returncode == 143 and err.endswith("stratstone-cad: terminated\n") and "Traceback" not in err, err
+    listed = _manifest_never_lies(out)
+    on_disk = {q.relative_to(out).as_posix() for q in out.rglob("*.stl")}
+    assert on_disk == set(listed), "a stopped build lists every part it wrote"
+
+
+def _children(pid: int) -> list[int]:
+    return [q for q in _descendants(pid) if _parent(q) == pid]
+
+
+def _parent(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return -1
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+@pytest.mark.parametrize("victim", ["server", "server-after-fork", "workers"])
+def test_a_dead_worker_or_fork_server_is_one_line_and_the_manifest_stays_true(tmp_path, victim):
+    """The OOM killer (or a user) kills the fork server, or the workers while they build:
+    the build stops with one line and exit 1 and lists what it wrote (or, for a server
+    killed before it forked, finishes on a new one); nothing claims success with parts
+    missing."""
+    out = tmp_path / "out"
+    p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "build", "--out", str(out), "--jobs", "2"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and p.poll() is None:
+            server = [q for q in _children(p.pid) if "forkserver" in _cmdline(q)]
+            workers = [w for q in server for w in _children(q)]
+            targets = {"server": server, "server-after-fork": server if workers else [], "workers": workers}[victim]
+            if targets:
+                if victim != "server":
+                    time.sleep(0.5)  # let them start a part
+                for q in targets:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(q, signal.SIGKILL)
+                break
+            time.sleep(0.02)
+        else:
+            pytest.skip("the build finished before its workers could be killed")
+        _, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert "Traceback" not in err, err
+    listed = _manifest_never_lies(out)
+    on_disk = {q.relative_to(out).as_posix() for q in out.rglob("*.stl")}
+    if victim == "server" and p.returncode == 0:
+        # killed before it forked a worker: multiprocessing starts a new server, the build goes on
+        assert on_disk == set(listed) and len(listed) == 42
+        return
+    assert p.returncode == 1, err
+    assert err.splitlines()[-1].startswith("stratstone-cad: error: build: a worker process died"), err
+    assert on_disk == set(listed) and len(listed) < 42
 
 
 def test_temporary_files_of_a_killed_write_are_swept(tmp_path):
