@@ -133,14 +133,35 @@ class Params:
         return dataclasses.asdict(self)  # type: ignore[call-overload]
 
 
+SHOW_CHARS = 40  # a message quotes at most this much of a text the user gave
+
+
 def _show(value: Any) -> str:
+    """A value for a message, cut short so a crafted one cannot flood the terminal: a
+    text to :data:`SHOW_CHARS` characters, a whole number of more than 18 digits by its
+    length (``str()`` of a 5000-digit int even raises)."""
     if isinstance(value, str):
-        return repr(value)
+        return show_text(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
         return fmt(value)
+    if isinstance(value, int) and abs(value) >= 10**18:
+        digits = int(abs(value).bit_length() * math.log10(2)) + 1
+        return f"a whole number of about {digits} digits"
+    if isinstance(value, list | tuple):
+        more = f", ... ({len(value)} items)" if len(value) > 4 else ""
+        return "[" + ", ".join(_show(v) for v in value[:4]) + more + "]"
+    if isinstance(value, dict):
+        return "a table" if value else "an empty table"
     return str(value)
+
+
+def show_text(text: str) -> str:
+    """``repr(text)``, cut to :data:`SHOW_CHARS` characters with the full length said."""
+    if len(text) <= SHOW_CHARS:
+        return repr(text)
+    return f"{text[:SHOW_CHARS]!r}... ({len(text)} characters)"
 
 
 def _coerce(f: dataclasses.Field, value: Any, name: str) -> Any:
@@ -177,7 +198,10 @@ def _coerce(f: dataclasses.Field, value: Any, name: str) -> Any:
                 raise bad()
             value = int(value)
     else:
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:  # an int beyond a float's range
+            raise bad() from None
         if not math.isfinite(value):
             raise bad()
     lo, hi = m.get("lo"), m.get("hi")
@@ -196,24 +220,25 @@ def parse_text_value(f: dataclasses.Field, text: str, name: str) -> Any:
             return True
         if low in ("false", "no", "off", "0"):
             return False
-        raise ParameterError(f"{name} = {t!r}: expected true or false")
+        raise ParameterError(f"{name} = {show_text(t)}: expected true or false")
     if kind == "str":
         return t
     if kind == "list":
         names = [p.strip() for p in t.split(",")]
         if not all(names):
-            raise ParameterError(f"{name} = {t!r}: expected names separated by commas, with none empty")
+            raise ParameterError(f"{name} = {show_text(t)}: expected names separated by commas, with none empty")
         return names
     try:
         return int(t) if kind == "int" else float(t)
     except ValueError:
-        raise ParameterError(f"{name} = {t!r}: expected {_describe_expected(f)}") from None
+        raise ParameterError(f"{name} = {show_text(t)}: expected {_describe_expected(f)}") from None
 
 
 # --------------------------------------------------------------------------- presets
 
 
 TOML_MAX_BYTES = 1 << 20  # a parameter file is a few kilobytes
+TOML_MAX_LINE = 4096
 
 
 def _load_toml(path: Path, what: str) -> dict[str, Any]:
@@ -221,6 +246,12 @@ def _load_toml(path: Path, what: str) -> dict[str, Any]:
     from .fileio import read_user_file
 
     data = read_user_file(path, what, TOML_MAX_BYTES, "a TOML file", ParameterError)
+    # tomllib takes time quadratic in a dotted key's length (a 60 000-character key
+    # takes minutes); a parameter file's lines are short, so a long one is refused first.
+    for n, line in enumerate(data.splitlines(), 1):
+        if len(line) > TOML_MAX_LINE:
+            raise ParameterError(f"{what} {path}: line {n} is {len(line)} bytes long, expected at most "
+                                 f"{TOML_MAX_LINE} (split a long list over several lines)")
     try:
         return tomllib.loads(data.decode("utf-8-sig"))
     except UnicodeDecodeError:
@@ -231,15 +262,19 @@ def _load_toml(path: Path, what: str) -> dict[str, Any]:
         raise ParameterError(f"{what} {path}: invalid TOML (nested too deeply), expected a TOML file") from None
 
 
-def flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    """``{"a": {"b": 1}}`` -> ``{"a.b": 1}`` (lists stay values)."""
+def flatten(table: dict[str, Any]) -> dict[str, Any]:
+    """``{"a": {"b": 1}}`` -> ``{"a.b": 1}`` (lists stay values). Iterative: a file's
+    tables may nest as deep as its longest line allows."""
     out: dict[str, Any] = {}
-    for k, v in table.items():
-        key = f"{prefix}.{k}" if prefix else k
-        if isinstance(v, dict):
-            out.update(flatten(v, key))
-        else:
-            out[key] = v
+    todo: list[tuple[str, dict[str, Any]]] = [("", table)]
+    while todo:
+        prefix, t = todo.pop()
+        for k, v in t.items():
+            key = f"{prefix}.{k}" if prefix else k
+            if isinstance(v, dict):
+                todo.append((key, v))
+            else:
+                out[key] = v
     return out
 
 
@@ -311,7 +346,7 @@ def get_printer(name: str | None, models_dir: Path = MODELS_DIR) -> Printer:
     printers = load_printers(models_dir)
     name = default_printer(models_dir) if name is None else name
     if name not in printers:
-        raise ParameterError(f"printer {name!r}: unknown, expected {_one_of(name, printers)}")
+        raise ParameterError(f"printer {show_text(name)}: unknown, expected {_one_of(name, printers)}")
     return printers[name]
 
 
@@ -341,7 +376,7 @@ def parse_set(items: list[str]) -> dict[str, str]:
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
-            raise ParameterError(f"--set {item!r}: expected NAME=VALUE, e.g. stratstone.stone.height_mm=9")
+            raise ParameterError(f"--set {show_text(item)}: expected NAME=VALUE, e.g. stratstone.stone.height_mm=9")
         out[name.strip()] = value
     return out
 
@@ -368,7 +403,7 @@ def resolve(
         if key not in fields:
             close = difflib.get_close_matches(key, list(fields), n=1, cutoff=0.5)
             hint = f"; did you mean {close[0]}?" if close else ""
-            raise ParameterError(f"unknown parameter {key!r} in {source}{hint}")
+            raise ParameterError(f"unknown parameter {show_text(key)} in {source}{hint}")
         prefix, f = fields[key]
         if from_text:
             value = parse_text_value(f, value, key)

@@ -196,3 +196,20 @@ def test_a_mebibyte_line_of_objects_is_checked_in_linear_time(tmp_path, field):
     with pytest.raises(UserError, match="has non-unique elements"):
         commands.check_log(log)
     assert time.monotonic() - t < 5.0
+
+
+@pytest.mark.parametrize(("toml", "message"), [
+    ("a" + ".a" * 30_000 + " = 1\n", "line 1 is 60005 bytes long, expected at most 4096"),  # tomllib: minutes
+    ("a" + ".a" * 2000 + " = 1\n", "unknown parameter 'a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.'... (4001 characters)"),
+    ("[stratstone.stone]\nheight_mm = 1" + "0" * 400 + "\n",
+     "stratstone.stone.height_mm = a whole number of about 401 digits: expected a number"),
+    ("[stratstone.stone]\nheight_mm = [\n" + "1,\n" * 3000 + "]\n", "height_mm = [1, 1, 1, 1, ... (3000 items)]"),
+    ("[stratstone.stone]\ncolours = ['" + "x" * 3000 + "']\n", "... (3000 characters)"),
+])
+def test_crafted_parameter_files_are_one_short_line_at_once(tmp_path, toml, message):
+    p = tmp_path / "p.toml"
+    p.write_text(toml)
+    t = time.monotonic()
+    r = run("list", "--params", str(p))
+    one_line(r, message)
+    assert len(r.stderr) < 400 and time.monotonic() - t < 10
