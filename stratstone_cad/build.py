@@ -348,7 +348,7 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
     start = time.perf_counter()
     if jobs < 1:
         raise UserError(f"--jobs {jobs}: expected a number of parallel jobs of at least 1")
-    if min(jobs, usable_cores()) > 1 and not (Path(out_dir) / MANIFEST).exists():
+    if min(jobs, usable_cores()) > 1 and not os.path.exists(Path(out_dir) / MANIFEST):  # False on any OSError
         _start_fork_server()  # a first build into this folder will need CadQuery: load it while we plan
     ps = load_params(params_file, sets)
     printer = get_printer(printer_name)

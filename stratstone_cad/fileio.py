@@ -13,11 +13,14 @@ becomes one line naming the path.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from .errors import OutputError, UserError
 
@@ -39,13 +42,14 @@ def kind_of(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
-def read_user_file(path: Path | str, what: str, limit: int, expected: str,
-                   error: type[UserError] = UserError) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes, or ``error`` with one line
+@contextlib.contextmanager
+def open_regular(path: Path | str, what: str, expected: str,
+                 error: type[UserError] = UserError) -> Iterator[BinaryIO]:
+    """A regular file opened for reading in binary, or ``error`` with one line
     ``<what> <path>: <why>, expected <expected>``.
 
-    The file is opened without blocking and checked again once open, so a FIFO put in its
-    place after the check cannot hang the read.
+    The file is opened without blocking and checked once open, so a FIFO (or one put in
+    its place after a check) cannot hang the read, and a device cannot be read forever.
     """
     text = str(path)
     where = f"{what} {text}" if what else text
@@ -60,25 +64,33 @@ def read_user_file(path: Path | str, what: str, limit: int, expected: str,
     except OSError as e:
         raise error(f"{where}: cannot read ({describe_os_error(e)}), expected {expected}") from None
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise error(f"{where}: is {kind_of(st.st_mode)}, expected {expected}")
-        if st.st_size > limit:
-            raise error(f"{where}: {st.st_size} bytes is larger than the {limit} byte limit, expected {expected}")
-        chunks, total = [], 0
-        while True:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-            if total > limit:  # a file that grows while read, or one whose size the kernel does not know
-                raise error(f"{where}: larger than the {limit} byte limit, expected {expected}")
-        return b"".join(chunks)
+        mode = os.fstat(fd).st_mode
     except OSError as e:
-        raise error(f"{where}: cannot read ({describe_os_error(e)}), expected {expected}") from None
-    finally:
         os.close(fd)
+        raise error(f"{where}: cannot read ({describe_os_error(e)}), expected {expected}") from None
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise error(f"{where}: is {kind_of(mode)}, expected {expected}")
+    with os.fdopen(fd, "rb") as f:
+        yield f
+
+
+def read_user_file(path: Path | str, what: str, limit: int, expected: str,
+                   error: type[UserError] = UserError) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes, or ``error`` with one line
+    ``<what> <path>: <why>, expected <expected>`` (see :func:`open_regular`)."""
+    where = f"{what} {path}" if what else str(path)
+    with open_regular(path, what, expected, error) as f:
+        try:
+            size = os.fstat(f.fileno()).st_size
+            if size > limit:
+                raise error(f"{where}: {size} bytes is larger than the {limit} byte limit, expected {expected}")
+            data = f.read(limit + 1)  # a file that grows while read, or whose size the kernel does not know
+        except OSError as e:
+            raise error(f"{where}: cannot read ({describe_os_error(e)}), expected {expected}") from None
+    if len(data) > limit:
+        raise error(f"{where}: larger than the {limit} byte limit, expected {expected}")
+    return data
 
 
 def ensure_writable_dir(path: Path, what: str = "output folder") -> Path:

@@ -109,7 +109,7 @@ def test_params_file_over_the_size_cap(tmp_path):
 ])
 def test_deep_nesting_is_one_line(tmp_path, args, message):
     deep = tmp_path / "deep.toml"
-    deep.write_text("a = " + "[" * 5000 + "]" * 5000 + "\n")
+    deep.write_text("a = " + "[\n" * 5000 + "]\n" * 5000)  # arrays may span lines: short lines, deep nesting
     one_line(run(*[str(deep) if a == "{deep}" else a for a in args]), message)
 
 
@@ -213,3 +213,25 @@ def test_crafted_parameter_files_are_one_short_line_at_once(tmp_path, toml, mess
     r = run("list", "--params", str(p))
     one_line(r, message)
     assert len(r.stderr) < 400 and time.monotonic() - t < 10
+
+
+@pytest.mark.parametrize("kind", ["long", "loop"])
+def test_a_name_too_long_or_a_link_loop_is_one_line_for_every_path(tmp_path, kind):
+    if kind == "long":
+        bad = tmp_path / ("x" * 300)
+        why = "a name in it is too long (255 bytes at most)"
+    else:
+        bad = tmp_path / "loop"
+        bad.symlink_to(bad)
+        why = "a loop of symbolic links"
+    cases = [
+        (["build", "terrain", "--jobs", "2", "--out", str(bad)], "not writable"),
+        (["play", "stratstone", "--out", f"{bad}.jsonl" if kind == "long" else str(bad)], why),
+        (["check-log", str(bad)], why),
+        (["list", "--params", str(bad)], why),
+        (["build", "terrain", "--out", str(tmp_path / "o"), "--set", f"terrain.board.heightmap={bad}"], why),
+        (["play", "terrain", "--terrain", str(bad), "--out", str(tmp_path / "g.jsonl")], why),
+    ]
+    for args, message in cases:
+        one_line(run(*args), message)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ([] if kind == "long" else ["loop"])

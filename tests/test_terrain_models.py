@@ -253,7 +253,7 @@ def test_pieces_are_two_of_each_per_side(terrain, profiles, params):
     (["terrain.board.frame_inset_mm=14"], "terrain.board.frame_inset_mm = 14: expected at most 13.6"),
     (["terrain.board.label_height_mm=6"], "terrain.board.label_height_mm = 6: expected at least 7.001 with 1.2 mm strokes, so "
                                           "the inside of the '4' (and every closed letter or digit) stays 0.8 mm wide"),
-    (["terrain.board.heightmap=/nonexistent/map.json"], "/nonexistent/map.json: no such file"),
+    (["terrain.board.heightmap=/nonexistent/map.json"], "/nonexistent/map.json: file not found, expected a JSON heightmap or a terrain-game log"),
 ])
 def test_bad_terrain_parameters_are_one_line(sets, message):
     with pytest.raises(UserError) as e:
@@ -283,6 +283,6 @@ def test_a_heightmap_that_is_not_a_regular_file_is_refused_without_reading_it(tm
 
     fifo = tmp_path / "map.fifo"
     os.mkfifo(fifo)  # reading it would block for ever
-    for path, message in ((fifo, "not a regular file"), (tmp_path, "not a regular file")):
+    for path, message in ((fifo, "is a FIFO"), (tmp_path, "is a folder")):
         with pytest.raises(UserError, match=f"^{path}: {message}, expected a JSON heightmap or a terrain-game log$"):
             load_params(sets=parse_set([f"terrain.board.heightmap={path}"]))

@@ -31,6 +31,7 @@ from typing import Any
 from ..cad.boards import BoardParams, GridBoard, label_strokes, stroke_region
 from ..cad.glyphs import Polyline, pip_centres, symbol_outline
 from ..errors import ParameterError
+from ..fileio import read_user_file
 from ..jobs import GameAssets, Job, Output, board_job
 from ..params import (
     MIN_WALL_MM,
@@ -294,34 +295,27 @@ def load_map(board: TerrainBoard) -> tuple[tuple[tuple[int, ...], ...], str, dic
         TerrainError,
         check_heightmap,
         generate,
-        heightmap_from_log,
-        load_heightmap_file,
+        parse_heightmap_file,
+        parse_log_header,
     )
 
     if not board.heightmap:
         return check_heightmap(generate(board.seed)), f"seed-{board.seed}", {"terrain_seed": board.seed}
     path = Path(board.heightmap)
-    try:
-        if not path.is_file():  # a FIFO or a device would block the read or never end
-            raise TerrainError(f"{path}: no such file" if not path.exists() else
-                               f"{path}: not a regular file, expected a JSON heightmap or a terrain-game log")
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise TerrainError(f"{path}: larger than 1 MiB, expected a heightmap or a terrain-game log")
-    except OSError as e:
-        raise TerrainError(f"{path}: cannot read ({e.strerror or e})") from None
-    rows = heightmap_from_log(path) if _looks_like_log(path) else load_heightmap_file(path)
+    data = read_user_file(path, "", MAX_FILE_BYTES, "a JSON heightmap or a terrain-game log", TerrainError)
+    first = data.split(b"\n", 1)[0]
+    rows = parse_log_header(first, path) if _looks_like_log(first) else parse_heightmap_file(data, path)
     levels = check_heightmap(rows)
     digest = hashlib.sha256(json.dumps(levels).encode()).hexdigest()
     return levels, f"map-{digest[:8]}", {"heightmap_file": str(path), "heightmap_sha256": digest}
 
 
-def _looks_like_log(path: Path) -> bool:
+def _looks_like_log(first: bytes) -> bool:
+    """Whether a file's first line is a JSON object naming a game (a log's header)."""
     try:
-        with open(path, "rb") as f:
-            first = f.readline(1 << 20).decode("utf-8", "replace")
-        header = json.loads(first)
-    except (OSError, ValueError, RecursionError):
-        return False  # load_heightmap_file names what is wrong with the file
+        header = json.loads(first.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return False  # parse_heightmap_file names what is wrong with the file
     return isinstance(header, dict) and "game" in header
 
 

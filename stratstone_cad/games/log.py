@@ -24,16 +24,15 @@ import json
 import math
 import os
 import re
-import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from stratstone_cad.errors import GameError, LogError, OutputError
-from stratstone_cad.fileio import atomic_write
+from stratstone_cad.fileio import atomic_write, describe_os_error, open_regular
 from stratstone_cad.games.core import Event, Game, Result, State, UnknownGameError, get_game
 
 __all__ = [
@@ -436,22 +435,14 @@ def _read_lines(path: Path) -> Iterator[tuple[int, Any]]:
     Blank lines at the very end are ignored; any other blank line is an error.
     """
     name = str(path)
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise LogError(f"{name}: no such file") from None
-    except OSError as e:
-        raise LogError(f"{name}: cannot read ({e.strerror or e})") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise LogError(f"{name}: is a directory, expected a log file")
-    if not stat.S_ISREG(st.st_mode):
-        raise LogError(f"{name}: not a regular file, expected a log file")
-    if st.st_size > MAX_LOG_BYTES:
-        raise LogError(f"{name}: {_human_size(st.st_size)} is larger than the {_human_size(MAX_LOG_BYTES)} limit for a log")
-    try:
-        f = open(path, "rb")
-    except OSError as e:
-        raise LogError(f"{name}: cannot read ({e.strerror or e})") from None
+    with open_regular(path, "", "a log file", LogError) as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > MAX_LOG_BYTES:
+            raise LogError(f"{name}: {_human_size(size)} is larger than the {_human_size(MAX_LOG_BYTES)} limit for a log")
+        yield from _read_open_lines(f, name)
+
+
+def _read_open_lines(f: BinaryIO, name: str) -> Iterator[tuple[int, Any]]:
     try:
         total = 0
         line_no = 0
@@ -461,7 +452,7 @@ def _read_lines(path: Path) -> Iterator[tuple[int, Any]]:
             try:
                 raw = f.readline(MAX_LINE_BYTES + 1)
             except OSError as e:
-                raise LogError(f"{name}: cannot read ({e.strerror or e})") from None
+                raise LogError(f"{name}: cannot read ({describe_os_error(e)})") from None
             if not raw:
                 return
             line_no += 1
@@ -782,9 +773,9 @@ def write_log(path: str | os.PathLike[str], records: Iterable[Mapping[str, Any]]
     """
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
+    if os.path.isdir(path):  # os.path: False on any OSError (a too-long name is atomic_write's to report)
         raise OutputError(f"{path}: is a directory, expected a file name for the log")
-    if not folder.is_dir():
+    if not os.path.isdir(folder):
         raise OutputError(f"{path}: folder {folder} does not exist")
     text = "".join(dumps_line(rec) + "\n" for rec in records)
     atomic_write(path, text.encode("utf-8"), follow_symlinks=True)  # a link is written through, a FIFO refused

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from stratstone_cad.errors import UserError
+from stratstone_cad.fileio import describe_os_error, open_regular, read_user_file
 
 __all__ = [
     "GEN_LEVEL_MAX",
@@ -48,6 +49,8 @@ __all__ = [
     "heightmap_from_log",
     "is_fair",
     "load_heightmap_file",
+    "parse_heightmap_file",
+    "parse_log_header",
     "square_name",
     "step_cost",
 ]
@@ -112,7 +115,8 @@ def check_heightmap(value: Any, where: str = "heightmap") -> Heightmap:
             if type(level) is not int:
                 raise TerrainError(f"{where}: {square_name(f, r)} = {_show(level)} is not an integer level")
             if not LEVEL_MIN <= level <= LEVEL_MAX:
-                raise TerrainError(f"{where}: {square_name(f, r)} = {level} is out of range, expected {LEVEL_MIN} to {LEVEL_MAX}")
+                raise TerrainError(f"{where}: {square_name(f, r)} = {_show(level)} is out of range, "
+                                   f"expected {LEVEL_MIN} to {LEVEL_MAX}")
         rows.append(tuple(row))
     for r in range(SIZE):
         for f in range(SIZE):
@@ -146,6 +150,8 @@ def _show(value: object) -> str:
         return "true" if value else "false"
     if value is None:
         return "null"
+    if isinstance(value, int) and abs(value) >= 10**18:  # repr() of a 5000-digit int raises
+        return f"a whole number of about {int(abs(value).bit_length() * math.log10(2)) + 1} digits"
     r = repr(value)
     return r if len(r) <= 20 else r[:17] + "..."
 
@@ -304,21 +310,19 @@ def generate(seed: int) -> list[list[int]]:
 def load_heightmap_file(path: str | os.PathLike[str]) -> list[list[int]]:
     """Read and check a terrain file: a JSON 10 x 10 list of lists, or ``{"heightmap": [...]}``.
 
-    Raises :class:`TerrainError` naming the file (missing, unreadable, not JSON, wrong
-    shape) or the square and the values (the terrain rule). Fairness is not required
-    here: see :func:`fairness_warning`.
+    Raises :class:`TerrainError` naming the file (missing, unreadable, not a regular
+    file, not JSON, wrong shape) or the square and the values (the terrain rule).
+    Fairness is not required here: see :func:`fairness_warning`.
     """
-    p = Path(path)
+    data = read_user_file(path, "", MAX_FILE_BYTES, "a JSON terrain file", TerrainError)
+    return parse_heightmap_file(data, Path(path))
+
+
+def parse_heightmap_file(data: bytes, p: Path) -> list[list[int]]:
+    """The checked heightmap in the bytes of a terrain file named ``p`` (see
+    :func:`load_heightmap_file`)."""
     try:
-        if not p.is_file():
-            raise TerrainError(
-                f"{p}: no such file" if not p.exists() else f"{p}: not a regular file, expected a JSON terrain file"
-            )
-        if p.stat().st_size > MAX_FILE_BYTES:
-            raise TerrainError(f"{p}: larger than 1 MiB, expected a 10 x 10 heightmap")
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise TerrainError(f"{p}: cannot read ({e.strerror or e})") from None
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise TerrainError(f"{p}: not UTF-8 text") from None
     try:
@@ -328,7 +332,8 @@ def load_heightmap_file(path: str | os.PathLike[str]) -> list[list[int]]:
     if isinstance(value, dict):
         extra = sorted(set(value) - {"heightmap"})
         if extra:
-            raise TerrainError(f'{p}: unknown field {extra[0]!r}, expected {{"heightmap": [...]}} or a bare 10 x 10 list')
+            raise TerrainError(f'{p}: unknown field {_show(extra[0])}, expected {{"heightmap": [...]}} '
+                               "or a bare 10 x 10 list")
         if "heightmap" not in value:
             raise TerrainError(f'{p}: expected a 10 x 10 list of levels or {{"heightmap": [...]}}, got an object without it')
         value = value["heightmap"]
@@ -339,17 +344,19 @@ def load_heightmap_file(path: str | os.PathLike[str]) -> list[list[int]]:
 def heightmap_from_log(path: str | os.PathLike[str]) -> list[list[int]]:
     """The heightmap recorded in a terrain-game log's header (line 1), checked against T1.
 
-    Reads only the first line (at most 1 MiB); does not replay the moves (use
-    ``stratstone-cad check-log`` for that). Raises :class:`TerrainError` naming the file.
+    Reads only the first line (at most 1 MiB) of a regular file; does not replay the moves
+    (use ``stratstone-cad check-log`` for that). Raises :class:`TerrainError` naming the file.
     """
-    p = Path(path)
-    try:
-        with open(p, "rb") as f:
+    with open_regular(path, "", "a terrain-game log", TerrainError) as f:
+        try:
             first = f.readline(MAX_FILE_BYTES + 1)
-    except FileNotFoundError:
-        raise TerrainError(f"{p}: no such file") from None
-    except OSError as e:
-        raise TerrainError(f"{p}: cannot read ({e.strerror or e})") from None
+        except OSError as e:
+            raise TerrainError(f"{path}: cannot read ({describe_os_error(e)})") from None
+    return parse_log_header(first, Path(path))
+
+
+def parse_log_header(first: bytes, p: Path) -> list[list[int]]:
+    """The checked heightmap in line 1 (``first``) of a terrain-game log named ``p``."""
     try:
         header = json.loads(first.decode("utf-8"), parse_constant=_no_constant)
     except (ValueError, RecursionError):

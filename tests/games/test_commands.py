@@ -97,7 +97,7 @@ def test_play_output_errors(tmp_path):
 
 
 def test_check_log_missing_file_is_a_log_error(tmp_path):
-    with pytest.raises(LogError, match="no such file"):
+    with pytest.raises(LogError, match="file not found, expected a log file"):
         commands.check_log(tmp_path / "x.jsonl")
 
 

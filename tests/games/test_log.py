@@ -122,17 +122,17 @@ PLY1 = '{"ply": 1, "player": "yellow", "move": "a4 ESW"}'
 
 
 def test_missing_file(tmp_path):
-    with pytest.raises(LogError, match=r"nope.jsonl: no such file$"):
+    with pytest.raises(LogError, match=r"nope.jsonl: file not found, expected a log file$"):
         check_log(tmp_path / "nope.jsonl")
 
 
 def test_directory(tmp_path):
-    with pytest.raises(LogError, match=r": is a directory, expected a log file$"):
+    with pytest.raises(LogError, match=r": is a folder, expected a log file$"):
         check_log(tmp_path)
 
 
 def test_special_file_is_refused_without_reading_it():
-    with pytest.raises(LogError, match="not a regular file"):
+    with pytest.raises(LogError, match="is a character device, expected a log file"):
         check_log(Path("/dev/zero"))
 
 
@@ -154,10 +154,16 @@ def test_stream_size_cap_even_when_stat_says_small(tmp_path, monkeypatch):
     p = tmp_path / "log.jsonl"
     p.write_text(HEADER + "\n" + PLY1 + "\n")
     monkeypatch.setattr(log, "MAX_LOG_BYTES", len(HEADER) + 5)
-    real_stat = os.stat
-    monkeypatch.setattr(log.os, "stat", lambda path: os.stat_result((*real_stat(path)[:6], 0, *real_stat(path)[7:])))
-    with pytest.raises(LogError, match=r"^line 2: the log is larger than the"):
-        check_log(p)
+    real_fstat = os.fstat
+
+    def small(fd, *args, **kwargs):
+        st = real_fstat(fd, *args, **kwargs)
+        return os.stat_result((*st[:6], 0, *st[7:]))
+
+    with monkeypatch.context() as m:
+        m.setattr(log.os, "fstat", small)
+        with pytest.raises(LogError, match=r"^line 2: the log is larger than the"):
+            check_log(p)
 
 
 def test_empty_file(tmp_path):

@@ -304,7 +304,7 @@ def test_play_terrain_argument_errors(tmp_path):
         commands.play("terrain", 1, None, None, {"terrain_seed": "x"})
     with pytest.raises(UserError, match=r"setup.heightmap: c3 = 0 and c4 = 7 differ by 7"):
         commands.play("terrain", 1, None, None, {"heightmap": hmap(c4=7)})
-    with pytest.raises(TerrainError, match="no such file"):
+    with pytest.raises(TerrainError, match="file not found"):
         commands.play("terrain", 1, None, None, terrain=tmp_path / "nope.json")
 
 

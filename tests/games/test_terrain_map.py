@@ -217,7 +217,7 @@ def test_terrain_files_bare_list_or_object(tmp_path):
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (None, "no such file"),
+        (None, "file not found, expected a JSON terrain file"),
         ("[[0, 1", "not valid JSON (Expecting"),
         ("NaN", "not valid JSON (NaN is not a JSON number)"),
         ("{}", 'expected a 10 x 10 list of levels or {"heightmap": [...]}, got an object without it'),
@@ -238,7 +238,7 @@ def test_bad_terrain_files(tmp_path, content, message):
 
 
 def test_a_directory_is_not_a_terrain_file(tmp_path):
-    with pytest.raises(TerrainError, match="not a regular file"):
+    with pytest.raises(TerrainError, match="is a folder, expected a JSON terrain file"):
         load_heightmap_file(tmp_path)
 
 
@@ -249,7 +249,7 @@ def test_the_heightmap_of_a_log(tmp_path):
         heightmap_from_log(logs / "stratstone_win.jsonl")
     with pytest.raises(TerrainError, match="line 1: setup.heightmap: c4 = 7 and c5 = 3 differ by 4"):
         heightmap_from_log(logs / "bad_terrain_heightmap.jsonl")
-    with pytest.raises(TerrainError, match="no such file"):
+    with pytest.raises(TerrainError, match="file not found, expected a terrain-game log"):
         heightmap_from_log(tmp_path / "nope.jsonl")
     bad = tmp_path / "bad.jsonl"
     bad.write_text("{")
