@@ -350,10 +350,10 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
         raise UserError(f"--jobs {jobs}: expected a number of parallel jobs of at least 1")
     if min(jobs, usable_cores()) > 1 and not os.path.exists(Path(out_dir) / MANIFEST):  # False on any OSError
         _start_fork_server()  # a first build into this folder will need CadQuery: load it while we plan
-    ps = load_params(params_file, sets)
+    chosen = get_games(games)
+    ps = load_params(params_file, sets, games=[g.name for g in chosen])
     printer = get_printer(printer_name)
     profiles = load_profiles()
-    chosen = get_games(games)
     plan: list[Job] = [j for g in chosen for j in g.plan(ps.game(g.name), printer, profiles, ps.mesh)]
     out_dir = ensure_writable_dir(Path(out_dir))
     # A FIFO, a device or a link where the manifest or a part goes: refuse before writing anything.

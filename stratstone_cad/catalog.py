@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -76,12 +77,19 @@ class ParamSet:
 
 
 def load_params(params_file: Path | None = None, sets: dict[str, str] | None = None,
-                models_dir: Path = MODELS_DIR) -> ParamSet:
-    """Load and check every parameter; raises ParameterError naming the first bad one."""
+                models_dir: Path = MODELS_DIR, games: Iterable[str] | None = None) -> ParamSet:
+    """Load and check every parameter; raises ParameterError naming the first bad one.
+
+    Every section's values are checked, but only the ``games`` named (all by default)
+    are combined into their game's parameters: a build of Stratstone does not read a
+    terrain heightmap, nor fail on one that is missing.
+    """
     raw = resolve(SCHEMA, [models_dir / f for f in PRESET_FILES], params_file, sets)
     profiles = load_profiles(models_dir)
-    games = {}
+    chosen = set(GAMES) if games is None else set(games)
+    combined = {}
     for g in GAMES.values():
         sections = {p.rsplit(".", 1)[1]: cls(**raw[p]) for p, cls in g.sections.items()}
-        games[g.name] = g.combine(sections, profiles)
-    return ParamSet(games, MeshParams(**raw["mesh"]))
+        if g.name in chosen:
+            combined[g.name] = g.combine(sections, profiles)
+    return ParamSet(combined, MeshParams(**raw["mesh"]))

@@ -261,6 +261,17 @@ def test_bad_terrain_parameters_are_one_line(sets, message):
     assert message in str(e.value) and "\n" not in str(e.value)
 
 
+def test_only_the_games_built_read_their_files():
+    """A Stratstone build does not open the terrain heightmap (nor fail on a missing one);
+    its values are still checked: a bad one of another game is still refused."""
+    sets = parse_set(["terrain.board.heightmap=/nonexistent/map.json"])
+    assert set(load_params(sets=sets, games=["stratstone"]).games) == {"stratstone"}
+    with pytest.raises(UserError, match="file not found"):
+        load_params(sets=sets, games=["terrain"])
+    with pytest.raises(ParameterError, match="terrain.piece.lancer_top_mm = 20"):
+        load_params(sets=parse_set(["terrain.piece.lancer_top_mm=20"]), games=["stratstone"])
+
+
 def test_a_piece_symbol_too_big_names_the_largest_that_fits():
     with pytest.raises(ParameterError) as e:
         load_params(sets=parse_set(["terrain.piece.symbol_size_mm=16"]))
@@ -286,3 +297,13 @@ def test_a_heightmap_that_is_not_a_regular_file_is_refused_without_reading_it(tm
     for path, message in ((fifo, "is a FIFO"), (tmp_path, "is a folder")):
         with pytest.raises(UserError, match=f"^{path}: {message}, expected a JSON heightmap or a terrain-game log$"):
             load_params(sets=parse_set([f"terrain.board.heightmap={path}"]))
+
+
+def test_a_stratstone_build_goes_past_a_missing_heightmap(tmp_path):
+    """build passes its games to load_params: the next check (the printer) is reached."""
+    from stratstone_cad.build import build
+
+    with pytest.raises(ParameterError, match="printer 'nope': unknown"):
+        build(["stratstone"], "nope", tmp_path / "o", sets=parse_set(["terrain.board.heightmap=/nonexistent/map.json"]),
+              progress=None)
+    assert not (tmp_path / "o").exists()
