@@ -361,6 +361,8 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
     for o in (o for j in plan for o in j.outputs):
         write_target(out_dir / o.file, follow_symlinks=False)
     for sub in sorted({Path(o.file).parent for j in plan for o in j.outputs}):
+        if (out_dir / sub).is_symlink():  # the build would write, and remove stale files, elsewhere
+            raise OutputError(f"output folder {out_dir / sub}: is a symbolic link, expected a folder of this build")
         ensure_writable_dir(out_dir / sub)
     with _lock(out_dir):
         return _build_locked(out_dir, plan, chosen, ps, profiles, min(jobs, usable_cores()), progress, start)
@@ -465,26 +467,28 @@ def _sweep_temporary(out_dir: Path, chosen: list[GameAssets]) -> list[str]:
 def _remove_stale(out_dir: Path, plan: list[Job], chosen: list[GameAssets], old: dict[str, dict[str, Any]],
                   entries: dict[str, dict[str, Any]]) -> list[str]:
     """Delete the built games' files that the plan no longer makes (another printer's
-    tiles, a renamed colour): those the old manifest lists, and any other STL in the
-    games' folders (found even when the manifest was lost). Only names the build
-    itself writes are touched. After a failed build nothing is deleted and the old
-    entries stay listed, so the next build removes them."""
+    tiles, a renamed colour): those the old manifest lists, and any other file in the
+    games' folders (found even when the manifest was lost) named as the game names its
+    files (:meth:`GameAssets.owns`): a user's own ``notes.stl`` there stays. After a
+    failed build nothing is deleted and the old entries stay listed, so the next build
+    removes them."""
     planned = {o.file for j in plan for o in j.outputs}
-    names = {g.name for g in chosen}
-    stale = {f for f, e in old.items() if e.get("game") in names and f not in planned}
-    for game in names:
-        folder = out_dir / game
-        if folder.is_dir():
-            stale |= {f"{game}/{p.name}" for p in folder.glob("*.stl") if p.is_file()} - planned
+    stale = set()
+    for game in chosen:
+        stale |= {f for f, e in old.items() if e.get("game") == game.name and game.owns(f)}
+        folder = out_dir / game.name
+        if folder.is_dir() and not folder.is_symlink():
+            stale |= {f"{game.name}/{p.name}" for p in folder.glob("*.stl")
+                      if game.owns(f"{game.name}/{p.name}") and p.is_file() and not p.is_symlink()}
     removed = []
-    for f in sorted(x for x in stale if _our_file(x)):
+    for f in sorted(stale - planned):
         try:
             (out_dir / f).unlink()
             removed.append(f)
         except FileNotFoundError:
             pass
         except OSError as ex:
-            raise OutputError(f"stale file {out_dir / f}: cannot remove ({ex.strerror})") from None
+            raise OutputError(f"stale file {out_dir / f}: cannot remove ({describe_os_error(ex)})") from None
         entries.pop(f, None)
     return removed
 

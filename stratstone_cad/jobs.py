@@ -14,11 +14,12 @@ CadQuery.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .params import MeshParams, Params, Printer, Profile
+from .params import NAME_RE, MeshParams, Params, Printer, Profile
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,11 @@ class Job:
     cost: float = 1.0  # relative run time, biggest first when scheduling
 
 
+TILES = r"(?:-tile-[1-9][0-9]*-of-[1-9][0-9]*)?"  # a board cut to fit the bed: -tile-2-of-4
+BOARD_FILES = rf"board{TILES}"
+COLOUR = NAME_RE.pattern  # a colour in a file name
+
+
 @dataclass(frozen=True)
 class GameAssets:
     """A game's registration with the asset pipeline.
@@ -66,11 +72,18 @@ class GameAssets:
     sections: Mapping[str, type[Params]]
     combine: Callable[[Mapping[str, Any], Mapping[str, Profile]], Any]
     plan: Callable[[Any, Printer, Mapping[str, Profile], MeshParams], list[Job]]
+    #: The names (without ``.stl``) of the files the game writes, as a regular expression;
+    #: a stale file is removed only when its name matches (a user's own STL in the folder stays).
+    files: str = BOARD_FILES
     attribute: str = field(default="")  # ParamSet attribute (the name with "_" for "-")
 
     def __post_init__(self) -> None:
         if not self.attribute:
             object.__setattr__(self, "attribute", self.name.replace("-", "_"))
+
+    def owns(self, file: str) -> bool:
+        """Whether ``file`` (``game/name.stl``) is a name this game's build writes."""
+        return re.fullmatch(rf"{re.escape(self.name)}/(?:{self.files})\.stl", file) is not None
 
 
 def kernel_free(maker: Callable[..., Any]) -> Callable[..., Any]:

@@ -248,6 +248,45 @@ def test_a_damaged_manifest_cannot_make_the_build_delete_other_files(tmp_path):
     assert victim.read_text() == "keep me" and r.removed == [] and len(r.cached) == 25
 
 
+def test_only_files_named_as_the_game_names_them_are_removed_as_stale(tmp_path):
+    """A user's own STL in a game's folder (or one a damaged manifest lists as the
+    game's) stays; a file named as the game names its parts but not planned goes."""
+    out = tmp_path / "out"
+    B.build(["terrain"], None, out, jobs=1, progress=None)
+    folder = out / "terrain"
+    mine = [folder / n for n in ("notes.stl", "board.stl", "runner-red (1).stl", "board-seed-1-tile-0-of-2.stl")]
+    for f in mine:
+        f.write_text("the user's")
+    (folder / "lancer-green.stl").write_text("an old colour's piece")
+    data = json.loads((out / "manifest.json").read_text())
+    data["assets"].append({"file": "terrain/notes.stl", "game": "terrain"})
+    (out / "manifest.json").write_text(json.dumps(data))
+    r = B.build(["terrain"], None, out, jobs=1, progress=None)
+    assert r.removed == ["terrain/lancer-green.stl"] and r.built == []
+    assert all(f.read_text() == "the user's" for f in mine)
+    # every file a game plans is one it owns (else it could never be removed when stale)
+    from stratstone_cad.catalog import GAMES, load_params
+    from stratstone_cad.params import get_printer, load_profiles
+
+    ps, profiles = load_params(), load_profiles()
+    for printer in ("prusa-mini", "prusa-mk4"):
+        for g in GAMES.values():
+            for job in g.plan(ps.game(g.name), get_printer(printer), profiles, ps.mesh):
+                assert all(g.owns(o.file) for o in job.outputs), job.id
+
+
+def test_a_game_folder_that_is_a_link_is_refused(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "runner-red.stl").write_text("not ours")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "terrain").symlink_to(elsewhere)
+    with pytest.raises(OutputError, match=r"/terrain: is a symbolic link, expected a folder of this build$"):
+        B.build(["terrain"], None, out, jobs=1, progress=None)
+    assert [p.name for p in elsewhere.iterdir()] == ["runner-red.stl"] and sorted(os.listdir(out)) == ["terrain"]
+
+
 def test_stale_tiles_go_even_without_a_manifest_and_stay_listed_after_a_failure(tmp_path, monkeypatch):
     sets = {"stratstone.board.cell_pitch_mm": "44"}
     B.build(["stratstone"], "prusa-mini", tmp_path, jobs=1, progress=None, sets=sets)

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..cad.boards import BoardParams, GridBoard, Label, edge_labels, label_strokes, stroke_region
 from ..cad.glyphs import MARKS, Polyline
-from ..jobs import GameAssets, Job, Output, board_job, subset
+from ..jobs import BOARD_FILES, COLOUR, GameAssets, Job, Output, board_job, subset
 from ..params import (
     MIN_WALL_MM,
     TOL,
@@ -215,4 +215,5 @@ def plan(p: SageParams, printer: Printer, profiles: Mapping[str, Profile], mesh:
 
 
 ASSETS = GameAssets("sage-stones", "Sage Stones: 7 x 9 board with wells for 18 mm gems, and printable gems",
-                    "sage_stones.toml", {"sage-stones.board": SageBoard, "sage-stones.gem": SageGems}, combine, plan)
+                    "sage_stones.toml", {"sage-stones.board": SageBoard, "sage-stones.gem": SageGems}, combine, plan,
+                    files=rf"{BOARD_FILES}|gem-{COLOUR}")

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..cad.boards import BoardParams, GridBoard, label_strokes, stroke_region
 from ..cad.glyphs import MARKS
-from ..jobs import GameAssets, Job, Output, board_job, subset
+from ..jobs import BOARD_FILES, COLOUR, GameAssets, Job, Output, board_job, subset
 from ..params import (
     MIN_WALL_MM,
     TOL,
@@ -174,4 +174,5 @@ def plan(p: StratstoneParams, printer: Printer, profiles: Mapping[str, Profile],
 
 
 ASSETS = GameAssets("stratstone", "Stratstone: 4 x 4 board and 24 pebble stones", "stratstone.toml",
-                    {"stratstone.board": StratstoneBoard, "stratstone.stone": StratstoneStones}, combine, plan)
+                    {"stratstone.board": StratstoneBoard, "stratstone.stone": StratstoneStones}, combine, plan,
+                    files=rf"{BOARD_FILES}|stone-{COLOUR}-[0-9]{{2}}")

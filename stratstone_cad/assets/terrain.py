@@ -32,7 +32,7 @@ from ..cad.boards import BoardParams, GridBoard, label_strokes, stroke_region
 from ..cad.glyphs import Polyline, pip_centres, symbol_outline
 from ..errors import ParameterError
 from ..fileio import read_user_file
-from ..jobs import GameAssets, Job, Output, board_job
+from ..jobs import COLOUR, TILES, GameAssets, Job, Output, board_job
 from ..params import (
     MIN_WALL_MM,
     TOL,
@@ -368,4 +368,5 @@ def plan(p: TerrainParams, printer: Printer, profiles: Mapping[str, Profile], me
 
 
 ASSETS = GameAssets("terrain", "The terrain game: 10 x 10 terrain boards from a heightmap, Runner / Lancer / Guardian",
-                    "terrain.toml", {"terrain.board": TerrainBoard, "terrain.piece": TerrainPieces}, combine, plan)
+                    "terrain.toml", {"terrain.board": TerrainBoard, "terrain.piece": TerrainPieces}, combine, plan,
+                    files=rf"board-(?:seed-[0-9]+|map-[0-9a-f]{{8}}){TILES}|(?:runner|lancer|guardian)-{COLOUR}")
