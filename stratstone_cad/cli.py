@@ -139,7 +139,8 @@ def _cmd_list(a: argparse.Namespace) -> int:
     lines.append("printers (--printer NAME):")
     for pr in load_printers().values():
         star = " (default)" if pr.name == default else ""
-        lines.append(f"  {pr.name:<14} {pr.bed_x_mm:g} x {pr.bed_y_mm:g} mm bed, {pr.margin_mm:g} mm margin  "
+        lines.append(f"  {pr.name:<14} {pr.bed_x_mm:g} x {pr.bed_y_mm:g} mm bed, {pr.bed_z_mm:g} mm high, "
+                     f"{pr.margin_mm:g} mm margin  "
                      f"{pr.title}{star}")
     print("\n".join(lines))
     return 0

@@ -287,6 +287,7 @@ class Printer:
     bed_x_mm: float
     bed_y_mm: float
     margin_mm: float
+    bed_z_mm: float = math.inf  # the build height: the tallest part it prints
 
     @property
     def usable_mm(self) -> tuple[float, float]:
@@ -333,7 +334,8 @@ def on_layer_boundary(z_mm: float, profile: Profile, tol: float = 1e-4) -> bool:
 def load_printers(models_dir: Path = MODELS_DIR) -> dict[str, Printer]:
     data = _load_toml(models_dir / "printers.toml", "printer presets")
     return {
-        name: Printer(name, t["title"], float(t["bed_x_mm"]), float(t["bed_y_mm"]), float(t["margin_mm"]))
+        name: Printer(name, t["title"], float(t["bed_x_mm"]), float(t["bed_y_mm"]), float(t["margin_mm"]),
+                      float(t["bed_z_mm"]))
         for name, t in data["printer"].items()
     }
 

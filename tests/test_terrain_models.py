@@ -20,7 +20,15 @@ from stratstone_cad.errors import ParameterError, UserError
 from stratstone_cad.games.terrain_map import generate
 from stratstone_cad.mesh.checks import check_mesh
 from stratstone_cad.mesh.stack import stack_mesh
-from stratstone_cad.params import Printer, on_layer_boundary, parse_set, snap_depth, snap_height
+from stratstone_cad.params import (
+    Printer,
+    get_printer,
+    load_profiles,
+    on_layer_boundary,
+    parse_set,
+    snap_depth,
+    snap_height,
+)
 from tests.meshtools import horizontal_heights, normals, overhang_ok
 
 MK4 = Printer("prusa-mk4", "", 250, 210, 5)
@@ -307,3 +315,21 @@ def test_a_stratstone_build_goes_past_a_missing_heightmap(tmp_path):
         build(["stratstone"], "nope", tmp_path / "o", sets=parse_set(["terrain.board.heightmap=/nonexistent/map.json"]),
               progress=None)
     assert not (tmp_path / "o").exists()
+
+
+def test_a_board_taller_than_the_printer_is_refused_naming_the_step_that_fits(tmp_path):
+    from stratstone_cad.build import build
+
+    hill = tmp_path / "hill.json"
+    hill.write_text(json.dumps([[min(20, f + r + 2) for f in range(10)] for r in range(10)]))  # j10 is level 20
+    sets = parse_set([f"terrain.board.heightmap={hill}", "terrain.board.step_mm=9"])
+    with pytest.raises(ParameterError) as e:
+        build(["terrain"], "prusa-mini", tmp_path / "o", sets=sets, progress=None)
+    assert str(e.value).startswith("terrain.board.step_mm = 9: the map-")
+    assert str(e.value).endswith("board's level-20 cells stand 183 mm tall (3 mm base + 20 x 9 mm), expected at "
+                                 "most 180 mm, the build height of Prusa MINI+ (a step_mm of at most 8.7, or a smaller "
+                                 "thickness_mm)")
+    assert not (tmp_path / "o").exists()
+    ps = load_params(sets=parse_set([f"terrain.board.heightmap={hill}", "terrain.board.step_mm=8.7"]))
+    (job,) = [j for j in TA.plan(ps.terrain, get_printer("prusa-mini"), load_profiles(), ps.mesh) if "board" in j.id]
+    assert job.outputs  # the step it names fits

@@ -44,6 +44,7 @@ from ..params import (
     fmt,
     fmt_down,
     param,
+    snap_depth,
     snap_height,
 )
 
@@ -344,8 +345,30 @@ def keep_out(p: TerrainParams) -> list[tuple[str, Any]]:
             ("start frame", stroke_region(frames, b.label_stroke_mm))]
 
 
+def heights(board: TerrainBoard, profile: Profile) -> tuple[float, float]:
+    """(base, step) in mm after snapping: a cell at level L has its top at base + L x step."""
+    return (snap_height(board.thickness_mm, profile, minimum_layers=3), snap_depth(board.step_mm, profile))
+
+
+def check_build_height(p: TerrainParams, printer: Printer, profile: Profile) -> None:
+    """The board's highest cell must be under the printer's build height (tiling cuts
+    it across, never up)."""
+    b = p.board
+    base, step = heights(b, profile)
+    level = max(max(row) for row in p.heightmap)
+    top = base + level * step
+    if top > printer.bed_z_mm + TOL:
+        most = math.floor((printer.bed_z_mm - base) / level / profile.layer_height_mm + TOL) * profile.layer_height_mm
+        raise ParameterError(
+            f"terrain.board.step_mm = {fmt(b.step_mm)}: the {p.map_name} board's level-{level} cells stand {fmt(top)} mm "
+            f"tall ({fmt(base)} mm base + {level} x {fmt(step)} mm), expected at most {fmt(printer.bed_z_mm)} mm, "
+            f"the build height of {printer.title} (a step_mm of at most {fmt_down(most)}, or a smaller "
+            f"thickness_mm)")
+
+
 def plan(p: TerrainParams, printer: Printer, profiles: Mapping[str, Profile], mesh: MeshParams) -> list[Job]:
     b, pc = p.board, p.piece
+    check_build_height(p, printer, profiles["board"])
     jobs = [board_job(
         game="terrain", stem=f"board-{p.map_name}", maker="stratstone_cad.cad.terrain:make_board",
         args={"board": b, "heightmap": p.heightmap, "profile": profiles["board"], "tolerance_mm": mesh.tolerance_mm},

@@ -20,18 +20,13 @@ from collections import defaultdict
 import shapely
 from shapely.geometry import box
 
-from ..assets.terrain import PieceBody, PieceMark, TerrainBoard, mark_region
+from ..assets.terrain import PieceBody, PieceMark, TerrainBoard, heights, mark_region
 from ..jobs import kernel_free
 from ..mesh.checks import Mesh
 from ..mesh.stack import face_prism, manifold_mesh, prism, stack_mesh
 from ..params import Profile, snap_depth, snap_height
 from .boards import Slab, circle_segments, disc, label_strokes, layered, outline, stroke_region
 from .tiling import TilePlan, tiled
-
-
-def heights(board: TerrainBoard, profile: Profile) -> tuple[float, float]:
-    """(base, step) in mm after snapping: a cell at level L has its top at base + L x step."""
-    return (snap_height(board.thickness_mm, profile, minimum_layers=3), snap_depth(board.step_mm, profile))
 
 
 def board_stack(board: TerrainBoard, heightmap: tuple[tuple[int, ...], ...], profile: Profile,
