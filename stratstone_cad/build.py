@@ -185,8 +185,10 @@ def job_key(job: Job, ps: ParamSet, profiles: dict[str, Profile]) -> str:
     function is given, the mesh settings, its outputs and their profiles, and its code."""
     data = {
         "job": job.id, "maker": job.maker, "args": job.args,
-        "mesh": ps.mesh.as_dict(),
-        "outputs": [dataclasses.asdict(o) for o in job.outputs],
+        # a CadQuery part is meshed here with these settings; a kernel-free maker gets
+        # what it uses of them in its args
+        "mesh": None if _kernel_free(job) else ps.mesh.as_dict(),
+        "outputs": [{k: v for k, v in dataclasses.asdict(o).items() if k not in _DESCRIPTIVE} for o in job.outputs],
         "profiles": {o.profile: vars(profiles[o.profile]) for o in job.outputs},
         "code": code_fingerprint(job_roots(job)),
         "entry": ENTRY_FORMAT,
@@ -281,17 +283,26 @@ def run_job(job: Job, mesh_params: MeshParams, profiles: dict[str, Profile], out
         prof = profiles[out.profile]
         entry = {
             "file": out.file, "game": out.game, "part": out.part, "colour": out.colour, "index": out.index,
-            "of": out.of, "count": out.count,
+            "of": out.of,
             "profile": {"name": prof.name, "layer_height_mm": prof.layer_height_mm,
                         "first_layer_height_mm": prof.first_layer_height_mm},
-            "printer": out.printer,
             "sha256": hashlib.sha256(data).hexdigest(), "key": key,
+            **mesh_facts(mesh),
         }
-        if out.info:
-            entry.update(out.info)
-        entry.update(mesh_facts(mesh))
-        entries.append(entry)
+        entries.append(described(entry, out))
     return entries
+
+
+#: Output fields that describe a file without changing it (how many copies to print, the
+#: printer a tile plan was made for, where a heightmap was read): left out of the key,
+#: so a cached file gets them afresh from the plan (see :func:`described`).
+_DESCRIPTIVE = ("count", "printer", "info")
+
+
+def described(entry: dict[str, Any], out: Output) -> dict[str, Any]:
+    """A manifest entry with ``out``'s descriptive facts in place of the ones it had (a
+    file's info keys are the same at every build: the file's name says which map)."""
+    return {**entry, "count": out.count, "printer": out.printer, **(out.info or {})}
 
 
 # --------------------------------------------------------------------------- progress
@@ -405,6 +416,8 @@ def _build_locked(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: 
             for o in job.outputs)
         if fresh:
             report.cached += [o.file for o in job.outputs]
+            for o in job.outputs:
+                entries[o.file] = described(old[o.file], o)
         else:
             todo.append((job, key))
 

@@ -73,8 +73,14 @@ def test_every_key_changes_with_the_mesh_tolerance_and_a_profile_changes_its_par
     base = _keys(load_params())
     finer = _keys(load_params(sets={"mesh.tolerance_mm": "0.04"}))
     assert all(finer[i] != base[i] for i in base)
+    # the angle: the CadQuery parts (meshed by the build) and the makers given it change;
+    # boards, flat-sided and meshed exactly from 2D regions, do not
     angle = _keys(load_params(sets={"mesh.angular_tolerance_deg": "3"}))
-    assert all(angle[i] != base[i] for i in base)
+    jobs, _ = _plan(load_params())
+    for i, job in jobs.items():
+        uses = not B._kernel_free(job) or "angular_tolerance_deg" in job.args
+        assert (angle[i] != base[i]) == uses, i
+    assert sum(angle[i] == base[i] for i in base) == 3  # the three boards
     models = tmp_path / "models"
     shutil.copytree(B.PACKAGE_DIR.parent / "models", models)
     prof = models / "profiles.toml"
@@ -134,7 +140,41 @@ def test_every_parameter_that_changes_what_a_part_is_given_changes_its_key(name,
         key = B.job_key(job, ps, profiles)
         same_args = json.dumps(job.args, sort_keys=True, default=B._plain) == json.dumps(
             before[i].args, sort_keys=True, default=B._plain)
-        assert (key == before_keys[i]) == (same_args and job.outputs == before[i].outputs), (name, i)
+        assert (key == before_keys[i]) == (same_args and _made(job) == _made(before[i])), (name, i)
+
+
+def _made(job):
+    """What a job's outputs say about the files themselves (not how many to print, nor
+    where a heightmap was read)."""
+    return [dataclasses.replace(o, count=1, printer=None, info=None) for o in job.outputs]
+
+
+def test_a_descriptive_change_keeps_the_files_and_refreshes_the_manifest(built_all, tmp_path):
+    """How many copies to print, or the same map read from another file, changes no file:
+    nothing is rebuilt, and the manifest says the new facts."""
+    from stratstone_cad.games.terrain_map import generate
+
+    out = tmp_path / "o"
+    shutil.copytree(built_all, out)
+    r = B.build(["terrain"], None, out, jobs=1, progress=None, sets={"terrain.piece.per_kind": "3"})
+    assert r.built == [] and len(r.cached) == 10
+    m = {a["file"]: a for a in json.loads((out / "manifest.json").read_text())["assets"]}
+    assert m["terrain/runner-red.stl"]["count"] == 3
+    maps = []
+    for name in ("a.json", "b.json"):
+        maps.append(tmp_path / name)
+        maps[-1].write_text(json.dumps(generate(1)))
+    first = B.build(["terrain"], None, out, jobs=1, progress=None, sets={"terrain.board.heightmap": str(maps[0])})
+    assert len(first.built) == 4  # a new board's files: board-map-..., from the seed-1 map's levels
+    again = B.build(["terrain"], None, out, jobs=1, progress=None, sets={"terrain.board.heightmap": str(maps[1])})
+    assert again.built == [] and sorted(again.cached) == sorted(first.built + first.cached)
+    m = {a["file"]: a for a in json.loads((out / "manifest.json").read_text())["assets"]}
+    assert all(m[f]["heightmap"]["heightmap_file"] == str(maps[1]) for f in first.built)
+    # the same levels make the same triangles as the seed's board (past the STL's 80-byte
+    # header, which holds the part's name)
+    for f in first.built:
+        seed_file = f.replace(f.split("/")[1].split("-tile-")[0], "board-seed-1")
+        assert (out / f).read_bytes()[80:] == (built_all / seed_file).read_bytes()[80:]
 
 
 @settings(max_examples=15, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))

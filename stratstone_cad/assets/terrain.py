@@ -20,6 +20,7 @@ Parameters in ``models/terrain.toml``; CAD in :mod:`stratstone_cad.cad.terrain`.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -371,7 +372,10 @@ def plan(p: TerrainParams, printer: Printer, profiles: Mapping[str, Profile], me
     check_build_height(p, printer, profiles["board"])
     jobs = [board_job(
         game="terrain", stem=f"board-{p.map_name}", maker="stratstone_cad.cad.terrain:make_board",
-        args={"board": b, "heightmap": p.heightmap, "profile": profiles["board"], "tolerance_mm": mesh.tolerance_mm},
+        # the board as the CAD function sees it: the map's levels, not where they were read
+        # from, so the same map from another file or seed is the same cached part
+        args={"board": dataclasses.replace(b, seed=0, heightmap=""), "heightmap": p.heightmap,
+              "profile": profiles["board"], "tolerance_mm": mesh.tolerance_mm},
         board=b, printer=printer, keep_out=keep_out(p), what="terrain board",
         facts=f"{p.map_name}, pitch {b.cell_pitch_mm:g} mm, step {b.step_mm:g} mm",
         cut_fix="a larger cell_pitch_mm, or smaller labels",
