@@ -97,7 +97,7 @@ def kernel_free(maker: Callable[..., Any]) -> Callable[..., Any]:
 def board_job(*, game: str, stem: str, maker: str, args: dict[str, Any], board: Any, printer: Printer,
               keep_out: Sequence[tuple[str, Any]], what: str, facts: str, cut_fix: str,
               joint_lines: tuple[list[float], list[float]] | None = None, info: Mapping[str, Any] | None = None,
-              cost: float = 3.0) -> Job:
+              cost: float = 3.0, fixes: Mapping[str, str] | None = None) -> Job:
     """The job of a board: one file ``game/stem.stl`` when it fits ``printer``'s bed, else
     tiles ``game/stem-tile-i-of-n.stl`` cut on the cell boundaries with dovetails.
 
@@ -106,7 +106,8 @@ def board_job(*, game: str, stem: str, maker: str, args: dict[str, Any], board: 
     ``facts`` its key parameters. Dovetails go on ``joint_lines`` (default: the
     board's :meth:`~stratstone_cad.cad.boards.BoardParams.joint_lines`) where their
     sockets keep clear of ``keep_out``. A tiled board's cuts and sockets must keep two extrusions
-    from everything in ``keep_out`` (see :func:`~stratstone_cad.cad.tiling.check_keep_out`).
+    from everything in ``keep_out`` (see :func:`~stratstone_cad.cad.tiling.check_keep_out`);
+    ``fixes`` names what moves a keep-out away, by its name.
     """
     from .cad.tiling import check_keep_out, plan_tiles, socket_fits
 
@@ -118,7 +119,7 @@ def board_job(*, game: str, stem: str, maker: str, args: dict[str, Any], board: 
         outs: tuple[Output, ...] = (Output(f"{game}/{stem}.stl", game, "board", "board", info=info),)
     else:
         check_keep_out(tiles, list(keep_out), board.joint_length_mm, board.joint_width_mm, board.joint_clearance_mm,
-                       board.PREFIX, printer, cut_fix, joint_fix(board))
+                       board.PREFIX, printer, cut_fix, joint_fix(board), fixes)
         outs = tuple(Output(f"{game}/{stem}-tile-{i}-of-{tiles.count}.stl", game, "board-tile", "board", index=i,
                             of=tiles.count, printer=printer.name, info=info) for i in range(1, tiles.count + 1))
     w, h = grid.size_mm

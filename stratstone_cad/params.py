@@ -117,7 +117,20 @@ class Params:
     def check(self) -> None:
         """Derived constraints between fields of this object (override)."""
 
-    def fail(self, name: str, value: Any, expected: str) -> NoReturn:
+    def fail(self, name: str, value: Any, expected: str, instead: str = "") -> NoReturn:
+        """Refuse ``name``: ``expected`` says what it should be. A bound that ``name`` itself
+        cannot reach (``at least 71`` for a field of at most 60) is said to be out of its
+        range, with ``instead``: what else to change."""
+        bound = re.match(r"at (least|most) (-?[0-9]+(?:\.[0-9]+)?)", expected)
+        meta = self.__dataclass_fields__[name].metadata  # type: ignore[attr-defined]
+        lo, hi = meta.get("lo"), meta.get("hi")
+        if bound:
+            x = float(bound[2])
+            side = "most" if bound[1] == "least" else "least"
+            limit = hi if bound[1] == "least" else lo
+            if limit is not None and (x > limit + TOL if bound[1] == "least" else x < limit - TOL):
+                expected += (f"; {name} is at {side} {fmt(limit)}, so "
+                             f"{instead or 'change the other values named here'}")
         raise ParameterError(f"{self.PREFIX}.{name} = {_show(value)}: expected {expected}")
 
     @classmethod
@@ -150,8 +163,8 @@ def _show(value: Any) -> str:
         digits = int(abs(value).bit_length() * math.log10(2)) + 1
         return f"a whole number of about {digits} digits"
     if isinstance(value, list | tuple):
-        more = f", ... ({len(value)} items)" if len(value) > 4 else ""
-        return "[" + ", ".join(_show(v) for v in value[:4]) + more + "]"
+        more = f", ... ({len(value)} items)" if len(value) > 8 else ""
+        return "[" + ", ".join(_show(v) for v in value[:8]) + more + "]"
     if isinstance(value, dict):
         return "a table" if value else "an empty table"
     return str(value)

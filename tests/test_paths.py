@@ -203,7 +203,7 @@ def test_a_mebibyte_line_of_objects_is_checked_in_linear_time(tmp_path, field):
     ("a" + ".a" * 2000 + " = 1\n", "unknown parameter 'a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.'... (4001 characters)"),
     ("[stratstone.stone]\nheight_mm = 1" + "0" * 400 + "\n",
      "stratstone.stone.height_mm = a whole number of about 401 digits: expected a number"),
-    ("[stratstone.stone]\nheight_mm = [\n" + "1,\n" * 3000 + "]\n", "height_mm = [1, 1, 1, 1, ... (3000 items)]"),
+    ("[stratstone.stone]\nheight_mm = [\n" + "1,\n" * 3000 + "]\n", "height_mm = [1, 1, 1, 1, 1, 1, 1, 1, ... (3000 items)]"),
     ("[stratstone.stone]\ncolours = ['" + "x" * 3000 + "']\n", "... (3000 characters)"),
 ])
 def test_crafted_parameter_files_are_one_short_line_at_once(tmp_path, toml, message):

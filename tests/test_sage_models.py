@@ -196,6 +196,13 @@ def test_identical_gems_are_made_once_and_printed_ten_times(sage, profiles, para
     (["sage-stones.gem.marks=ring,ring,bars,dot,triangle,dots"], "expected a different mark for each set"),
     (["sage-stones.board.side_rim_width_mm=15"], "sage-stones.board.side_rim_width_mm = 15: expected at least 20.8"),
     (["sage-stones.board.well_depth_mm=4.5"], "sage-stones.board.well_depth_mm = 4.5: expected at most 3.8"),
+    # a bound the parameter cannot reach names what else to change
+    (["sage-stones.board.rim_width_mm=40", "sage-stones.board.arrow_length_mm=30"],
+     "expected at least 72.8: the row numbers take the outer 40 mm (rim_width_mm) and the 30 mm wrap arrows need "
+     "32.8 mm beside them; side_rim_width_mm is at most 60, so use a smaller rim_width_mm or arrow_length_mm"),
+    (["sage-stones.board.thickness_mm=1.5", "sage-stones.board.engrave_depth_mm=0.3"],
+     "sage-stones.board.well_depth_mm = 2.4: expected at most 0.5 to leave a 1 mm floor under the wells in the 1.5 mm "
+     "board (sage-stones.board.thickness_mm); well_depth_mm is at least 0.6, so use a thicker board"),
     (["sage-stones.gem.colours=a,b,c,d,e,e"], "sage-stones.gem.colours = ['a', 'b', 'c', 'd', 'e', 'e']: expected six different names"),
 ])
 def test_bad_sage_parameters_are_one_line(sets, message):

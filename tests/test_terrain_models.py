@@ -252,6 +252,17 @@ def test_pieces_are_two_of_each_per_side(terrain, profiles, params):
     assert files == {f"terrain/{k}-{c}.stl": 2 for k in ("runner", "lancer", "guardian") for c in ("red", "blue")}
 
 
+def test_a_dovetail_on_a_start_frame_names_the_frame_inset():
+    sets = parse_set(["terrain.board.frame_inset_mm=1.4", "terrain.board.joint_width_mm=30",
+                      "terrain.board.joint_length_mm=15"])
+    ps = load_params(sets=sets)
+    with pytest.raises(ParameterError) as e:
+        TA.plan(ps.terrain, get_printer("prusa-mini"), load_profiles(), ps.mesh)
+    assert "of a start frame, expected at least 0.8 mm (a larger frame_inset_mm, a smaller joint_width_mm" in str(e.value)
+    ps = load_params(sets={**sets, "terrain.board.frame_inset_mm": "4"})  # the fix it names works
+    assert len(TA.plan(ps.terrain, get_printer("prusa-mini"), load_profiles(), ps.mesh)[0].outputs) == 9
+
+
 @pytest.mark.parametrize(("sets", "message"), [
     (["terrain.piece.guardian_base_mm=29"],
      "terrain.piece.guardian_base_mm = 29: expected at most 28 so a guardian stands in a 30 mm cell "

@@ -97,7 +97,7 @@ class SageBoard(BoardParams):
             self.fail("side_rim_width_mm", self.side_rim_width_mm,
                       f"at least {fmt_up(self.rim_width_mm + need)}: the row numbers take the outer "
                       f"{fmt(self.rim_width_mm)} mm (rim_width_mm) and the {fmt(self.arrow_length_mm)} mm wrap arrows "
-                      f"need {fmt_up(need)} mm beside them")
+                      f"need {fmt_up(need)} mm beside them", "use a smaller rim_width_mm or arrow_length_mm")
         if 0.6 * self.arrow_length_mm + self.label_stroke_mm + MIN_WALL_MM > self.cell_pitch_mm + TOL:
             self.fail("arrow_length_mm", self.arrow_length_mm,
                       f"at most {fmt_down((self.cell_pitch_mm - self.label_stroke_mm - MIN_WALL_MM) / 0.6)} so the "
@@ -105,7 +105,7 @@ class SageBoard(BoardParams):
         if self.well_depth_mm > self.thickness_mm - 1.0 + TOL:
             self.fail("well_depth_mm", self.well_depth_mm,
                       f"at most {fmt_down(self.thickness_mm - 1.0)} to leave a 1 mm floor under the wells in the "
-                      f"{fmt(self.thickness_mm)} mm board (sage-stones.board.thickness_mm)")
+                      f"{fmt(self.thickness_mm)} mm board (sage-stones.board.thickness_mm)", "use a thicker board")
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,7 @@ class StratstoneBoard(BoardParams):
         if self.recess_depth_mm > self.thickness_mm - 1.0 + TOL:
             self.fail("recess_depth_mm", self.recess_depth_mm,
                       f"at most {fmt_down(self.thickness_mm - 1.0)} to leave a 1 mm floor under the "
-                      f"{fmt(self.thickness_mm)} mm board (stratstone.board.thickness_mm)")
+                      f"{fmt(self.thickness_mm)} mm board (stratstone.board.thickness_mm)", "use a thicker board")
 
 
 @dataclass(frozen=True)

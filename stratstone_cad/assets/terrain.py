@@ -109,7 +109,8 @@ class TerrainBoard(BoardParams):
         if 2 * self.frame_inset_mm + self.label_stroke_mm + 2 * MIN_WALL_MM > self.cell_pitch_mm - TOL:
             self.fail("frame_inset_mm", self.frame_inset_mm,
                       f"at most {fmt_down((self.cell_pitch_mm - self.label_stroke_mm - 2 * MIN_WALL_MM) / 2)} so the "
-                      f"start frames fit a {fmt(self.cell_pitch_mm)} mm cell")
+                      f"start frames fit a {fmt(self.cell_pitch_mm)} mm cell",
+                      "use a larger cell_pitch_mm or a smaller label_stroke_mm")
         if self.frame_inset_mm < self.label_stroke_mm / 2 + MIN_WALL_MM - TOL:
             self.fail("frame_inset_mm", self.frame_inset_mm,
                       f"at least {fmt(self.label_stroke_mm / 2 + MIN_WALL_MM)} so a frame keeps a "
@@ -379,6 +380,7 @@ def plan(p: TerrainParams, printer: Printer, profiles: Mapping[str, Profile], me
         board=b, printer=printer, keep_out=keep_out(p), what="terrain board",
         facts=f"{p.map_name}, pitch {b.cell_pitch_mm:g} mm, step {b.step_mm:g} mm",
         cut_fix="a larger cell_pitch_mm, or smaller labels",
+        fixes={"start frame": "a larger frame_inset_mm"},
         info={"heightmap": p.map_source})]
     for side, colour in enumerate(pc.colours):
         for kind, symbol, strength in KINDS:

@@ -215,7 +215,7 @@ class BoardParams(Params):
         if self.engrave_depth_mm > self.thickness_mm - 1.0 + TOL:
             self.fail("engrave_depth_mm", self.engrave_depth_mm,
                       f"at most {fmt_down(self.thickness_mm - 1.0)} to leave a 1 mm floor under the labels in the "
-                      f"{fmt_down(self.thickness_mm)} mm board ({self.PREFIX}.thickness_mm)")
+                      f"{fmt_down(self.thickness_mm)} mm board ({self.PREFIX}.thickness_mm)", "use a thicker board")
 
     def check_labels(self) -> None:
         """Labels fit their rims with walls beside them, stay apart, and their insides print.
@@ -279,7 +279,8 @@ class BoardParams(Params):
             if floor < 1.0 - TOL:
                 self.fail(name, depth, f"at most {fmt_down(top - 1.0)}; it snaps to {fmt(snap_depth(depth, profile))} mm "
                                        f"in the {fmt(top)} mm board (whole {fmt(profile.layer_height_mm)} mm layers), "
-                                       f"leaving {fmt(round(floor, 6))} mm under it, expected at least 1 mm")
+                                       f"leaving {fmt(round(floor, 6))} mm under it, expected at least 1 mm",
+                          f"use a thicker board ({self.PREFIX}.thickness_mm)")
 
     def joint_lines(self) -> tuple[list[float], list[float]]:
         """Where tile dovetails may sit along a cut: the crossings of the walls between

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -191,16 +191,21 @@ def socket_fits(keep_out: list[tuple[str, Any]], joint_length: float, joint_widt
 
 
 def check_keep_out(plan: TilePlan, keep_out: list[tuple[str, Any]], joint_length: float, joint_width: float,
-                   clearance: float, prefix: str, printer: Printer, cut_fix: str, joint_fix: str) -> None:
+                   clearance: float, prefix: str, printer: Printer, cut_fix: str, joint_fix: str,
+                   fixes: Mapping[str, str] | None = None) -> None:
     """Raise ParameterError unless every cut and every dovetail socket stays at least
     two extrusions (0.8 mm) away from what must stay whole (recesses, wells, labels).
 
     ``keep_out`` is a list of (name, shapely geometry) in board coordinates; the
-    message names the first one hit, where, and the parameters that fix it.
+    message names the first one hit, where, and the parameters that fix it: ``fixes``
+    (by keep-out name, e.g. a start frame's inset) first, then ``cut_fix`` or ``joint_fix``.
     """
     from shapely.geometry import LineString, Polygon
 
     from ..params import MIN_WALL_MM
+
+    def own(name: str) -> str:
+        return f"{fixes[name]}, " if fixes and name in fixes else ""
 
     w, h = plan.size
     lines = [("x", x, LineString([(x, 0), (x, h)])) for x in plan.xcuts]
@@ -211,7 +216,7 @@ def check_keep_out(plan: TilePlan, keep_out: list[tuple[str, Any]], joint_length
             if gap < MIN_WALL_MM - 1e-9:
                 raise ParameterError(
                     f"{prefix}.cell_pitch_mm: the tile cut at {axis} = {at:g} mm for printer {printer.name!r} passes "
-                    f"{gap:.2f} mm from a {name}, expected at least {MIN_WALL_MM:g} mm ({cut_fix})")
+                    f"{gap:.2f} mm from a {name}, expected at least {MIN_WALL_MM:g} mm ({own(name)}{cut_fix})")
     for j in plan.joints:
         socket = Polygon(dovetail_outline(j, joint_length, joint_width, clearance))
         for name, geom in keep_out:
@@ -220,7 +225,7 @@ def check_keep_out(plan: TilePlan, keep_out: list[tuple[str, Any]], joint_length
                 x, y = (j.at, j.along) if j.axis == "x" else (j.along, j.at)
                 raise ParameterError(
                     f"{prefix}.joint_width_mm = {joint_width:g}: the dovetail at ({x:g}, {y:g}) mm comes within "
-                    f"{gap:.2f} mm of a {name}, expected at least {MIN_WALL_MM:g} mm ({joint_fix})")
+                    f"{gap:.2f} mm of a {name}, expected at least {MIN_WALL_MM:g} mm ({own(name)}{joint_fix})")
 
 
 def dovetail_outline(j: Joint, length: float, width: float, grow: float = 0.0) -> list[tuple[float, float]]:
