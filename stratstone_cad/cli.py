@@ -114,7 +114,7 @@ def _cmd_build(a: argparse.Namespace) -> int:
     if a.heightmap is not None:
         sets["terrain.board.heightmap"] = str(a.heightmap)
     report = build(a.games, a.printer, a.out, jobs, a.params, sets, progress=None if a.quiet else sys.stderr)
-    print(report.summary())
+    print(printable(report.summary()))  # it names the output folder, as the user typed it
     return 0
 
 
@@ -188,10 +188,10 @@ def _cmd_play(a: argparse.Namespace) -> int:
             raise UserError(f"--setup {a.setup[:60]!r}: not JSON ({e}), expected an object such as "
                             '{"variant": "two-player"}') from None
         if not isinstance(setup, dict):
-            raise UserError(f"--setup {a.setup!r}: expected a JSON object such as {{\"variant\": \"two-player\"}}")
+            raise UserError(f"--setup {a.setup[:60]!r}: expected a JSON object such as {{\"variant\": \"two-player\"}}")
     text = commands.play(a.game, a.seed, players, a.out, setup, terrain=a.terrain,
                          on_warning=lambda m: print(f"{PROG}: warning: {printable(m)}", file=sys.stderr))
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    sys.stdout.write("".join(printable(line) + "\n" for line in text.splitlines()))  # it names --out
     return 0
 
 

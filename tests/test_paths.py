@@ -121,6 +121,11 @@ def test_control_characters_in_a_log_are_printed_escaped(tmp_path):
     assert r.returncode == 2 and "\x1b" not in r.stderr and "\\x1b[2J" in r.stderr, r.stderr
     r = run("play", "stratstone", "--players", "random,\x1b[31mgenius")
     assert r.returncode == 2 and "\x1b" not in r.stderr and "\\x1b[31m" in r.stderr, r.stderr
+    # the lines that say what was written name paths as typed: escaped too
+    r = run("play", "stratstone", "--out", str(tmp_path / "a\x1b[2Jb.jsonl"))
+    assert r.returncode == 0 and r.stdout.startswith(f"wrote {tmp_path}/a\\x1b[2Jb.jsonl: stratstone"), r.stdout
+    r = run("build", "terrain", "--jobs", "1", "--out", str(tmp_path / "o\x1b]0;title\x07"))
+    assert r.returncode == 0 and "\x1b" not in r.stdout + r.stderr and "o\\x1b]0;title\\x07:" in r.stdout, r.stdout
 
 
 @pytest.mark.parametrize("tail", ["\u00a0", "\u2028", "\x0b", "\x0c", "\x1c", "\u0085", "\u3000"])
