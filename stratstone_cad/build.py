@@ -431,9 +431,10 @@ def _build_locked(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: 
     if outdated:
         for f in outdated:
             entries.pop(f, None)
+        write_manifest(out_dir, entries)  # the entries go first: a kill mid-way leaves files unlisted, never the reverse
+        for f in outdated:
             with contextlib.suppress(FileNotFoundError):
                 (out_dir / f).unlink()
-        write_manifest(out_dir, entries)
     bar = Progress(sum(len(j.outputs) for j, _ in todo), progress if todo else None)
     error: BaseException | None = None
     try:
@@ -446,11 +447,10 @@ def _build_locked(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: 
         error = e
     finally:
         bar.close()
-    if error is None:
-        report.removed = _remove_stale(out_dir, plan, chosen, old, entries)
     write_manifest(out_dir, entries)
     if error is not None:
         raise error
+    report.removed = _remove_stale(out_dir, plan, chosen, old, entries)
     report.seconds = time.perf_counter() - start
     return report
 
@@ -482,9 +482,9 @@ def _remove_stale(out_dir: Path, plan: list[Job], chosen: list[GameAssets], old:
     """Delete the built games' files that the plan no longer makes (another printer's
     tiles, a renamed colour): those the old manifest lists, and any other file in the
     games' folders (found even when the manifest was lost) named as the game names its
-    files (:meth:`GameAssets.owns`): a user's own ``notes.stl`` there stays. After a
-    failed build nothing is deleted and the old entries stay listed, so the next build
-    removes them."""
+    files (:meth:`GameAssets.owns`): a user's own ``notes.stl`` there stays. Their entries
+    leave the manifest before the files go. After a failed build nothing is deleted and
+    the old entries stay listed, so the next build removes them."""
     planned = {o.file for j in plan for o in j.outputs}
     stale = set()
     for game in chosen:
@@ -493,8 +493,12 @@ def _remove_stale(out_dir: Path, plan: list[Job], chosen: list[GameAssets], old:
         if folder.is_dir() and not folder.is_symlink():
             stale |= {f"{game.name}/{p.name}" for p in folder.glob("*.stl")
                       if game.owns(f"{game.name}/{p.name}") and p.is_file() and not p.is_symlink()}
+    stale = sorted(stale - planned)
+    unlisted = [f for f in stale if entries.pop(f, None) is not None]
+    if unlisted:
+        write_manifest(out_dir, entries)  # unlisted first: a kill mid-way leaves files unlisted, never the reverse
     removed = []
-    for f in sorted(stale - planned):
+    for f in stale:
         try:
             (out_dir / f).unlink()
             removed.append(f)
@@ -502,7 +506,6 @@ def _remove_stale(out_dir: Path, plan: list[Job], chosen: list[GameAssets], old:
             pass
         except OSError as ex:
             raise OutputError(f"stale file {out_dir / f}: cannot remove ({describe_os_error(ex)})") from None
-        entries.pop(f, None)
     return removed
 
 

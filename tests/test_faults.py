@@ -198,3 +198,30 @@ def test_a_damaged_manifest_counts_as_empty(tmp_path, content):
     r = B.build(["terrain"], None, out, jobs=1, progress=None)
     assert len(r.built) == 10 and r.cached == []
     assert len(_manifest_never_lies(out)) == 10
+
+
+@pytest.mark.parametrize("change", [{"sets": {"mesh.tolerance_mm": "0.06"}},  # parts to remake: their old files go
+                                    {"printer_name": "prusa-xl"}])  # the board in one piece: its old tiles are stale
+def test_a_kill_while_files_are_removed_leaves_them_unlisted_first(tmp_path, monkeypatch, change):
+    """Stopped at the second file it removes (a kill between two unlinks), the build has
+    already taken both out of the manifest: the manifest never lists a removed file."""
+    import pathlib
+
+    out = tmp_path / "out"
+    B.build(["terrain"], None, out, jobs=1, progress=None)
+    real_unlink = pathlib.Path.unlink
+    removed = []
+
+    def unlink(self, *args, **kwargs):
+        if self.suffix == ".stl" and len(removed) == 1:
+            raise KeyboardInterrupt  # what SIGTERM raises; SIGKILL stops at the same point
+        removed.append(self.name)
+        return real_unlink(self, *args, **kwargs)
+
+    monkeypatch.setattr(pathlib.Path, "unlink", unlink)
+    with pytest.raises(KeyboardInterrupt):
+        B.build(["terrain"], change.get("printer_name"), out, jobs=1, progress=None, sets=change.get("sets"))
+    monkeypatch.undo()
+    assert len(removed) == 1
+    listed = _manifest_never_lies(out)
+    assert not [f for f in listed if not (out / f).exists()]
