@@ -22,7 +22,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse with a one-line error (no usage dump) and exit code 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {printable(message)} (see {self.prog} --help)\n")
+        self.exit(2, f"{self.prog}: error: {error_line(message)} (see {self.prog} --help)\n")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -214,15 +214,18 @@ def _terminate(signum: int, frame: object) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):  # a terminal in Latin-1 or ASCII gets \u escapes, not a traceback
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     args = _parser().parse_args(argv)
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         return COMMANDS[args.command](args)
     except UserError as e:
-        print(f"{PROG}: error: {printable(str(e))}", file=sys.stderr)
+        print(f"{PROG}: error: {error_line(str(e))}", file=sys.stderr)
         return 2
     except BuildError as e:
-        print(f"{PROG}: error: {printable(str(e))}", file=sys.stderr)
+        print(f"{PROG}: error: {error_line(str(e))}", file=sys.stderr)
         return 1
     except Terminated:
         print(f"{PROG}: terminated", file=sys.stderr)
@@ -247,6 +250,21 @@ def printable(text: str) -> str:
         else:
             out.append(ch.encode("unicode_escape").decode("ascii"))
     return "".join(out)
+
+
+MESSAGE_CHARS = 1000
+"""The longest error message shown whole; a longer one (it quotes too much of some input)
+keeps its start and its end, which say what was wrong and what was expected."""
+
+
+def error_line(text: str) -> str:
+    """An error message for the terminal: :func:`printable`, and cut to about
+    :data:`MESSAGE_CHARS` characters so no input can flood the screen."""
+    text = printable(text)
+    if len(text) <= MESSAGE_CHARS:
+        return text
+    head, tail = MESSAGE_CHARS * 6 // 10, MESSAGE_CHARS * 3 // 10
+    return f"{text[:head]} ... ({len(text) - head - tail} characters left out) ... {text[-tail:]}"
 
 
 def entry() -> None:

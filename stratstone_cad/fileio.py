@@ -28,13 +28,29 @@ _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat
           (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"), (stat.S_ISLNK, "a symbolic link"))
 
 
+NAME_MAX = 255  # bytes in one name of a path (Linux, macOS)
+PATH_MAX = 4095  # bytes in a whole path (Linux: 4096 with the closing NUL)
+
+
 def describe_os_error(e: OSError) -> str:
     """A short reason for an OS error, in the words a user knows."""
     if e.errno == errno.ELOOP:
         return "a loop of symbolic links"
     if e.errno == errno.ENAMETOOLONG:
-        return "a name in it is too long (255 bytes at most)"
+        return path_too_long(e.filename) or f"a name in it is too long ({NAME_MAX} bytes at most)"
     return e.strerror or str(e)
+
+
+def path_too_long(path: object) -> str:
+    """Why ``path`` is too long for the system, or '' when it is not."""
+    if not isinstance(path, str | bytes | os.PathLike):
+        return ""
+    raw = os.fsencode(path)
+    if any(len(name) > NAME_MAX for name in raw.split(b"/")):
+        return f"a name in it is too long ({NAME_MAX} bytes at most)"
+    if len(os.fsencode(os.path.abspath(raw))) > PATH_MAX:
+        return f"the path is too long ({PATH_MAX} bytes at most)"
+    return ""
 
 
 def kind_of(mode: int) -> str:
@@ -93,19 +109,56 @@ def read_user_file(path: Path | str, what: str, limit: int, expected: str,
     return data
 
 
-def ensure_writable_dir(path: Path, what: str = "output folder") -> Path:
-    """Create ``path`` if needed and prove it is writable; raises OutputError."""
+def ensure_writable_dir(path: Path, what: str = "output folder", room: int = 0) -> Path:
+    """Create ``path`` (and its parents) if needed and prove it is writable; raises
+    OutputError with one line. ``room`` is how many bytes the longest path written under
+    it adds, so a path that cannot hold its files is refused before any folder is made."""
     path = Path(path)
+    where = f"{what} {path}"
+    why = path_too_long(path) or (path_too_long(os.path.join(os.path.abspath(path), "x" * room)) if room else "")
+    if why:
+        raise OutputError(f"{where}: cannot be made ({why}), expected a folder")
     try:
-        if path.exists() and not path.is_dir():
-            raise OutputError(f"{what} {path}: is a file, expected a folder")
-        path.mkdir(parents=True, exist_ok=True)
+        st = os.stat(path)
+    except FileNotFoundError:
+        if os.path.lexists(path):
+            raise OutputError(f"{where}: is a symbolic link to nothing, expected a folder") from None
+        _make_dirs(path, where)
+    except NotADirectoryError:
+        blocker = next((a for a in Path(os.path.abspath(path)).parents if os.path.lexists(a) and not os.path.isdir(a)),
+                       None)
+        raise OutputError(f"{where}: cannot be made ({blocker or 'a name in it'} is a file), expected a folder") from None
+    except OSError as e:
+        raise OutputError(f"{where}: cannot be used ({describe_os_error(e)}), expected a folder") from None
+    else:
+        if not stat.S_ISDIR(st.st_mode):
+            kind = "a file" if stat.S_ISREG(st.st_mode) else kind_of(st.st_mode)
+            raise OutputError(f"{where}: is {kind}, expected a folder")
+    try:
         fd, probe = tempfile.mkstemp(prefix=".probe-", dir=path)
         os.close(fd)
         os.unlink(probe)
     except OSError as e:
-        raise OutputError(f"{what} {path}: not writable ({describe_os_error(e)})") from None
+        raise OutputError(f"{where}: not writable ({describe_os_error(e)})") from None
     return path
+
+
+def _make_dirs(path: Path, where: str) -> None:
+    """``mkdir -p`` without recursion (a path of thousands of names is fine), each
+    failure one line."""
+    missing = []
+    head = Path(os.path.abspath(path))
+    while not os.path.lexists(head) and head != head.parent:
+        missing.append(head)
+        head = head.parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder)
+        except FileExistsError:
+            if not os.path.isdir(folder):
+                raise OutputError(f"{where}: {folder} is not a folder, expected a folder there") from None
+        except OSError as e:
+            raise OutputError(f"{where}: cannot be made ({describe_os_error(e)})") from None
 
 
 def write_target(path: Path, follow_symlinks: bool) -> Path:

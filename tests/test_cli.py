@@ -99,7 +99,7 @@ def test_unwritable_output_folder(tmp_path):
     blocker.write_text("x")
     r = run("build", "--out", str(blocker / "sub"))
     assert r.returncode == 2 and r.stderr.count("\n") == 1
-    assert f"output folder {blocker / 'sub'}: not writable" in r.stderr
+    assert f"output folder {blocker / 'sub'}: cannot be made ({blocker} is a file), expected a folder" in r.stderr
     r = run("build", "--out", str(blocker))
     assert r.returncode == 2 and f"output folder {blocker}: is a file, expected a folder" in r.stderr
 

@@ -230,7 +230,7 @@ def test_a_name_too_long_or_a_link_loop_is_one_line_for_every_path(tmp_path, kin
         bad.symlink_to(bad)
         why = "a loop of symbolic links"
     cases = [
-        (["build", "terrain", "--jobs", "2", "--out", str(bad)], "not writable"),
+        (["build", "terrain", "--jobs", "2", "--out", str(bad)], why),
         (["play", "stratstone", "--out", f"{bad}.jsonl" if kind == "long" else str(bad)], why),
         (["check-log", str(bad)], why),
         (["list", "--params", str(bad)], why),
@@ -240,3 +240,56 @@ def test_a_name_too_long_or_a_link_loop_is_one_line_for_every_path(tmp_path, kin
     for args, message in cases:
         one_line(run(*args), message)
     assert sorted(p.name for p in tmp_path.iterdir()) == ([] if kind == "long" else ["loop"])
+
+
+def test_build_out_that_is_not_a_folder_is_one_line(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    for name, why in [("fifo", "is a FIFO"), ("file", "is a file"), ("dangling", "is a symbolic link to nothing")]:
+        one_line(run("build", "terrain", "--out", str(tmp_path / name)), f"output folder {tmp_path / name}: {why}, "
+                 "expected a folder")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling", "fifo", "file"]
+
+
+def test_build_out_nested_a_thousand_deep_is_made(tmp_path):
+    """``mkdir -p`` of 1000 names: Path.mkdir(parents=True) recurses once per name."""
+    from stratstone_cad.fileio import ensure_writable_dir
+
+    deep = tmp_path.joinpath(*["d"] * 1000)
+    assert ensure_writable_dir(deep) == deep and deep.is_dir()
+    while deep != tmp_path:  # removed here: shutil.rmtree (pytest's clean-up) recurses once per name
+        deep.rmdir()
+        deep = deep.parent
+
+
+def test_a_path_too_long_for_the_files_under_it_is_refused_before_any_folder_is_made(tmp_path):
+    room = 4095 - len(os.fsencode(str(tmp_path))) - 40  # fits the folder, not stratstone/stone-yellow-01.stl
+    names = ["n" * 200] * (room // 201) + ["m" * (room % 201 or 1)]
+    out = tmp_path.joinpath(*names)
+    assert len(os.fsencode(str(out))) <= 4095
+    r = run("build", "stratstone", "--out", str(out))
+    one_line(r, "cannot be made (the path is too long (4095 bytes at most)), expected a folder")
+    assert list(tmp_path.iterdir()) == []
+    r = run("play", "stratstone", "--out", str(out / ("x" * 200)))
+    one_line(r, "cannot write (the path is too long (4095 bytes at most))")
+
+
+def test_a_message_quoting_a_huge_input_is_cut_short():
+    r = run("build", "x" * 100_000)
+    one_line(r, "characters left out")
+    assert len(r.stderr) < 1200
+    r = run("play", "stratstone", "--setup", json.dumps({"first": "y" * 100_000}))
+    one_line(r, "setup.first: 'yyyyyyyyyy")
+    assert len(r.stderr) < 200
+
+
+def test_output_reaches_a_terminal_that_cannot_show_it(tmp_path):
+    """stderr escapes what its encoding lacks by default; stdout must too (it names --out)."""
+    out = tmp_path / "caf\u00e9.jsonl"
+    r = subprocess.run([sys.executable, "-m", "stratstone_cad", "play", "stratstone", "--seed", "1", "--out", str(out)],
+                       capture_output=True, env={**os.environ, "PYTHONIOENCODING": "ascii:strict"}, timeout=60)
+    assert r.returncode == 0 and b"Traceback" not in r.stderr, r.stderr
+    assert b"caf\\xe9.jsonl" in r.stdout, r.stdout
+    assert out.is_file()

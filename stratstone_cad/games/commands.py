@@ -14,7 +14,7 @@ from typing import Any
 
 from stratstone_cad.errors import GameError, LogError, UserError
 from stratstone_cad.games import log as _log
-from stratstone_cad.games.core import get_game
+from stratstone_cad.games.core import get_game, short_repr
 from stratstone_cad.games.players import Player, get_player
 
 __all__ = ["MAX_PLIES", "SEED_MAX", "GameWarning", "check_log", "play", "play_records"]
@@ -115,7 +115,7 @@ def play(
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     elif type(seed) is not int or not 0 <= seed <= SEED_MAX:
-        raise PlayArgumentError(f"seed: {seed!r} is not an integer from 0 to {SEED_MAX}")
+        raise PlayArgumentError(f"seed: {short_repr(seed)} is not an integer from 0 to {SEED_MAX}")
     engine = get_game(game)
     if terrain is not None:
         if engine.name != "terrain":

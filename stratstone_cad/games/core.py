@@ -66,7 +66,7 @@ class MoveTextError(MoveParseError):
         self.text = text
         self.ply = ply
         self.expected = expected
-        super().__init__(f"ply {ply}: {_short(text)} does not parse: expected {expected}")
+        super().__init__(f"ply {ply}: {short_repr(text)} does not parse: expected {expected}")
 
 
 class RuleViolation(IllegalMoveError):
@@ -90,10 +90,13 @@ class UnknownGameError(GameError):
     """A game name that has no registered engine."""
 
 
-def _short(text: object, limit: int = 40) -> str:
+def short_repr(text: object, limit: int = 40) -> str:
     """``repr`` of a value, cut to ``limit`` characters so messages stay one short line."""
-    r = repr(text)
-    return r if len(r) <= limit else r[: limit - 4] + "...'"
+    try:
+        r = repr(text)
+    except (RecursionError, ValueError):  # a list nested thousands deep, an int of 5000 digits
+        r = f"<{type(text).__name__}>"
+    return r if len(r) <= limit else r[: limit - 3] + "..."
 
 
 # --------------------------------------------------------------------------- results
@@ -348,7 +351,7 @@ def get_game(name: str) -> Game:
     try:
         return _REGISTRY[name]
     except (KeyError, TypeError):
-        raise UnknownGameError(f"unknown game {_short(name)}: expected one of {', '.join(game_names())}") from None
+        raise UnknownGameError(f"unknown game {short_repr(name)}: expected one of {', '.join(game_names())}") from None
 
 
 def game_names() -> list[str]:

@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from stratstone_cad.errors import GameError, LogError, OutputError
-from stratstone_cad.fileio import atomic_write, describe_os_error, open_regular
-from stratstone_cad.games.core import Event, Game, Result, State, UnknownGameError, get_game
+from stratstone_cad.fileio import atomic_write, describe_os_error, open_regular, path_too_long
+from stratstone_cad.games.core import Event, Game, Result, State, UnknownGameError, get_game, short_repr
 
 __all__ = [
     "FORMAT",
@@ -72,14 +72,6 @@ def _cut(text: str, limit: int = _MESSAGE_LIMIT) -> str:
     """One line, at most ``limit`` characters."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _short(value: object, limit: int = 40) -> str:
-    try:
-        r = repr(value)
-    except (RecursionError, ValueError):  # pragma: no cover - defensive
-        r = f"<{type(value).__name__}>"
-    return r if len(r) <= limit else r[: limit - 3] + "..."
 
 
 # --------------------------------------------------------------------------- schema
@@ -125,7 +117,7 @@ def _unique_items(validator: Any, unique: bool, instance: Any, schema: Any) -> I
     for item in instance:
         key = _canonical(item)
         if key in seen:
-            yield ValidationError(f"{_short(instance)} has non-unique elements")
+            yield ValidationError(f"{short_repr(instance)} has non-unique elements")
             return
         seen.add(key)
 
@@ -391,7 +383,7 @@ def loads_strict(text: str) -> Any:
 def _json_reason(e: BaseException, text: str) -> str:
     lead = len(text) - len(text.lstrip(JSON_WS))  # columns count from the start of the line
     if isinstance(e, _DuplicateKey):
-        return f"duplicate key {_short(str(e))}"
+        return f"duplicate key {short_repr(str(e))}"
     if isinstance(e, _BadConstant):
         return str(e)
     if isinstance(e, json.JSONDecodeError):
@@ -586,16 +578,16 @@ class Replay:
                         raise LogError(f"{where}: {_cut(err)}")
                 ply = obj["ply"]
                 if ply != state.ply + 1:
-                    raise LogError(f"line {line_no}: ply is {_short(ply)}, expected {state.ply + 1}")
+                    raise LogError(f"line {line_no}: ply is {short_repr(ply)}, expected {state.ply + 1}")
                 move_text = obj["move"]
                 player = obj["player"]
                 res = state.result()
                 if res is not None:
                     raise LogError(
-                        f"line {line_no}, ply {ply}: {_short(move_text)} comes after the end of the game: {res.describe()}"
+                        f"line {line_no}, ply {ply}: {short_repr(move_text)} comes after the end of the game: {res.describe()}"
                     )
                 if player != state.to_move():
-                    raise LogError(f"line {line_no}, ply {ply}: player is {_short(player)} but {state.to_move()} is to move")
+                    raise LogError(f"line {line_no}, ply {ply}: player is {short_repr(player)} but {state.to_move()} is to move")
                 before = state
                 events: list[Event] = []
                 chance: tuple[int, ...] | None = None
@@ -629,11 +621,11 @@ class Replay:
             if key in _PLY_BASE_KEYS or key == self.game.chance_field:
                 continue
             if key not in derived:  # pragma: no cover - the schema rejects unknown keys
-                raise LogError(f"{where}: unknown field {_short(key)}")
+                raise LogError(f"{where}: unknown field {short_repr(key)}")
             want = derived[key]
             got = sorted(value) if isinstance(value, list) else value
             if got != want:
-                raise LogError(f"{where}: {key} says {_short(value, 80)} but the moves give {_short(want, 80)}")
+                raise LogError(f"{where}: {key} says {short_repr(value, 80)} but the moves give {short_repr(want, 80)}")
 
     def _check_result(self, line_no: int, raw: Mapping[str, Any], state: State) -> None:
         logged = Result(raw["winner"], raw["reason"])
@@ -662,9 +654,9 @@ def _check_header(line_no: int, obj: Any) -> tuple[Header, Game, State]:
     if "format" not in obj and ("ply" in obj or "result" in obj):
         raise LogError(f"{where}: expected the header first (format, version, game, ...)")
     if obj.get("format") != FORMAT and "format" in obj:
-        raise LogError(f"{where}: format is {_short(obj['format'])}, expected {FORMAT!r}")
+        raise LogError(f"{where}: format is {short_repr(obj['format'])}, expected {FORMAT!r}")
     if type(obj.get("version")) is int and obj["version"] != VERSION:
-        raise LogError(f"{where}: version {_short(obj['version'])} is not supported (this reader reads version {VERSION})")
+        raise LogError(f"{where}: version {short_repr(obj['version'])} is not supported (this reader reads version {VERSION})")
     err = None if _fast_header(obj) else validate_line(obj, "header")
     if err:
         raise LogError(f"{where}: {err}")
@@ -672,9 +664,9 @@ def _check_header(line_no: int, obj: Any) -> tuple[Header, Game, State]:
     try:
         game = get_game(header.game)
     except UnknownGameError:
-        raise LogError(f"{where}: game {header.game!r} has no rules engine installed yet") from None
+        raise LogError(f"{where}: game {short_repr(header.game)} has no rules engine installed yet") from None
     if header.rules != game.rules:
-        raise LogError(f"{where}: rules {_short(header.rules)} is not supported (this engine plays {game.rules!r})")
+        raise LogError(f"{where}: rules {short_repr(header.rules)} is not supported (this engine plays {game.rules!r})")
     try:
         state = game.initial_state(header.players, header.setup)
     except GameError as e:
@@ -773,9 +765,12 @@ def write_log(path: str | os.PathLike[str], records: Iterable[Mapping[str, Any]]
     """
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
-    if os.path.isdir(path):  # os.path: False on any OSError (a too-long name is atomic_write's to report)
-        raise OutputError(f"{path}: is a directory, expected a file name for the log")
+    why = path_too_long(path)
+    if why:
+        raise OutputError(f"output file {path}: cannot write ({why})")
+    if os.path.isdir(path):  # os.path: False on any OSError (atomic_write reports those)
+        raise OutputError(f"output file {path}: is a directory, expected a file name for the log")
     if not os.path.isdir(folder):
-        raise OutputError(f"{path}: folder {folder} does not exist")
+        raise OutputError(f"output file {path}: its folder {folder} does not exist, expected a file in a folder that does")
     text = "".join(dumps_line(rec) + "\n" for rec in records)
     atomic_write(path, text.encode("utf-8"), follow_symlinks=True)  # a link is written through, a FIFO refused

@@ -19,7 +19,7 @@ from typing import Any
 
 from stratstone_cad.errors import GameError
 from stratstone_cad.games import sage_stones, stratstone
-from stratstone_cad.games.core import Move
+from stratstone_cad.games.core import Move, short_repr
 
 __all__ = ["PLAYER_KINDS", "Player", "PlayerKindError", "get_player", "greedy", "random_player"]
 
@@ -80,4 +80,5 @@ def get_player(kind: str) -> Player:
     try:
         return PLAYER_KINDS[kind]
     except (KeyError, TypeError):
-        raise PlayerKindError(f"unknown player kind {kind!r}: expected one of {', '.join(sorted(PLAYER_KINDS))}") from None
+        kinds = ", ".join(sorted(PLAYER_KINDS))
+        raise PlayerKindError(f"unknown player kind {short_repr(kind)}: expected one of {kinds}") from None

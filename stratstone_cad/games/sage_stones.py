@@ -34,6 +34,7 @@ from stratstone_cad.games.core import (
     SetupError,
     TurnLost,
     register,
+    short_repr,
 )
 
 __all__ = [
@@ -251,7 +252,7 @@ class SageStonesState:
             raise SetupError("setup: expected an object")
         unknown = set(setup) - {"variant", "colours", "board", "first"}
         if unknown:
-            raise SetupError(f"setup: unknown field {sorted(unknown)[0]!r} (expected variant, colours, board, first)")
+            raise SetupError(f"setup: unknown field {short_repr(sorted(unknown)[0])} (expected variant, colours, board, first)")
         players = list(players)
         variant = setup.get("variant", VARIANT_STANDARD)
         if variant == VARIANT_STANDARD:
@@ -261,7 +262,7 @@ class SageStonesState:
                 raise SetupError(f"players: sage-stones needs 2 to 6 players, got {len(players)}")
             for p in players:
                 if p not in COLOURS:
-                    raise SetupError(f"players: {p!r} is not a colour (expected {', '.join(COLOURS)})")
+                    raise SetupError(f"players: {short_repr(p)} is not a colour (expected {', '.join(COLOURS)})")
             colours = tuple(players)
             owners = tuple(players)
         elif variant == VARIANT_TWO_PLAYER:
@@ -273,14 +274,14 @@ class SageStonesState:
                 raise SetupError(f"setup.colours: expected 4 colours of {', '.join(COLOURS)}")
             owners = (players[0], players[1], players[0], players[1])
         else:
-            raise SetupError(f"setup.variant: {variant!r} is not a variant (expected standard or two-player)")
+            raise SetupError(f"setup.variant: {short_repr(variant)} is not a variant (expected standard or two-player)")
         if len(set(players)) != len(players):
-            raise SetupError(f"players: {players!r} has a repeated id")
+            raise SetupError(f"players: {short_repr(players)} has a repeated id")
         if len(set(colours)) != len(colours):
-            raise SetupError(f"setup.colours: {list(colours)!r} has a repeated colour")
+            raise SetupError(f"setup.colours: {short_repr(list(colours))} has a repeated colour")
         first_name = setup.get("first", colours[0])
         if first_name not in colours:
-            raise SetupError(f"setup.first: {first_name!r} is not one of {', '.join(colours)}")
+            raise SetupError(f"setup.first: {short_repr(first_name)} is not one of {', '.join(colours)}")
         first = colours.index(first_name)
         board = [0] * (COLUMNS * ROWS)
         on_board = [0] * len(colours)
@@ -289,9 +290,9 @@ class SageStonesState:
             raise SetupError("setup.board: expected an object of square -> colour")
         for name, colour in raw.items():
             if name not in _SQUARE_INDEX:
-                raise SetupError(f"setup.board: {name!r} is not a square (column 3-9, row 1-9)")
+                raise SetupError(f"setup.board: {short_repr(name)} is not a square (column 3-9, row 1-9)")
             if colour not in colours:
-                raise SetupError(f"setup.board.{name}: {colour!r} is not one of {', '.join(colours)}")
+                raise SetupError(f"setup.board.{name}: {short_repr(colour)} is not one of {', '.join(colours)}")
             seat = colours.index(colour)
             board[_SQUARE_INDEX[name]] = seat + 1
             on_board[seat] += 1

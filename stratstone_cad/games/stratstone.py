@@ -31,6 +31,7 @@ from stratstone_cad.games.core import (
     SetupError,
     Sown,
     register,
+    short_repr,
 )
 
 __all__ = [
@@ -227,10 +228,10 @@ class StratstoneState:
             raise SetupError("setup: expected an object")
         unknown = set(setup) - {"first", "stacks"}
         if unknown:
-            raise SetupError(f"setup: unknown field {sorted(unknown)[0]!r} (expected first, stacks)")
+            raise SetupError(f"setup: unknown field {short_repr(sorted(unknown)[0])} (expected first, stacks)")
         first_name = setup.get("first", "yellow")
         if first_name not in PLAYERS:
-            raise SetupError(f"setup.first: {first_name!r} is not a player (expected yellow or red)")
+            raise SetupError(f"setup.first: {short_repr(first_name)} is not a player (expected yellow or red)")
         first = _COLOUR_CODE[first_name]
         raw = setup.get("stacks")
         stacks: list[tuple[int, ...]] = [()] * 16
@@ -242,7 +243,7 @@ class StratstoneState:
                 raise SetupError("setup.stacks: expected an object of square -> list of stones")
             for name, stones in raw.items():
                 if name not in _SQUARE_INDEX:
-                    raise SetupError(f"setup.stacks: {name!r} is not a square a1-d4")
+                    raise SetupError(f"setup.stacks: {short_repr(name)} is not a square a1-d4")
                 if not isinstance(stones, list) or not all(type(s) is str and s in _COLOUR_CODE for s in stones):
                     raise SetupError(f"setup.stacks.{name}: expected a list of tan/yellow/red, bottom first")
                 stacks[_SQUARE_INDEX[name]] = tuple(_COLOUR_CODE[s] for s in stones)
@@ -613,7 +614,7 @@ class Stratstone:
     def initial_state(self, players: Sequence[str], setup: Mapping[str, Any]) -> StratstoneState:
         """The state before ply 1; ``players`` must be ``["yellow", "red"]``."""
         if list(players) != list(PLAYERS):
-            raise SetupError(f"players: expected ['yellow', 'red'], got {list(players)!r}")
+            raise SetupError(f"players: expected ['yellow', 'red'], got {short_repr(list(players))}")
         return StratstoneState.from_setup(setup)
 
     def derived(self, before: Any, after: Any, events: Sequence[Event]) -> dict[str, Any]:
