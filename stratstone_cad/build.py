@@ -366,7 +366,8 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
     printer = get_printer(printer_name)
     profiles = load_profiles()
     plan: list[Job] = [j for g in chosen for j in g.plan(ps.game(g.name), printer, profiles, ps.mesh)]
-    out_dir = ensure_writable_dir(Path(out_dir))
+    room = max(len(os.fsencode(o.file)) for j in plan for o in j.outputs) + 20  # and its temporary name's .X.tmp
+    out_dir = ensure_writable_dir(Path(out_dir), room=room)
     # A FIFO, a device or a link where the manifest or a part goes: refuse before writing anything.
     write_target(out_dir / MANIFEST, follow_symlinks=False)
     for o in (o for j in plan for o in j.outputs):
@@ -437,12 +438,16 @@ def _build_locked(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: 
                 (out_dir / f).unlink()
     bar = Progress(sum(len(j.outputs) for j, _ in todo), progress if todo else None)
     error: BaseException | None = None
-    try:
-        for job_entries in _run_all(todo, ps.mesh, profiles, out_dir, jobs, bar):
-            for e in job_entries:
+
+    def record(job_entries: list[dict[str, Any]]) -> None:
+        for e in job_entries:
+            if entries.get(e["file"]) is not e:
                 entries[e["file"]] = e
                 report.built.append(e["file"])
-            write_manifest(out_dir, entries)
+        write_manifest(out_dir, entries)
+
+    try:
+        _drain(_run_all(todo, ps.mesh, profiles, out_dir, jobs, bar), record)
     except BaseException as e:  # keep what finished in the manifest, then re-raise
         error = e
     finally:
@@ -453,6 +458,31 @@ def _build_locked(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: 
     report.removed = _remove_stale(out_dir, plan, chosen, old, entries)
     report.seconds = time.perf_counter() - start
     return report
+
+
+def _drain(runner: Iterator[list[dict[str, Any]]], record: Callable[[list[dict[str, Any]]], None]) -> None:
+    """Hand every result of ``runner`` to ``record``. A Ctrl-C or SIGTERM that lands while
+    ``record`` writes the manifest is passed into the runner (once), which stops as it
+    would have had the signal reached it: the parts still running finish, and those are
+    recorded too (left to the generator's closing, they would be written but unlisted)."""
+    interrupt: BaseException | None = None
+    thrown = False
+    while True:
+        try:
+            if interrupt is not None and not thrown:
+                thrown = True
+                item = runner.throw(interrupt)
+            else:
+                item = next(runner)
+        except StopIteration:
+            break
+        try:
+            record(item)
+        except KeyboardInterrupt as e:
+            interrupt = interrupt or e
+            record(item)  # its entries and the manifest, once more: the signal may have cut them short
+    if interrupt is not None:
+        raise interrupt
 
 
 _TEMPORARY = re.compile(r"\.(?:[a-z0-9][a-z0-9_-]*\.stl|manifest\.json)\.[a-z0-9_]{8}\.tmp")
@@ -541,6 +571,9 @@ def _pool(workers: int) -> cf.ProcessPoolExecutor:
     return cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=worker_init)
 
 
+_QUIET_TRACKER = "ignore::UserWarning:multiprocessing.resource_tracker"
+
+
 def _start_fork_server() -> None:
     """Start the workers' fork server now, without waiting for it: it imports CadQuery, the
     CAD modules and the mesh writers in the background while the build plans and makes its
@@ -554,11 +587,20 @@ def _start_fork_server() -> None:
     cad_modules = {f"{cad.__name__}.{m.name}" for m in pkgutil.iter_modules(cad.__path__)}
     multiprocessing.get_context("forkserver").set_forkserver_preload(
         ["stratstone_cad.workers", *sorted({"cadquery", "manifold3d", *cad_modules, *WRITER_MODULES})])
-    os.environ[PARENT_ENV] = str(os.getpid())  # the server (only it) dies with this process
+    # The server (only it) dies with this process. So does the resource tracker started
+    # beside it, which then frees the killed build's semaphores: it does so without the
+    # two-line "leaked semaphore objects" warning, which would only alarm the user.
+    saved = {k: os.environ.get(k) for k in (PARENT_ENV, "PYTHONWARNINGS")}
+    os.environ[PARENT_ENV] = str(os.getpid())
+    os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [saved["PYTHONWARNINGS"], _QUIET_TRACKER]))
     try:
         forkserver.ensure_running()
     finally:
-        os.environ.pop(PARENT_ENV, None)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def _run_all(todo: list[tuple[Job, str]], mesh: MeshParams, profiles: dict[str, Profile],

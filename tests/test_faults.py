@@ -72,7 +72,8 @@ def test_a_killed_build_leaves_nothing_running_and_a_true_manifest(tmp_path, sig
             pytest.skip("the build finished before it could be killed")
         family = _descendants(p.pid)
         os.kill(p.pid, sig)  # the build only, as `kill PID` does: not its process group
-        p.communicate(timeout=30)
+        _, err = p.communicate(timeout=30)  # to the end: the processes left holding stderr wrote theirs
+        assert b"Traceback" not in err and b"Warning" not in err, err.decode(errors="replace")[-400:]
         deadline = time.monotonic() + 1.0
         while any(_alive(q) for q in family) and time.monotonic() < deadline:
             time.sleep(0.02)
@@ -225,3 +226,25 @@ def test_a_kill_while_files_are_removed_leaves_them_unlisted_first(tmp_path, mon
     assert len(removed) == 1
     listed = _manifest_never_lies(out)
     assert not [f for f in listed if not (out / f).exists()]
+
+
+def test_a_stop_while_the_manifest_is_written_lists_the_parts_still_running(tmp_path, monkeypatch):
+    """SIGTERM (KeyboardInterrupt) landing in the manifest write, not in the part runner:
+    the parts the workers are making finish, and they are listed like every other."""
+    out = tmp_path / "out"
+    real = B.write_manifest
+    writes = []
+
+    def write_manifest(folder, entries):
+        real(folder, entries)
+        writes.append(len(entries))
+        if len(writes) == 3:  # the board and one stone in: two more stones are in the workers
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(B, "write_manifest", write_manifest)
+    with pytest.raises(KeyboardInterrupt):
+        B.build(["stratstone"], None, out, jobs=2, progress=None)
+    monkeypatch.undo()
+    listed = _manifest_never_lies(out)
+    on_disk = {q.relative_to(out).as_posix() for q in out.rglob("*.stl")}
+    assert on_disk == set(listed) and len(listed) > 2, (sorted(on_disk - set(listed)), len(listed))
