@@ -27,6 +27,8 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 from stratstone_cad.errors import GameError, IllegalMoveError, MoveParseError
 
 __all__ = [
+    "DRAW_AGREED",
+    "RESIGNATION",
     "Attacked",
     "BoardReset",
     "Captured",
@@ -100,6 +102,12 @@ def short_repr(text: object, limit: int = 40) -> str:
 
 
 # --------------------------------------------------------------------------- results
+
+
+RESIGNATION = "resignation"
+"""The reason of a result line for a game resigned at the table (two players only)."""
+DRAW_AGREED = "draw agreed"
+"""The reason of a result line for a draw the players agreed at the table."""
 
 
 @dataclass(frozen=True, slots=True)

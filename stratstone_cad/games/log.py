@@ -33,7 +33,17 @@ from typing import Any, BinaryIO
 
 from stratstone_cad.errors import GameError, LogError, OutputError
 from stratstone_cad.fileio import atomic_write, describe_os_error, open_regular, path_too_long
-from stratstone_cad.games.core import Event, Game, Result, State, UnknownGameError, get_game, short_repr
+from stratstone_cad.games.core import (
+    DRAW_AGREED,
+    RESIGNATION,
+    Event,
+    Game,
+    Result,
+    State,
+    UnknownGameError,
+    get_game,
+    short_repr,
+)
 
 __all__ = [
     "FORMAT",
@@ -45,6 +55,7 @@ __all__ = [
     "LogReport",
     "Replay",
     "Step",
+    "agreed_end",
     "check_log",
     "dumps_line",
     "header_record",
@@ -631,12 +642,22 @@ class Replay:
         logged = Result(raw["winner"], raw["reason"])
         actual = state.result()
         self.logged_result = logged
+        if actual is None and agreed_end(logged, self.header.players):
+            return
         if actual is None:
             raise LogError(
                 f"line {line_no}: result says {_cut(logged.describe(), 80)} but the game is not over after {state.ply} plies"
             )
         if actual != logged:
             raise LogError(f"line {line_no}: result says {_cut(logged.describe(), 80)} but the moves give {actual.describe()}")
+
+
+def agreed_end(result: Result, players: Sequence[str]) -> bool:
+    """A result the players agreed at the table before the rules ended the game: a
+    resignation in a two-player game (the winner is the other player) or a draw agreed."""
+    if result.reason == RESIGNATION:
+        return len(players) == 2 and result.winner in players
+    return result.reason == DRAW_AGREED and result.winner is None
 
 
 def _json_type(value: Any) -> str:
@@ -712,7 +733,8 @@ def check_log(path: str | os.PathLike[str]) -> LogReport:
     """
     with replay(path) as r:
         r.run()
-        return LogReport(r.game.name, r.state.ply, r.state.result(), r.logged_result is not None, r.header)
+        result = r.state.result() or r.logged_result  # the engine's, or one agreed at the table
+        return LogReport(r.game.name, r.state.ply, result, r.logged_result is not None, r.header)
 
 
 # --------------------------------------------------------------------------- writing
