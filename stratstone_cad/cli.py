@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .errors import BuildError, UserError
@@ -68,6 +70,26 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("--terrain", metavar="FILE.json", type=Path, default=None,
                     help="terrain game: play on this heightmap (10 x 10 levels, rank 1 first) instead of the "
                          "map generated from --seed; an unfair map is played with a warning")
+
+    rc = sub.add_parser("record", help="record a game played at the table, move by move",
+                        description="Record a game played at the table: the prompt shows the position and "
+                                    "reads one move at a time in the log's notation, checked by the rules "
+                                    "engine; the log is written after every move. Reads standard input when "
+                                    "it is not a terminal. Type help at the prompt for the commands.")
+    rc.add_argument("game", nargs="?", metavar="GAME", help="stratstone, sage-stones or terrain")
+    rc.add_argument("--out", metavar="FILE.jsonl", type=_path, default=None, help="the new log file")
+    rc.add_argument("--resume", metavar="FILE.jsonl", type=_path, default=None,
+                    help="continue this unfinished log instead of starting a game")
+    rc.add_argument("--players", default=None,
+                    help="comma-separated player ids: the colours at the table for Sage Stones, e.g. "
+                         "yellow,red,blue (default: the game's, 4 colours for Sage Stones)")
+    rc.add_argument("--setup", metavar="JSON", default=None, help="the game's setup, as for play")
+    rc.add_argument("--roll", action="store_true", help="Sage Stones: the program rolls the dice")
+    rc.add_argument("--seed", type=_integer, default=None, help="with --roll: the dice's seed (recorded)")
+    rc.add_argument("--terrain-seed", metavar="N", type=_integer, default=None,
+                    help="terrain game: played on the map of seed N (the board build --terrain-seed N prints)")
+    rc.add_argument("--terrain", metavar="FILE.json", type=_path, default=None,
+                    help="terrain game: played on this heightmap (10 x 10 levels, rank 1 first)")
 
     ck = sub.add_parser("check-log", help="validate an engine log and print its result",
                         description="Validate an engine log: its schema, then every ply through the "
@@ -169,29 +191,84 @@ def _toml(v: object) -> str:
     return str(v)
 
 
+def _players_arg(a: argparse.Namespace, what: str, example: str) -> list[str] | None:
+    if a.players is None:
+        return None
+    players = [p.strip() for p in a.players.split(",")]
+    if not all(players):
+        raise UserError(f"--players {a.players[:60]!r}: expected {what} separated by commas, such as "
+                        f"{example} (leave --players out for the defaults)")
+    return players
+
+
+def _setup_arg(a: argparse.Namespace) -> dict[str, Any] | None:
+    if a.setup is None:
+        return None
+    from .games.log import loads_strict
+
+    try:
+        setup = loads_strict(a.setup)
+    except ValueError as e:
+        raise UserError(f"--setup {a.setup[:60]!r}: not JSON ({e}), expected an object such as "
+                        '{"variant": "two-player"}') from None
+    if not isinstance(setup, dict):
+        raise UserError(f"--setup {a.setup[:60]!r}: expected a JSON object such as {{\"variant\": \"two-player\"}}")
+    return setup
+
+
 def _cmd_play(a: argparse.Namespace) -> int:
     from .games import commands
 
-    players = None
-    if a.players is not None:
-        players = [p.strip() for p in a.players.split(",")]
-        if not all(players):
-            raise UserError(f"--players {a.players!r}: expected player kinds separated by commas, such as "
-                            "random,greedy (leave --players out for the defaults)")
-    setup = None
-    if a.setup is not None:
-        from .games.log import loads_strict
-
-        try:
-            setup = loads_strict(a.setup)
-        except ValueError as e:
-            raise UserError(f"--setup {a.setup[:60]!r}: not JSON ({e}), expected an object such as "
-                            '{"variant": "two-player"}') from None
-        if not isinstance(setup, dict):
-            raise UserError(f"--setup {a.setup[:60]!r}: expected a JSON object such as {{\"variant\": \"two-player\"}}")
+    players = _players_arg(a, "player kinds", "random,greedy")
+    setup = _setup_arg(a)
     text = commands.play(a.game, a.seed, players, a.out, setup, terrain=a.terrain,
                          on_warning=lambda m: print(f"{PROG}: warning: {printable(m)}", file=sys.stderr))
     sys.stdout.write("".join(printable(line) + "\n" for line in text.splitlines()))  # it names --out
+    return 0
+
+
+def _cmd_record(a: argparse.Namespace) -> int:
+    from .games import record
+
+    record.check_args(a.out, a.resume, a.game)
+    if a.seed is not None and not a.roll:
+        raise UserError(f"--seed {a.seed} without --roll: the dice are typed in; add --roll to have them rolled")
+    if sys.stdin is not None and hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(errors="replace")  # a stray byte is a mistyped move, not a traceback
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+
+    def say(text: str) -> None:
+        print("\n".join(printable(line) for line in text.splitlines()), flush=True)
+
+    log = a.out or a.resume
+    try:
+        if a.resume is not None:
+            for flag, value in (("--setup", a.setup), ("--players", a.players), ("--terrain-seed", a.terrain_seed),
+                                ("--terrain", a.terrain)):
+                if value is not None:
+                    raise UserError(f"{flag} with --resume: the log's header already says it; leave {flag} out")
+            line = record.resume(a.resume, a.game, roll=a.roll, seed=a.seed, stdin=sys.stdin, say=say,
+                                 interactive=interactive)
+        else:
+            setup = _setup_arg(a) or {}
+            if a.terrain_seed is not None and a.terrain is not None:
+                raise UserError(f"--terrain-seed {a.terrain_seed} and --terrain {a.terrain}: expected one of them")
+            if a.terrain_seed is not None:
+                setup["terrain_seed"] = a.terrain_seed
+            if a.terrain is not None:
+                from .games.terrain_map import load_heightmap_file
+
+                setup["heightmap"] = load_heightmap_file(a.terrain)
+            line = record.record(a.game, a.out, setup or None, _players_arg(a, "player ids", "yellow,red,blue"),
+                                 roll=a.roll, seed=a.seed, stdin=sys.stdin, say=say, interactive=interactive,
+                                 on_warning=lambda m: print(f"{PROG}: warning: {printable(m)}", file=sys.stderr))
+    except KeyboardInterrupt:
+        if interactive:
+            print()  # off the prompt's line
+        if log is not None and os.path.isfile(log):
+            say(f"kept {log}: every move entered (record --resume {log} continues it)")
+        raise
+    say(line)
     return 0
 
 
@@ -202,7 +279,8 @@ def _cmd_check_log(a: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"build": _cmd_build, "list": _cmd_list, "play": _cmd_play, "check-log": _cmd_check_log}
+COMMANDS = {"build": _cmd_build, "list": _cmd_list, "play": _cmd_play, "record": _cmd_record,
+            "check-log": _cmd_check_log}
 
 
 class Terminated(KeyboardInterrupt):

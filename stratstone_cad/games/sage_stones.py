@@ -57,6 +57,8 @@ STONES = 10
 SIX = 6 - FIRST_COLUMN  # column index of column 6
 COLOURS = ("yellow", "red", "blue", "green", "white", "black")
 """Colour names in the default seating order; a standard game of n players uses the first n."""
+LETTERS = {"yellow": "Y", "red": "R", "blue": "B", "green": "G", "white": "W", "black": "K"}
+"""One letter per colour for a text board (black is K, as blue has B)."""
 VARIANT_STANDARD = "standard"
 VARIANT_TWO_PLAYER = "two-player"
 TWO_PLAYER_IDS = ("p1", "p2")
@@ -387,6 +389,19 @@ class SageStonesState:
         )
         return state, [DiceRolled(self.owners[self.seat], dice)]
 
+    def describe_roll(self) -> str:
+        """What the pending roll asks for, in words: ``place in column 8``, ``place in
+        column 6 (column 8 is full)``, ``the turn is lost``, ``the board is reset``."""
+        if self.dice is None:
+            return "no roll yet"
+        if self.target == _LOST:
+            return "the turn is lost (1-2-3)"
+        if self.target == _RESET:
+            return "the board is reset (column 6 is full too)"
+        total = sum(self.dice)
+        full = f" (column {total} is full)" if total - FIRST_COLUMN != self.target else ""
+        return f"place in column {self.target + FIRST_COLUMN}{full}"
+
     def legal_moves(self) -> Iterator[SageMove]:
         """Empty squares of the selected column (rows 1-9), or ``-``; empty before the roll."""
         if self.dice is None or self._result is not None:
@@ -564,6 +579,18 @@ class SageStonesState:
         return (
             f"<SageStonesState ply={self.ply} to_move={self.colour_to_move()} dice={self.dice} on_board={self.stones_on_board()}>"
         )
+
+    def board_text(self) -> str:
+        """The position on several lines, for a terminal: rows 9 down to 1, columns 3-9,
+        one letter per colour (black is ``K``: ``B`` is blue), ``.`` for an empty well."""
+        letter = [LETTERS[c] for c in self.colours]
+        lines = ["    " + " ".join(str(c + FIRST_COLUMN) for c in range(COLUMNS))]
+        for ri in range(ROWS - 1, -1, -1):
+            row = (letter[v - 1] if (v := self.board[ci * ROWS + ri]) else "." for ci in range(COLUMNS))
+            lines.append(f"{ri + 1}   " + " ".join(row))
+        lines.append("on the board: " + ", ".join(f"{c} ({letter[i]}) {n}"
+                                                  for i, (c, n) in enumerate(zip(self.colours, self.on_board, strict=True))))
+        return "\n".join(lines)
 
     def diagram(self) -> str:
         """Rows 9 down to 1, columns 3-9: first letter of the colour, ``.`` for empty."""

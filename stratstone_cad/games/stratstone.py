@@ -445,6 +445,10 @@ class StratstoneState:
     def __repr__(self) -> str:
         return f"<StratstoneState ply={self.ply} to_move={self.to_move()} {self.diagram()!r}>"
 
+    def board_text(self) -> str:
+        """The position on several lines, for a terminal: every stack, top stone first."""
+        return _board_text(self)
+
     def diagram(self) -> str:
         """Tops from rank 4 down to rank 1: ``y`` yellow, ``r`` red, ``t`` tan, ``.`` empty."""
         tops = _tops(self.stacks)
@@ -452,6 +456,18 @@ class StratstoneState:
         for r in range(3, -1, -1):
             rows.append("".join(("t", "y", "r")[tops[r * 4 + f]] if self.stacks[r * 4 + f] else "." for f in range(4)))
         return "/".join(rows)
+
+
+def _board_text(state: StratstoneState) -> str:
+    """The position for a terminal: rank 4 at the top, each stack top stone first."""
+    cells = ["".join("tyr"[c] for c in reversed(st)) or "." for st in state.stacks]
+    width = max(2, *(len(c) for c in cells))
+    lines = ["   " + " ".join(f.ljust(width) for f in FILES).rstrip()]
+    for r in range(SIZE - 1, -1, -1):
+        lines.append(f"{r + 1}  " + " ".join(cells[r * SIZE + f].ljust(width) for f in range(SIZE)).rstrip())
+    lines.append(f"in hand: yellow {state.hand[YELLOW]}, red {state.hand[RED]} "
+                 "(stacks top stone first: y yellow, r red, t tan)")
+    return "\n".join(lines)
 
 
 def _judge(stacks: tuple[tuple[int, ...], ...], mover: int, hand: tuple[int, int, int]) -> Result | None:

@@ -926,6 +926,44 @@ class TerrainState:
     def __repr__(self) -> str:
         return f"<TerrainState ply={self.ply} to_move={self.to_move()} score={self.score()} {self.diagram()!r}>"
 
+    def board_text(self) -> str:
+        """The position on several lines, for a terminal: rank 10 at the top, each square
+        its level and its piece (``R L G`` red Runner, Lancer, Guardian; ``r l g`` blue)."""
+        letters = ".RLGrlg"
+        levels = self.terrain.levels
+        lines = ["    " + "  ".join(FILES)]
+        for r in range(SIZE - 1, -1, -1):
+            cells = (f"{levels[r * SIZE + f]}{letters[self.board[r * SIZE + f]]}" for f in range(SIZE))
+            lines.append(f"{r + 1:>2}  " + " ".join(cells))
+        lines.append(f"score: red {self.scores[RED]}, blue {self.scores[BLUE]}; "
+                     f"move {self.moves_played + self.ply + 1} of {MAX_MOVES} (each square: level, then piece)")
+        return "\n".join(lines)
+
+    def reach(self, square: str) -> list[tuple[str, str]]:
+        """The legal moves of the piece on ``square`` with what each costs:
+        ``("c1-c4", "3 points")``, ``("e2-f3", "diagonal step")``, ``("c1xc5", "4 points")``.
+        Empty when no piece of the side to move stands there."""
+        s = _SQUARE_INDEX.get(square, -1)
+        if s < 0 or not self.board[s] or _SIDE[self.board[s]] != self.turn or self._result is not None:
+            return []
+        kind = _KIND[self.board[s]]
+        dist, hits, exit_cost = _reach(self.terrain.adj, self.board, s, MOVE_POINTS[kind], self.turn,
+                                       _LAST_RANK[self.turn] * SIZE)
+        out = []
+        for m in self._moves():
+            if m.frm != s:
+                continue
+            if m.kind == EXIT:
+                cost = 0 if _RANK[s] == _LAST_RANK[self.turn] else exit_cost
+            else:
+                cost = dist.get(m.to, -1) if m.kind == MOVE else hits.get(m.to, [-1])[0]
+            if cost >= 0:
+                out.append((str(m), f"{cost} point{'s' * (cost != 1)}"))
+            else:  # a Runner's step that ignores height
+                diagonal = _RANK[m.to] != _RANK[s] and m.to % SIZE != s % SIZE
+                out.append((str(m), "diagonal step" if diagonal else "jump"))
+        return out
+
     def diagram(self) -> str:
         """Ranks 10 down to 1, files a-j: ``R L G`` red, ``r l g`` blue, ``.`` empty."""
         letters = ".RLGrlg"

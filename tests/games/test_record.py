@@ -1,0 +1,307 @@
+"""``record``: games played at the table, entered through standard input as the scripted
+sessions of players would, checked by the engines, never losing an accepted ply."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from stratstone_cad.errors import UserError
+from stratstone_cad.games import commands
+from stratstone_cad.games import record as rec
+from stratstone_cad.games.log import check_log
+
+
+def cli(*args: str, stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "stratstone_cad", "record", *args], input=stdin,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(t) for t in path.read_text().splitlines()]
+
+
+def played(game: str, seed: int, setup: dict | None = None) -> list[dict]:
+    """A whole game between built-in players: the moves the scripted sessions type."""
+    return [json.loads(t) for t in commands.play(game, seed, ["greedy", "random"] if game != "sage-stones"
+                                                 else None, None, setup).splitlines()]
+
+
+def typed(records: list[dict]) -> str:
+    """What a player types for those plies: the dice (Sage Stones) then the move; a move
+    the dice force (``-``) is recorded by the prompt itself."""
+    out = []
+    for r in records[1:]:
+        if "dice" in r:
+            out.append(" ".join(map(str, r["dice"])))
+            if r["move"] == "-":
+                continue
+        if "move" in r:
+            out.append(r["move"])
+    return "\n".join(out) + "\n"
+
+
+class CheckingInput(io.StringIO):
+    """Standard input that checks the log on disk before every answer it gives."""
+
+    def __init__(self, text: str, log: Path) -> None:
+        super().__init__(text)
+        self.log = log
+        self.checked: list[int] = []
+
+    def readline(self, size: int = -1) -> str:  # type: ignore[override]
+        self.checked.append(check_log(self.log).plies)
+        return super().readline(size)
+
+
+@pytest.mark.parametrize(("game", "seed", "args"), [("stratstone", 3, []), ("sage-stones", 5, []),
+                                                    ("terrain", 2, ["--terrain-seed", "2"])])
+def test_a_whole_game_typed_in_is_the_game_played(tmp_path, game, seed, args):
+    game_log = played(game, seed)
+    out = tmp_path / "g.jsonl"
+    r = cli(game, "--out", str(out), *args, stdin=typed(game_log))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[-1].startswith(f"wrote {out}: {game}, {game_log[-2]['ply']} plies, winner")
+    got = lines(out)
+    assert got[1:] == game_log[1:]  # every ply and the result, as the engine's own players made them
+    assert {**got[0], "seed": 0} == {**game_log[0], "seed": 0} and got[0]["seed"] is None
+    assert check_log(out).result is not None
+
+
+def test_the_log_on_disk_is_valid_after_every_ply(tmp_path):
+    game_log = played("sage-stones", 8, {"variant": "two-player"})
+    out = tmp_path / "g.jsonl"
+    stdin = CheckingInput(typed(game_log[:-1]) + "quit\n", out)
+    said: list[str] = []
+    line = rec.record("sage-stones", out, {"variant": "two-player"}, None, roll=False, seed=None, stdin=stdin,
+                      say=said.append, interactive=False, on_warning=said.append)
+    assert line.startswith(f"wrote {out}: sage-stones")  # the last ply ended the game: no quit needed
+    plies = game_log[-2]["ply"]
+    assert stdin.checked[0] == 0 and stdin.checked[-1] == plies - 1 and len(stdin.checked) >= plies
+    assert lines(out) == [*lines(out)[:1], *game_log[1:]]
+
+
+def test_an_illegal_or_mistyped_move_is_refused_with_its_reason_then_a_legal_one_is_taken(tmp_path):
+    out = tmp_path / "g.jsonl"
+    r = cli("stratstone", "--out", str(out), stdin="a1 NNS\nb2 NN\nz9 N\na1 NNE\nquit\n")
+    assert r.returncode == 0, r.stderr
+    said = r.stdout.splitlines()
+    assert "ply 1: a1 NNS steps straight back" in said
+    assert "ply 1: b2 NN is not a stack (b2 is empty)" in said or any(s.startswith("ply 1: b2 NN ") for s in said)
+    assert any(s.startswith("ply 1: 'z9 N' does not parse") for s in said)
+    assert "ply 1: yellow a1 NNE" in said
+    assert [x.get("move") for x in lines(out)[1:]] == ["a1 NNE"]
+
+
+def test_sage_stones_dice_say_the_column_and_record_a_lost_turn_by_themselves(tmp_path):
+    out = tmp_path / "g.jsonl"
+    r = cli("sage-stones", "--players", "red,green", "--out", str(out),
+            stdin="2 3 3\n7-4\n8-4\n1 2 3\n3-3-3 9-1\n4 1 1\nquit\n")
+    assert r.returncode == 0, r.stderr
+    said = r.stdout.splitlines()
+    assert "dice 2-3-3: place in column 8" in said
+    assert "ply 1: 7-4 is not in column 8 (dice 2-3-3)" in said
+    assert "dice 1-2-3: the turn is lost (rolled 1-2-3), recorded as -" in said
+    assert "ply 4: dice [4, 1, 1] are not three dice of 1-3" in said
+    assert [(x["player"], x["dice"], x["move"]) for x in lines(out)[1:]] == [
+        ("red", [2, 3, 3], "8-4"), ("green", [1, 2, 3], "-"), ("red", [3, 3, 3], "9-1")]
+
+
+def test_undo_takes_back_the_dice_then_the_plies(tmp_path):
+    out = tmp_path / "g.jsonl"
+    r = cli("sage-stones", "--out", str(out), stdin="2 2 2\n6-1\n3 3 3\nundo\nundo\nundo\nundo\n1 1 1\n3-9\nquit\n")
+    assert r.returncode == 0, r.stderr
+    said = r.stdout.splitlines()
+    assert "took back the dice 3-3-3" in said and "took back ply 1: yellow 6-1" in said
+    assert "nothing to undo: no ply is recorded yet" in said
+    assert [(x["dice"], x["move"]) for x in lines(out)[1:]] == [([1, 1, 1], "3-9")]
+
+
+def test_resign_and_draw_end_with_a_result_line_check_log_accepts(tmp_path):
+    out = tmp_path / "resign.jsonl"
+    r = cli("stratstone", "--out", str(out), stdin="a1 NNE\nresign\n")
+    assert r.returncode == 0 and r.stdout.splitlines()[-1] == f"wrote {out}: stratstone, 1 plies, winner yellow (resignation)"
+    assert lines(out)[-1] == {"result": {"winner": "yellow", "reason": "resignation"}}
+    assert check_log(out).summary() == "ok: stratstone, 1 plies, winner yellow (resignation)"
+    out = tmp_path / "named.jsonl"
+    cli("terrain", "--terrain-seed", "1", "--out", str(out), stdin="resign red\n")
+    assert lines(out)[-1] == {"result": {"winner": "blue", "reason": "resignation"}}
+    out = tmp_path / "draw.jsonl"
+    r = cli("sage-stones", "--out", str(out), stdin="resign\n2 3 3\ndraw\n")
+    assert "resign: with 4 players a resignation names no winner; use draw, or quit to stop here" in r.stdout
+    assert lines(out)[-1] == {"result": {"winner": None, "reason": "draw agreed"}}
+    assert check_log(out).summary() == "ok: sage-stones, 0 plies, draw (draw agreed)"
+
+
+def test_check_log_takes_an_agreed_end_only_as_the_rules_allow(tmp_path):
+    head = ('{"format": "stratstone-cad/log", "version": 1, "game": "sage-stones", "rules": "sage-stones/1", '
+            '"players": ["yellow", "red", "blue"], "seed": null, "setup": {}}\n')
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(head + '{"result": {"winner": "red", "reason": "resignation"}}\n')
+    with pytest.raises(UserError, match="result says winner red \\(resignation\\) but the game is not over"):
+        check_log(bad)
+    bad.write_text(head.replace('"yellow", "red", "blue"', '"yellow", "red"')
+                   + '{"result": {"winner": "red", "reason": "draw agreed"}}\n')
+    with pytest.raises(UserError, match="but the game is not over"):
+        check_log(bad)
+
+
+def test_quit_then_resume_gives_the_log_of_an_uninterrupted_session(tmp_path):
+    game_log = played("terrain", 4)
+    script = typed(game_log).splitlines(keepends=True)
+    whole, part = tmp_path / "whole.jsonl", tmp_path / "part.jsonl"
+    assert cli("terrain", "--terrain-seed", "4", "--out", str(whole), stdin="".join(script)).returncode == 0
+    r = cli("terrain", "--terrain-seed", "4", "--out", str(part), stdin="".join(script[:7]) + "quit\n")
+    assert r.stdout.splitlines()[-1] == (f"kept {part}: terrain, unfinished after 7 plies "
+                                         f"(quit; record --resume {part} continues it)")
+    r = cli("--resume", str(part), stdin="".join(script[7:15]))  # the end of input stops it too
+    assert "unfinished after 15 plies (end of input" in r.stdout
+    r = cli("terrain", "--resume", str(part), stdin="".join(script[15:]))
+    assert r.returncode == 0, r.stderr
+    assert part.read_bytes() == whole.read_bytes()
+    r = cli("--resume", str(part), stdin="quit\n")
+    assert r.returncode == 2 and "the game is over (winner" in r.stderr and "nothing to continue" in r.stderr
+
+
+def test_a_session_killed_between_moves_keeps_every_accepted_ply(tmp_path):
+    out = tmp_path / "g.jsonl"
+    p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "record", "stratstone", "--out", str(out)],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stdin is not None and p.stdout is not None
+    for n, move in enumerate(("a1 NNE", "d1 NNW", "d4 SSS"), 1):
+        p.stdin.write(move + "\n")
+        p.stdin.flush()
+        while not (said := p.stdout.readline()).startswith(f"after ply {n},"):  # said once the log is written
+            assert said, "the session ended early"
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait(timeout=10)
+    report = check_log(out)
+    assert report.plies == 3 and report.result is None
+    assert [x["move"] for x in lines(out)[1:]] == ["a1 NNE", "d1 NNW", "d4 SSS"]
+
+
+@pytest.mark.parametrize(("args", "stdin", "message"), [
+    ([], "", "record: expected --out FILE.jsonl (a new game) or --resume FILE.jsonl (an unfinished one)"),
+    (["--out", "{tmp}/x.jsonl"], "", "record: expected the game to record"),
+    (["terrain", "--out", "{tmp}/x.jsonl"], "", "record terrain: expected --terrain-seed N or --terrain FILE"),
+    (["stratstone", "--out", "{tmp}/old.jsonl"], "", "output file {tmp}/old.jsonl: already exists, expected a new file"),
+    (["stratstone", "--players", "red,yellow", "--out", "{tmp}/x.jsonl"], "", "players: expected ['yellow', 'red']"),
+    (["sage-stones", "--players", "red,pink", "--out", "{tmp}/x.jsonl"], "", "players: 'pink' is not a colour"),
+    (["--resume", "{tmp}/old.jsonl", "--players", "a,b"], "", "--players with --resume: the log's header already"),
+    (["sage-stones", "--resume", "{tmp}/old.jsonl"], "", "a stratstone log, not sage-stones"),
+    (["sage-stones", "--seed", "3", "--out", "{tmp}/x.jsonl"], "", "--seed 3 without --roll"),
+    (["stratstone", "--out", "{tmp}/no/x.jsonl"], "", "its folder {tmp}/no does not exist"),
+])
+def test_bad_arguments_are_one_line_and_write_nothing(tmp_path, args, stdin, message):
+    old = tmp_path / "old.jsonl"
+    commands.play("stratstone", 1, None, old)
+    old.write_text("\n".join(old.read_text().splitlines()[:3]) + "\n")  # an unfinished game
+    before = old.read_bytes()
+    r = cli(*[a.format(tmp=tmp_path) for a in args], stdin=stdin)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert message.format(tmp=tmp_path) in r.stderr, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.jsonl"] and old.read_bytes() == before
+
+
+def test_hostile_answers_are_refused_and_shown_escaped(tmp_path):
+    out = tmp_path / "g.jsonl"
+    stdin = "x" * 5000 + "\n" + "a1\x1b[2J NNE\n" + "\udcff".encode("utf-8", "surrogateescape").decode("latin-1") + "\n"
+    r = subprocess.run([sys.executable, "-m", "stratstone_cad", "record", "stratstone", "--out", str(out)],
+                       input=stdin.encode("latin-1") + b"\xff\xfe\na1 NNE\nquit\n", capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    said = r.stdout.decode()
+    assert f"yellow to move> ... (a line over {rec.MAX_INPUT} characters, ignored)" in said
+    assert "\x1b" not in said and "a1\\x1b[2J NNE" in said
+    assert [x["move"] for x in lines(out)[1:]] == ["a1 NNE"]
+
+
+def test_the_text_boards_show_every_stack_well_and_level():
+    from stratstone_cad.games.sage_stones import SageStonesState
+    from stratstone_cad.games.stratstone import StratstoneState
+
+    s, _ = StratstoneState.start().apply("a1 NNE")
+    s, _ = s.apply("a3 SS")  # red onto a3's tan, sown a2 (tan), a1 (red last)
+    assert s.board_text().splitlines() == [
+        "   a  b  c  d", "4  tt .  .  tt", "3  .  y  .  .", "2  tt .  .  .", "1  r  .  .  tt",
+        "in hand: yellow 7, red 7 (stacks top stone first: y yellow, r red, t tan)"]
+    g = SageStonesState.start(["yellow", "black"])
+    g, _ = g.apply_chance((3, 3, 3))
+    g, _ = g.apply("9-9")
+    assert g.board_text().splitlines()[:3] == ["    3 4 5 6 7 8 9", "9   . . . . . . Y", "8   . . . . . . ."]
+    assert g.board_text().splitlines()[-1] == "on the board: yellow (Y) 1, black (K) 0"
+
+
+def test_terrain_moves_of_a_square_come_with_their_walking_cost():
+    import heapq
+
+    from stratstone_cad.games.terrain import SQUARES, TerrainState
+    from stratstone_cad.games.terrain_map import generate
+
+    state = TerrainState.start(generate(3), 3)
+    levels = state.terrain.levels
+
+    def cheapest(frm: int, to: int) -> int:  # Dijkstra over empty squares, step cost |dh| + 1
+        best = {frm: 0}
+        todo = [(0, frm)]
+        while todo:
+            c, p = heapq.heappop(todo)
+            if p == to:
+                return c
+            for q in (p + 10, p - 10, p + 1 if p % 10 < 9 else -1, p - 1 if p % 10 else -1):
+                if 0 <= q < 100 and (not state.board[q] or q == to):
+                    nc = c + abs(levels[p] - levels[q]) + 1
+                    if nc < best.get(q, 99):
+                        best[q] = nc
+                        heapq.heappush(todo, (nc, q))
+        return -1
+
+    for frm in state.pieces[0]:
+        square = SQUARES[frm]
+        listed = state.reach(square)
+        assert [m for m, _ in listed] == [str(m) for m in state.legal_moves() if m.frm == frm]
+        for move, cost in listed:
+            if cost.endswith(("point", "points")):
+                assert int(cost.split()[0]) == cheapest(frm, SQUARES.index(move.split("-")[1])), move
+            else:  # a Runner's step that ignores height: one diagonal square, or two straight
+                to = SQUARES.index(move.split("-")[1])
+                df, dr = abs(to % 10 - frm % 10), abs(to // 10 - frm // 10)
+                assert (cost, df, dr) in (("diagonal step", 1, 1), ("jump", 2, 0), ("jump", 0, 2)), move
+    assert state.reach("e10") == [] and state.reach("e5") == [] and state.reach("zz") == []
+
+
+def test_roll_records_the_seed_and_a_resumed_session_rolls_on_from_where_it_was(tmp_path):
+    whole, part = tmp_path / "whole.jsonl", tmp_path / "part.jsonl"
+
+    def session(out: Path, answers: int, resume: bool = False) -> list[str]:
+        """Answer each placement with the first legal move the prompt lists."""
+        args = ["--resume", str(out), "--roll"] if resume else ["sage-stones", "--out", str(out), "--roll",
+                                                                 "--seed", "11", "--players", "red,blue"]
+        p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "record", *args], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert p.stdin is not None and p.stdout is not None
+        said = []
+        for _ in range(answers):
+            p.stdin.write("moves\n")
+            p.stdin.flush()
+            while not (line := p.stdout.readline()).startswith("to move> moves", line.find(" ") + 1):
+                assert line, p.stderr.read() if p.stderr else ""
+            listed = p.stdout.readline().strip()
+            said.append(listed)
+            p.stdin.write(listed.split(",")[0] + "\n")
+            p.stdin.flush()
+        p.stdin.close()
+        p.wait(timeout=30)
+        return said
+
+    session(whole, 12)
+    session(part, 5)
+    session(part, 7, resume=True)
+    assert lines(whole)[0]["seed"] == 11 and check_log(whole).plies >= 12
+    assert part.read_bytes() == whole.read_bytes()
