@@ -32,12 +32,6 @@ class GameWarning(UserWarning):
     """A setup that is valid but worth a word, e.g. an unfair heightmap given explicitly."""
 
 
-def _default_kinds(game: str, setup: Mapping[str, Any] | None) -> list[str]:
-    if game == "sage-stones" and not (setup and setup.get("variant") == "two-player"):
-        return ["random"] * 4
-    return ["random", "random"]
-
-
 def play_records(
     game: str,
     seed: int,
@@ -57,8 +51,7 @@ def play_records(
     players: list[Player] = [get_player(k) for k in kinds]
     if setup is not None and not isinstance(setup, Mapping):
         raise PlayArgumentError(f"setup: expected an object, got {type(setup).__name__}")
-    if engine.name == "terrain" and not (setup and ("heightmap" in setup or "terrain_seed" in setup)):
-        setup = {**(setup or {}), "terrain_seed": seed}
+    setup = engine.play_setup(setup, seed)
     chance_rng = random.Random(seed)
     ids, full_setup = engine.new_setup(len(kinds), setup, chance_rng)
     agent_rngs = [random.Random(f"{seed}/{i}") for i in range(len(ids))]
@@ -125,10 +118,9 @@ def play(
         from stratstone_cad.games.terrain_map import load_heightmap_file
 
         setup = {**(setup or {}), "heightmap": load_heightmap_file(terrain)}
-    kinds = list(players) if players else _default_kinds(engine.name, setup)
+    kinds = list(players) if players else ["random"] * engine.default_players(setup)
     records = play_records(engine.name, seed, kinds, setup)
-    setup_warnings = getattr(engine, "setup_warnings", None)
-    for text in setup_warnings(records[0]["setup"]) if setup_warnings is not None else ():
+    for text in engine.setup_warnings(records[0]["setup"]):
         if on_warning is None:
             warnings.warn(text, GameWarning, stacklevel=2)
         else:

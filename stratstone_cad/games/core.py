@@ -1,6 +1,6 @@
 """The shared protocol of the rules engines.
 
-Every game (Stratstone, Sage Stones, later the terrain game) has the same shape,
+Every game (Stratstone, Sage Stones, the terrain game) has the same shape,
 borrowed from python-chess, OpenSpiel and pgx:
 
 - a :class:`Game` object, registered by name (:func:`register`, :func:`get_game`),
@@ -20,7 +20,7 @@ here add the context the log checker needs (the ply, the move text, the rule).
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -37,6 +37,7 @@ __all__ = [
     "Exited",
     "ExtraTurn",
     "Game",
+    "GameBase",
     "GameOver",
     "Move",
     "MoveTextError",
@@ -49,6 +50,7 @@ __all__ = [
     "State",
     "TurnLost",
     "UnknownGameError",
+    "fast_two_sides_ply",
     "game_names",
     "get_game",
     "register",
@@ -291,6 +293,11 @@ class State(Protocol):
         """A legal move drawn uniformly from ``legal_moves()`` with ``rng``."""
         ...
 
+    def greedy_move(self, rng: random.Random) -> Move:
+        """The ``greedy`` player's move: a win now if there is one, else the game's best
+        capture or advance, ties broken with ``rng`` (deterministic for its state)."""
+        ...
+
     def is_terminal(self) -> bool:
         """True when the game is over."""
         ...
@@ -301,7 +308,13 @@ class State(Protocol):
 
 
 class Game(Protocol):
-    """A game engine, registered by name. Stateless: every method is a pure function."""
+    """A game engine, registered by name. Stateless: every method is a pure function.
+
+    Everything a caller needs to know about a game comes from here (OpenSpiel's GameInfo
+    is the model): the log, ``play``, ``record`` and the players hold no branch on a
+    game's name or class, so a new game touches only its own module and its registration.
+    :class:`GameBase` gives the defaults.
+    """
 
     name: str
     """The log's ``game`` value, e.g. ``"stratstone"``."""
@@ -327,6 +340,65 @@ class Game(Protocol):
         """Optional derived facts of a ply, as the log may carry them (e.g. ``captured``)."""
         ...
 
+    def default_players(self, setup: Mapping[str, Any] | None) -> int:
+        """How many players a game from ``setup`` has when nobody says."""
+        ...
+
+    def play_setup(self, setup: Mapping[str, Any] | None, seed: int) -> Mapping[str, Any] | None:
+        """The setup ``play`` starts from with ``seed`` (the terrain game draws its map from it)."""
+        ...
+
+    def setup_warnings(self, setup: Mapping[str, Any]) -> list[str]:
+        """Words about a valid but doubtful setup (an unfair map), one line each."""
+        ...
+
+    def fast_ply(self, line: dict[str, Any], ids: frozenset[str]) -> bool:
+        """True when a ply line has the usual shape of this game's plies: a check strictly
+        narrower than the log schema, so the schema is skipped (``ids``: the header's
+        player ids, already checked against the id pattern). False sends the line to the
+        schema, which words the error."""
+        ...
+
+    def fast_header(self, players: list[str], setup: dict[str, Any]) -> bool:
+        """True when the header's ``players`` (checked ids) and ``setup`` (an object) are
+        the usual ones ``play`` writes: strictly narrower than the schema, as for plies."""
+        ...
+
+
+class GameBase:
+    """The defaults of :class:`Game` for an engine: two players, ``play`` starts from the
+    setup given, no warnings, and no fast checks (every line goes through the schema)."""
+
+    def default_players(self, setup: Mapping[str, Any] | None) -> int:
+        return 2
+
+    def play_setup(self, setup: Mapping[str, Any] | None, seed: int) -> Mapping[str, Any] | None:
+        return setup
+
+    def setup_warnings(self, setup: Mapping[str, Any]) -> list[str]:
+        return []
+
+    def fast_ply(self, line: dict[str, Any], ids: frozenset[str]) -> bool:
+        return False
+
+    def fast_header(self, players: list[str], setup: dict[str, Any]) -> bool:
+        return False
+
+
+def fast_two_sides_ply(sides: tuple[str, ...]) -> Callable[[dict[str, Any], frozenset[str]], bool]:
+    """The fast ply check of a game of fixed player ids and no chance field, as a plain
+    function (``fast_ply = staticmethod(fast_two_sides_ply(PLAYERS))``: one call a line):
+    ``{"ply": n >= 1, "player": one of sides, "move": 1-64 characters}`` and nothing else."""
+
+    def fast_ply(line: dict[str, Any], ids: frozenset[str]) -> bool:
+        if len(line) != 3:
+            return False
+        p = line.get("ply")
+        m = line.get("move")
+        return type(p) is int and p >= 1 and line.get("player") in sides and type(m) is str and 0 < len(m) <= 64
+
+    return fast_ply
+
 
 # --------------------------------------------------------------------------- registry
 
@@ -337,7 +409,7 @@ _loaded = False
 
 
 def register(game: Game) -> Game:
-    """Add ``game`` to the registry under ``game.name`` (the terrain engine plugs in here)."""
+    """Add ``game`` to the registry under ``game.name`` (each engine module registers its game on import)."""
     _REGISTRY[game.name] = game
     return game
 

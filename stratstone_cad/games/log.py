@@ -24,7 +24,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -227,60 +227,11 @@ def _overlong(value: Any, most: int, where: str = "") -> str | None:
     return None
 
 
-# Fast, strictly narrower checks for the common ply shapes: when one passes, the line is
+# Fast, strictly narrower checks for the common line shapes: when one passes, the line is
 # valid by the schema (tests/games/test_log.py checks that), and the schema is skipped.
-# ``ids`` are the header's player ids, which the header check proved to match the id pattern.
-
-
-def _fast_two_sides(sides: tuple[str, str]) -> Callable[[dict[str, Any], frozenset[str]], bool]:
-    """The fast ply check of a game with two fixed player ids and no chance field."""
-
-    def check(o: dict[str, Any], ids: frozenset[str]) -> bool:
-        if len(o) != 3:
-            return False
-        p = o.get("ply")
-        m = o.get("move")
-        return type(p) is int and p >= 1 and o.get("player") in sides and type(m) is str and 0 < len(m) <= 64
-
-    return check
-
-
-_fast_stratstone = _fast_two_sides(("yellow", "red"))
-_fast_terrain = _fast_two_sides(("red", "blue"))
-
+# Each game gives its own ply and header checks (Game.fast_ply, Game.fast_header).
 
 _ID_RE = re.compile(r"[a-z][a-z0-9_-]{0,31}")
-
-
-def _fast_sage(o: dict[str, Any], ids: frozenset[str]) -> bool:
-    if len(o) != 4:
-        return False
-    try:
-        p = o["ply"]
-        m = o["move"]
-        d = o["dice"]
-        pl = o["player"]
-    except KeyError:
-        return False
-    return (
-        type(p) is int
-        and p >= 1
-        and type(m) is str
-        and 0 < len(m) <= 64
-        and type(pl) is str
-        and pl in ids
-        and type(d) is list
-        and len(d) == 3
-        and type(d[0]) is int
-        and type(d[1]) is int
-        and type(d[2]) is int
-        and 1 <= d[0] <= 3
-        and 1 <= d[1] <= 3
-        and 1 <= d[2] <= 3
-    )
-
-
-_FAST_PLY = {"stratstone": _fast_stratstone, "sage-stones": _fast_sage, "terrain": _fast_terrain}
 
 
 def _fast_result(o: dict[str, Any]) -> bool:
@@ -295,7 +246,6 @@ def _fast_result(o: dict[str, Any]) -> bool:
 
 
 _RULES_RE = re.compile(r"[a-z][a-z-]*/[0-9]{1,6}")
-_SAGE_COLOURS = frozenset({"yellow", "red", "blue", "green", "white", "black"})
 
 
 def _fast_header(o: dict[str, Any]) -> bool:
@@ -321,20 +271,11 @@ def _fast_header(o: dict[str, Any]) -> bool:
         and type(setup) is dict
     ):
         return False
-    if game == "stratstone":
-        return players == ["yellow", "red"] and set(setup) <= {"first"} and setup.get("first", "red") in ("yellow", "red")
-    if game == "sage-stones":
-        if not set(setup) <= {"variant", "colours", "first"}:
-            return False
-        if setup.get("variant", "standard") not in ("standard", "two-player"):
-            return False
-        if "first" in setup and (type(setup["first"]) is not str or setup["first"] not in _SAGE_COLOURS):
-            return False
-        if "colours" in setup:
-            c = setup["colours"]
-            return type(c) is list and len(c) == 4 and all(type(x) is str and x in _SAGE_COLOURS for x in c) and len(set(c)) == 4
-        return True
-    return False
+    try:
+        engine = get_game(game)
+    except UnknownGameError:
+        return False  # the schema path words the error
+    return engine.fast_header(players, setup)
 
 
 # --------------------------------------------------------------------------- reading
@@ -563,7 +504,7 @@ class Replay:
     def _replay(self, want_steps: bool) -> Iterator[Step]:
         game = self.game
         gname = game.name
-        fast = _FAST_PLY.get(gname)
+        fast = game.fast_ply
         ids = frozenset(self.header.players)  # all match the id pattern: the header was checked
         chance_field = game.chance_field
         state = self.state
@@ -581,7 +522,7 @@ class Replay:
                     self._check_result(line_no, obj["result"], state)
                     result_line = line_no
                     continue
-                if fast is None or not fast(obj, ids):
+                if not fast(obj, ids):
                     err = validate_line(obj, "ply", gname)
                     if err:
                         p = obj.get("ply")

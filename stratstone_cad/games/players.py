@@ -18,7 +18,6 @@ from collections.abc import Callable
 from typing import Any
 
 from stratstone_cad.errors import GameError
-from stratstone_cad.games import sage_stones, stratstone
 from stratstone_cad.games.core import Move, short_repr
 
 __all__ = ["PLAYER_KINDS", "Player", "PlayerKindError", "get_player", "greedy", "random_player"]
@@ -36,40 +35,9 @@ def random_player(state: Any, rng: random.Random) -> Move:
 
 
 def greedy(state: Any, rng: random.Random) -> Move:
-    """Win now if possible, else capture the most, else a uniformly random legal move."""
-    if isinstance(state, stratstone.StratstoneState):
-        wins = stratstone.winning_moves(state)
-        if wins:
-            return wins[rng.randrange(len(wins))]
-        return state.random_move(rng)
-    if isinstance(state, sage_stones.SageStonesState):
-        return _greedy_sage(state, rng)
-    hook = getattr(state, "greedy_move", None)  # other engines (terrain) provide their own
-    if hook is not None:
-        return hook(rng)
-    return state.random_move(rng)
-
-
-def _greedy_sage(state: sage_stones.SageStonesState, rng: random.Random) -> Move:
-    moves = list(state.legal_moves())
-    if len(moves) == 1 or not isinstance(moves[0], sage_stones.SagePlace):
-        return moves[0]
-    seat = state.seat
-    if state.on_board[seat] == sage_stones.STONES - 1:  # any placement wins
-        return moves[rng.randrange(len(moves))]
-    me = state.owners[seat]
-    board = state.board
-    best: list[Move] = []
-    best_score = -1_000
-    for m in moves:
-        score = 0
-        for q in sage_stones.capture_squares(board, m.square, seat + 1):
-            score += 1 if state.owners[board[q] - 1] != me else -1
-        if score > best_score:
-            best_score, best = score, [m]
-        elif score == best_score:
-            best.append(m)
-    return best[rng.randrange(len(best))]
+    """Win now if possible, else the game's best capture or advance (each engine's
+    ``greedy_move``), else a uniformly random legal move."""
+    return state.greedy_move(rng)
 
 
 PLAYER_KINDS: dict[str, Player] = {"random": random_player, "greedy": greedy}

@@ -298,8 +298,6 @@ def record(game_name: str, out: Path, setup: Mapping[str, Any] | None, players: 
     Stones: the colours at the table; default: the game's), ``roll`` lets the program
     roll the dice with ``seed`` (recorded in the header).
     """
-    from stratstone_cad.games.commands import _default_kinds
-
     engine = get_game(game_name)
     _new_out(out)
     if engine.name == "terrain" and not (setup and ("terrain_seed" in setup or "heightmap" in setup)):
@@ -308,12 +306,12 @@ def record(game_name: str, out: Path, setup: Mapping[str, Any] | None, players: 
     if roll and seed is None:
         seed = random.SystemRandom().randrange(2**32)
     rng = random.Random(seed)
-    n = len(players) if players else len(_default_kinds(engine.name, setup))
+    n = len(players) if players else engine.default_players(setup)
     ids, full_setup = engine.new_setup(n, setup, rng)
     if players:
         ids = list(players)
     initial = engine.initial_state(ids, full_setup)
-    for text in engine.setup_warnings(full_setup) if hasattr(engine, "setup_warnings") else ():
+    for text in engine.setup_warnings(full_setup):
         on_warning(text)
     header = _log.header_record(engine, ids, seed if roll else None, full_setup)
     session = _Session(engine, out, [header], [initial], say, rng if roll else None)

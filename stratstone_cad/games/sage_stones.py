@@ -26,6 +26,7 @@ from stratstone_cad.games.core import (
     DiceRolled,
     Event,
     ExtraTurn,
+    GameBase,
     GameOver,
     MoveTextError,
     Placed,
@@ -59,6 +60,7 @@ COLOURS = ("yellow", "red", "blue", "green", "white", "black")
 """Colour names in the default seating order; a standard game of n players uses the first n."""
 LETTERS = {"yellow": "Y", "red": "R", "blue": "B", "green": "G", "white": "W", "black": "K"}
 """One letter per colour for a text board (black is K, as blue has B)."""
+_COLOUR_SET = frozenset(COLOURS)
 VARIANT_STANDARD = "standard"
 VARIANT_TWO_PLAYER = "two-player"
 TWO_PLAYER_IDS = ("p1", "p2")
@@ -423,6 +425,29 @@ class SageStonesState:
         empty = [i for i in range(lo, hi) if not board[i]]
         return _PLACES[empty[rng.randrange(len(empty))]]
 
+    def greedy_move(self, rng: random.Random) -> SageMove:
+        """The placement that traps the most stones of other owners (minus its own), a
+        winning one when any placement wins; ties drawn with ``rng``."""
+        moves = list(self.legal_moves())
+        if len(moves) == 1 or not isinstance(moves[0], SagePlace):
+            return moves[0]
+        seat = self.seat
+        if self.on_board[seat] == STONES - 1:  # any placement wins
+            return moves[rng.randrange(len(moves))]
+        me = self.owners[seat]
+        board = self.board
+        best: list[SageMove] = []
+        best_score = -1_000
+        for m in moves:
+            score = 0
+            for q in capture_squares(board, m.square, seat + 1):
+                score += 1 if self.owners[board[q] - 1] != me else -1
+            if score > best_score:
+                best_score, best = score, [m]
+            elif score == best_score:
+                best.append(m)
+        return best[rng.randrange(len(best))]
+
     def parse_move(self, text: str) -> SageMove:
         """Parse move text (``5-7`` or ``-``) for the next ply."""
         return parse_move(text, self.ply + 1)
@@ -620,7 +645,7 @@ def _dice_text(dice: Sequence[int]) -> str:
     return "-".join(str(d) for d in dice)
 
 
-class SageStones:
+class SageStones(GameBase):
     """The Sage Stones engine (registered as ``"sage-stones"``)."""
 
     name = "sage-stones"
@@ -651,6 +676,51 @@ class SageStones:
         """``captured`` (squares emptied by traps, sorted) and ``on_board`` (stones per colour)."""
         captured = sorted(e.square for e in events if isinstance(e, Captured))
         return {"captured": captured, "on_board": after.stones_on_board()}
+
+    def default_players(self, setup: Mapping[str, Any] | None) -> int:
+        """Four colours; two players in the two-player variant."""
+        return 2 if setup and setup.get("variant") == VARIANT_TWO_PLAYER else 4
+
+    def fast_ply(self, line: dict[str, Any], ids: frozenset[str]) -> bool:
+        """``{"ply": n >= 1, "player": an id of the header, "dice": [1-3, 1-3, 1-3], "move": 1-64 characters}``."""
+        if len(line) != 4:
+            return False
+        try:
+            p = line["ply"]
+            m = line["move"]
+            d = line["dice"]
+            pl = line["player"]
+        except KeyError:
+            return False
+        return (
+            type(p) is int
+            and p >= 1
+            and type(m) is str
+            and 0 < len(m) <= 64
+            and type(pl) is str
+            and pl in ids
+            and type(d) is list
+            and len(d) == 3
+            and type(d[0]) is int
+            and type(d[1]) is int
+            and type(d[2]) is int
+            and 1 <= d[0] <= 3
+            and 1 <= d[1] <= 3
+            and 1 <= d[2] <= 3
+        )
+
+    def fast_header(self, players: list[str], setup: dict[str, Any]) -> bool:
+        """A variant, ``first`` a colour, ``colours`` four distinct colours; no start position."""
+        if not set(setup) <= {"variant", "colours", "first"}:
+            return False
+        if setup.get("variant", VARIANT_STANDARD) not in (VARIANT_STANDARD, VARIANT_TWO_PLAYER):
+            return False
+        if "first" in setup and (type(setup["first"]) is not str or setup["first"] not in _COLOUR_SET):
+            return False
+        if "colours" in setup:
+            c = setup["colours"]
+            return type(c) is list and len(c) == 4 and all(type(x) is str and x in _COLOUR_SET for x in c) and len(set(c)) == 4
+        return True
 
 
 GAME = register(SageStones())

@@ -23,6 +23,7 @@ from typing import Any
 
 from stratstone_cad.games.core import (
     Event,
+    GameBase,
     GameOver,
     MoveTextError,
     Placed,
@@ -30,6 +31,7 @@ from stratstone_cad.games.core import (
     RuleViolation,
     SetupError,
     Sown,
+    fast_two_sides_ply,
     register,
     short_repr,
 )
@@ -366,6 +368,13 @@ class StratstoneState:
                 r -= w
         return StratstoneMove(origin, tuple(dirs))
 
+    def greedy_move(self, rng: random.Random) -> StratstoneMove:
+        """A move that wins at once when there is one (drawn with ``rng``), else a random one."""
+        wins = winning_moves(self)
+        if wins:
+            return wins[rng.randrange(len(wins))]
+        return self.random_move(rng)
+
     def parse_move(self, text: str) -> StratstoneMove:
         """Parse move text (``b2 NNE``) for the next ply."""
         return StratstoneMove.parse(text, self.ply + 1)
@@ -609,7 +618,7 @@ def _win_along(
 # --------------------------------------------------------------------------- the game
 
 
-class Stratstone:
+class Stratstone(GameBase):
     """The Stratstone engine (registered as ``"stratstone"``)."""
 
     name = "stratstone"
@@ -636,6 +645,11 @@ class Stratstone:
     def derived(self, before: Any, after: Any, events: Sequence[Event]) -> dict[str, Any]:
         """``in_hand``: stones each player still holds after the ply."""
         return {"in_hand": {"yellow": after.hand[YELLOW], "red": after.hand[RED]}}
+
+    fast_ply = staticmethod(fast_two_sides_ply(PLAYERS))
+
+    def fast_header(self, players: list[str], setup: dict[str, Any]) -> bool:
+        return players == list(PLAYERS) and set(setup) <= {"first"} and setup.get("first", "red") in PLAYERS
 
 
 GAME = register(Stratstone())

@@ -33,6 +33,7 @@ from stratstone_cad.games.core import (
     Captured,
     Event,
     Exited,
+    GameBase,
     GameOver,
     Moved,
     MoveTextError,
@@ -40,6 +41,7 @@ from stratstone_cad.games.core import (
     RuleViolation,
     SetupError,
     TurnLost,
+    fast_two_sides_ply,
     register,
 )
 from stratstone_cad.games.terrain_map import (
@@ -1020,7 +1022,7 @@ def _limit_result(board: bytes, pieces: tuple[tuple[int, ...], tuple[int, ...]],
 # --------------------------------------------------------------------------- the game
 
 
-class TerrainGame:
+class TerrainGame(GameBase):
     """The terrain-game engine (registered as ``"terrain"``)."""
 
     name = "terrain"
@@ -1060,6 +1062,14 @@ class TerrainGame:
     def derived(self, before: Any, after: Any, events: Sequence[Event]) -> dict[str, Any]:
         """``score`` after the ply and ``captured`` (the square emptied by an attack, or ``[]``)."""
         return {"score": after.score(), "captured": sorted(e.square for e in events if isinstance(e, Captured))}
+
+    def play_setup(self, setup: Mapping[str, Any] | None, seed: int) -> Mapping[str, Any] | None:
+        """``play``'s map is the fair map of its seed, unless the setup gives a map or a map seed."""
+        if setup and ("heightmap" in setup or "terrain_seed" in setup):
+            return setup
+        return {**(setup or {}), "terrain_seed": seed}
+
+    fast_ply = staticmethod(fast_two_sides_ply(PLAYERS))
 
     def setup_warnings(self, setup: Mapping[str, Any]) -> list[str]:
         """Warnings about a valid setup: an unfair heightmap (both crossing-cost lists named)."""

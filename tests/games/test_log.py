@@ -15,6 +15,7 @@ from jsonschema import Draft202012Validator
 from stratstone_cad.errors import LogError, OutputError, UserError
 from stratstone_cad.games import log
 from stratstone_cad.games.commands import check_log
+from stratstone_cad.games.core import get_game
 
 LOGS = Path(__file__).resolve().parents[1] / "data" / "logs"
 
@@ -342,7 +343,7 @@ def _almost(valid: dict) -> st.SearchStrategy:
 )
 def test_fast_ply_check_never_accepts_what_the_schema_rejects(case):
     game, obj = case
-    if log._FAST_PLY[game](obj, frozenset({"yellow", "red", "blue", "p1"})):
+    if get_game(game).fast_ply(obj, frozenset({"yellow", "red", "blue", "p1"})):
         assert log.validate_line(obj, "ply", game) is None
 
 
@@ -459,3 +460,48 @@ def test_fuzz_seeded_junk_lines(tmp_path):
 
 def test_errors_are_user_errors():
     assert issubclass(LogError, UserError)
+
+
+@pytest.mark.parametrize(("game", "setup", "header_fast"), [("stratstone", None, True), ("sage-stones", None, True),
+                                                            ("sage-stones", {"variant": "two-player"}, True),
+                                                            ("terrain", None, False)])
+def test_the_fast_checks_are_really_taken_for_every_game(tmp_path, monkeypatch, game, setup, header_fast):
+    """Every ply line of a played game (and the usual headers) passes the game's fast check:
+    the schema is never asked about them. The property tests above only prove the fast
+    checks never accept too much; this proves they run."""
+    from stratstone_cad.games import commands
+
+    path = tmp_path / "g.jsonl"
+    commands.play(game, 6, None, path, setup)
+    asked: list[str] = []
+    real = log.validate_line
+
+    def validate_line(value, kind, game=None):
+        asked.append(kind)
+        return real(value, kind, game)
+
+    monkeypatch.setattr(log, "validate_line", validate_line)
+    report = log.check_log(path)
+    assert report.plies > 5
+    assert "ply" not in asked and "result" not in asked
+    assert asked == ([] if header_fast else ["header"])
+
+
+@pytest.mark.parametrize("die", [0, 1, 2])
+@pytest.mark.parametrize("value", [0, 4])
+def test_each_die_out_of_range_is_refused_by_the_schema_words(tmp_path, die, value):
+    """The fast Sage Stones check must send every die out of 1-3 to the schema (each die
+    checked, not only the first two), which names the die and the bound."""
+    from stratstone_cad.games import commands
+
+    path = tmp_path / "g.jsonl"
+    commands.play("sage-stones", 2, None, path)
+    lines = path.read_text().splitlines()
+    ply = json.loads(lines[3])
+    ply["dice"][die] = value
+    assert not get_game("sage-stones").fast_ply(ply, frozenset({ply["player"]}))
+    lines[3] = json.dumps(ply)
+    path.write_text("\n".join(lines) + "\n")
+    bound = "greater than the maximum of 3" if value else "less than the minimum of 1"
+    with pytest.raises(LogError, match=rf"^line 4, ply 3: dice\[{die}\]: {value} is {bound}$"):
+        log.check_log(path)
