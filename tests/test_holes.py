@@ -11,7 +11,7 @@ import pytest
 from stratstone_cad import build as B
 from stratstone_cad.errors import UserError
 from stratstone_cad.games import commands
-from stratstone_cad.games import log as L
+from stratstone_cad.games.core import get_game
 
 LOGS = Path(__file__).parent / "data" / "logs"
 
@@ -35,7 +35,7 @@ def test_the_fast_sage_check_refuses_each_die_out_of_range(die, value, tmp_path)
     dice = [1, 2, 3]
     dice[die] = value
     ply = {"ply": 1, "player": "yellow", "dice": dice, "move": "5-1"}
-    assert not L._fast_sage(ply, frozenset({"yellow", "red"}))
+    assert not get_game("sage-stones").fast_ply(ply, frozenset({"yellow", "red"}))
     lines = (LOGS / "sage_stones_4.jsonl").read_text().splitlines()[:1] + [json.dumps(ply)]
     log = tmp_path / "g.jsonl"
     log.write_text("\n".join(lines) + "\n")
