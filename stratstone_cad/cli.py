@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .errors import BuildError, UserError
+from .errors import BuildError, UserError, printable
 
 PROG = "stratstone-cad"
 
@@ -223,7 +223,7 @@ def _cmd_play(a: argparse.Namespace) -> int:
     setup = _setup_arg(a)
     text = commands.play(a.game, a.seed, players, a.out, setup, terrain=a.terrain,
                          on_warning=lambda m: print(f"{PROG}: warning: {printable(m)}", file=sys.stderr))
-    sys.stdout.write("".join(printable(line) + "\n" for line in text.splitlines()))  # it names --out
+    sys.stdout.write("".join(printable(line) + "\n" for line in text.split("\n")))  # it names --out
     return 0
 
 
@@ -233,22 +233,22 @@ def _cmd_record(a: argparse.Namespace) -> int:
     record.check_args(a.out, a.resume, a.game)
     if a.seed is not None and not a.roll:
         raise UserError(f"--seed {a.seed} without --roll: the dice are typed in; add --roll to have them rolled")
-    if sys.stdin is not None and hasattr(sys.stdin, "reconfigure"):
-        sys.stdin.reconfigure(errors="replace")  # a stray byte is a mistyped move, not a traceback
-    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    stdin = sys.stdin  # None when standard input is closed: read as an empty one
+    if stdin is not None and hasattr(stdin, "reconfigure"):
+        stdin.reconfigure(errors="replace")  # a stray byte is a mistyped move, not a traceback
+    interactive = stdin is not None and stdin.isatty()  # the prompt shows even when stdout is a pipe
 
     def say(text: str) -> None:
-        print("\n".join(printable(line) for line in text.splitlines()), flush=True)
+        print("\n".join(printable(line) for line in text.split("\n")), flush=True)
 
     log = a.out or a.resume
     try:
         if a.resume is not None:
             for flag, value in (("--setup", a.setup), ("--players", a.players), ("--terrain-seed", a.terrain_seed),
-                                ("--terrain", a.terrain)):
+                                ("--terrain", a.terrain), ("--seed", a.seed)):
                 if value is not None:
                     raise UserError(f"{flag} with --resume: the log's header already says it; leave {flag} out")
-            line = record.resume(a.resume, a.game, roll=a.roll, seed=a.seed, stdin=sys.stdin, say=say,
-                                 interactive=interactive)
+            line = record.resume(a.resume, a.game, roll=a.roll, stdin=stdin, say=say, interactive=interactive)
         else:
             setup = _setup_arg(a) or {}
             if a.terrain_seed is not None and a.terrain is not None:
@@ -260,13 +260,13 @@ def _cmd_record(a: argparse.Namespace) -> int:
 
                 setup["heightmap"] = load_heightmap_file(a.terrain)
             line = record.record(a.game, a.out, setup or None, _players_arg(a, "player ids", "yellow,red,blue"),
-                                 roll=a.roll, seed=a.seed, stdin=sys.stdin, say=say, interactive=interactive,
+                                 roll=a.roll, seed=a.seed, stdin=stdin, say=say, interactive=interactive,
                                  on_warning=lambda m: print(f"{PROG}: warning: {printable(m)}", file=sys.stderr))
     except KeyboardInterrupt:
         if interactive:
             print()  # off the prompt's line
         if log is not None and os.path.isfile(log):
-            say(f"kept {log}: every move entered (record --resume {log} continues it)")
+            say(f"kept {printable(str(log))}: every move entered (record --resume {printable(str(log))} continues it)")
         raise
     say(line)
     return 0
@@ -315,19 +315,6 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     finally:
         signal.signal(signal.SIGTERM, previous)
-
-
-def printable(text: str) -> str:
-    """``text`` on one line with every control character escaped (``\\x1b``, ``\\n``,
-    ``\\u2028``): a message may quote a log or a file, and a crafted one must not move the
-    cursor, clear or recolour the user's terminal."""
-    out = []
-    for ch in text:
-        if ch.isprintable() or ch == " ":
-            out.append(ch)
-        else:
-            out.append(ch.encode("unicode_escape").decode("ascii"))
-    return "".join(out)
 
 
 MESSAGE_CHARS = 1000

@@ -40,3 +40,16 @@ class IllegalMoveError(GameError):
 
 class LogError(UserError, ValueError):
     """An engine log that is malformed or disagrees with the rules."""
+
+
+def printable(text: str) -> str:
+    """``text`` on one line with every control character escaped (``\\x1b``, ``\\n``,
+    ``\\u2028``): a message may quote a log or a file, and a crafted one must not move the
+    cursor, clear or recolour the user's terminal."""
+    out = []
+    for ch in text:
+        if ch.isprintable() or ch == " ":
+            out.append(ch)
+        else:
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+    return "".join(out)

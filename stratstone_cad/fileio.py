@@ -191,12 +191,17 @@ def write_target(path: Path, follow_symlinks: bool) -> Path:
 
 
 def atomic_write(path: Path, data: bytes, follow_symlinks: bool = False) -> None:
-    """Write ``data`` to ``path`` atomically (temp file in the same folder + rename).
+    """Write ``data`` to ``path`` atomically (temp file in the same folder + rename), with
+    the permissions of the file it replaces (0644 for a new one).
 
     Never replaces what is not a regular file (see :func:`write_target`); with
     ``follow_symlinks`` a link at ``path`` is written through, else refused.
     """
     path = write_target(Path(path), follow_symlinks)
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)  # a file replaced keeps its permissions (a 0600 log stays private)
+    except OSError:
+        mode = 0o644
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as e:
@@ -206,7 +211,7 @@ def atomic_write(path: Path, data: bytes, follow_symlinks: bool = False) -> None
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException as e:
         try:

@@ -19,14 +19,25 @@ from __future__ import annotations
 import os
 import random
 import re
+import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from stratstone_cad.errors import GameError, UserError
+from stratstone_cad.errors import GameError, LogError, UserError, printable
+from stratstone_cad.fileio import describe_os_error, kind_of
 from stratstone_cad.games import log as _log
-from stratstone_cad.games.core import DRAW_AGREED, RESIGNATION, Game, Result, State, get_game, short_repr
+from stratstone_cad.games.core import (
+    DRAW_AGREED,
+    RESIGNATION,
+    Game,
+    Result,
+    SetupError,
+    State,
+    get_game,
+    short_repr,
+)
 
 __all__ = ["MAX_INPUT", "RecordError", "record", "resume"]
 
@@ -55,6 +66,8 @@ class RecordError(GameError):
 Reader = Callable[[str], "str | None"]
 """Shows a prompt and returns the answer (without its newline), or ``None`` at the end of input."""
 
+_COMMANDS = frozenset({"help", "?", "show", "moves", "undo", "quit", "resign", "draw"})
+
 
 @dataclass
 class _Session:
@@ -64,7 +77,9 @@ class _Session:
     states: list[State]
     """``states[i]``: the position after ``i`` plies (``states[0]`` is the start)."""
     say: Callable[[str], None]
-    rng: random.Random | None = None
+    seed: int | None = None
+    """With --roll: the dice of ply ``n`` are drawn from ``Random(f"{seed}/{n}")``, so an
+    undone ply gets its own dice again and a resumed session rolls as an unbroken one."""
     dice: tuple[int, ...] | None = None
     """Dice entered for the ply being entered (not in the log until its move is)."""
     rolled: State | None = field(default=None, repr=False)
@@ -78,6 +93,13 @@ class _Session:
     def players(self) -> list[str]:
         return list(self.records[0]["players"])
 
+    @property
+    def name(self) -> str:
+        return printable(str(self.out))
+
+    def _chance_due(self) -> bool:
+        return self.game.chance_field is not None and self.state.is_chance()
+
     # -- the loop ------------------------------------------------------------------------
 
     def run(self, read: Reader) -> str:
@@ -86,9 +108,11 @@ class _Session:
         while True:
             state = self.state
             player = state.to_move()
-            if self.game.chance_field is not None and state.is_chance():
-                if self.rng is not None:
-                    self.enter_dice(state.roll(self.rng), None)
+            if self._chance_due():
+                if self.seed is not None:
+                    done = self.enter_dice(state.roll(random.Random(f"{self.seed}/{state.ply + 1}")), None)
+                    if done is not None:
+                        return done
                     continue
                 line = read(f"{player} rolls (three dice, e.g. 2 3 3)> ")
             else:
@@ -102,60 +126,56 @@ class _Session:
     def answer(self, line: str) -> str | None:
         """Act on one answer; returns the closing line when the session ends."""
         word, _, rest = line.partition(" ")
-        rest = rest.strip()
+        word, rest = word.lower(), rest.strip()
         if not line:
             return None
-        if word in ("help", "?") and not rest:
+        if word in _COMMANDS and rest and word not in ("moves", "resign"):
+            self.say(f"{word} takes no argument, got {short_repr(rest)} (help lists the commands)")
+        elif word in ("help", "?"):
             self.say(HELP)
-        elif word == "show" and not rest:
+        elif word == "show":
             self.show()
         elif word == "moves":
             self.list_moves(rest)
-        elif word == "undo" and not rest:
+        elif word == "undo":
             self.undo()
-        elif word == "quit" and not rest:
+        elif word == "quit":
             return self.kept("quit")
         elif word == "resign":
             return self.resign(rest)
-        elif word == "draw" and not rest:
+        elif word == "draw":
             return self.finish(Result(None, DRAW_AGREED))
-        elif self.game.chance_field is not None and self.state.is_chance():
+        elif self._chance_due():
             m = _DICE_RE.fullmatch(line)
             if m is None:
-                self.say(f"{short_repr(line)}: expected three dice of 1-3, such as 2 3 3 (or help)")
+                self.say(f"refused: {short_repr(line)}: expected three dice of 1-3, such as 2 3 3 (or help)")
                 return None
-            self.enter_dice(tuple(int(d) for d in m.group(1, 2, 3)), m.group(4))
+            return self.enter_dice(tuple(int(d) for d in m.group(1, 2, 3)), m.group(4))
         else:
             return self.play(line)
         return None
 
     # -- plies ---------------------------------------------------------------------------
 
-    def enter_dice(self, dice: tuple[int, ...], move: str | None) -> None:
+    def enter_dice(self, dice: tuple[int, ...], move: str | None) -> str | None:
         state = self.states[-1]
         try:
             rolled, _ = state.apply_chance(dice)
         except GameError as e:
-            self.say(str(e))
-            return
+            self.say(f"refused: {e}")
+            return None
         self.dice, self.rolled = dice, rolled
         moves = list(rolled.legal_moves())
-        if len(moves) == 1 and self._forced(rolled, moves[0]):
-            return  # the roll's only move (a lost turn, a reset) is recorded at once
-        self.say(f"dice {'-'.join(map(str, dice))}: {rolled.describe_roll()}")  # type: ignore[attr-defined]
-        if move is not None:
-            self.play(move)
-
-    def _forced(self, rolled: State, move: Any) -> bool:
-        """Record a move the dice force and say why; False when the move is a choice."""
-        after, events = rolled.apply(move)
-        forced = [e for e in events if e.kind in ("turn lost", "board reset")]
-        if not forced:
-            return False
-        what = "the turn is lost" if forced[0].kind == "turn lost" else "the board is reset"
-        self.say(f"dice {'-'.join(map(str, self.dice or ()))}: {what} ({forced[0].reason}), recorded as {move}")
-        self.accept(move, after)
-        return True
+        if len(moves) == 1:
+            after, events = rolled.apply(moves[0])
+            forced = [e for e in events if e.kind in ("turn lost", "board reset")]
+            if forced:  # the roll's only move (a lost turn, a reset) is recorded at once
+                what = "the turn is lost" if forced[0].kind == "turn lost" else "the board is reset"
+                ignored = f"; {short_repr(move)} ignored" if move is not None and move != str(moves[0]) else ""
+                self.say(f"dice {_dice(dice)}: {what} ({forced[0].reason}), recorded as {moves[0]}{ignored}")
+                return self.accept(moves[0], after)
+        self.say(f"dice {_dice(dice)}: {rolled.describe_roll()}")  # type: ignore[attr-defined]
+        return self.play(move) if move is not None else None
 
     def play(self, text: str) -> str | None:
         state = self.state
@@ -163,7 +183,7 @@ class _Session:
             move = state.parse_move(text)
             after, _ = state.apply(move)
         except GameError as e:
-            self.say(str(e))
+            self.say(f"refused: {e}")
             return None
         self.say(f"ply {after.ply}: {state.to_move()} {move}")
         return self.accept(move, after)
@@ -182,18 +202,31 @@ class _Session:
         return None
 
     def undo(self) -> None:
-        if self.dice is not None:
-            self.say(f"took back the dice {'-'.join(map(str, self.dice))}")
+        if self.dice is not None and self.seed is None:
+            self.say(f"took back the dice {_dice(self.dice)}")
             self.dice = self.rolled = None
             return
         if len(self.states) == 1:
             self.say("nothing to undo: no ply is recorded yet")
             return
-        last = self.records.pop()
-        self.states.pop()
+        # With --roll the pending dice are the program's: undo takes back the last ply the
+        # player chose, and the lost turns and resets the dice forced after it.
+        while len(self.states) > 1:
+            last = self.records.pop()
+            before = self.states[-2]
+            self.states.pop()
+            self.dice = self.rolled = None
+            self.say(f"took back ply {last['ply']}: {last['player']} {last['move']}")
+            if self.seed is None or not self._forced(before, last):
+                break
         _log.write_log(self.out, self.records)
-        self.say(f"took back ply {last['ply']}: {last['player']} {last['move']}")
         self.show()
+
+    def _forced(self, before: State, record: Mapping[str, Any]) -> bool:
+        """Whether the ply ``record`` played from ``before`` had one legal move only."""
+        field_ = self.game.chance_field
+        state = before.apply_chance(record[field_])[0] if field_ and field_ in record else before
+        return len(list(state.legal_moves())) == 1
 
     # -- the end -------------------------------------------------------------------------
 
@@ -201,11 +234,11 @@ class _Session:
         players = self.players
         loser = who or self.state.to_move()
         if len(players) != 2:
-            self.say(f"resign: with {len(players)} players a resignation names no winner; "
+            self.say(f"refused: resign: with {len(players)} players a resignation names no winner; "
                      "use draw, or quit to stop here")
             return None
         if loser not in players:
-            self.say(f"resign {short_repr(who)}: expected one of {', '.join(players)}")
+            self.say(f"refused: resign {short_repr(who)}: expected one of {', '.join(players)}")
             return None
         return self.finish(Result(players[1 - players.index(loser)], RESIGNATION))
 
@@ -214,44 +247,59 @@ class _Session:
         self.records.append(_log.result_record(result))
         _log.write_log(self.out, self.records)
         self.show()
-        return f"wrote {self.out}: {self.game.name}, {len(self.states) - 1} plies, {result.describe()}"
+        plies = len(self.states) - 1
+        return f"wrote {self.name}: {self.game.name}, {plies} {_plies(plies)}, {result.describe()}"
 
     def kept(self, why: str) -> str:
-        _log.write_log(self.out, self.records)
-        return (f"kept {self.out}: {self.game.name}, unfinished after {len(self.states) - 1} plies ({why}; "
-                f"record --resume {self.out} continues it)")
+        plies = len(self.states) - 1  # every ply is on disk already: nothing to write
+        return (f"kept {self.name}: {self.game.name}, unfinished after {plies} {_plies(plies)} ({why}; "
+                f"record --resume {self.name} continues it)")
 
     # -- showing -------------------------------------------------------------------------
 
     def show(self) -> None:
         state = self.states[-1]
         head = f"after ply {state.ply}" if state.ply else "start"
-        turn = "" if state.is_terminal() else f", {state.to_move()} to {'roll' if state.is_chance() else 'move'}"
+        if self.records[-1].get("result"):
+            turn = ", game over"
+        elif not state.is_terminal():
+            turn = f", {state.to_move()} to {'roll' if state.is_chance() else 'move'}"
+        else:
+            turn = ""
         self.say(f"{head}{turn}\n{state.board_text()}")  # type: ignore[attr-defined]
 
     def list_moves(self, square: str) -> None:
         state = self.state
-        if self.game.chance_field is not None and state.is_chance():
+        if self._chance_due():
             self.say("roll first: enter the three dice, such as 2 3 3")
             return
+        shown = printable(square)
         reach = getattr(state, "reach", None)  # the terrain game: each move with its cost
         if square and reach is not None:
             costs = reach(square)
-            self.say(f"{square}: " + (", ".join(f"{m} ({c})" for m, c in costs) or "no move of the side to move"))
+            self.say(f"{shown}: " + (", ".join(f"{m} ({c})" for m, c in costs) or "no move of the side to move there"))
             return
         texts = [str(m) for m in state.legal_moves()]
         if square:
             texts = [t for t in texts if t == square or (t.startswith(square) and not t[len(square)].isalnum())]
         if not texts:
-            self.say(f"{square}: no legal move from there" if square else "no legal move")
+            self.say(f"{shown}: no legal move from there" if square else "no legal move")
             return
         more = f" ... ({len(texts)} in all; moves SQUARE lists one square's)" if len(texts) > SHOW_MOVES else ""
         self.say(", ".join(texts[:SHOW_MOVES]) + more)
 
 
-def _reader(stdin: TextIO, say: Callable[[str], None], interactive: bool) -> Reader:
-    """Prompts on a terminal (with line editing); on a pipe, one capped line per answer,
-    echoed after its prompt."""
+def _dice(dice: tuple[int, ...]) -> str:
+    return "-".join(map(str, dice))
+
+
+def _plies(n: int) -> str:
+    return "ply" if n == 1 else "plies"
+
+
+def _reader(stdin: TextIO | None, say: Callable[[str], None], interactive: bool) -> Reader:
+    """Prompts on a terminal (with line editing); otherwise one capped line per answer,
+    echoed after its prompt. No standard input at all is an empty one."""
     if interactive:
         try:
             import readline  # noqa: F401  (line editing and history for input())
@@ -267,29 +315,41 @@ def _reader(stdin: TextIO, say: Callable[[str], None], interactive: bool) -> Rea
         return ask
 
     def read(prompt: str) -> str | None:
-        line = stdin.readline(MAX_INPUT + 1)
+        line = stdin.readline(MAX_INPUT + 1) if stdin is not None else ""
         if not line:
             return None
         if len(line) > MAX_INPUT and not line.endswith("\n"):
-            while (more := stdin.readline(65536)) and not more.endswith("\n"):
+            while (more := stdin.readline(65536)) and not more.endswith("\n"):  # type: ignore[union-attr]
                 pass
             say(f"{prompt}... (a line over {MAX_INPUT} characters, ignored)")
             return ""
         line = line.rstrip("\r\n")
-        say(prompt + line)
+        say(prompt + printable(line))
         return line
 
     return read
 
 
 def _new_out(out: Path) -> None:
-    if os.path.lexists(out):
-        raise RecordError(f"output file {out}: already exists, expected a new file "
-                          f"(record --resume {out} continues a recorded game)")
+    try:
+        st = os.lstat(out)
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        raise RecordError(f"output file {out}: cannot be used ({describe_os_error(e)}), expected a new file") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise RecordError(f"output file {out}: is {kind_of(st.st_mode)}, expected a new file")
+    raise RecordError(f"output file {out}: already exists, expected a new file "
+                      f"(record --resume {out} continues a recorded game)")
+
+
+def _check_roll(engine: Game, roll: bool) -> None:
+    if roll and engine.chance_field is None:
+        raise RecordError(f"--roll: {engine.name} has no dice, expected --roll only for a game with dice")
 
 
 def record(game_name: str, out: Path, setup: Mapping[str, Any] | None, players: list[str] | None,
-           *, roll: bool, seed: int | None, stdin: TextIO, say: Callable[[str], None], interactive: bool,
+           *, roll: bool, seed: int | None, stdin: TextIO | None, say: Callable[[str], None], interactive: bool,
            on_warning: Callable[[str], None]) -> str:
     """Record a new game into ``out`` (which must not exist); returns the closing line.
 
@@ -300,53 +360,74 @@ def record(game_name: str, out: Path, setup: Mapping[str, Any] | None, players: 
     """
     engine = get_game(game_name)
     _new_out(out)
+    _check_roll(engine, roll)
     if engine.name == "terrain" and not (setup and ("terrain_seed" in setup or "heightmap" in setup)):
         raise RecordError("record terrain: expected --terrain-seed N or --terrain FILE, the map of the board "
                           "played on (build --terrain-seed N prints board N)")
     if roll and seed is None:
         seed = random.SystemRandom().randrange(2**32)
-    rng = random.Random(seed)
     n = len(players) if players else engine.default_players(setup)
-    ids, full_setup = engine.new_setup(n, setup, rng)
-    if players:
-        ids = list(players)
-    initial = engine.initial_state(ids, full_setup)
+    ids, full_setup = engine.new_setup(n, setup, random.Random(seed))
+    try:
+        initial = engine.initial_state(players or ids, full_setup)
+    except SetupError as e:
+        raise RecordError(f"--players {','.join(players or ids)[:60]}: {e}") from None
     for text in engine.setup_warnings(full_setup):
         on_warning(text)
-    header = _log.header_record(engine, ids, seed if roll else None, full_setup)
-    session = _Session(engine, out, [header], [initial], say, rng if roll else None)
+    header = _log.header_record(engine, players or ids, seed if roll else None, full_setup)
+    session = _Session(engine, out, [header], [initial], say, seed if roll else None)
     _log.write_log(out, session.records)
-    say(f"recording {engine.name} ({', '.join(ids)}) into {out}; help lists the commands")
+    say(f"recording {engine.name} ({', '.join(players or ids)}) into {session.name}; help lists the commands")
     return session.run(_reader(stdin, say, interactive))
 
 
-def resume(path: Path, game_name: str | None, *, roll: bool, seed: int | None, stdin: TextIO,
-           say: Callable[[str], None], interactive: bool) -> str:
+def resume(path: Path, game_name: str | None, *, roll: bool, stdin: TextIO | None, say: Callable[[str], None],
+           interactive: bool) -> str:
     """Continue the unfinished log ``path``: checked through the engine first, its lines
     kept as they are; returns the closing line."""
-    with _log.replay(path) as r:
-        states: list[State] = [r.initial]
-        states.extend(step.after for step in r)
-        logged = r.logged_result
-        game = r.game
+    where = f"--resume {path}"
+    try:
+        with _log.replay(path) as r:
+            states: list[State] = [r.initial]
+            states.extend(step.after for step in r)
+            logged = r.logged_result
+            game = r.game
+    except LogError as e:
+        text = str(e)
+        raise LogError(text if text.startswith(str(path)) or str(path) in text else f"{where}: {text}") from None
     if game_name is not None and get_game(game_name).name != game.name:
-        raise RecordError(f"--resume {path}: a {game.name} log, not {game_name}")
+        raise RecordError(f"{where}: a {game.name} log, not {game_name}")
     result = logged or states[-1].result()
     if result is not None:
-        raise RecordError(f"--resume {path}: the game is over ({result.describe()}), nothing to continue")
-    from stratstone_cad.games.log import _read_lines
-
-    records = [obj for _, obj in _read_lines(Path(path))]
-    rng = None
-    if roll:
-        header_seed = records[0].get("seed")
-        rng = random.Random(header_seed if seed is None else seed)
-        for st in states[:-1]:  # the dice already rolled: the stream goes on where it was
-            if st.is_chance():
-                st.roll(rng)
-    say(f"resuming {game.name} ({', '.join(records[0]['players'])}) from {path} after ply {states[-1].ply}")
-    session = _Session(game, Path(path), records, states, say, rng)
+        raise RecordError(f"{where}: the game is over ({result.describe()}), nothing to continue")
+    if not os.access(path, os.W_OK) or not os.access(os.path.dirname(os.path.abspath(path)), os.W_OK):
+        raise RecordError(f"{where}: the log or its folder is not writable, expected a log this session can extend")
+    _check_roll(game, roll)
+    records = [obj for _, obj in _log._read_lines(Path(path))]
+    seed = records[0].get("seed")
+    if roll and seed is None:
+        raise RecordError(f"{where}: its dice were typed in (the header has no seed); resume without --roll")
+    _sweep_temporary(Path(path))
+    session = _Session(game, Path(path), records, states, say, seed if roll else None)
+    say(f"resuming {game.name} ({', '.join(records[0]['players'])}) from {session.name} after ply {states[-1].ply}")
+    if seed is not None and not roll and game.chance_field is not None:
+        say(f"(the program rolled this game's dice with seed {seed}; --roll goes on rolling them)")
     return session.run(_reader(stdin, say, interactive))
+
+
+def _sweep_temporary(path: Path) -> None:
+    """Remove the temporary files a killed write of this log left (``.NAME.XXXXXXXX.tmp``)."""
+    pattern = re.compile(re.escape(f".{path.name}.") + r"[a-z0-9_]{8}\.tmp")
+    try:
+        names = [p for p in path.parent.iterdir() if pattern.fullmatch(p.name)]
+    except OSError:
+        return
+    for p in names:
+        try:
+            if p.is_file() and not p.is_symlink():
+                p.unlink()
+        except OSError:
+            pass
 
 
 def check_args(out: Path | None, resume_from: Path | None, game: str | None) -> None:

@@ -93,9 +93,9 @@ def test_an_illegal_or_mistyped_move_is_refused_with_its_reason_then_a_legal_one
     r = cli("stratstone", "--out", str(out), stdin="a1 NNS\nb2 NN\nz9 N\na1 NNE\nquit\n")
     assert r.returncode == 0, r.stderr
     said = r.stdout.splitlines()
-    assert "ply 1: a1 NNS steps straight back" in said
-    assert "ply 1: b2 NN is not a stack (b2 is empty)" in said or any(s.startswith("ply 1: b2 NN ") for s in said)
-    assert any(s.startswith("ply 1: 'z9 N' does not parse") for s in said)
+    assert "refused: ply 1: a1 NNS steps straight back" in said
+    assert any(s.startswith("refused: ply 1: b2 NN ") for s in said)
+    assert any(s.startswith("refused: ply 1: 'z9 N' does not parse") for s in said)
     assert "ply 1: yellow a1 NNE" in said
     assert [x.get("move") for x in lines(out)[1:]] == ["a1 NNE"]
 
@@ -107,9 +107,9 @@ def test_sage_stones_dice_say_the_column_and_record_a_lost_turn_by_themselves(tm
     assert r.returncode == 0, r.stderr
     said = r.stdout.splitlines()
     assert "dice 2-3-3: place in column 8" in said
-    assert "ply 1: 7-4 is not in column 8 (dice 2-3-3)" in said
+    assert "refused: ply 1: 7-4 is not in column 8 (dice 2-3-3)" in said
     assert "dice 1-2-3: the turn is lost (rolled 1-2-3), recorded as -" in said
-    assert "ply 4: dice [4, 1, 1] are not three dice of 1-3" in said
+    assert "refused: ply 4: dice [4, 1, 1] are not three dice of 1-3" in said
     assert [(x["player"], x["dice"], x["move"]) for x in lines(out)[1:]] == [
         ("red", [2, 3, 3], "8-4"), ("green", [1, 2, 3], "-"), ("red", [3, 3, 3], "9-1")]
 
@@ -127,7 +127,7 @@ def test_undo_takes_back_the_dice_then_the_plies(tmp_path):
 def test_resign_and_draw_end_with_a_result_line_check_log_accepts(tmp_path):
     out = tmp_path / "resign.jsonl"
     r = cli("stratstone", "--out", str(out), stdin="a1 NNE\nresign\n")
-    assert r.returncode == 0 and r.stdout.splitlines()[-1] == f"wrote {out}: stratstone, 1 plies, winner yellow (resignation)"
+    assert r.returncode == 0 and r.stdout.splitlines()[-1] == f"wrote {out}: stratstone, 1 ply, winner yellow (resignation)"
     assert lines(out)[-1] == {"result": {"winner": "yellow", "reason": "resignation"}}
     assert check_log(out).summary() == "ok: stratstone, 1 plies, winner yellow (resignation)"
     out = tmp_path / "named.jsonl"
@@ -135,7 +135,7 @@ def test_resign_and_draw_end_with_a_result_line_check_log_accepts(tmp_path):
     assert lines(out)[-1] == {"result": {"winner": "blue", "reason": "resignation"}}
     out = tmp_path / "draw.jsonl"
     r = cli("sage-stones", "--out", str(out), stdin="resign\n2 3 3\ndraw\n")
-    assert "resign: with 4 players a resignation names no winner; use draw, or quit to stop here" in r.stdout
+    assert "refused: resign: with 4 players a resignation names no winner; use draw, or quit to stop here" in r.stdout
     assert lines(out)[-1] == {"result": {"winner": None, "reason": "draw agreed"}}
     assert check_log(out).summary() == "ok: sage-stones, 0 plies, draw (draw agreed)"
 
@@ -305,3 +305,85 @@ def test_roll_records_the_seed_and_a_resumed_session_rolls_on_from_where_it_was(
     session(part, 7, resume=True)
     assert lines(whole)[0]["seed"] == 11 and check_log(whole).plies >= 12
     assert part.read_bytes() == whole.read_bytes()
+
+
+def test_dice_and_the_winning_move_on_one_line_end_the_game(tmp_path):
+    game_log = played("sage-stones", 1)
+    script = "".join(f"{' '.join(map(str, r['dice']))}{'' if r['move'] == '-' else ' ' + r['move']}\n"
+                     for r in game_log[1:-1]) + "draw\nundo\n"
+    out = tmp_path / "g.jsonl"
+    r = cli("sage-stones", "--out", str(out), stdin=script)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[-1].startswith(f"wrote {out}: sage-stones, {game_log[-2]['ply']} plies, winner")
+    assert lines(out)[1:] == game_log[1:] and check_log(out).result is not None
+
+
+def test_undo_with_roll_takes_back_the_chosen_ply_and_the_same_dice_come_back(tmp_path):
+    import random
+
+    from stratstone_cad.games.sage_stones import SageStonesState
+
+    start = SageStonesState.start(["red", "blue"])
+    dice = start.roll(random.Random("8/1"))  # the dice of ply 1 with --seed 8
+    first = str(next(start.apply_chance(dice)[0].legal_moves()))
+    assert first != "-"
+    out = tmp_path / "g.jsonl"
+    r = cli("sage-stones", "--roll", "--seed", "8", "--players", "red,blue", "--out", str(out),
+            stdin=f"{first}\nundo\nundo\nquit\n")
+    said = r.stdout.splitlines()
+    rolled = [x for x in said if x.startswith("dice ")]
+    assert rolled[0] == rolled[2] and rolled[0].startswith(f"dice {'-'.join(map(str, dice))}: place in column")
+    assert f"took back ply 1: red {first}" in said and "nothing to undo: no ply is recorded yet" in said
+    assert len(lines(out)) == 1 and lines(out)[0]["seed"] == 8
+
+
+def test_resume_keeps_the_logs_permissions_and_refuses_one_it_cannot_extend(tmp_path):
+    out = tmp_path / "g.jsonl"
+    cli("stratstone", "--out", str(out), stdin="a1 NNE\nquit\n")
+    out.chmod(0o600)
+    r = cli("--resume", str(out), stdin="d1 NNW\nquit\n")
+    assert r.returncode == 0 and (out.stat().st_mode & 0o777) == 0o600 and len(lines(out)) == 3
+    out.chmod(0o444)
+    before = out.read_bytes()
+    if os.access(out, os.W_OK):
+        pytest.skip("root may write a read-only file")
+    r = cli("--resume", str(out), stdin="quit\n")
+    assert r.returncode == 2 and "not writable" in r.stderr and out.read_bytes() == before
+
+
+def test_typed_line_breaks_and_controls_cannot_forge_output_lines(tmp_path):
+    out = tmp_path / "nl\x0bkept.jsonl"
+    r = cli("stratstone", "--out", str(out), stdin="zz\x0bwrote fake.jsonl: stratstone\u2028x\nmoves a1\x0bb\nquit\n")
+    assert r.returncode == 0, r.stderr
+    said = r.stdout.splitlines()
+    assert not [s for s in said if s.startswith(("wrote fake", "x", "b", "kept.jsonl"))], said
+    assert "yellow to move> zz\\x0bwrote fake.jsonl: stratstone\\u2028x" in said
+
+
+def test_closed_standard_input_is_the_end_of_input(tmp_path):
+    out = tmp_path / "g.jsonl"
+    r = subprocess.run([sys.executable, "-m", "stratstone_cad", "record", "stratstone", "--out", str(out)],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, close_fds=True)
+    assert r.returncode == 0 and "(end of input;" in r.stdout, r.stderr
+    r = subprocess.run(f"{sys.executable} -m stratstone_cad record --resume {out} <&-", shell=True,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "Traceback" not in r.stderr and "(end of input;" in r.stdout, r.stderr
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--resume", "{tmp}/old.jsonl", "--roll", "--seed", "4"], "--seed with --resume: the log's header already says it"),
+    (["--resume", "{tmp}/old.jsonl", "--roll"], "--roll: stratstone has no dice"),
+    (["stratstone", "--roll", "--out", "{tmp}/x.jsonl"], "--roll: stratstone has no dice"),
+    (["--resume", "{tmp}/empty.jsonl"], "--resume {tmp}/empty.jsonl: line 1: empty log, expected the header"),
+    (["stratstone", "--out", "{tmp}/fifo"], "output file {tmp}/fifo: is a FIFO, expected a new file"),
+    (["--resume", "{tmp}/typed.jsonl", "--roll"], "its dice were typed in (the header has no seed); resume without --roll"),
+])
+def test_flags_that_mean_nothing_or_contradict_the_log_are_refused(tmp_path, args, message):
+    commands.play("stratstone", 1, None, tmp_path / "old.jsonl")
+    (tmp_path / "old.jsonl").write_text("\n".join((tmp_path / "old.jsonl").read_text().splitlines()[:3]) + "\n")
+    (tmp_path / "empty.jsonl").write_text("")
+    os.mkfifo(tmp_path / "fifo")
+    cli("sage-stones", "--out", str(tmp_path / "typed.jsonl"), stdin="2 3 3\n8-4\nquit\n")
+    r = cli(*[a.format(tmp=tmp_path) for a in args])
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert message.format(tmp=tmp_path) in r.stderr, r.stderr
