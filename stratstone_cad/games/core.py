@@ -42,6 +42,7 @@ __all__ = [
     "Move",
     "MoveTextError",
     "Moved",
+    "NoChance",
     "Placed",
     "Result",
     "RuleViolation",
@@ -363,6 +364,28 @@ class Game(Protocol):
         """True when the header's ``players`` (checked ids) and ``setup`` (an object) are
         the usual ones ``play`` writes: strictly narrower than the schema, as for plies."""
         ...
+
+
+class NoChance:
+    """The chance step of a game without dice: never due; rolling or applying dice is a
+    :class:`RuleViolation` naming the game (``GAME_TITLE``, e.g. ``"Stratstone"``)."""
+
+    __slots__ = ()
+    GAME_TITLE: ClassVar[str] = "this game"
+    ply: int
+
+    def is_chance(self) -> bool:
+        """No dice in this game: always False."""
+        return False
+
+    def roll(self, rng: random.Random) -> tuple[int, ...]:
+        """No dice in this game; raises :class:`RuleViolation`."""
+        raise RuleViolation("roll", self.ply + 1, f"is not part of {self.GAME_TITLE} (no dice)")
+
+    def apply_chance(self, outcome: Sequence[int]) -> tuple[Any, list[Event]]:
+        """No dice in this game; raises :class:`RuleViolation`."""
+        raise RuleViolation(f"dice {short_repr(list(outcome) if isinstance(outcome, list | tuple) else outcome, 55)}",
+                            self.ply + 1, f"are not part of {self.GAME_TITLE}")
 
 
 class GameBase:

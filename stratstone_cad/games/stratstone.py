@@ -26,6 +26,7 @@ from stratstone_cad.games.core import (
     GameBase,
     GameOver,
     MoveTextError,
+    NoChance,
     Placed,
     Result,
     RuleViolation,
@@ -180,13 +181,14 @@ def _line_owners(stacks: Sequence[tuple[int, ...]]) -> set[int]:
     return owners
 
 
-class StratstoneState:
+class StratstoneState(NoChance):
     """A Stratstone position (immutable).
 
     ``stacks[i]`` is the stack on square ``i``, bottom stone first, as colour codes
     (0 tan, 1 yellow, 2 red); ``hand[c]`` the stones colour ``c`` still has to place.
     """
 
+    GAME_TITLE = "Stratstone"
     __slots__ = ("_result", "first", "hand", "ply", "stacks", "turn")
 
     stacks: tuple[tuple[int, ...], ...]
@@ -285,18 +287,6 @@ class StratstoneState:
     def to_move(self) -> str | None:
         """``"yellow"`` or ``"red"``; ``None`` once the game is over."""
         return None if self._result is not None else COLOURS[self.turn]
-
-    def is_chance(self) -> bool:
-        """Stratstone has no chance: always False."""
-        return False
-
-    def roll(self, rng: random.Random) -> tuple[int, ...]:
-        """Stratstone has no chance step; raises :class:`RuleViolation`."""
-        raise RuleViolation("roll", self.ply + 1, "is not part of Stratstone (no dice)")
-
-    def apply_chance(self, outcome: Sequence[int]) -> tuple[StratstoneState, list[Event]]:
-        """Stratstone has no chance step; raises :class:`RuleViolation`."""
-        raise RuleViolation(f"dice {list(outcome)!r}", self.ply + 1, "are not part of Stratstone")
 
     def is_terminal(self) -> bool:
         """True after a line of four or once all 16 stones are placed."""

@@ -37,6 +37,7 @@ from stratstone_cad.games.core import (
     GameOver,
     Moved,
     MoveTextError,
+    NoChance,
     Result,
     RuleViolation,
     SetupError,
@@ -145,6 +146,9 @@ DIAGONALS = tuple(_diagonals(p) for p in range(N_SQ))
 """``DIAGONALS[p]``: the Runner's diagonal steps from ``p`` (NE, SE, SW, NW)."""
 JUMPS = tuple(_jumps(p) for p in range(N_SQ))
 """``JUMPS[p]``: the Runner's straight jumps from ``p`` as ``(square jumped over, landing square)``."""
+RUNNER_STEPS = tuple(tuple((-1, d) for d in DIAGONALS[p]) + JUMPS[p] for p in range(N_SQ))
+"""``RUNNER_STEPS[p]``: the Runner's height-blind steps from ``p`` as ``(square jumped over
+or -1, landing square)``: the diagonal steps, then the jumps."""
 
 REASON_GUARDIAN = "guardian exited first"
 REASON_SECOND_EXIT = "second exit"
@@ -393,7 +397,7 @@ def _strength_text(board: bytes, s: int, t: int, sign: int, cost: int) -> str:
 # --------------------------------------------------------------------------- state
 
 
-class TerrainState:
+class TerrainState(NoChance):
     """A terrain-game position (immutable).
 
     ``board`` is 100 bytes, one per square (index file + 10 * (rank - 1)): 0 empty, else
@@ -404,6 +408,7 @@ class TerrainState:
     ``history`` holds the positions since the last capture or exit (for repetition).
     """
 
+    GAME_TITLE = "the terrain game"
     __slots__ = ("_result", "board", "exits", "history", "moves_played", "pieces", "ply", "scores", "terrain", "turn")
 
     terrain: Terrain
@@ -552,18 +557,6 @@ class TerrainState:
         """``"red"`` or ``"blue"``; ``None`` once the game is over."""
         return None if self._result is not None else PLAYERS[self.turn]
 
-    def is_chance(self) -> bool:
-        """The terrain game has no chance: always False."""
-        return False
-
-    def roll(self, rng: random.Random) -> tuple[int, ...]:
-        """No dice in the terrain game; raises :class:`RuleViolation`."""
-        raise RuleViolation("roll", self.ply + 1, "is not part of the terrain game (no dice)")
-
-    def apply_chance(self, outcome: Sequence[int]) -> tuple[TerrainState, list[Event]]:
-        """No dice in the terrain game; raises :class:`RuleViolation`."""
-        raise RuleViolation(f"dice {list(outcome)!r}"[:60], self.ply + 1, "are not part of the terrain game")
-
     def is_terminal(self) -> bool:
         """True once the game is over."""
         return self._result is not None
@@ -612,22 +605,15 @@ class TerrainState:
             dests = [q for q in dist if q != s]
             if kind == RUNNER:
                 hs = levels[s]
-                for d in DIAGONALS[s]:
+                for mid, d in RUNNER_STEPS[s]:  # diagonal steps, then jumps over an empty square
+                    if mid >= 0 and board[mid]:
+                        continue
                     v = board[d]
                     if not v:
                         if d not in dist:
                             dests.append(d)
                     elif _SIDE[v] != side:
                         _hit(hits, d, (hs > levels[d]) - (hs < levels[d]))
-                for mid, land in JUMPS[s]:
-                    if board[mid]:
-                        continue
-                    v = board[land]
-                    if not v:
-                        if land not in dist:
-                            dests.append(land)
-                    elif _SIDE[v] != side:
-                        _hit(hits, land, (hs > levels[land]) - (hs < levels[land]))
             dests.sort()
             for q in dests:
                 yield _move(MOVE, s, q)
