@@ -484,38 +484,7 @@ class SageStonesState:
         target = self.target
         n_seats = len(self.colours)
         if target < 0:
-            if move is not PASS and not isinstance(move, SagePass):
-                why = "1-2-3 loses the turn" if target == _LOST else "the board must be reset"
-                raise RuleViolation(str(move), ply, f"places a stone but {why} (dice {_dice_text(dice)})")
-            if target == _LOST:
-                state = SageStonesState(
-                    self.board,
-                    self.on_board,
-                    (seat + 1) % n_seats,
-                    ply,
-                    None,
-                    0,
-                    self.colours,
-                    self.owners,
-                    self.first,
-                    None,
-                )
-                return state, [TurnLost(player, REASON_123)]
-            col = dice[0] + dice[1] + dice[2]
-            why = "column 6 is full" if col == 6 else REASON_RESET.format(col=col)
-            state = SageStonesState(
-                (0,) * (COLUMNS * ROWS),
-                (0,) * n_seats,
-                self.first,
-                ply,
-                None,
-                0,
-                self.colours,
-                self.owners,
-                self.first,
-                None,
-            )
-            return state, [BoardReset(why)]
+            return self._forced_pass(move, ply, dice)
         if isinstance(move, SagePass):
             raise RuleViolation(
                 "-",
@@ -575,6 +544,24 @@ class SageStonesState:
             result,
         )
         return state, events
+
+    def _forced_pass(self, move: SageMove, ply: int, dice: tuple[int, int, int]) -> tuple[SageStonesState, list[Event]]:
+        """The roll allows no placement: 1-2-3 loses the turn; a full column and a full
+        column 6 reset the board (every stone back, the first player to roll)."""
+        if move is not PASS and not isinstance(move, SagePass):
+            why = "1-2-3 loses the turn" if self.target == _LOST else "the board must be reset"
+            raise RuleViolation(str(move), ply, f"places a stone but {why} (dice {_dice_text(dice)})")
+        n_seats = len(self.colours)
+        event: Event
+        if self.target == _LOST:
+            board, on_board, seat = self.board, self.on_board, (self.seat + 1) % n_seats
+            event = TurnLost(self.owners[self.seat], REASON_123)
+        else:
+            col = dice[0] + dice[1] + dice[2]
+            board, on_board, seat = (0,) * (COLUMNS * ROWS), (0,) * n_seats, self.first
+            event = BoardReset("column 6 is full" if col == 6 else REASON_RESET.format(col=col))
+        state = SageStonesState(board, on_board, seat, ply, None, 0, self.colours, self.owners, self.first, None)
+        return state, [event]
 
     # -- misc --------------------------------------------------------------------------
 

@@ -465,74 +465,9 @@ class TerrainState(NoChance):
         """
         if list(players) != list(PLAYERS):
             raise SetupError(f"players: expected ['red', 'blue'], got {list(players)!r}"[:160])
-        if not isinstance(setup, Mapping):
-            raise SetupError("setup: expected an object")
-        allowed = ("terrain_seed", "heightmap", "pieces", "first", "score", "exits", "moves_played")
-        unknown = sorted(str(k) for k in set(setup) - set(allowed))
-        if unknown:
-            raise SetupError(f"setup: unknown field {unknown[0]!r} (expected {', '.join(allowed)})")
-        if "heightmap" not in setup:
-            raise SetupError("setup.heightmap: missing; a terrain log records the full heightmap (10 rows of 10 levels)")
-        seed = setup.get("terrain_seed")
-        if seed is not None and (type(seed) is not int or not 0 <= seed <= 2**63 - 1):
-            raise SetupError(f"setup.terrain_seed: {seed!r} is not an integer from 0 to {2**63 - 1} or null"[:160])
-        try:
-            terrain = Terrain(setup["heightmap"], seed)
-        except TerrainError as e:
-            raise SetupError(f"setup.{e}") from None
-        board = bytearray(N_SQ)
-        raw = setup.get("pieces")
-        if raw is None:
-            for i, f in enumerate(range(2, 8)):
-                board[f] = 1 + RED * 3 + START_ORDER[i]
-                board[f + SIZE * (SIZE - 1)] = 1 + BLUE * 3 + START_ORDER[i]
-        else:
-            if not isinstance(raw, Mapping):
-                raise SetupError('setup.pieces: expected an object of square -> piece, e.g. {"c1": "red guardian"}')
-            for name, piece in raw.items():
-                if name not in _SQUARE_INDEX:
-                    raise SetupError(f"setup.pieces: {name!r} is not a square a1-j10"[:160])
-                if not isinstance(piece, str) or piece not in _PIECE_NAMES:
-                    raise SetupError(
-                        f"setup.pieces.{name}: {piece!r} is not a piece (expected e.g. 'red runner', 'blue guardian')"[:160]
-                    )
-                board[_SQUARE_INDEX[name]] = _PIECE_NAMES[piece]
-        counts = [[0, 0, 0], [0, 0, 0]]
-        for v in board:
-            if v:
-                counts[_SIDE[v]][_KIND[v]] += 1
-        for side in (RED, BLUE):
-            for kind in (RUNNER, LANCER, GUARDIAN):
-                if counts[side][kind] > PER_KIND:
-                    raise SetupError(f"setup.pieces: {counts[side][kind]} {PLAYERS[side]} {KINDS[kind]}s, at most {PER_KIND}")
-            if not sum(counts[side]):
-                raise SetupError(f"setup.pieces: {PLAYERS[side]} has no piece, the game would already be over")
-        first = setup.get("first", "red")
-        if not isinstance(first, str) or first not in PLAYERS:
-            raise SetupError(f"setup.first: {first!r} is not a player (expected red or blue)"[:160])
-        exits = setup.get("exits", 0)
-        if type(exits) is not int or exits not in (0, 1):
-            raise SetupError(f"setup.exits: {exits!r} is not 0 or 1 (the second exit ends the game)"[:160])
-        score = setup.get("score", {"red": 0, "blue": 0})
-        if (
-            not isinstance(score, Mapping)
-            or set(score) != set(PLAYERS)
-            or any(type(score[p]) is not int or not 0 <= score[p] <= 2 for p in PLAYERS)
-        ):
-            raise SetupError(f'setup.score: expected {{"red": n, "blue": n}} with n from 0 to 2, got {score!r}'[:160])
-        scores = (score["red"], score["blue"])
-        if exits == 0 and scores != (0, 0):
-            raise SetupError(f"setup.score: {score!r} but no piece has exited (exits 0)"[:160])
-        if exits == 1 and (min(scores) != 0 or max(scores) == 0):
-            raise SetupError(
-                f"setup.score: {score!r} does not match one exit (a Runner's 1 or a Lancer's 2 for one side, 0 for the other;"
-                " a Guardian exiting first ends the game)"[:200]
-            )
-        moves_played = setup.get("moves_played", 0)
-        if type(moves_played) is not int or not 0 <= moves_played < MAX_MOVES:
-            raise SetupError(f"setup.moves_played: {moves_played!r} is not an integer from 0 to {MAX_MOVES - 1}"[:160])
-        turn = PLAYERS.index(first)
-        b = bytes(board)
+        terrain = _setup_terrain(setup)
+        b = bytes(_setup_board(setup.get("pieces")))
+        turn, scores, exits, moves_played = _setup_progress(setup)
         pieces = (
             tuple(i for i in range(N_SQ) if b[i] and _SIDE[b[i]] == RED),
             tuple(i for i in range(N_SQ) if b[i] and _SIDE[b[i]] == BLUE),
@@ -700,69 +635,82 @@ class TerrainState(NoChance):
             raise RuleViolation(text, ply, f"comes after the end of the game: {self._result.describe()}")
         side = self.turn
         player = PLAYERS[side]
-        board = self.board
         if move.kind == PASS_KIND:
             for m in self._moves():
                 raise RuleViolation(text, ply, f"is only allowed without a legal move, and {player} has {m}")
             return self._after(self.board, self.pieces, self.scores, self.exits, False, [TurnLost(player, REASON_PASS)])
         s = move.frm
-        code = board[s]
+        code = self.board[s]
         if not code:
             raise RuleViolation(text, ply, f"starts on {SQUARES[s]}, an empty square")
         if _SIDE[code] != side:
             raise RuleViolation(text, ply, f"moves a {_CODE_NAME[code]} but {player} is to move")
-        kind = _KIND[code]
-        title = TITLES[kind]
-        budget = MOVE_POINTS[kind]
-        adj = self.terrain.adj
-        levels = self.terrain.levels
         if move.kind == EXIT:
             return self._exit(move, ply, s, code)
-        t = move.to
-        target = board[t]
-        if t == s:
+        if move.to == s:
             raise RuleViolation(text, ply, "ends on its start square")
-        dist, parent = _paths(adj, board, s, budget)
-        alt = kind == RUNNER and _runner_alternative(board, s, t)
         if move.kind == MOVE:
-            if target:
-                if _SIDE[target] == side:
-                    raise RuleViolation(text, ply, f"ends on {SQUARES[t]}, where a {_CODE_NAME[target]} stands")
-                raise RuleViolation(
-                    text,
-                    ply,
-                    f"ends on {SQUARES[t]}, where a {_CODE_NAME[target]} stands; an attack is written {SQUARES[s]}x{SQUARES[t]}",
-                )
-            if t in dist:
-                path = _path_to(parent, t)
-            elif alt:
-                path = (s, t)
-            else:
-                raise RuleViolation(text, ply, self._too_far(s, t, title, budget, False))
-            b = bytearray(board)
-            b[s] = 0
-            b[t] = code
-            pieces = _replace(self.pieces, side, s, t)
-            return self._after(bytes(b), pieces, self.scores, self.exits, False, [Moved(player, tuple(SQUARES[q] for q in path))])
-        # attack
+            return self._walk(text, ply, s, move.to, code)
+        return self._attack(text, ply, s, move.to, code)
+
+    def _walk(self, text: str, ply: int, s: int, t: int, code: int) -> tuple[TerrainState, list[Event]]:
+        """A move: onto an empty square the piece reaches with its movement points, over
+        empty squares (or a Runner's diagonal step or jump)."""
+        board = self.board
+        side = self.turn
+        target = board[t]
+        if target:
+            if _SIDE[target] == side:
+                raise RuleViolation(text, ply, f"ends on {SQUARES[t]}, where a {_CODE_NAME[target]} stands")
+            raise RuleViolation(
+                text,
+                ply,
+                f"ends on {SQUARES[t]}, where a {_CODE_NAME[target]} stands; an attack is written {SQUARES[s]}x{SQUARES[t]}",
+            )
+        kind = _KIND[code]
+        budget = MOVE_POINTS[kind]
+        dist, parent = _paths(self.terrain.adj, board, s, budget)
+        if t in dist:
+            path = _path_to(parent, t)
+        elif kind == RUNNER and _runner_alternative(board, s, t):
+            path = (s, t)
+        else:
+            raise RuleViolation(text, ply, self._too_far(s, t, TITLES[kind], budget, False))
+        b = bytearray(board)
+        b[s] = 0
+        b[t] = code
+        pieces = _replace(self.pieces, side, s, t)
+        moved = Moved(PLAYERS[side], tuple(SQUARES[q] for q in path))
+        return self._after(bytes(b), pieces, self.scores, self.exits, False, [moved])
+
+    def _attack(self, text: str, ply: int, s: int, t: int, code: int) -> tuple[TerrainState, list[Event]]:
+        """An attack: onto an enemy the piece reaches, from the best square to attack from,
+        strong enough against the defender; the defender is captured."""
+        board = self.board
+        side = self.turn
+        player = PLAYERS[side]
+        target = board[t]
         if not target:
             raise RuleViolation(text, ply, f"attacks {SQUARES[t]}, an empty square; a move is written {SQUARES[s]}-{SQUARES[t]}")
         if _SIDE[target] == side:
             raise RuleViolation(text, ply, f"attacks its own side's {_CODE_NAME[target]} on {SQUARES[t]}")
+        kind = _KIND[code]
+        budget = MOVE_POINTS[kind]
+        levels = self.terrain.levels
+        dist, parent = _paths(self.terrain.adj, board, s, budget)
         # Every way in: (height sign, walked (0) or Runner alternative (1), path cost, approach square).
         ways = []
         cheapest = -1
-        for a, w, sg in adj[t]:  # sg is the sign of level[t] - level[a]; stepping from a onto t is -sg
+        for a, w, sg in self.terrain.adj[t]:  # sg is the sign of level[t] - level[a]; stepping from a onto t is -sg
             if a in dist and dist[a] + w <= budget:
                 ways.append((-sg, 0, dist[a] + w, a))
                 if cheapest < 0 or dist[a] + w < cheapest:
                     cheapest = dist[a] + w
-        if alt:
+        if kind == RUNNER and _runner_alternative(board, s, t):
             ways.append(((levels[s] > levels[t]) - (levels[s] < levels[t]), 1, 0, s))
         if not ways:
-            raise RuleViolation(text, ply, self._too_far(s, t, title, budget, True))
-        best = max(ways, key=lambda x: (x[0], -x[1], -x[2]))
-        sign, _, _, a = best
+            raise RuleViolation(text, ply, self._too_far(s, t, TITLES[kind], budget, True))
+        sign, _, _, a = max(ways, key=lambda x: (x[0], -x[1], -x[2]))
         att, dfn = attack_strengths(board, s, t, sign, cheapest)
         if att < dfn:
             raise RuleViolation(
@@ -779,9 +727,7 @@ class TerrainState(NoChance):
         b = bytearray(board)
         b[s] = 0
         b[t] = code
-        enemy = 1 - side
-        pieces = _replace(self.pieces, side, s, t)
-        pieces = _remove(pieces, enemy, t)
+        pieces = _remove(_replace(self.pieces, side, s, t), 1 - side, t)
         return self._after(bytes(b), pieces, self.scores, self.exits, True, events)
 
     def _exit(self, move: TerrainMove, ply: int, s: int, code: int) -> tuple[TerrainState, list[Event]]:
@@ -956,6 +902,90 @@ class TerrainState(NoChance):
         """Ranks 10 down to 1, files a-j: ``R L G`` red, ``r l g`` blue, ``.`` empty."""
         letters = ".RLGrlg"
         return "/".join("".join(letters[self.board[r * SIZE + f]] for f in range(SIZE)) for r in range(SIZE - 1, -1, -1))
+
+
+# --------------------------------------------------------------------------- setup
+
+
+def _setup_terrain(setup: Mapping[str, Any]) -> Terrain:
+    """The setup's fields checked, and its map: ``heightmap`` (required), ``terrain_seed``."""
+    if not isinstance(setup, Mapping):
+        raise SetupError("setup: expected an object")
+    allowed = ("terrain_seed", "heightmap", "pieces", "first", "score", "exits", "moves_played")
+    unknown = sorted(str(k) for k in set(setup) - set(allowed))
+    if unknown:
+        raise SetupError(f"setup: unknown field {unknown[0]!r} (expected {', '.join(allowed)})")
+    if "heightmap" not in setup:
+        raise SetupError("setup.heightmap: missing; a terrain log records the full heightmap (10 rows of 10 levels)")
+    seed = setup.get("terrain_seed")
+    if seed is not None and (type(seed) is not int or not 0 <= seed <= 2**63 - 1):
+        raise SetupError(f"setup.terrain_seed: {seed!r} is not an integer from 0 to {2**63 - 1} or null"[:160])
+    try:
+        return Terrain(setup["heightmap"], seed)
+    except TerrainError as e:
+        raise SetupError(f"setup.{e}") from None
+
+
+def _setup_board(raw: object) -> bytearray:
+    """The pieces of ``setup.pieces`` (square -> ``"red runner"``...; ``None``: the start
+    position), at most two of a kind a side and at least one piece a side."""
+    board = bytearray(N_SQ)
+    if raw is None:
+        for i, f in enumerate(range(2, 8)):
+            board[f] = 1 + RED * 3 + START_ORDER[i]
+            board[f + SIZE * (SIZE - 1)] = 1 + BLUE * 3 + START_ORDER[i]
+        return board
+    if not isinstance(raw, Mapping):
+        raise SetupError('setup.pieces: expected an object of square -> piece, e.g. {"c1": "red guardian"}')
+    for name, piece in raw.items():
+        if name not in _SQUARE_INDEX:
+            raise SetupError(f"setup.pieces: {name!r} is not a square a1-j10"[:160])
+        if not isinstance(piece, str) or piece not in _PIECE_NAMES:
+            raise SetupError(
+                f"setup.pieces.{name}: {piece!r} is not a piece (expected e.g. 'red runner', 'blue guardian')"[:160]
+            )
+        board[_SQUARE_INDEX[name]] = _PIECE_NAMES[piece]
+    counts = [[0, 0, 0], [0, 0, 0]]
+    for v in board:
+        if v:
+            counts[_SIDE[v]][_KIND[v]] += 1
+    for side in (RED, BLUE):
+        for kind in (RUNNER, LANCER, GUARDIAN):
+            if counts[side][kind] > PER_KIND:
+                raise SetupError(f"setup.pieces: {counts[side][kind]} {PLAYERS[side]} {KINDS[kind]}s, at most {PER_KIND}")
+        if not sum(counts[side]):
+            raise SetupError(f"setup.pieces: {PLAYERS[side]} has no piece, the game would already be over")
+    return board
+
+
+def _setup_progress(setup: Mapping[str, Any]) -> tuple[int, tuple[int, int], int, int]:
+    """Where a hand-made position stands: the side to play ply 1, the scores, the exits so
+    far and the plies played before ply 1 (``first``, ``score``, ``exits``, ``moves_played``)."""
+    first = setup.get("first", "red")
+    if not isinstance(first, str) or first not in PLAYERS:
+        raise SetupError(f"setup.first: {first!r} is not a player (expected red or blue)"[:160])
+    exits = setup.get("exits", 0)
+    if type(exits) is not int or exits not in (0, 1):
+        raise SetupError(f"setup.exits: {exits!r} is not 0 or 1 (the second exit ends the game)"[:160])
+    score = setup.get("score", {"red": 0, "blue": 0})
+    if (
+        not isinstance(score, Mapping)
+        or set(score) != set(PLAYERS)
+        or any(type(score[p]) is not int or not 0 <= score[p] <= 2 for p in PLAYERS)
+    ):
+        raise SetupError(f'setup.score: expected {{"red": n, "blue": n}} with n from 0 to 2, got {score!r}'[:160])
+    scores = (score["red"], score["blue"])
+    if exits == 0 and scores != (0, 0):
+        raise SetupError(f"setup.score: {score!r} but no piece has exited (exits 0)"[:160])
+    if exits == 1 and (min(scores) != 0 or max(scores) == 0):
+        raise SetupError(
+            f"setup.score: {score!r} does not match one exit (a Runner's 1 or a Lancer's 2 for one side, 0 for the other;"
+            " a Guardian exiting first ends the game)"[:200]
+        )
+    moves_played = setup.get("moves_played", 0)
+    if type(moves_played) is not int or not 0 <= moves_played < MAX_MOVES:
+        raise SetupError(f"setup.moves_played: {moves_played!r} is not an integer from 0 to {MAX_MOVES - 1}"[:160])
+    return PLAYERS.index(first), scores, exits, moves_played
 
 
 def _hit(hits: dict[int, list[int]], t: int, sign: int) -> None:
