@@ -516,18 +516,11 @@ class Replay:
                 if type(obj) is not dict:
                     raise LogError(f"line {line_no}: expected a JSON object, got {_json_type(obj)}")
                 if "result" in obj:
-                    err = None if _fast_result(obj) else validate_line(obj, "result")
-                    if err:
-                        raise LogError(f"line {line_no}: {err}")
-                    self._check_result(line_no, obj["result"], state)
+                    self._check_result(line_no, obj, state)
                     result_line = line_no
                     continue
                 if not fast(obj, ids):
-                    err = validate_line(obj, "ply", gname)
-                    if err:
-                        p = obj.get("ply")
-                        where = f"line {line_no}, ply {p}" if type(p) is int and p >= 1 else f"line {line_no}"
-                        raise LogError(f"{where}: {_cut(err)}")
+                    _check_ply_schema(line_no, obj, gname)
                 ply = obj["ply"]
                 if ply != state.ply + 1:
                     raise LogError(f"line {line_no}: ply is {short_repr(ply)}, expected {state.ply + 1}")
@@ -579,7 +572,12 @@ class Replay:
             if got != want:
                 raise LogError(f"{where}: {key} says {short_repr(value, 80)} but the moves give {short_repr(want, 80)}")
 
-    def _check_result(self, line_no: int, raw: Mapping[str, Any], state: State) -> None:
+    def _check_result(self, line_no: int, obj: Mapping[str, Any], state: State) -> None:
+        """The result line: its shape, then against the final state (or an agreed end)."""
+        err = None if _fast_result(obj) else validate_line(obj, "result")
+        if err:
+            raise LogError(f"line {line_no}: {err}")
+        raw = obj["result"]
         logged = Result(raw["winner"], raw["reason"])
         actual = state.result()
         self.logged_result = logged
@@ -599,6 +597,15 @@ def agreed_end(result: Result, players: Sequence[str]) -> bool:
     if result.reason == RESIGNATION:
         return len(players) == 2 and result.winner in players
     return result.reason == DRAW_AGREED and result.winner is None
+
+
+def _check_ply_schema(line_no: int, obj: dict[str, Any], game: str) -> None:
+    """A ply line the fast check did not take, through the schema (which words the error)."""
+    err = validate_line(obj, "ply", game)
+    if err:
+        p = obj.get("ply")
+        where = f"line {line_no}, ply {p}" if type(p) is int and p >= 1 else f"line {line_no}"
+        raise LogError(f"{where}: {_cut(err)}")
 
 
 def _json_type(value: Any) -> str:

@@ -287,25 +287,8 @@ class SageStonesState:
         if first_name not in colours:
             raise SetupError(f"setup.first: {short_repr(first_name)} is not one of {', '.join(colours)}")
         first = colours.index(first_name)
-        board = [0] * (COLUMNS * ROWS)
-        on_board = [0] * len(colours)
-        raw = setup.get("board", {})
-        if not isinstance(raw, Mapping):
-            raise SetupError("setup.board: expected an object of square -> colour")
-        for name, colour in raw.items():
-            if name not in _SQUARE_INDEX:
-                raise SetupError(f"setup.board: {short_repr(name)} is not a square (column 3-9, row 1-9)")
-            if colour not in colours:
-                raise SetupError(f"setup.board.{name}: {short_repr(colour)} is not one of {', '.join(colours)}")
-            seat = colours.index(colour)
-            board[_SQUARE_INDEX[name]] = seat + 1
-            on_board[seat] += 1
-        for seat, n in enumerate(on_board):
-            if n >= STONES:
-                raise SetupError(
-                    f"setup.board: {colours[seat]} has {n} stones on the board; at {STONES} the game is already over"
-                )
-        return cls(tuple(board), tuple(on_board), first, 0, None, 0, colours, owners, first, None)
+        board, on_board = _setup_board(setup.get("board", {}), colours)
+        return cls(board, on_board, first, 0, None, 0, colours, owners, first, None)
 
     def to_setup(self) -> dict[str, Any]:
         """The explicit setup of this position (``first`` is the colour to roll next)."""
@@ -493,11 +476,7 @@ class SageStonesState:
             )
         sq = move.square
         if _COLUMN_OF[sq] != target:
-            total = dice[0] + dice[1] + dice[2]
-            why = f"dice {_dice_text(dice)}"
-            if total - FIRST_COLUMN != target:
-                why += f", column {total} is full so the roll counts as 6"
-            raise RuleViolation(str(move), ply, f"is not in column {target + FIRST_COLUMN} ({why})")
+            raise _wrong_column(move, ply, dice, target)
         board = self.board
         if board[sq]:
             raise RuleViolation(str(move), ply, "is not empty")
@@ -515,13 +494,7 @@ class SageStonesState:
         # steps away across the wrap). A shared square is removed once.
         removed = capture_squares(board, sq, colour)
         if removed:
-            owners = self.owners
-            for r in removed:
-                v2 = b[r]
-                if v2:
-                    b[r] = 0
-                    on[v2 - 1] -= 1
-                    events.append(Captured(SQUARES[r], colours[v2 - 1], owners[v2 - 1], player))
+            self._trap(b, on, removed, player, events)
         result = None
         next_seat = seat
         if on[seat] == STONES:
@@ -531,19 +504,18 @@ class SageStonesState:
             events.append(ExtraTurn(player, REASON_TRIPLE))
         else:
             next_seat = (seat + 1) % n_seats
-        state = SageStonesState(
-            tuple(b),
-            tuple(on),
-            next_seat,
-            ply,
-            None,
-            0,
-            colours,
-            self.owners,
-            self.first,
-            result,
-        )
+        state = SageStonesState(tuple(b), tuple(on), next_seat, ply, None, 0, colours, self.owners, self.first, result)
         return state, events
+
+    def _trap(self, b: list[int], on: list[int], removed: list[int], player: str, events: list[Event]) -> None:
+        """Take the trapped stones off ``b`` (each square once), back to their owners."""
+        colours, owners = self.colours, self.owners
+        for r in removed:
+            v2 = b[r]
+            if v2:
+                b[r] = 0
+                on[v2 - 1] -= 1
+                events.append(Captured(SQUARES[r], colours[v2 - 1], owners[v2 - 1], player))
 
     def _forced_pass(self, move: SageMove, ply: int, dice: tuple[int, int, int]) -> tuple[SageStonesState, list[Event]]:
         """The roll allows no placement: 1-2-3 loses the turn; a full column and a full
@@ -615,6 +587,36 @@ class SageStonesState:
                 )
             )
         return "/".join(rows)
+
+
+def _setup_board(raw: object, colours: tuple[str, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The stones of ``setup.board`` (square -> colour) and the count of each colour's;
+    a colour with all its stones down would have won already."""
+    board = [0] * (COLUMNS * ROWS)
+    on_board = [0] * len(colours)
+    if not isinstance(raw, Mapping):
+        raise SetupError("setup.board: expected an object of square -> colour")
+    for name, colour in raw.items():
+        if name not in _SQUARE_INDEX:
+            raise SetupError(f"setup.board: {short_repr(name)} is not a square (column 3-9, row 1-9)")
+        if colour not in colours:
+            raise SetupError(f"setup.board.{name}: {short_repr(colour)} is not one of {', '.join(colours)}")
+        seat = colours.index(colour)
+        board[_SQUARE_INDEX[name]] = seat + 1
+        on_board[seat] += 1
+    for seat, n in enumerate(on_board):
+        if n >= STONES:
+            raise SetupError(f"setup.board: {colours[seat]} has {n} stones on the board; at {STONES} the game is already over")
+    return tuple(board), tuple(on_board)
+
+
+def _wrong_column(move: SageMove, ply: int, dice: tuple[int, int, int], target: int) -> RuleViolation:
+    """A placement outside the column the dice ask for, with why that column."""
+    total = dice[0] + dice[1] + dice[2]
+    why = f"dice {_dice_text(dice)}"
+    if total - FIRST_COLUMN != target:
+        why += f", column {total} is full so the roll counts as 6"
+    return RuleViolation(str(move), ply, f"is not in column {target + FIRST_COLUMN} ({why})")
 
 
 def _label(value: object) -> str:

@@ -559,28 +559,7 @@ def _win_along(
         level[(q, -1, bit.get(q, 0))] = None  # the last stone (the mover's) lands on q
     history = [level]
     for j in range(1, n):
-        stone = stack[n - 1 - j]
-        rem = n - j
-        nxt: dict[tuple[int, int, int], tuple[int, int, int] | None] = {}
-        for key in level:
-            pos, prev, mask = key
-            for _, q in _NEIGHBOURS[pos]:
-                if q == prev:
-                    continue
-                dq = _DIST[origin][q]
-                if dq > rem or (dq - rem) % 2:
-                    continue
-                b = bit.get(q, 0)
-                if b and not mask & b:
-                    if stone != c:
-                        continue
-                    m = mask | b
-                else:
-                    m = mask
-                k2 = (q, pos, m)
-                if k2 not in nxt:
-                    nxt[k2] = key
-        level = nxt
+        level = _step_back(level, stack[n - 1 - j] == c, n - j, _DIST[origin], bit)
         history.append(level)
         if not level:
             return None
@@ -590,19 +569,53 @@ def _win_along(
             continue
         if (mask | ok_unfixed) != full:
             continue
-        # Rebuild the reversed path r_{n-1} .. r_0, then read it forwards.
-        rev = []
-        k: tuple[int, int, int] | None = key
-        for j in range(n - 1, -1, -1):
-            assert k is not None
-            rev.append(k[0])
-            k = history[j][k]
-        squares = [origin, *rev]  # p_0 = origin, p_1 = r_{n-1}, ..., p_n = r_0
-        dirs = []
-        for a, b in itertools.pairwise(squares):
-            dirs.append(STEP[a].index(b))
-        return StratstoneMove(origin, tuple(dirs))
+        return _path_back(origin, key, history)
     return None
+
+
+_Key = tuple[int, int, int]
+"""A state of the win search: (square, previous square of the reversed path, mask of the
+line squares already decided)."""
+
+
+def _step_back(level: dict[_Key, _Key | None], mine: bool, rem: int, dist: tuple[int, ...],
+               bit: dict[int, int]) -> dict[_Key, _Key | None]:
+    """One stone further back along the reversed path: every state reachable from
+    ``level`` with ``rem`` steps left to the origin; a line square not yet decided may
+    only take the stone when it is the mover's (``mine``). Each state keeps its parent."""
+    nxt: dict[_Key, _Key | None] = {}
+    for key in level:
+        pos, prev, mask = key
+        for _, q in _NEIGHBOURS[pos]:
+            if q == prev:
+                continue
+            dq = dist[q]
+            if dq > rem or (dq - rem) % 2:
+                continue
+            b = bit.get(q, 0)
+            if b and not mask & b:
+                if not mine:
+                    continue
+                m = mask | b
+            else:
+                m = mask
+            k2 = (q, pos, m)
+            if k2 not in nxt:
+                nxt[k2] = key
+    return nxt
+
+
+def _path_back(origin: int, key: _Key, history: list[dict[_Key, _Key | None]]) -> StratstoneMove:
+    """The move whose reversed path ends in ``key``: its squares r_{n-1} .. r_0 read from
+    the parents, then forwards from the origin."""
+    rev = []
+    k: _Key | None = key
+    for j in range(len(history) - 1, -1, -1):
+        assert k is not None
+        rev.append(k[0])
+        k = history[j][k]
+    squares = [origin, *rev]  # p_0 = origin, p_1 = r_{n-1}, ..., p_n = r_0
+    return StratstoneMove(origin, tuple(STEP[a].index(b) for a, b in itertools.pairwise(squares)))
 
 
 # --------------------------------------------------------------------------- the game
