@@ -25,7 +25,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from stratstone_cad.games.core import (
@@ -397,6 +397,7 @@ def _strength_text(board: bytes, s: int, t: int, sign: int, cost: int) -> str:
 # --------------------------------------------------------------------------- state
 
 
+@dataclass(frozen=True, slots=True, repr=False)
 class TerrainState(NoChance):
     """A terrain-game position (immutable).
 
@@ -409,11 +410,10 @@ class TerrainState(NoChance):
     """
 
     GAME_TITLE = "the terrain game"
-    __slots__ = ("_result", "board", "exits", "history", "moves_played", "pieces", "ply", "scores", "terrain", "turn")
 
     terrain: Terrain
     board: bytes
-    pieces: tuple[tuple[int, ...], tuple[int, ...]]
+    pieces: tuple[tuple[int, ...], tuple[int, ...]] = field(compare=False)  # follows from the board
     turn: int
     ply: int
     scores: tuple[int, int]
@@ -421,30 +421,6 @@ class TerrainState(NoChance):
     moves_played: int
     history: tuple[bytes, ...]
     _result: Result | None
-
-    def __init__(
-        self,
-        terrain: Terrain,
-        board: bytes,
-        pieces: tuple[tuple[int, ...], tuple[int, ...]],
-        turn: int,
-        ply: int,
-        scores: tuple[int, int],
-        exits: int,
-        moves_played: int,
-        history: tuple[bytes, ...],
-        result: Result | None,
-    ) -> None:
-        self.terrain = terrain
-        self.board = board
-        self.pieces = pieces
-        self.turn = turn
-        self.ply = ply
-        self.scores = scores
-        self.exits = exits
-        self.moves_played = moves_played
-        self.history = history
-        self._result = result
 
     # -- construction ------------------------------------------------------------------
 
@@ -472,7 +448,8 @@ class TerrainState(NoChance):
             tuple(i for i in range(N_SQ) if b[i] and _SIDE[b[i]] == RED),
             tuple(i for i in range(N_SQ) if b[i] and _SIDE[b[i]] == BLUE),
         )
-        return cls(terrain, b, pieces, turn, 0, scores, exits, moves_played, (b + bytes((turn,)),), None)
+        return cls(terrain=terrain, board=b, pieces=pieces, turn=turn, ply=0, scores=scores, exits=exits,
+                   moves_played=moves_played, history=(b + bytes((turn,)),), _result=None)
 
     def to_setup(self) -> dict[str, Any]:
         """The explicit setup of this position (repetition counting restarts from it)."""
@@ -830,32 +807,10 @@ class TerrainState(NoChance):
         history: tuple[bytes, ...],
         result: Result | None,
     ) -> TerrainState:
-        return TerrainState(
-            self.terrain, board, pieces, 1 - self.turn, self.ply + 1, scores, exits, self.moves_played, history, result
-        )
+        return TerrainState(terrain=self.terrain, board=board, pieces=pieces, turn=1 - self.turn, ply=self.ply + 1,
+                            scores=scores, exits=exits, moves_played=self.moves_played, history=history, _result=result)
 
     # -- misc --------------------------------------------------------------------------
-
-    def _key(self) -> tuple[Any, ...]:
-        return (
-            self.terrain.levels,
-            self.board,
-            self.turn,
-            self.ply,
-            self.scores,
-            self.exits,
-            self.moves_played,
-            self.history,
-            self._result,
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TerrainState):
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
 
     def __repr__(self) -> str:
         return f"<TerrainState ply={self.ply} to_move={self.to_move()} score={self.score()} {self.diagram()!r}>"
