@@ -33,6 +33,7 @@ from stratstone_cad.games.core import (
     Result,
     RuleViolation,
     SetupError,
+    StateBase,
     TurnLost,
     register,
     short_repr,
@@ -179,7 +180,8 @@ def capture_squares(board: Sequence[int], sq: int, colour: int) -> list[int]:
     return list(dict.fromkeys(removed)) if len(removed) > 1 else removed
 
 
-class SageStonesState:
+@dataclass(slots=True, unsafe_hash=True, repr=False)
+class SageStonesState(StateBase):
     """A Sage Stones position (immutable).
 
     ``board[i]`` is 0 for an empty square or ``seat + 1`` for a stone of the colour in
@@ -187,19 +189,6 @@ class SageStonesState:
     the pending roll (``None`` while the next step is the roll) and ``target`` what it
     asks for: a column index 0-6, ``-1`` (turn lost) or ``-2`` (board reset).
     """
-
-    __slots__ = (
-        "_result",
-        "board",
-        "colours",
-        "dice",
-        "first",
-        "on_board",
-        "owners",
-        "ply",
-        "seat",
-        "target",
-    )
 
     board: tuple[int, ...]
     on_board: tuple[int, ...]
@@ -211,30 +200,6 @@ class SageStonesState:
     owners: tuple[str, ...]
     first: int
     _result: Result | None
-
-    def __init__(
-        self,
-        board: tuple[int, ...],
-        on_board: tuple[int, ...],
-        seat: int,
-        ply: int,
-        dice: tuple[int, int, int] | None,
-        target: int,
-        colours: tuple[str, ...],
-        owners: tuple[str, ...],
-        first: int,
-        result: Result | None,
-    ) -> None:
-        self.board = board
-        self.on_board = on_board
-        self.seat = seat
-        self.ply = ply
-        self.dice = dice
-        self.target = target
-        self.colours = colours
-        self.owners = owners
-        self.first = first
-        self._result = result
 
     # -- construction ------------------------------------------------------------------
 
@@ -435,14 +400,6 @@ class SageStonesState:
         """Parse move text (``5-7`` or ``-``) for the next ply."""
         return parse_move(text, self.ply + 1)
 
-    def is_terminal(self) -> bool:
-        """True once a colour has all 10 stones on the board."""
-        return self._result is not None
-
-    def result(self) -> Result | None:
-        """The result once the game is over, else ``None``."""
-        return self._result
-
     # -- playing -----------------------------------------------------------------------
 
     def apply(self, move: SageMove | str) -> tuple[SageStonesState, list[Event]]:
@@ -536,28 +493,6 @@ class SageStonesState:
         return state, [event]
 
     # -- misc --------------------------------------------------------------------------
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SageStonesState):
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def _key(self) -> tuple[Any, ...]:
-        return (
-            self.board,
-            self.on_board,
-            self.seat,
-            self.ply,
-            self.dice,
-            self.target,
-            self.colours,
-            self.owners,
-            self.first,
-            self._result,
-        )
 
     def __repr__(self) -> str:
         return (

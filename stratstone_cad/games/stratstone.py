@@ -17,7 +17,7 @@ import itertools
 import random
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -181,6 +181,7 @@ def _line_owners(stacks: Sequence[tuple[int, ...]]) -> set[int]:
     return owners
 
 
+@dataclass(slots=True, unsafe_hash=True, repr=False)
 class StratstoneState(NoChance):
     """A Stratstone position (immutable).
 
@@ -189,30 +190,13 @@ class StratstoneState(NoChance):
     """
 
     GAME_TITLE = "Stratstone"
-    __slots__ = ("_result", "first", "hand", "ply", "stacks", "turn")
 
     stacks: tuple[tuple[int, ...], ...]
     turn: int
     hand: tuple[int, int, int]
-    ply: int
-    first: int
-    _result: Result | None
-
-    def __init__(
-        self,
-        stacks: tuple[tuple[int, ...], ...],
-        turn: int,
-        hand: tuple[int, int, int],
-        ply: int = 0,
-        first: int = YELLOW,
-        result: Result | None = None,
-    ) -> None:
-        self.stacks = stacks
-        self.turn = turn
-        self.hand = hand
-        self.ply = ply
-        self.first = first
-        self._result = result
+    ply: int = 0
+    first: int = field(default=YELLOW, compare=False)  # only to_setup reads it
+    _result: Result | None = None
 
     # -- construction ------------------------------------------------------------------
 
@@ -287,14 +271,6 @@ class StratstoneState(NoChance):
     def to_move(self) -> str | None:
         """``"yellow"`` or ``"red"``; ``None`` once the game is over."""
         return None if self._result is not None else COLOURS[self.turn]
-
-    def is_terminal(self) -> bool:
-        """True after a line of four or once all 16 stones are placed."""
-        return self._result is not None
-
-    def result(self) -> Result | None:
-        """The result once the game is over, else ``None``."""
-        return self._result
 
     def tops(self) -> list[str | None]:
         """The colour seen from above on each square (``None`` on an empty square)."""
@@ -426,20 +402,6 @@ class StratstoneState(NoChance):
         return StratstoneState(new_stacks, 3 - c, hand, ply, self.first, result), events
 
     # -- misc --------------------------------------------------------------------------
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, StratstoneState):
-            return NotImplemented
-        return (self.stacks, self.turn, self.hand, self.ply, self._result) == (
-            other.stacks,
-            other.turn,
-            other.hand,
-            other.ply,
-            other._result,
-        )
-
-    def __hash__(self) -> int:
-        return hash((self.stacks, self.turn, self.hand, self.ply))
 
     def __repr__(self) -> str:
         return f"<StratstoneState ply={self.ply} to_move={self.to_move()} {self.diagram()!r}>"
@@ -626,7 +588,6 @@ class Stratstone(GameBase):
 
     name = "stratstone"
     rules = RULES
-    chance_field: str | None = None
     players = PLAYERS
 
     def new_setup(self, n_players: int, setup: Mapping[str, Any] | None, rng: random.Random) -> tuple[list[str], dict[str, Any]]:

@@ -469,14 +469,6 @@ class TerrainState(NoChance):
         """``"red"`` or ``"blue"``; ``None`` once the game is over."""
         return None if self._result is not None else PLAYERS[self.turn]
 
-    def is_terminal(self) -> bool:
-        """True once the game is over."""
-        return self._result is not None
-
-    def result(self) -> Result | None:
-        """The result once the game is over, else ``None``."""
-        return self._result
-
     def at(self, square: str) -> str | None:
         """The piece on ``square`` as ``"red runner"``, or ``None`` when it is empty."""
         v = self.board[_SQUARE_INDEX[square]]
@@ -739,9 +731,8 @@ class TerrainState(NoChance):
         scores = list(self.scores)
         scores[side] += STRENGTH[kind]
         if self.exits == 0 and kind == GUARDIAN:
-            result = Result(player, REASON_GUARDIAN)
-            events.append(GameOver(player, REASON_GUARDIAN))
-            return self._new(bytes(b), pieces, (scores[0], scores[1]), 1, (), result), events
+            ended = Result(player, REASON_GUARDIAN)
+            return self._after(bytes(b), pieces, (scores[0], scores[1]), 1, True, events, ended)
         return self._after(bytes(b), pieces, (scores[0], scores[1]), self.exits + 1, True, events)
 
     def _too_far(self, s: int, t: int, title: str, budget: int, attack: bool) -> str:
@@ -773,42 +764,35 @@ class TerrainState(NoChance):
         exits: int,
         irreversible: bool,
         events: list[Event],
+        ended: Result | None = None,
     ) -> tuple[TerrainState, list[Event]]:
-        """The state after a move of the side to move: every end-of-game rule, in order."""
-        side = self.turn
-        nxt = 1 - side
-        result = None
-        sc = list(scores)
-        for loser in (RED, BLUE):
-            if not pieces[loser]:
-                other = 1 - loser
-                sc[other] += max(STRENGTH[_KIND[board[q]]] for q in pieces[other])
-        scores = (sc[0], sc[1])
-        if exits >= 2:
-            result = _by_score(scores, REASON_SECOND_EXIT)
-        elif not pieces[RED] or not pieces[BLUE]:
-            result = _by_score(scores, REASON_NO_PIECES)
-        key = board + bytes((nxt,))
-        history = (key,) if irreversible else (*self.history, key)
-        if result is None and not irreversible and history.count(key) >= 3:
-            result = Result(None, REASON_REPETITION)
-        if result is None and self.moves_played + self.ply + 1 >= MAX_MOVES:
-            result = _limit_result(board, pieces, scores)
+        """The state after a move of the side to move: every end-of-game rule, in order
+        (``ended``: a result the move itself decided, a Guardian exiting first)."""
+        nxt = 1 - self.turn
+        result = ended
+        history: tuple[bytes, ...] = ()
+        if ended is None:
+            sc = list(scores)
+            for loser in (RED, BLUE):
+                if not pieces[loser]:
+                    other = 1 - loser
+                    sc[other] += max(STRENGTH[_KIND[board[q]]] for q in pieces[other])
+            scores = (sc[0], sc[1])
+            if exits >= 2:
+                result = _by_score(scores, REASON_SECOND_EXIT)
+            elif not pieces[RED] or not pieces[BLUE]:
+                result = _by_score(scores, REASON_NO_PIECES)
+            key = board + bytes((nxt,))
+            history = (key,) if irreversible else (*self.history, key)
+            if result is None and not irreversible and history.count(key) >= 3:
+                result = Result(None, REASON_REPETITION)
+            if result is None and self.moves_played + self.ply + 1 >= MAX_MOVES:
+                result = _limit_result(board, pieces, scores)
         if result is not None:
             events.append(GameOver(result.winner, result.reason))
-        return self._new(board, pieces, scores, exits, history, result), events
-
-    def _new(
-        self,
-        board: bytes,
-        pieces: tuple[tuple[int, ...], tuple[int, ...]],
-        scores: tuple[int, int],
-        exits: int,
-        history: tuple[bytes, ...],
-        result: Result | None,
-    ) -> TerrainState:
-        return TerrainState(terrain=self.terrain, board=board, pieces=pieces, turn=1 - self.turn, ply=self.ply + 1,
-                            scores=scores, exits=exits, moves_played=self.moves_played, history=history, _result=result)
+        state = TerrainState(terrain=self.terrain, board=board, pieces=pieces, turn=nxt, ply=self.ply + 1, scores=scores,
+                             exits=exits, moves_played=self.moves_played, history=history, _result=result)
+        return state, events
 
     # -- misc --------------------------------------------------------------------------
 
@@ -998,7 +982,6 @@ class TerrainGame(GameBase):
 
     name = "terrain"
     rules = RULES
-    chance_field: str | None = None
     players = PLAYERS
 
     def new_setup(self, n_players: int, setup: Mapping[str, Any] | None, rng: random.Random) -> tuple[list[str], dict[str, Any]]:
