@@ -74,6 +74,7 @@ def play_vs_check(game: str, n_games: int, seed: int, folder: Path) -> dict[str,
     """Plies per second of play (in memory, to a file) and of check_log on the same games."""
     kinds = ["random"] * (4 if game == "sage-stones" else 2)
     seeds = [seed * 100_000 + i for i in range(n_games)]
+    commands.play(game, seed * 100_000 + n_games, kinds, None)  # untimed: imports the engines, fills caches
     t = time.perf_counter()
     plies = 0
     for s in seeds:
