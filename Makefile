@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: build test lint bench clean
+.PHONY: build test lint bench mutate clean
 
 $(BIN)/stratstone-cad: pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found (set PYTHON=/path/to/python3.11)"; exit 2; }
@@ -27,6 +27,14 @@ bench: $(BIN)/stratstone-cad
 	$(BIN)/python scripts/bench_build.py
 	$(BIN)/python scripts/bench_games.py
 	$(BIN)/python scripts/bench_terrain.py
+
+# Mutation testing of the pure-Python core with its fast tests ([tool.mutmut] in pyproject.toml;
+# docs/testing.md). Not part of CI: a whole run takes about an hour on 2 cores. It goes on where
+# an interrupted run stopped; `.venv/bin/mutmut browse` shows each surviving mutant.
+mutate: $(BIN)/stratstone-cad
+	$(BIN)/python -m pip install --quiet mutmut
+	$(BIN)/mutmut run --max-children $(JOBS)
+	$(BIN)/python scripts/mutation_summary.py mutants
 
 clean:
 	rm -rf output/stratstone output/manifest.json output/.*.tmp
