@@ -413,7 +413,7 @@ class SageStonesState(StateBase):
         ply = self.ply + 1
         if not (move is PASS or (type(move) is SagePlace and type(move.square) is int and 0 <= move.square < 63)):
             if not isinstance(move, SagePass):
-                raise RuleViolation(_label(move), ply, "is not a Sage Stones move")
+                raise RuleViolation(short_repr(move), ply, "is not a Sage Stones move")
         if self._result is not None:
             raise RuleViolation(str(move), ply, f"comes after the end of the game: {self._result.describe()}")
         dice = self.dice
@@ -552,11 +552,6 @@ def _wrong_column(move: SageMove, ply: int, dice: tuple[int, int, int], target: 
     if total - FIRST_COLUMN != target:
         why += f", column {total} is full so the roll counts as 6"
     return RuleViolation(str(move), ply, f"is not in column {target + FIRST_COLUMN} ({why})")
-
-
-def _label(value: object) -> str:
-    r = repr(value)
-    return r if len(r) <= 40 else r[:37] + "..."
 
 
 def _dice_label(outcome: object) -> str:

@@ -357,8 +357,7 @@ class StratstoneState(NoChance):
             move = self.parse_move(move)
         ply = self.ply + 1
         if type(move) is not StratstoneMove or not _well_formed(move):
-            r = repr(move)
-            raise RuleViolation(r if len(r) <= 40 else r[:37] + "...", ply, "is not a Stratstone move")
+            raise RuleViolation(short_repr(move), ply, "is not a Stratstone move")
         if self._result is not None:
             raise RuleViolation(str(move), ply, f"comes after the end of the game: {self._result.describe()}")
         c = self.turn

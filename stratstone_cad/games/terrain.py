@@ -44,6 +44,7 @@ from stratstone_cad.games.core import (
     TurnLost,
     fast_two_sides_ply,
     register,
+    short_repr,
 )
 from stratstone_cad.games.terrain_map import (
     SIZE,
@@ -597,8 +598,7 @@ class TerrainState(NoChance):
             move = self.parse_move(move)
         ply = self.ply + 1
         if not _well_formed(move):
-            r = repr(move)
-            raise RuleViolation(r if len(r) <= 40 else r[:37] + "...", ply, "is not a terrain-game move")
+            raise RuleViolation(short_repr(move), ply, "is not a terrain-game move")
         text = str(move)
         if self._result is not None:
             raise RuleViolation(text, ply, f"comes after the end of the game: {self._result.describe()}")
