@@ -43,7 +43,7 @@ from typing import Any, TextIO
 
 from .catalog import ParamSet, get_games, load_params
 from .errors import BuildError, GeometryError, OutputError, UserError
-from .fileio import atomic_write, describe_os_error, ensure_writable_dir, kind_of, write_target
+from .fileio import atomic_write, describe_os_error, ensure_writable_dir, kind_of, sweep_temporary, write_target
 from .jobs import GameAssets, Job, Output
 from .params import MeshParams, Profile, get_printer, load_profiles
 
@@ -485,26 +485,14 @@ def _drain(runner: Iterator[list[dict[str, Any]]], record: Callable[[list[dict[s
         raise interrupt
 
 
-_TEMPORARY = re.compile(r"\.(?:[a-z0-9][a-z0-9_-]*\.stl|manifest\.json)\.[a-z0-9_]{8}\.tmp")
-
-
 def _sweep_temporary(out_dir: Path, chosen: list[GameAssets]) -> list[str]:
     """Remove the temporary files a killed build left (``.NAME.stl.XXXXXXXX.tmp``, named
     by :func:`~stratstone_cad.fileio.atomic_write`): only those names, only in the folders
     this build writes, and only while it holds the folder's lock, so no running build's
     file is touched."""
-    swept = []
-    for folder in (out_dir, *(out_dir / g.name for g in chosen)):
-        try:
-            names = [p for p in folder.iterdir() if _TEMPORARY.fullmatch(p.name)]
-        except OSError:
-            continue
-        for p in sorted(names):
-            with contextlib.suppress(FileNotFoundError):
-                if p.is_file() and not p.is_symlink():
-                    p.unlink()
-                    swept.append(p.relative_to(out_dir).as_posix())
-    return swept
+    names = r"[a-z0-9][a-z0-9_-]*\.stl|manifest\.json"
+    return [p.relative_to(out_dir).as_posix()
+            for folder in (out_dir, *(out_dir / g.name for g in chosen)) for p in sweep_temporary(folder, names)]
 
 
 def _remove_stale(out_dir: Path, plan: list[Job], chosen: list[GameAssets], old: dict[str, dict[str, Any]],

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Iterator
@@ -221,3 +222,24 @@ def atomic_write(path: Path, data: bytes, follow_symlinks: bool = False) -> None
         if isinstance(e, OSError):
             raise OutputError(f"output file {path}: cannot write ({describe_os_error(e)})") from None
         raise
+
+
+def sweep_temporary(folder: Path, names: str) -> list[Path]:
+    """Remove the temporary files a killed :func:`atomic_write` left in ``folder`` for the
+    targets whose names match the regular expression ``names`` (``.NAME.XXXXXXXX.tmp``, as
+    :func:`tempfile.mkstemp` names them there); returns those removed. A folder that cannot
+    be listed, or a file that cannot be removed, is left as it is: it harms nothing."""
+    pattern = re.compile(rf"\.(?:{names})\.[a-z0-9_]{{8}}\.tmp")
+    try:
+        found = sorted(p for p in Path(folder).iterdir() if pattern.fullmatch(p.name))
+    except OSError:
+        return []
+    swept = []
+    for p in found:
+        try:
+            if p.is_file() and not p.is_symlink():
+                p.unlink()
+                swept.append(p)
+        except OSError:
+            pass
+    return swept

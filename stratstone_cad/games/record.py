@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from stratstone_cad.errors import GameError, LogError, UserError, printable
-from stratstone_cad.fileio import describe_os_error, kind_of
+from stratstone_cad.fileio import describe_os_error, kind_of, sweep_temporary
 from stratstone_cad.games import log as _log
 from stratstone_cad.games.core import (
     DRAW_AGREED,
@@ -407,27 +407,12 @@ def resume(path: Path, game_name: str | None, *, roll: bool, stdin: TextIO | Non
     seed = records[0].get("seed")
     if roll and seed is None:
         raise RecordError(f"{where}: its dice were typed in (the header has no seed); resume without --roll")
-    _sweep_temporary(Path(path))
+    sweep_temporary(Path(path).parent, re.escape(Path(path).name))  # what a killed write of this log left
     session = _Session(game, Path(path), records, states, say, seed if roll else None)
     say(f"resuming {game.name} ({', '.join(records[0]['players'])}) from {session.name} after ply {states[-1].ply}")
     if seed is not None and not roll and game.chance_field is not None:
         say(f"(the program rolled this game's dice with seed {seed}; --roll goes on rolling them)")
     return session.run(_reader(stdin, say, interactive))
-
-
-def _sweep_temporary(path: Path) -> None:
-    """Remove the temporary files a killed write of this log left (``.NAME.XXXXXXXX.tmp``)."""
-    pattern = re.compile(re.escape(f".{path.name}.") + r"[a-z0-9_]{8}\.tmp")
-    try:
-        names = [p for p in path.parent.iterdir() if pattern.fullmatch(p.name)]
-    except OSError:
-        return
-    for p in names:
-        try:
-            if p.is_file() and not p.is_symlink():
-                p.unlink()
-        except OSError:
-            pass
 
 
 def check_args(out: Path | None, resume_from: Path | None, game: str | None) -> None:

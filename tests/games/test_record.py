@@ -387,3 +387,12 @@ def test_flags_that_mean_nothing_or_contradict_the_log_are_refused(tmp_path, arg
     r = cli(*[a.format(tmp=tmp_path) for a in args])
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
     assert message.format(tmp=tmp_path) in r.stderr, r.stderr
+
+
+def test_resume_sweeps_what_a_killed_write_of_its_log_left(tmp_path):
+    out = tmp_path / "g.jsonl"
+    cli("stratstone", "--out", str(out), stdin="a1 NNE\nquit\n")
+    (tmp_path / ".g.jsonl.ab12cd_9.tmp").write_text("half a log")  # atomic_write's temporary name
+    (tmp_path / ".other.jsonl.ab12cd_9.tmp").write_text("another log's")
+    assert cli("--resume", str(out), stdin="quit\n").returncode == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".other.jsonl.ab12cd_9.tmp", "g.jsonl"]
