@@ -387,14 +387,15 @@ def resume(path: Path, game_name: str | None, *, roll: bool, stdin: TextIO | Non
     kept as they are; returns the closing line."""
     where = f"--resume {path}"
     try:
-        with _log.replay(path) as r:
+        lines = list(_log._read_lines(Path(path)))  # read once: replayed here, then kept as they are
+        with _log.Replay(iter(lines)) as r:
             states: list[State] = [r.initial]
             states.extend(step.after for step in r)
             logged = r.logged_result
             game = r.game
     except LogError as e:
         text = str(e)
-        raise LogError(text if text.startswith(str(path)) or str(path) in text else f"{where}: {text}") from None
+        raise LogError(text if str(path) in text else f"{where}: {text}") from None
     if game_name is not None and get_game(game_name).name != game.name:
         raise RecordError(f"{where}: a {game.name} log, not {game_name}")
     result = logged or states[-1].result()
@@ -403,7 +404,7 @@ def resume(path: Path, game_name: str | None, *, roll: bool, stdin: TextIO | Non
     if not os.access(path, os.W_OK) or not os.access(os.path.dirname(os.path.abspath(path)), os.W_OK):
         raise RecordError(f"{where}: the log or its folder is not writable, expected a log this session can extend")
     _check_roll(game, roll)
-    records = [obj for _, obj in _log._read_lines(Path(path))]
+    records = [obj for _, obj in lines]
     seed = records[0].get("seed")
     if roll and seed is None:
         raise RecordError(f"{where}: its dice were typed in (the header has no seed); resume without --roll")
