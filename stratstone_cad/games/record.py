@@ -368,16 +368,17 @@ def record(game_name: str, out: Path, setup: Mapping[str, Any] | None, players: 
         seed = random.SystemRandom().randrange(2**32)
     n = len(players) if players else engine.default_players(setup)
     ids, full_setup = engine.new_setup(n, setup, random.Random(seed))
+    ids = list(players) if players else ids  # the colours at the table, when named
     try:
-        initial = engine.initial_state(players or ids, full_setup)
+        initial = engine.initial_state(ids, full_setup)
     except SetupError as e:
-        raise RecordError(f"--players {','.join(players or ids)[:60]}: {e}") from None
+        raise RecordError(f"--players {','.join(ids)[:60]}: {e}") from None
     for text in engine.setup_warnings(full_setup):
         on_warning(text)
-    header = _log.header_record(engine, players or ids, seed if roll else None, full_setup)
+    header = _log.header_record(engine, ids, seed if roll else None, full_setup)
     session = _Session(engine, out, [header], [initial], say, seed if roll else None)
     _log.write_log(out, session.records)
-    say(f"recording {engine.name} ({', '.join(players or ids)}) into {session.name}; help lists the commands")
+    say(f"recording {engine.name} ({', '.join(ids)}) into {session.name}; help lists the commands")
     return session.run(_reader(stdin, say, interactive))
 
 
