@@ -111,13 +111,12 @@ def play(
         raise PlayArgumentError(f"seed: {short_repr(seed)} is not an integer from 0 to {SEED_MAX}")
     engine = get_game(game)
     if terrain is not None:
-        if engine.name != "terrain":
+        if not engine.map_fields:
             raise PlayArgumentError(f"terrain file {terrain}: only the terrain game is played on a heightmap")
-        if setup and "heightmap" in setup:
-            raise PlayArgumentError(f"terrain file {terrain}: the setup gives a heightmap too; give only one")
-        from stratstone_cad.games.terrain_map import load_heightmap_file
-
-        setup = {**(setup or {}), "heightmap": load_heightmap_file(terrain)}
+        field = engine.map_fields[0]
+        if setup and field in setup:
+            raise PlayArgumentError(f"terrain file {terrain}: the setup gives a {field} too; give only one")
+        setup = {**(setup or {}), field: engine.load_map(terrain)}
     kinds = list(players) if players else ["random"] * engine.default_players(setup)
     records = play_records(engine.name, seed, kinds, setup)
     for text in engine.setup_warnings(records[0]["setup"]):

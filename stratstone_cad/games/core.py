@@ -310,6 +310,10 @@ class State(Protocol):
         capture or advance, ties broken with ``rng`` (deterministic for its state)."""
         ...
 
+    def board_text(self) -> str:
+        """The position on several lines for a terminal, with the coordinates the move text uses."""
+        ...
+
     def is_terminal(self) -> bool:
         """True when the game is over."""
         ...
@@ -352,6 +356,16 @@ class Game(Protocol):
         """Optional derived facts of a ply, as the log may carry them (e.g. ``captured``)."""
         ...
 
+    map_fields: tuple[str, ...]
+    """The setup fields that give the board's map, for a game played on a map (the terrain
+    game: ``("heightmap", "terrain_seed")``), else ``()``. ``play`` puts a map file into the
+    first; a recorded game must give one of them (the board at the table)."""
+
+    def load_map(self, path: Any) -> Any:
+        """The checked map in the file ``path`` (a game with ``map_fields`` only); raises a
+        one-line :class:`~stratstone_cad.errors.UserError` naming the file or the fault."""
+        ...
+
     def default_players(self, setup: Mapping[str, Any] | None) -> int:
         """How many players a game from ``setup`` has when nobody says."""
         ...
@@ -391,6 +405,11 @@ class StateBase:
         """The result once the game is over, else ``None``."""
         return self._result
 
+    def reach(self, square: str) -> list[tuple[str, str]] | None:
+        """The legal moves of the piece on ``square`` with what each costs, for a game whose
+        moves have a cost (the terrain game's movement points); ``None`` when they have none."""
+        return None
+
 
 class NoChance(StateBase):
     """The chance step of a game without dice: never due; rolling or applying dice is a
@@ -419,6 +438,10 @@ class GameBase:
     from the setup given, no warnings, and no fast checks (every line goes through the schema)."""
 
     chance_field: str | None = None
+    map_fields: tuple[str, ...] = ()
+
+    def load_map(self, path: Any) -> Any:
+        raise TypeError(f"{self.name} is not played on a map")  # type: ignore[attr-defined]
 
     def default_players(self, setup: Mapping[str, Any] | None) -> int:
         return 2

@@ -35,6 +35,7 @@ from stratstone_cad.games.core import (
     Result,
     SetupError,
     State,
+    game_names,
     get_game,
     short_repr,
 )
@@ -266,7 +267,7 @@ class _Session:
             turn = f", {state.to_move()} to {'roll' if state.is_chance() else 'move'}"
         else:
             turn = ""
-        self.say(f"{head}{turn}\n{state.board_text()}")  # type: ignore[attr-defined]
+        self.say(f"{head}{turn}\n{state.board_text()}")
 
     def list_moves(self, square: str) -> None:
         state = self.state
@@ -274,9 +275,8 @@ class _Session:
             self.say("roll first: enter the three dice, such as 2 3 3")
             return
         shown = printable(square)
-        reach = getattr(state, "reach", None)  # the terrain game: each move with its cost
-        if square and reach is not None:
-            costs = reach(square)
+        costs = state.reach(square) if square else None  # moves with their costs (the terrain game)
+        if costs is not None:
             self.say(f"{shown}: " + (", ".join(f"{m} ({c})" for m, c in costs) or "no move of the side to move there"))
             return
         texts = [str(m) for m in state.legal_moves()]
@@ -361,8 +361,8 @@ def record(game_name: str, out: Path, setup: Mapping[str, Any] | None, players: 
     engine = get_game(game_name)
     _new_out(out)
     _check_roll(engine, roll)
-    if engine.name == "terrain" and not (setup and ("terrain_seed" in setup or "heightmap" in setup)):
-        raise RecordError("record terrain: expected --terrain-seed N or --terrain FILE, the map of the board "
+    if engine.map_fields and not (setup and any(f in setup for f in engine.map_fields)):
+        raise RecordError(f"record {engine.name}: expected --terrain-seed N or --terrain FILE, the map of the board "
                           "played on (build --terrain-seed N prints board N)")
     if roll and seed is None:
         seed = random.SystemRandom().randrange(2**32)
@@ -422,4 +422,4 @@ def check_args(out: Path | None, resume_from: Path | None, game: str | None) -> 
     if (out is None) == (resume_from is None):
         raise UserError("record: expected --out FILE.jsonl (a new game) or --resume FILE.jsonl (an unfinished one)")
     if out is not None and game is None:
-        raise UserError("record: expected the game to record: stratstone, sage-stones or terrain")
+        raise UserError(f"record: expected the game to record: {', '.join(game_names())}")

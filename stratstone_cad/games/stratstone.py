@@ -181,7 +181,7 @@ def _line_owners(stacks: Sequence[tuple[int, ...]]) -> set[int]:
     return owners
 
 
-@dataclass(slots=True, unsafe_hash=True, repr=False)
+@dataclass(slots=True, unsafe_hash=True, repr=False, kw_only=True)
 class StratstoneState(NoChance):
     """A Stratstone position (immutable).
 
@@ -257,7 +257,7 @@ class StratstoneState(NoChance):
             raise SetupError("setup: no stones left in hand, the game would already be over")
         if _line_owners(stacks):
             raise SetupError("setup: the board already shows a line of four")
-        return cls(tuple(stacks), first, hand, 0, first)
+        return cls(stacks=tuple(stacks), turn=first, hand=hand, ply=0, first=first)
 
     def to_setup(self) -> dict[str, Any]:
         """The explicit setup of this position (``first`` is the player to move)."""
@@ -398,7 +398,7 @@ class StratstoneState(NoChance):
         result = _judge(new_stacks, c, hand)
         if result is not None:
             events.append(GameOver(result.winner, result.reason))
-        return StratstoneState(new_stacks, 3 - c, hand, ply, self.first, result), events
+        return StratstoneState(stacks=new_stacks, turn=3 - c, hand=hand, ply=ply, first=self.first, _result=result), events
 
     # -- misc --------------------------------------------------------------------------
 

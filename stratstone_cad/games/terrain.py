@@ -53,6 +53,7 @@ from stratstone_cad.games.terrain_map import (
     crossing_costs,
     fairness_warning,
     generate,
+    load_heightmap_file,
 )
 
 __all__ = [
@@ -983,6 +984,12 @@ class TerrainGame(GameBase):
     name = "terrain"
     rules = RULES
     players = PLAYERS
+    map_fields = ("heightmap", "terrain_seed")
+
+    def load_map(self, path: Any) -> list[list[int]]:
+        """A heightmap file (a JSON 10 x 10 list, rank 1 first, or ``{"heightmap": [...]}``),
+        checked against the terrain rule."""
+        return load_heightmap_file(path)
 
     def new_setup(self, n_players: int, setup: Mapping[str, Any] | None, rng: random.Random) -> tuple[list[str], dict[str, Any]]:
         """Players are always ``["red", "blue"]``. Without a ``heightmap`` the map is generated

@@ -1,0 +1,117 @@
+"""A fourth game needs only its own module and its registration.
+
+The game here (one pile, take 1 to 3, who takes the last wins) is written against the
+protocol of :mod:`stratstone_cad.games.core` only and registered; ``play``, the built-in
+players and ``record`` then serve it with no change. (The log format names its games in
+``log_schema.json``: a new game is a new entry of that published format, so ``check-log``
+refuses it until the format lists it.)
+"""
+
+from __future__ import annotations
+
+import io
+import random
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from stratstone_cad.games import core
+from stratstone_cad.games.commands import play_records
+from stratstone_cad.games.core import GameBase, GameOver, MoveTextError, NoChance, Result, RuleViolation, register
+from stratstone_cad.games.record import record
+
+PLAYERS = ("north", "south")
+
+
+@dataclass(frozen=True, slots=True)
+class Take:
+    n: int
+
+    def __str__(self) -> str:
+        return str(self.n)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class PileState(NoChance):
+    GAME_TITLE = "Pile"
+    pile: int
+    turn: int
+    ply: int = 0
+    _result: Result | None = None
+
+    def to_move(self) -> str | None:
+        return None if self._result else PLAYERS[self.turn]
+
+    def legal_moves(self) -> Iterator[Take]:
+        if self._result is None:
+            yield from (Take(n) for n in range(1, min(3, self.pile) + 1))
+
+    def parse_move(self, text: str) -> Take:
+        if text not in ("1", "2", "3"):
+            raise MoveTextError(text, self.ply + 1, "1, 2 or 3 (stones to take)")
+        return Take(int(text))
+
+    def apply(self, move: Take | str) -> tuple[PileState, list[Any]]:
+        take = self.parse_move(move) if isinstance(move, str) else move
+        if take.n > self.pile:
+            raise RuleViolation(str(take), self.ply + 1, f"takes more than the {self.pile} left")
+        left = self.pile - take.n
+        result = Result(PLAYERS[self.turn], "took the last") if left == 0 else None
+        events = [GameOver(result.winner, result.reason)] if result else []
+        return PileState(pile=left, turn=1 - self.turn, ply=self.ply + 1, _result=result), events
+
+    def random_move(self, rng: random.Random) -> Take:
+        return rng.choice(list(self.legal_moves()))
+
+    def greedy_move(self, rng: random.Random) -> Take:
+        return Take(self.pile % 4 or 1)
+
+    def board_text(self) -> str:
+        return f"pile: {self.pile}"
+
+
+class Pile(GameBase):
+    name = "pile"
+    rules = "pile/1"
+    players = PLAYERS
+
+    def new_setup(self, n_players: int, setup: Mapping[str, Any] | None, rng: random.Random) -> tuple[list[str], dict[str, Any]]:
+        return list(PLAYERS), {"pile": (setup or {}).get("pile", 10)}
+
+    def initial_state(self, players: Sequence[str], setup: Mapping[str, Any]) -> PileState:
+        return PileState(pile=setup["pile"], turn=0)
+
+    def derived(self, before: Any, after: Any, events: Sequence[Any]) -> dict[str, Any]:
+        return {"left": after.pile}
+
+
+@pytest.fixture
+def pile_game() -> Iterator[Pile]:
+    core._load_builtin()
+    game = register(Pile())
+    yield game
+    del core._REGISTRY["pile"]
+
+
+def test_play_and_its_players_serve_a_registered_fourth_game(pile_game: Pile) -> None:
+    records = play_records("pile", 7, ["greedy", "random"], {"pile": 10})
+    assert records[0]["game"] == "pile" and records[0]["setup"] == {"pile": 10}
+    takes = [int(r["move"]) for r in records[1:] if "move" in r]
+    assert sum(takes) == 10
+    # greedy leaves a multiple of 4 whenever it can: 10 -> 8 on ply 1
+    assert takes[0] == 2
+    assert records[-1]["result"]["reason"] == "took the last"
+
+
+def test_record_serves_a_registered_fourth_game(pile_game: Pile, tmp_path: Any) -> None:
+    out = tmp_path / "pile.jsonl"
+    said: list[str] = []
+    closing = record("pile", out, {"pile": 4}, None, roll=False, seed=None, stdin=io.StringIO("moves\n4\n3\nmoves 1\n1\n"),
+                     say=said.append, interactive=False, on_warning=said.append)
+    assert said.count("1, 2, 3") == 1 and said.count("1") == 1  # the moves, then the one left
+    assert "refused: ply 1: '4' does not parse: expected 1, 2 or 3 (stones to take)" in said
+    assert "winner south (took the last)" in closing
+    lines = out.read_text().splitlines()
+    assert len(lines) == 4 and '"move": "3"' in lines[1] and '"move": "1"' in lines[2]
