@@ -264,7 +264,9 @@ class State(Protocol):
     0.16 us for a plain ``__init__`` of 8 fields on the benchmark machine, and those two
     engines build a state every 3-7 us (Sage Stones two a ply), so freezing them would cost
     them 5-25 % of their speed. ``tests/games/test_properties.py`` checks that ``apply``
-    never changes the state it is called on.
+    never changes the state it is called on. States are built by keyword, except Sage
+    Stones' two per ply: a keyword call of its ten fields costs 0.25 us more than a
+    positional one (0.38 against 0.13 us), 12-17 % of its plies per second.
     """
 
     ply: int
