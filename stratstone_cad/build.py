@@ -70,11 +70,16 @@ class BuildReport:
     cached: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     swept: list[str] = field(default_factory=list)  # temporary files a killed build left
+    plates_built: list[str] = field(default_factory=list)
+    plates_cached: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
     def summary(self) -> str:
         total = len(self.built) + len(self.cached)
+        plates = len(self.plates_built) + len(self.plates_cached)
         return (f"{total} assets in {self.out_dir}: {len(self.built)} built, {len(self.cached)} cached"
+                + (f"; {plates} plates: {len(self.plates_built)} written, {len(self.plates_cached)} cached"
+                   if plates else "")
                 + (f", {len(self.removed)} stale removed" if self.removed else "")
                 + (f", {len(self.swept)} temporary files of an interrupted build removed" if self.swept else "")
                 + f" ({self.seconds:.1f} s); manifest {self.out_dir / MANIFEST}")
@@ -222,24 +227,30 @@ def read_manifest(out_dir: Path) -> dict[str, dict[str, Any]]:
             return {}
         data = json.loads(path.read_text("utf-8"))
         if data.get("format") == MANIFEST_FORMAT:
-            return {a["file"]: a for a in data["assets"] if isinstance(a, dict) and _our_file(a.get("file"))}
+            listed = [*data["assets"], *data.get("plates", [])]
+            return {a["file"]: a for a in listed if isinstance(a, dict) and _our_file(a.get("file"))}
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         pass
     return {}
 
 
-_OUR_FILE = re.compile(r"[a-z][a-z0-9-]*/[a-z0-9][a-z0-9_-]*\.stl")
+_OUR_FILE = re.compile(r"[a-z][a-z0-9-]*/[a-z0-9][a-z0-9_-]*\.(?:stl|3mf)")
 
 
 def _our_file(name: Any) -> bool:
-    """Whether a manifest's file name is one the build writes: ``game/part.stl``,
+    """Whether a manifest's file name is one the build writes: ``game/part.stl`` or ``game/plate.3mf``,
     never an absolute path or one that leaves the output folder (the build deletes
     stale files by these names, so a damaged manifest must not point elsewhere)."""
     return isinstance(name, str) and _OUR_FILE.fullmatch(name) is not None
 
 
 def write_manifest(out_dir: Path, entries: dict[str, dict[str, Any]]) -> None:
-    data = {"format": MANIFEST_FORMAT, "version": 1, "assets": [entries[k] for k in sorted(entries)]}
+    """The manifest of ``entries``: the parts (STL) under ``assets``, the print plates (3MF) under ``plates``."""
+    data: dict[str, Any] = {"format": MANIFEST_FORMAT, "version": 1,
+                            "assets": [entries[k] for k in sorted(entries) if k.endswith(".stl")]}
+    plates = [entries[k] for k in sorted(entries) if k.endswith(".3mf")]
+    if plates:
+        data["plates"] = plates
     atomic_write(out_dir / MANIFEST, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
 
 
@@ -296,13 +307,13 @@ def run_job(job: Job, mesh_params: MeshParams, profiles: dict[str, Profile], out
 #: Output fields that describe a file without changing it (how many copies to print, the
 #: printer a tile plan was made for, where a heightmap was read): left out of the key,
 #: so a cached file gets them afresh from the plan (see :func:`described`).
-_DESCRIPTIVE = ("count", "printer", "info")
+_DESCRIPTIVE = ("count", "printer", "info", "plate", "adaptive")
 
 
 def described(entry: dict[str, Any], out: Output) -> dict[str, Any]:
     """A manifest entry with ``out``'s descriptive facts in place of the ones it had (a
     file's info keys are the same at every build: the file's name says which map)."""
-    return {**entry, "count": out.count, "printer": out.printer, **(out.info or {})}
+    return {**entry, "count": out.count, "printer": out.printer, "plate": out.plate or None, **(out.info or {})}
 
 
 # --------------------------------------------------------------------------- progress
@@ -349,8 +360,9 @@ def usable_cores() -> int:
 
 def build(games: list[str] | None = None, printer_name: str | None = None, out_dir: Path = Path("output"),
           jobs: int = 1, params_file: Path | None = None, sets: dict[str, str] | None = None,
-          progress: TextIO | None = sys.stderr) -> BuildReport:
-    """Build the assets of ``games`` (all when empty) into ``out_dir``.
+          progress: TextIO | None = sys.stderr, plates: bool = False) -> BuildReport:
+    """Build the assets of ``games`` (all when empty) into ``out_dir``; with ``plates``,
+    their print plates too (one 3MF per print job and bed: :mod:`stratstone_cad.plating`).
 
     Everything the user gives is checked before anything is written: parameters,
     printer, games, the output folder. Raises UserError subclasses for those. More jobs
@@ -377,7 +389,10 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
             raise OutputError(f"output folder {out_dir / sub}: is a symbolic link, expected a folder of this build")
         ensure_writable_dir(out_dir / sub)
     with _lock(out_dir):
-        return _build_locked(out_dir, plan, chosen, ps, profiles, min(jobs, usable_cores()), progress, start)
+        report = _build_locked(out_dir, plan, chosen, ps, profiles, min(jobs, usable_cores()), progress, start)
+        _plates(out_dir, plan, chosen, ps, printer, profiles, plates, report)
+        report.seconds = time.perf_counter() - start
+        return report
 
 
 @contextlib.contextmanager
@@ -490,7 +505,7 @@ def _sweep_temporary(out_dir: Path, chosen: list[GameAssets]) -> list[str]:
     by :func:`~stratstone_cad.fileio.atomic_write`): only those names, only in the folders
     this build writes, and only while it holds the folder's lock, so no running build's
     file is touched."""
-    names = r"[a-z0-9][a-z0-9_-]*\.stl|manifest\.json"
+    names = r"[a-z0-9][a-z0-9_-]*\.(?:stl|3mf)|manifest\.json"
     return [p.relative_to(out_dir).as_posix()
             for folder in (out_dir, *(out_dir / g.name for g in chosen)) for p in sweep_temporary(folder, names)]
 
@@ -693,8 +708,60 @@ def _run_all(todo: list[tuple[Job, str]], mesh: MeshParams, profiles: dict[str, 
 
 
 def assets_for(out_dir: Path, game: str | None = None) -> list[dict[str, Any]]:
-    """The manifest's entries (of one game), for tests and the viewer."""
-    return [e for e in read_manifest(Path(out_dir)).values() if game is None or e["game"] == game]
+    """The manifest's parts (of one game), for tests and the viewer."""
+    return [e for f, e in read_manifest(Path(out_dir)).items()
+            if f.endswith(".stl") and (game is None or e["game"] == game)]
 
 
-__all__ = ["BuildReport", "Output", "assets_for", "build", "read_manifest"]
+def plates_for(out_dir: Path, game: str | None = None) -> list[dict[str, Any]]:
+    """The manifest's print plates (of one game)."""
+    return [e for f, e in read_manifest(Path(out_dir)).items()
+            if f.endswith(".3mf") and (game is None or e["game"] == game)]
+
+
+__all__ = ["BuildReport", "Output", "assets_for", "build", "plates_for", "read_manifest"]
+
+
+# --------------------------------------------------------------------------- print plates
+
+
+def _plates(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: ParamSet, printer: Any,
+            profiles: dict[str, Profile], write: bool, report: BuildReport) -> None:
+    """The print plates of the built games: with ``write``, the outdated and missing ones
+    are written (each listed the moment it is); without, an outdated plate is removed (it
+    would print parts that are no longer these). Plates the plan no longer has go, as
+    stale parts do: unlisted first, then removed."""
+    from . import __version__
+    from .params import load_colours
+    from .plating import PLATE_MODULES, plan_plates, plate_key, write_plate
+
+    entries = read_manifest(out_dir)
+    games = {g.name for g in chosen}
+    jobs = plan_plates([o for j in plan for o in j.outputs], entries, printer, profiles, ps.plates, load_colours())
+    code = code_fingerprint(PLATE_MODULES)
+    planned = {pj.file: pj for pj in jobs}
+    listed = {f for f, e in entries.items() if f.endswith(".3mf") and e.get("game") in games}
+    keys = {pj.file: plate_key(pj, ps.plates, code) for pj in jobs}
+    fresh = {f for f in listed & set(planned)
+             if entries[f].get("key") == keys[f] and sha256_file(out_dir / f) == entries[f].get("sha256")}
+    outdated = sorted(listed - fresh)
+    if outdated:
+        for f in outdated:
+            entries.pop(f, None)
+        write_manifest(out_dir, entries)  # unlisted first: a kill mid-way leaves files unlisted, never the reverse
+        for f in outdated:
+            if write and f in planned:
+                continue  # replaced below, atomically
+            with contextlib.suppress(FileNotFoundError):
+                (out_dir / f).unlink()
+            report.removed.append(f)
+    if not write:
+        return
+    for pj in jobs:
+        if pj.file in fresh:
+            report.plates_cached.append(pj.file)
+            continue
+        write_target(out_dir / pj.file, follow_symlinks=False)
+        entries[pj.file] = write_plate(pj, out_dir, ps.plates, keys[pj.file], __version__)
+        write_manifest(out_dir, entries)
+        report.plates_built.append(pj.file)

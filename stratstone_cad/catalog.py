@@ -20,13 +20,14 @@ from typing import Any
 from .assets import sage_stones, stratstone, terrain
 from .errors import ParameterError
 from .jobs import GameAssets
-from .params import MODELS_DIR, MeshParams, Params, load_profiles, resolve
+from .params import MODELS_DIR, MeshParams, Params, PlateParams, load_profiles, resolve
 
 GAMES: dict[str, GameAssets] = {g.name: g for g in (stratstone.ASSETS, sage_stones.ASSETS, terrain.ASSETS)}
 
-#: Every parameter section: prefix -> Params class (the games' sections, then the mesh).
-SCHEMA: dict[str, type[Params]] = {**{p: c for g in GAMES.values() for p, c in g.sections.items()}, "mesh": MeshParams}
-PRESET_FILES = (*(g.preset for g in GAMES.values()), "mesh.toml")
+#: Every parameter section: prefix -> Params class (the games' sections, then the mesh and the plates).
+SCHEMA: dict[str, type[Params]] = {**{p: c for g in GAMES.values() for p, c in g.sections.items()}, "mesh": MeshParams,
+                                   "plates": PlateParams}
+PRESET_FILES = (*(g.preset for g in GAMES.values()), "mesh.toml", "plates.toml")
 
 
 def get_games(names: list[str] | None) -> list[GameAssets]:
@@ -46,7 +47,7 @@ def get_games(names: list[str] | None) -> list[GameAssets]:
 
 @dataclasses.dataclass(frozen=True)
 class ParamSet:
-    """Every game's parameters, checked, and the mesh settings.
+    """Every game's parameters, checked, the mesh settings and the print plates'.
 
     ``ps.game("sage-stones")`` (or ``ps.sage_stones``) is the object that game's
     ``combine`` returned.
@@ -54,6 +55,7 @@ class ParamSet:
 
     games: dict[str, Any]
     mesh: MeshParams
+    plates: PlateParams
 
     def game(self, name: str) -> Any:
         return self.games[name]
@@ -68,8 +70,8 @@ class ParamSet:
 
     def section(self, prefix: str) -> dict[str, Any]:
         """The plain values of one section, e.g. ``"stratstone.stone"``."""
-        if prefix == "mesh":
-            return self.mesh.as_dict()
+        if prefix in ("mesh", "plates"):
+            return getattr(self, prefix).as_dict()
         for g in GAMES.values():
             if prefix in g.sections:
                 return getattr(self.games[g.name], prefix.rsplit(".", 1)[1]).as_dict()
@@ -92,4 +94,4 @@ def load_params(params_file: Path | None = None, sets: dict[str, str] | None = N
         sections = {p.rsplit(".", 1)[1]: cls(**raw[p]) for p, cls in g.sections.items()}
         if g.name in chosen:
             combined[g.name] = g.combine(sections, profiles)
-    return ParamSet(combined, MeshParams(**raw["mesh"]))
+    return ParamSet(combined, MeshParams(**raw["mesh"]), PlateParams(**raw["plates"]))

@@ -43,6 +43,9 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--out", metavar="DIR", type=_path, default=Path("output"), help="output folder (default: output)")
     b.add_argument("--jobs", metavar="N", type=_integer, default=None,
                    help="parts built in parallel (default and most: the cores this process may use)")
+    b.add_argument("--plates", action="store_true",
+                   help="also write the print plates: one 3MF per print job and bed, the parts arranged on the "
+                        "printer's bed with their slicer settings (layer heights, ironing) embedded")
     _param_args(b)
     b.add_argument("--terrain-seed", metavar="N", type=_integer, default=None,
                    help="terrain board: the engine's fair map of seed N (default 1; the same as "
@@ -135,7 +138,8 @@ def _cmd_build(a: argparse.Namespace) -> int:
         sets["terrain.board.seed"] = str(a.terrain_seed)
     if a.heightmap is not None:
         sets["terrain.board.heightmap"] = str(a.heightmap)
-    report = build(a.games, a.printer, a.out, jobs, a.params, sets, progress=None if a.quiet else sys.stderr)
+    report = build(a.games, a.printer, a.out, jobs, a.params, sets, progress=None if a.quiet else sys.stderr,
+                   plates=a.plates)
     print(printable(report.summary()))  # it names the output folder, as the user typed it
     return 0
 
@@ -152,6 +156,8 @@ def _cmd_list(a: argparse.Namespace) -> int:
             lines += _section_lines(section, SCHEMA[section], ps)
     lines.append("mesh: tessellation of every part")
     lines += _section_lines("mesh", SCHEMA["mesh"], ps)
+    lines.append("plates: print plates (build --plates)")
+    lines += _section_lines("plates", SCHEMA["plates"], ps)
     lines.append("")
     lines.append("profiles (layer boundaries at first + n x layer):")
     for pr in load_profiles().values():

@@ -36,6 +36,8 @@ class Output:
     printer: str | None = None  # the printer whose bed a tile was cut for
     count: int = 1  # how many copies of this file the game needs (2 Runners, 10 gems of a colour)
     info: Mapping[str, Any] | None = None  # more facts for the manifest (where a terrain's heightmap came from)
+    plate: str = ""  # the print job it goes on (build --plates): "stones-red" -> game/stones-red.3mf
+    adaptive: bool = False  # printed at variable layer heights on its plate (stones and gems)
 
 
 @dataclass(frozen=True)
@@ -116,12 +118,13 @@ def board_job(*, game: str, stem: str, maker: str, args: dict[str, Any], board: 
     tiles = plan_tiles(grid.size_mm, printer, board.joint_length_mm, board.joint_width_mm, grid.wall_lines(), what,
                        board.joint_lines() if joint_lines is None else joint_lines, fits)
     if tiles.count == 1:
-        outs: tuple[Output, ...] = (Output(f"{game}/{stem}.stl", game, "board", "board", info=info),)
+        outs: tuple[Output, ...] = (Output(f"{game}/{stem}.stl", game, "board", "board", info=info, plate=stem),)
     else:
         check_keep_out(tiles, list(keep_out), board.joint_length_mm, board.joint_width_mm, board.joint_clearance_mm,
                        board.PREFIX, printer, cut_fix, joint_fix(board), fixes)
         outs = tuple(Output(f"{game}/{stem}-tile-{i}-of-{tiles.count}.stl", game, "board-tile", "board", index=i,
-                            of=tiles.count, printer=printer.name, info=info) for i in range(1, tiles.count + 1))
+                            of=tiles.count, printer=printer.name, info=info, plate=stem)
+                     for i in range(1, tiles.count + 1))
     w, h = grid.size_mm
     return Job(f"{game}/{stem}", maker, {**args, "plan": tiles}, outs,
                f"{what} ({facts}, {w:g} x {h:g} mm, {tiles.count} tile(s) for {printer.name})", cost)

@@ -461,3 +461,50 @@ class MeshParams(Params):
     tolerance_mm: float = param(0.05, "largest distance of the mesh from the true surface", lo=0.001, hi=1)
     angular_tolerance_deg: float = param(2.5, "largest turn of a curved surface within one facet (neighbouring "
                                               "facets of a smooth side then differ by 8 degrees at most)", lo=1, hi=45)
+
+
+# --------------------------------------------------------------------------- print plates
+
+IRONING = ("topmost", "top", "none")
+
+
+@dataclass(frozen=True)
+class PlateParams(Params):
+    """Print plates (``build --plates``): one 3MF per print job, its settings embedded."""
+
+    PREFIX = "plates"
+
+    spacing_mm: float = param(6.0, "gap between neighbouring parts on a plate", lo=2, hi=50)
+    piece_ironing: str = param("topmost", "ironing of the pieces (stones, gems, terrain pieces): the topmost "
+                                          "surface of each, every top surface, or none", choices=IRONING)
+    board_ironing: str = param("none", "ironing of the boards (every top surface of the Stratstone board adds "
+                                       "about 5 h)", choices=IRONING)
+    adaptive_layers: bool = param(True, "stones and gems at variable layer heights: thin where the surface is "
+                                        "shallow, thick on steep sides, every flat face on a layer top")
+    adaptive_min_layer_mm: float = param(0.07, "thinnest adaptive layer", lo=0.05, hi=0.15)
+    adaptive_max_layer_mm: float = param(0.20, "thickest adaptive layer", lo=0.15, hi=0.3)
+
+    def check(self) -> None:
+        if self.adaptive_min_layer_mm > self.adaptive_max_layer_mm - 0.01:
+            self.fail("adaptive_min_layer_mm", self.adaptive_min_layer_mm,
+                      f"at most {fmt(self.adaptive_max_layer_mm - 0.01)} (below adaptive_max_layer_mm)")
+
+
+@dataclass(frozen=True)
+class Colour:
+    """A colour name's display colour in a plate (a 3MF base material), sRGB ``#RRGGBB``."""
+
+    name: str
+    srgb: str
+
+
+def load_colours(models_dir: Path = MODELS_DIR) -> dict[str, Colour]:
+    """The display colours of models/colours.toml, by name."""
+    data = _load_toml(models_dir / "colours.toml", "colours")
+    out = {}
+    for name, value in data.get("colour", {}).items():
+        if not isinstance(value, str) or not re.fullmatch(r"#[0-9A-Fa-f]{6}", value):
+            raise ParameterError(f"colours {models_dir / 'colours.toml'}: colour.{name} = {_show(value)}: "
+                                 "expected a colour as \"#RRGGBB\"")
+        out[name] = Colour(name, value.upper())
+    return out

@@ -41,3 +41,11 @@ def built_all(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("build-all")
     build(None, None, out, jobs=2, progress=None)
     return out
+
+
+@pytest.fixture(scope="session")
+def plated(tmp_path_factory) -> Path:
+    """output folder of a cold build of every game with its print plates (build --plates)."""
+    out = tmp_path_factory.mktemp("plated")
+    build(None, None, out, jobs=2, progress=None, plates=True)
+    return out

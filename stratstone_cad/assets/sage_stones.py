@@ -208,7 +208,7 @@ def plan(p: SageParams, printer: Printer, profiles: Mapping[str, Profile], mesh:
                         {"shape": shape, "mark": mark, "profile": profiles["piece"], "tolerance_mm": mesh.tolerance_mm,
                          "angular_tolerance_deg": mesh.angular_tolerance_deg},
                         (Output(f"sage-stones/gem-{colour}.stl", "sage-stones", "gem", "piece", colour,
-                                count=g.per_colour),),
+                                count=g.per_colour, plate=f"gems-{colour}", adaptive=True),),
                         f"gem-{colour} (sage-stones.gem {g.diameter_mm:g} x {g.height_mm:g} mm, "
                         f"mark {mark.kind if mark else 'off'})", cost=0.5))
     return jobs

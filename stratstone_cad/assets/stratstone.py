@@ -167,7 +167,8 @@ def plan(p: StratstoneParams, printer: Printer, profiles: Mapping[str, Profile],
             name = f"stone-{colour}-{i + 1:02d}"
             jobs.append(Job(f"stratstone/{name}", "stratstone_cad.cad.stratstone:make_stone",
                             {"shape": shape, "set_index": c, "index": i, "mark": mark, "profile": profiles["piece"]},
-                            (Output(f"stratstone/{name}.stl", "stratstone", "stone", "piece", colour, i + 1),),
+                            (Output(f"stratstone/{name}.stl", "stratstone", "stone", "piece", colour, i + 1,
+                                    plate=f"stones-{colour}", adaptive=True),),
                             f"{name} (stratstone.stone seed {s.seed}, footprint {s.footprint_mm:g} mm, "
                             f"height {s.height_mm:g} mm, mark {mark.kind if mark else 'off'})"))
     return jobs

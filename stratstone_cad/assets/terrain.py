@@ -390,7 +390,8 @@ def plan(p: TerrainParams, printer: Printer, profiles: Mapping[str, Profile], me
             jobs.append(Job(f"terrain/{name}", "stratstone_cad.cad.terrain:make_piece",
                             {"body": pc.body(kind), "mark": mark, "profile": profiles["piece"],
                              "tolerance_mm": mesh.tolerance_mm, "angular_tolerance_deg": mesh.angular_tolerance_deg},
-                            (Output(f"terrain/{name}.stl", "terrain", kind, "piece", colour, count=pc.per_kind),),
+                            (Output(f"terrain/{name}.stl", "terrain", kind, "piece", colour, count=pc.per_kind,
+                                    plate=f"pieces-{colour}"),),
                             f"{name} (terrain.piece {kind}, strength {strength}, "
                             f"{'filled' if mark.filled else 'outlined'} symbol)", cost=0.8))
     return jobs

@@ -1,0 +1,312 @@
+"""Print plates (build --plates): arrangement, the 3MF package, the slicers' settings, the cache."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import shutil
+import xml.etree.ElementTree as ET
+import zipfile
+from pathlib import Path
+
+import lib3mf
+import numpy as np
+import pytest
+import trimesh
+
+from stratstone_cad import build as B
+from stratstone_cad.catalog import get_games, load_params
+from stratstone_cad.mesh.adaptive import adaptive_layers, flat_heights, slicer_profile
+from stratstone_cad.mesh.plates import Part, PlateError, arrange, gap, overlap
+from stratstone_cad.mesh.threemf import read_stl_mesh
+from stratstone_cad.params import load_colours, load_printers, load_profiles
+from stratstone_cad.plating import plan_plates
+
+SPACING = 6.0  # models/plates.toml
+
+
+def _manifest(out: Path) -> dict:
+    return json.loads((out / "manifest.json").read_text())
+
+
+# --------------------------------------------------------------------------- arrangement
+
+
+def _check_arrangement(plates, printer, spacing):
+    for plate in plates:
+        x0, y0 = printer.margin_mm, printer.margin_mm
+        x1, y1 = printer.bed_x_mm - printer.margin_mm, printer.bed_y_mm - printer.margin_mm
+        for p in plate.placements:
+            fx0, fy0, fx1, fy1 = p.footprint()
+            assert fx0 >= x0 - 1e-6 and fy0 >= y0 - 1e-6 and fx1 <= x1 + 1e-6 and fy1 <= y1 + 1e-6, (printer.name, p)
+        for a, b in itertools.combinations(plate.placements, 2):
+            assert overlap(a, b) == 0, (printer.name, a, b)
+            assert gap(a, b) >= spacing - 1e-6, (printer.name, a.part.name, b.part.name, gap(a, b))
+
+
+@pytest.mark.parametrize("printer", sorted(load_printers()))
+def test_every_plate_of_every_game_fits_every_printer_without_overlap(printer, plated):
+    """Each printer's plan (its own tile plans), arranged on its bed: the boards made for
+    it (they are made without CadQuery, quickly), the pieces as the default build made them."""
+    import importlib
+
+    from stratstone_cad.params import get_printer
+
+    pr = get_printer(printer)
+    ps = load_params()
+    profiles = load_profiles()
+    entries = {a["file"]: a for a in _manifest(plated)["assets"]}
+    outputs = []
+    for g in get_games(None):
+        for job in g.plan(ps.game(g.name), pr, profiles, ps.mesh):
+            outputs += job.outputs
+            if job.outputs[0].profile == "board":
+                module, func = job.maker.split(":")
+                meshes = getattr(importlib.import_module(module), func)(**job.args)
+                for o, m in zip(job.outputs, meshes, strict=True):
+                    lo, hi = m.bounds()
+                    entries[o.file] = {"bbox_mm": {"min": lo, "size": [b - a for a, b in zip(lo, hi, strict=True)]},
+                                       "sha256": "-"}
+    jobs = plan_plates(outputs, entries, pr, profiles, ps.plates, load_colours())
+    placed = [p for pj in jobs for p in pj.plate.placements]
+    assert sum(o.count for o in outputs) == len(placed)  # every copy of every part, once
+    for pj in jobs:
+        _check_arrangement([pj.plate], pr, ps.plates.spacing_mm)
+
+
+def test_parts_that_overflow_one_bed_go_on_more_plates_never_overlapping():
+    pr = load_printers()["prusa-mini"]
+    plates = arrange([Part("big", "g/big.stl", (100, 100), (0, 0), copies=5)], pr, 5, "g big")
+    assert len(plates) == 5  # 170 x 170 mm usable holds one 100 mm square with 5 mm spacing
+    plates = arrange([Part("gem", "g/gem.stl", (18, 18), (-9, -9), copies=100)], pr, 6, "g gems")
+    assert sum(len(p.placements) for p in plates) == 100
+    assert [len(p.placements) for p in plates] == [49, 49, 2]  # 7 x 7 a bed at 24 mm pitch in 170 mm
+    _check_arrangement(plates, pr, 6)
+
+
+def test_a_part_larger_than_the_bed_is_refused_by_name():
+    pr = load_printers()["prusa-mini"]
+    with pytest.raises(PlateError, match=r"g board: part board is 222 x 196 mm, larger than the usable bed of "
+                                         r"prusa-mini \(170 x 170 mm\)"):
+        arrange([Part("board", "g/board.stl", (222, 196), (0, 0))], pr, 6, "g board")
+
+
+def test_placements_move_each_part_by_its_own_origin():
+    pr = load_printers()["prusa-mk4"]
+    (plate,) = arrange([Part("stone", "s.stl", (30, 20), (-15, -10))], pr, 6, "s")
+    (p,) = plate.placements
+    assert p.corner == (110.0, 95.0)  # centred on the 250 x 210 bed
+    assert p.offset == (125.0, 105.0)  # the stone's centre, at its origin, goes to the bed's centre
+
+
+# --------------------------------------------------------------------------- the packages
+
+
+def _plates(out):
+    return _manifest(out)["plates"]
+
+
+def test_every_game_has_its_plates_named_by_print_job(plated):
+    files = {p["file"] for p in _plates(plated)}
+    assert {"stratstone/stones-red.3mf", "stratstone/stones-yellow.3mf", "stratstone/stones-tan.3mf",
+            "stratstone/board.3mf", "sage-stones/board.3mf", "terrain/pieces-red.3mf",
+            "terrain/pieces-blue.3mf"} <= files
+    assert {f"sage-stones/gems-{c}.3mf" for c in ("yellow", "red", "blue", "green", "white", "black")} <= files
+    tiles = sorted(f for f in files if f.startswith("terrain/board-seed-1"))
+    assert tiles == [f"terrain/board-seed-1-plate-{i}-of-4.3mf" for i in range(1, 5)]
+    copies = {p["file"]: p["copies"] for p in _plates(plated)}
+    assert copies["stratstone/stones-red.3mf"] == 8 and copies["sage-stones/gems-red.3mf"] == 10
+    assert copies["terrain/pieces-red.3mf"] == 6
+
+
+def _read_3mf(path):
+    w = lib3mf.get_wrapper()
+    model = w.CreateModel()
+    reader = model.QueryReader("3mf")
+    reader.SetStrictModeActive(True)
+    reader.ReadFromFile(str(path))
+    return w, model, reader
+
+
+def _object_parts(plate):
+    """Each object's name -> its part's entry: one object a copy, ``-NN`` after the part's
+    name when the plate holds several copies."""
+    out = {}
+    for ob in plate["objects"]:
+        names = [ob["name"]] if ob["copies"] == 1 else [f"{ob['name']}-{n:02d}" for n in range(1, ob["copies"] + 1)]
+        out.update(dict.fromkeys(names, ob))
+    return out
+
+
+def test_lib3mf_reads_every_plate_back_without_warnings_with_named_coloured_objects(plated):
+    assets = {a["file"]: a for a in _manifest(plated)["assets"]}
+    colours = load_colours()
+    for plate in _plates(plated):
+        w, model, reader = _read_3mf(plated / plate["file"])
+        assert reader.GetWarningCount() == 0, plate["file"]
+        objects = model.GetMeshObjects()
+        names, triangles = [], []
+        while objects.MoveNext():
+            o = objects.GetCurrentMeshObject()
+            names.append(o.GetName())
+            triangles.append(o.GetTriangleCount())
+            assert o.IsManifoldAndOriented(), (plate["file"], o.GetName())
+            has, group_id, index = o.GetObjectLevelProperty()
+            assert has
+            group = model.GetBaseMaterialGroupByID(group_id)
+            colour = group.GetName(index)
+            part = _object_parts(plate)[o.GetName()]
+            assert colour == (assets[part["file"]]["colour"] or "board"), o.GetName()
+            r, g, b, _ = w.ColorToRGBA(group.GetDisplayColor(index))
+            assert f"#{r:02X}{g:02X}{b:02X}" == colours[colour].srgb
+            assert o.GetTriangleCount() == assets[part["file"]]["triangles"]
+        assert len(names) == plate["copies"] == len(set(names)), plate["file"]
+        items = model.GetBuildItems()
+        assert items.Count() == plate["copies"]
+
+
+def test_trimesh_reads_every_plate_with_the_parts_volumes_at_their_places(plated):
+    assets = {a["file"]: a for a in _manifest(plated)["assets"]}
+    for plate in _plates(plated):
+        scene = trimesh.load(plated / plate["file"], force="scene")
+        by_part = {o["name"]: o for o in plate["objects"]}
+        assert len(scene.geometry) == plate["copies"], plate["file"]
+        meshes = scene.dump()
+        for m in meshes:
+            assert m.is_watertight
+        vols = sorted(round(m.volume, 1) for m in meshes)
+        want = sorted(round(assets[o["file"]]["volume_mm3"], 1) for o in by_part.values() for _ in range(o["copies"]))
+        assert vols == pytest.approx(want, rel=1e-4), plate["file"]
+        # on the bed, resting on it, apart
+        lo = np.min([m.bounds[0] for m in meshes], axis=0)
+        assert lo[2] == pytest.approx(0, abs=1e-6)
+        for a, b in itertools.combinations(meshes, 2):
+            (ax0, ay0, _), (ax1, ay1, _) = a.bounds
+            (bx0, by0, _), (bx1, by1, _) = b.bounds
+            assert max(ax0, bx0) >= min(ax1, bx1) + SPACING - 1e-3 or max(ay0, by0) >= min(ay1, by1) + SPACING - 1e-3
+
+
+def _zip_text(path, name):
+    with zipfile.ZipFile(path) as z:
+        return z.read(name).decode()
+
+
+def test_prusaslicer_settings_name_each_object_its_layers_ironing_and_all_its_triangles(plated):
+    for plate in _plates(plated):
+        path = plated / plate["file"]
+        piece = plate["profile"]["name"] == "piece"
+        cfg = _zip_text(path, "Metadata/Slic3r_PE.config")
+        lines = cfg.splitlines()
+        assert lines[0].startswith("; ") and lines[1] == ""  # the reader never reads the first line
+        keys = dict(re.findall(r"^; (\w+) = (.*)$", "\n".join(lines[2:]), re.M))
+        assert float(keys["layer_height"]) == plate["profile"]["layer_height_mm"]
+        assert float(keys["first_layer_height"]) == plate["profile"]["first_layer_height_mm"]
+        assert keys["ironing"] == ("1" if piece else "0")
+        if piece:
+            assert keys["ironing_type"] == "topmost"
+        model = ET.fromstring(_zip_text(path, "3D/3dmodel.model"))
+        ns = {"m": "http://schemas.microsoft.com/3dmanufacturing/core/2015/02"}
+        objects = {o.get("id"): o for o in model.iterfind("m:resources/m:object", ns)}
+        cfg = ET.fromstring(_zip_text(path, "Metadata/Slic3r_PE_model.config"))
+        assert len(cfg.findall("object")) == len(objects)
+        for o in cfg.findall("object"):
+            meta = {m.get("key"): m.get("value") for m in o.findall("metadata")}
+            xml_object = objects[o.get("id")]
+            assert meta["name"] == xml_object.get("name")
+            assert float(meta["layer_height"]) == plate["profile"]["layer_height_mm"]
+            assert meta["ironing"] == ("1" if piece else "0")
+            (vol,) = o.findall("volume")
+            n = len(xml_object.findall("m:mesh/m:triangles/m:triangle", ns))
+            assert (vol.get("firstid"), vol.get("lastid")) == ("0", str(n - 1))
+
+
+def test_orca_and_bambu_settings_and_cura_metadata_are_in_their_own_keys(plated):
+    for plate in _plates(plated):
+        path = plated / plate["file"]
+        piece = plate["profile"]["name"] == "piece"
+        project = json.loads(_zip_text(path, "Metadata/project_settings.config"))
+        assert float(project["layer_height"]) == plate["profile"]["layer_height_mm"]
+        assert float(project["initial_layer_print_height"]) == plate["profile"]["first_layer_height_mm"]
+        assert project["ironing_type"] == ("topmost" if piece else "no ironing")
+        colours = load_colours()
+        assert project["filament_colour"] == [colours[c].srgb for c in plate["colours"]]
+        cfg = ET.fromstring(_zip_text(path, "Metadata/model_settings.config"))
+        model = ET.fromstring(_zip_text(path, "3D/3dmodel.model"))
+        ns = {"m": "http://schemas.microsoft.com/3dmanufacturing/core/2015/02"}
+        items = [i.get("objectid") for i in model.iterfind("m:build/m:item", ns)]
+        assert sorted(o.get("id") for o in cfg.findall("object")) == sorted(items)
+        for o in cfg.findall("object"):
+            meta = {m.get("key"): m.get("value") for m in o.findall("metadata")}
+            assert meta["extruder"] == "1" and float(meta["layer_height"]) == plate["profile"]["layer_height_mm"]
+            assert [p.get("id") for p in o.findall("part")] == [o.get("id")]
+        assert len(cfg.findall("plate/model_instance")) == len(items)
+        cura = "{http://software.ultimaker.com/xml/cura/3mf/2015/10}"
+        for o in model.iterfind("m:resources/m:object", ns):
+            text = ET.tostring(o.find("m:metadatagroup", ns)).decode()
+            assert "ironing_enabled" in text
+        raw = _zip_text(path, "3D/3dmodel.model")
+        declared = dict(re.findall(r'xmlns:(\w+)="([^"]+)"', raw[:3000]))
+        prefix = {v: k for k, v in declared.items()}[cura[1:-1]]
+        assert f'name="{prefix}:ironing_enabled">{"True" if piece else "False"}<' in raw
+
+
+def test_the_same_parameters_give_byte_identical_plates(plated, tmp_path):
+    out = tmp_path / "again"
+    B.build(None, None, out, jobs=1, progress=None, plates=True)
+    for plate in _plates(plated):
+        assert (out / plate["file"]).read_bytes() == (plated / plate["file"]).read_bytes(), plate["file"]
+
+
+def test_an_unchanged_rebuild_writes_no_plate_and_a_plate_setting_rewrites_only_plates(plated, tmp_path):
+    out = tmp_path / "o"
+    shutil.copytree(plated, out)
+    r = B.build(None, None, out, jobs=1, progress=None, plates=True)
+    assert not r.built and not r.plates_built and len(r.plates_cached) == len(_plates(plated))
+    r = B.build(None, None, out, jobs=1, progress=None, plates=True, sets={"plates.board_ironing": "topmost"})
+    assert not r.built
+    assert sorted(r.plates_built) == sorted(p["file"] for p in _plates(plated) if p["profile"]["name"] == "board")
+    cfg = _zip_text(out / "stratstone/board.3mf", "Metadata/Slic3r_PE.config")
+    assert "; ironing_type = topmost" in cfg
+    r = B.build(None, None, out, jobs=1, progress=None, plates=True, sets={"plates.spacing_mm": "10"})
+    assert not r.built and len(r.plates_built) == len(_plates(plated))
+
+
+def test_a_build_without_plates_removes_the_plates_it_made_outdated(plated, tmp_path):
+    out = tmp_path / "o"
+    shutil.copytree(plated, out)
+    r = B.build(["stratstone"], None, out, jobs=1, progress=None, sets={"stratstone.stone.seed": "8"})
+    assert r.built
+    left = {p["file"] for p in _manifest(out)["plates"]}
+    assert not any(f.startswith("stratstone/stones-") for f in left)  # their stones changed
+    assert not (out / "stratstone/stones-red.3mf").exists()
+    assert "stratstone/board.3mf" in left and (out / "stratstone/board.3mf").exists()  # the board did not
+    assert "sage-stones/board.3mf" in left  # another game's plates are not this build's to judge
+
+
+def test_bad_plate_parameters_are_one_line_errors(tmp_path):
+    from stratstone_cad.errors import ParameterError
+
+    with pytest.raises(ParameterError, match=r"^plates.piece_ironing = 'all': expected one of topmost, top, none"):
+        load_params(sets={"plates.piece_ironing": "all"})
+    with pytest.raises(ParameterError, match=r"^plates.spacing_mm = 1: expected a number from 2 to 50"):
+        load_params(sets={"plates.spacing_mm": "1"})
+
+
+# --------------------------------------------------------------------------- adaptive layers
+
+
+def test_adaptive_layers_are_within_bounds_with_every_flat_face_on_a_layer_top(plated):
+    for f in ["stratstone/stone-red-01.stl", "stratstone/stone-tan-05.stl", "sage-stones/gem-white.stl"]:
+        mesh = read_stl_mesh((plated / f).read_bytes())
+        tops = adaptive_layers(mesh, 0.2, 0.07, 0.07, 0.2)
+        heights = np.diff([0.0, *tops])
+        assert heights[0] == pytest.approx(0.2)
+        assert heights[1:].min() >= 0.07 - 1e-9 and heights[1:].max() <= 0.2 + 1e-9, f
+        assert tops[-1] == pytest.approx(mesh.vertices[:, 2].max(), abs=1e-6)
+        for z in flat_heights(mesh)[1:]:
+            assert min(abs(z - t) for t in tops) < 1e-6, (f, z)
+        # thin where shallow (the top), thick where steep (the sides)
+        assert heights[-3:].max() < 0.12 and heights[2:10].min() > 0.15, (f, heights)
+        profile = slicer_profile(tops)
+        assert len(profile) >= 6 and profile[-1][0] == pytest.approx(tops[-1])
