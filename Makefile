@@ -15,7 +15,7 @@ $(BIN)/stratstone-cad: pyproject.toml
 	@touch $@
 
 build: $(BIN)/stratstone-cad
-	$(BIN)/stratstone-cad build --jobs $(JOBS)
+	$(BIN)/stratstone-cad build --plates --jobs $(JOBS)
 
 test: $(BIN)/stratstone-cad
 	$(BIN)/python -m pytest -q
@@ -37,4 +37,4 @@ mutate: $(BIN)/stratstone-cad
 	$(BIN)/python scripts/mutation_summary.py mutants
 
 clean:
-	rm -rf output/stratstone output/manifest.json output/.*.tmp
+	rm -rf output/stratstone output/sage-stones output/terrain output/manifest.json output/print-report.md output/.*.tmp

@@ -218,6 +218,53 @@ def label_closeups(out: Path, dest: Path) -> None:
     p.screenshot(dest)
 
 
+def _plate_meshes(path: Path) -> list[tuple[pv.PolyData, str]]:
+    """Every object of a print plate (3MF, read back with lib3mf) where the plate puts it,
+    with the display colour of its base material."""
+    import lib3mf
+    import numpy as np
+
+    w = lib3mf.get_wrapper()
+    model = w.CreateModel()
+    model.QueryReader("3mf").ReadFromFile(str(path))
+    out = []
+    items = model.GetBuildItems()
+    while items.MoveNext():
+        item = items.GetCurrent()
+        obj = item.GetObjectResource()
+        mesh = model.GetMeshObjectByID(obj.GetResourceID())
+        verts, tris = mesh.GetVertices(), mesh.GetTriangleIndices()
+        v = np.array([list(p.Coordinates) for p in verts])
+        f = np.array([list(t.Indices) for t in tris])
+        m = np.array([list(r) for r in item.GetObjectTransform().Fields])  # rows: x, y, z axes, then the move
+        v = v @ m[:3] + m[3]
+        faces = np.hstack([np.full((len(f), 1), 3), f]).ravel()
+        _, group, index = mesh.GetObjectLevelProperty()
+        r, g, b, _ = w.ColorToRGBA(model.GetBaseMaterialGroupByID(group).GetDisplayColor(index))
+        out.append((pv.PolyData(v, faces), f"#{r:02x}{g:02x}{b:02x}"))
+    return out
+
+
+def plates(out: Path, dest: Path) -> None:
+    """Three print plates as a slicer opens them: the parts on the bed where the plate puts them."""
+    from stratstone_cad.params import get_printer
+
+    files = ("stratstone/stones-red.3mf", "sage-stones/gems-yellow.3mf", "terrain/pieces-blue.3mf")
+    p = pv.Plotter(off_screen=True, window_size=(1500, 520), shape=(1, 3), border=False)
+    bed = get_printer(None)
+    for i, file in enumerate(files):
+        p.subplot(0, i)
+        p.set_background("white")
+        plate = pv.Plane(center=(bed.bed_x_mm / 2, bed.bed_y_mm / 2, -0.6), i_size=bed.bed_x_mm,
+                         j_size=bed.bed_y_mm).extrude((0, 0, 0.5), capping=True)
+        p.add_mesh(plate, color="#4a4a4a", specular=0.2)
+        for mesh, colour in _plate_meshes(out / file):
+            p.add_mesh(mesh, color=colour, smooth_shading=True, split_sharp_edges=True, specular=0.3)
+        p.add_text(file, position="upper_edge", font_size=10, color="black")
+        _look(p, (0, -0.75, 1), 1.7)
+    p.screenshot(dest)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out-dir", type=Path, default=Path("output"))
@@ -232,6 +279,8 @@ def main() -> None:
     terrain_board(a.out_dir, a.images / "terrain-board.png")
     terrain_pieces(a.out_dir, a.images / "terrain-pieces.png")
     label_closeups(a.out_dir, a.images / "labels-closeup.png")
+    if (a.out_dir / "stratstone/stones-red.3mf").exists():
+        plates(a.out_dir, a.images / "print-plates.png")
     if a.tiled_dir:
         tiles(a.tiled_dir, a.images / "stratstone-tiles.png")
 

@@ -48,6 +48,7 @@ from .jobs import GameAssets, Job, Output
 from .params import MeshParams, Profile, get_printer, load_profiles
 
 MANIFEST = "manifest.json"
+REPORT = "print-report.md"
 LOCK = ".stratstone-cad.lock"
 MANIFEST_FORMAT = "stratstone-cad/manifest"
 MANIFEST_MAX_BYTES = 64 << 20  # a manifest of a few hundred parts is well under 1 MiB
@@ -72,6 +73,8 @@ class BuildReport:
     swept: list[str] = field(default_factory=list)  # temporary files a killed build left
     plates_built: list[str] = field(default_factory=list)
     plates_cached: list[str] = field(default_factory=list)
+    sliced: list[str] = field(default_factory=list)  # plates PrusaSlicer estimated in this build
+    report_file: Path | None = None
     seconds: float = 0.0
 
     def summary(self) -> str:
@@ -82,6 +85,8 @@ class BuildReport:
                    if plates else "")
                 + (f", {len(self.removed)} stale removed" if self.removed else "")
                 + (f", {len(self.swept)} temporary files of an interrupted build removed" if self.swept else "")
+                + (f"; {len(self.sliced)} plates sliced for the print report" if self.sliced else "")
+                + (f"; print report {self.report_file}" if self.report_file else "")
                 + f" ({self.seconds:.1f} s); manifest {self.out_dir / MANIFEST}")
 
 
@@ -360,9 +365,12 @@ def usable_cores() -> int:
 
 def build(games: list[str] | None = None, printer_name: str | None = None, out_dir: Path = Path("output"),
           jobs: int = 1, params_file: Path | None = None, sets: dict[str, str] | None = None,
-          progress: TextIO | None = sys.stderr, plates: bool = False) -> BuildReport:
+          progress: TextIO | None = sys.stderr, plates: bool = False, slice_plates: bool = True) -> BuildReport:
     """Build the assets of ``games`` (all when empty) into ``out_dir``; with ``plates``,
-    their print plates too (one 3MF per print job and bed: :mod:`stratstone_cad.plating`).
+    their print plates too (one 3MF per print job and bed: :mod:`stratstone_cad.plating`)
+    and ``print-report.md``, with PrusaSlicer's print time and filament of each plate when
+    ``slice_plates`` and PrusaSlicer is installed (the figures are kept in the manifest
+    with the plate's sha256, so an unchanged plate is not sliced again).
 
     Everything the user gives is checked before anything is written: parameters,
     printer, games, the output folder. Raises UserError subclasses for those. More jobs
@@ -382,6 +390,8 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
     out_dir = ensure_writable_dir(Path(out_dir), room=room)
     # A FIFO, a device or a link where the manifest or a part goes: refuse before writing anything.
     write_target(out_dir / MANIFEST, follow_symlinks=False)
+    if plates:
+        write_target(out_dir / REPORT, follow_symlinks=False)
     for o in (o for j in plan for o in j.outputs):
         write_target(out_dir / o.file, follow_symlinks=False)
     for sub in sorted({Path(o.file).parent for j in plan for o in j.outputs}):
@@ -391,6 +401,8 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
     with _lock(out_dir):
         report = _build_locked(out_dir, plan, chosen, ps, profiles, min(jobs, usable_cores()), progress, start)
         _plates(out_dir, plan, chosen, ps, printer, profiles, plates, report)
+        if plates:
+            _print_report(out_dir, plan, ps, printer, profiles, slice_plates, progress, report)
         report.seconds = time.perf_counter() - start
         return report
 
@@ -505,7 +517,7 @@ def _sweep_temporary(out_dir: Path, chosen: list[GameAssets]) -> list[str]:
     by :func:`~stratstone_cad.fileio.atomic_write`): only those names, only in the folders
     this build writes, and only while it holds the folder's lock, so no running build's
     file is touched."""
-    names = r"[a-z0-9][a-z0-9_-]*\.(?:stl|3mf)|manifest\.json"
+    names = r"[a-z0-9][a-z0-9_-]*\.(?:stl|3mf)|manifest\.json|print-report\.md"
     return [p.relative_to(out_dir).as_posix()
             for folder in (out_dir, *(out_dir / g.name for g in chosen)) for p in sweep_temporary(folder, names)]
 
@@ -765,3 +777,44 @@ def _plates(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: ParamS
         entries[pj.file] = write_plate(pj, out_dir, ps.plates, keys[pj.file], __version__)
         write_manifest(out_dir, entries)
         report.plates_built.append(pj.file)
+
+
+def _print_report(out_dir: Path, plan: list[Job], ps: ParamSet, printer: Any, profiles: dict[str, Profile],
+                  slice_plates: bool, progress: TextIO | None, report: BuildReport) -> None:
+    """PrusaSlicer's figures for every plate that has none for its present bytes (each
+    plate's figures join the manifest as they come), then ``print-report.md``."""
+    from . import __version__
+    from .params import load_colours
+    from .plating import plan_plates, print_figures, report_markdown
+    from .slicing import find_prusaslicer, slicer_version
+
+    entries = read_manifest(out_dir)
+    jobs = plan_plates([o for j in plan for o in j.outputs], entries, printer, profiles, ps.plates, load_colours())
+    exe = find_prusaslicer() if slice_plates else None
+    slicer = slicer_version(exe) if exe else ""
+    todo = [pj for pj in jobs if (entries[pj.file].get("print") or {}).get("plate_sha256") != entries[pj.file]["sha256"]
+            or entries[pj.file]["print"].get("slicer") != slicer] if exe else []
+    bar = Progress(len(todo), progress if todo else None)
+    try:
+        for pj in todo:
+            entry = entries[pj.file]
+            entries[pj.file] = {**entry, "print": print_figures(pj, entry, out_dir, ps.plates, __version__, exe, slicer,
+                                                                printer)}
+            write_manifest(out_dir, entries)
+            report.sliced.append(pj.file)
+            bar.step(f"sliced {pj.file}")
+    finally:
+        bar.close()
+    if exe:
+        note = (f"Print times and filament are {slicer}'s estimates (normal mode) for the {printer.title} bed: "
+                "PrusaSlicer's default printer and print settings (0.4 mm nozzle) with each plate's own layer "
+                "heights, ironing and layer profiles, PLA at 1.24 g/cm3.")
+    elif slice_plates:
+        note = ("PrusaSlicer was not found (install prusa-slicer, or set STRATSTONE_PRUSA_SLICER to its command "
+                "line), so there are no print times or filament figures.")
+    else:
+        note = "The plates were not sliced (build --no-slice), so there are no print times or filament figures."
+    listed = [e if exe else {k: v for k, v in e.items() if k != "print"} for f, e in entries.items() if f.endswith(".3mf")]
+    report.report_file = out_dir / REPORT
+    write_target(report.report_file, follow_symlinks=False)
+    atomic_write(report.report_file, report_markdown(listed, __version__, note).encode())

@@ -46,6 +46,9 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--plates", action="store_true",
                    help="also write the print plates: one 3MF per print job and bed, the parts arranged on the "
                         "printer's bed with their slicer settings (layer heights, ironing) embedded")
+    b.add_argument("--no-slice", action="store_true",
+                   help="with --plates: do not slice the plates with PrusaSlicer for the print report's times and "
+                        "filament (slicing every plate the first time takes a few minutes)")
     _param_args(b)
     b.add_argument("--terrain-seed", metavar="N", type=_integer, default=None,
                    help="terrain board: the engine's fair map of seed N (default 1; the same as "
@@ -139,7 +142,7 @@ def _cmd_build(a: argparse.Namespace) -> int:
     if a.heightmap is not None:
         sets["terrain.board.heightmap"] = str(a.heightmap)
     report = build(a.games, a.printer, a.out, jobs, a.params, sets, progress=None if a.quiet else sys.stderr,
-                   plates=a.plates)
+                   plates=a.plates, slice_plates=not a.no_slice)
     print(printable(report.summary()))  # it names the output folder, as the user typed it
     return 0
 

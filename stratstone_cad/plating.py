@@ -157,3 +157,90 @@ def write_plate(pj: PlateJob, out_dir: Path, plates: PlateParams, key: str, vers
         "ironing": pj.ironing, "colours": [c for c, _ in pj.colours], "objects": objects,
         "copies": len(pj.plate.placements), "key": key, "sha256": hashlib.sha256(data).hexdigest(),
     }
+
+
+# --------------------------------------------------------------------------- print figures
+
+
+def print_figures(pj: PlateJob, entry: Mapping[str, Any], out_dir: Path, plates: PlateParams, version: str,
+                  exe: str, slicer: str, printer: Printer) -> dict[str, Any]:
+    """PrusaSlicer's figures for a written plate: its print time, filament and layers; for
+    a plate with ironing, what the ironing costs (the plate sliced without it); for a plate
+    of adaptive layers, the same plate at the profile's flat layers. Each variant is the
+    plate's own bytes with that one setting changed."""
+    from dataclasses import replace
+
+    from .slicing import slice_plate
+
+    data = (out_dir / pj.file).read_bytes()
+    if hashlib.sha256(data).hexdigest() != entry["sha256"]:
+        raise BuildError(f"plate {pj.file}: changed while it was sliced; build again")
+    main = slice_plate(exe, data, printer, f"plate {pj.file}")
+    figures: dict[str, Any] = {"slicer": slicer, "plate_sha256": entry["sha256"], **main.as_dict()}
+    if pj.ironing != "none":
+        plain = slice_plate(exe, plate_bytes(replace(pj, ironing="none"), out_dir, plates, version)[0], printer,
+                            f"plate {pj.file} without ironing")
+        figures["ironing_time_s"] = main.time_s - plain.time_s
+    if pj.adaptive:
+        flat = slice_plate(exe, plate_bytes(replace(pj, adaptive=frozenset()), out_dir, plates, version)[0], printer,
+                           f"plate {pj.file} at flat layers")
+        figures["flat_time_s"] = flat.time_s
+        figures["flat_layers"] = flat.layers
+    return figures
+
+
+def duration(seconds: float) -> str:
+    """``2 h 05 min`` or ``38 min``."""
+    minutes = round(seconds / 60)
+    return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"
+
+
+def _parts_text(entry: Mapping[str, Any]) -> str:
+    objects = entry.get("objects", [])
+    if len(objects) > 3 and all(o["copies"] == 1 for o in objects):
+        names = sorted(o["name"] for o in objects)
+        return f"{len(objects)}: {names[0]} ... {names[-1]}"
+    return ", ".join(f"{o['copies']} x {o['name']}" if o["copies"] > 1 else o["name"] for o in objects)
+
+
+def report_markdown(entries: Sequence[Mapping[str, Any]], version: str, note: str) -> str:
+    """output/print-report.md: per game, each plate's parts, layers, PrusaSlicer's print
+    time and filament, the cost of its ironing and the effect of its adaptive layers; totals."""
+    lines = ["# Print report", "",
+             f"Made by stratstone-cad {version}. {note}", ""]
+    total_s = total_g = total_m = 0.0
+    for game in sorted({e["game"] for e in entries}):
+        lines += [f"## {game}", "",
+                  "| plate | parts | layers | print time | filament | ironing | adaptive layers against flat |",
+                  "| --- | --- | ---: | ---: | ---: | --- | --- |"]
+        game_s = game_g = game_m = 0.0
+        for e in sorted((e for e in entries if e["game"] == game), key=lambda e: e["file"]):
+            p = e.get("print")
+            prof = e["profile"]
+            counts = sorted(o["adaptive_layers"] for o in e["objects"] if o.get("adaptive_layers"))
+            if counts:
+                span = f"{counts[0]}-{counts[-1]}" if counts[0] != counts[-1] else f"{counts[0]}"
+                layers = f"{span} a part, adaptive"
+            else:
+                layers = f"{p['layers']} of {prof['layer_height_mm']:g} mm" if p else f"{prof['layer_height_mm']:g} mm"
+            ironing, adaptive, time, fil = e["ironing"], "-" if not counts else "yes", "-", "-"
+            if p:
+                time, fil = duration(p["time_s"]), f"{p['filament_g']:g} g, {p['filament_m']:g} m"
+                game_s += p["time_s"]
+                game_g += p["filament_g"]
+                game_m += p["filament_m"]
+                if "ironing_time_s" in p:
+                    ironing += f" (+{duration(p['ironing_time_s'])})"
+                if "flat_time_s" in p:
+                    saved = p["flat_time_s"] - p["time_s"]
+                    adaptive = (f"flat {prof['layer_height_mm']:g} mm instead: {p['flat_layers']} layers, "
+                                f"{duration(p['flat_time_s'])} ({'saves' if saved >= 0 else 'costs'} "
+                                f"{duration(abs(saved))})")
+            lines.append(f"| {e['file']} | {_parts_text(e)} | {layers} | {time} | {fil} | {ironing} | {adaptive} |")
+        if game_s:
+            lines.append(f"| **{game}, all plates** | | | **{duration(game_s)}** | **{game_g:.1f} g, {game_m:.2f} m** | | |")
+        lines.append("")
+        total_s, total_g, total_m = total_s + game_s, total_g + game_g, total_m + game_m
+    if total_s:
+        lines += [f"All games: {duration(total_s)} of printing, {total_g:.1f} g and {total_m:.2f} m of filament.", ""]
+    return "\n".join(lines)

@@ -47,5 +47,5 @@ def built_all(tmp_path_factory) -> Path:
 def plated(tmp_path_factory) -> Path:
     """output folder of a cold build of every game with its print plates (build --plates)."""
     out = tmp_path_factory.mktemp("plated")
-    build(None, None, out, jobs=2, progress=None, plates=True)
+    build(None, None, out, jobs=2, progress=None, plates=True, slice_plates=False)
     return out

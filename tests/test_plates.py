@@ -253,7 +253,7 @@ def test_orca_and_bambu_settings_and_cura_metadata_are_in_their_own_keys(plated)
 
 def test_the_same_parameters_give_byte_identical_plates(plated, tmp_path):
     out = tmp_path / "again"
-    B.build(None, None, out, jobs=1, progress=None, plates=True)
+    B.build(None, None, out, jobs=1, progress=None, plates=True, slice_plates=False)
     for plate in _plates(plated):
         assert (out / plate["file"]).read_bytes() == (plated / plate["file"]).read_bytes(), plate["file"]
 
@@ -261,14 +261,14 @@ def test_the_same_parameters_give_byte_identical_plates(plated, tmp_path):
 def test_an_unchanged_rebuild_writes_no_plate_and_a_plate_setting_rewrites_only_plates(plated, tmp_path):
     out = tmp_path / "o"
     shutil.copytree(plated, out)
-    r = B.build(None, None, out, jobs=1, progress=None, plates=True)
+    r = B.build(None, None, out, jobs=1, progress=None, plates=True, slice_plates=False)
     assert not r.built and not r.plates_built and len(r.plates_cached) == len(_plates(plated))
-    r = B.build(None, None, out, jobs=1, progress=None, plates=True, sets={"plates.board_ironing": "topmost"})
+    r = B.build(None, None, out, jobs=1, progress=None, plates=True, slice_plates=False, sets={"plates.board_ironing": "topmost"})
     assert not r.built
     assert sorted(r.plates_built) == sorted(p["file"] for p in _plates(plated) if p["profile"]["name"] == "board")
     cfg = _zip_text(out / "stratstone/board.3mf", "Metadata/Slic3r_PE.config")
     assert "; ironing_type = topmost" in cfg
-    r = B.build(None, None, out, jobs=1, progress=None, plates=True, sets={"plates.spacing_mm": "10"})
+    r = B.build(None, None, out, jobs=1, progress=None, plates=True, slice_plates=False, sets={"plates.spacing_mm": "10"})
     assert not r.built and len(r.plates_built) == len(_plates(plated))
 
 
@@ -310,3 +310,30 @@ def test_adaptive_layers_are_within_bounds_with_every_flat_face_on_a_layer_top(p
         assert heights[-3:].max() < 0.12 and heights[2:10].min() > 0.15, (f, heights)
         profile = slicer_profile(tops)
         assert len(profile) >= 6 and profile[-1][0] == pytest.approx(tops[-1])
+
+
+def test_without_slicing_the_report_lists_every_plate_and_says_why_it_has_no_times(plated):
+    text = (plated / "print-report.md").read_text()
+    assert "not sliced (build --no-slice)" in text
+    for plate in _plates(plated):
+        row = next(line for line in text.splitlines() if line.startswith(f"| {plate['file']} |"))
+        assert "| - | - |" in row
+    assert "| stratstone/stones-red.3mf | 8: stone-red-01 ... stone-red-08 |" in text
+    assert "| sage-stones/gems-red.3mf | 10 x gem-red |" in text
+
+
+def test_the_command_line_writes_plates_and_refuses_bad_plate_settings(tmp_path):
+    import subprocess
+    import sys
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "stratstone_cad", *args], capture_output=True, text=True,
+                              timeout=600)
+
+    r = run("build", "terrain", "--plates", "--no-slice", "--quiet", "--out", str(tmp_path / "o"))
+    assert r.returncode == 0, r.stderr
+    assert "6 plates: 6 written, 0 cached" in r.stdout and "print report" in r.stdout
+    r = run("build", "terrain", "--plates", "--quiet", "--out", str(tmp_path / "p"), "--set", "plates.spacing_mm=x")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    assert "plates.spacing_mm = 'x': expected a number from 2 to 50" in r.stderr
+    assert not (tmp_path / "p").exists()

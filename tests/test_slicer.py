@@ -161,3 +161,60 @@ def test_prusaslicer_slices_every_plate_with_the_settings_it_carries(plated, tmp
         assert (";TYPE:Ironing" in text) == (plate["ironing"] != "none"), plate["file"]
         x0, y0, x1, y1 = _extent(text)
         assert 0 <= x0 and 0 <= y0 and x1 <= printer.bed_x_mm and y1 <= printer.bed_y_mm, (plate["file"], x0, y0, x1, y1)
+
+
+def test_the_print_report_has_prusaslicers_figures_for_every_plate_and_keeps_them(tmp_path):
+    """One stone of each colour keeps it quick: 4 plates, each sliced as it is, the piece
+    plates again without ironing and at flat layers."""
+    import json
+
+    out = tmp_path / "o"
+    r = build(["stratstone"], None, out, jobs=2, progress=None, plates=True,
+              sets={"stratstone.stone.per_colour": "1"})
+    assert sorted(r.sliced) == ["stratstone/board.3mf", "stratstone/stones-red.3mf", "stratstone/stones-tan.3mf",
+                                "stratstone/stones-yellow.3mf"]
+    m = json.loads((out / "manifest.json").read_text())
+    assets = {a["file"]: a for a in m["assets"]}
+    for plate in m["plates"]:
+        p = plate["print"]
+        assert p["slicer"].startswith("PrusaSlicer-") and p["plate_sha256"] == plate["sha256"]
+        solid_g = sum(assets[o["file"]]["mass_pla_g"] * o["copies"] for o in plate["objects"])
+        # hollowed by the default infill, but more than its shells
+        assert 0.2 * solid_g < p["filament_g"] < solid_g, plate["file"]
+        assert p["filament_m"] == pytest.approx(p["filament_g"] / 1.24 / (np.pi * 0.875**2), rel=0.01)
+        assert p["time_s"] > 60 and p["ironed"] == (plate["ironing"] != "none")
+        if plate["profile"]["name"] == "piece":
+            assert p["ironing_time_s"] > 0 and "flat_time_s" in p and p["flat_layers"] > 0
+        else:
+            assert "ironing_time_s" not in p and "flat_time_s" not in p
+    text = (out / "print-report.md").read_text()
+    assert "PrusaSlicer-" in text and "## stratstone" in text
+    for plate in m["plates"]:
+        row = next(line for line in text.splitlines() if line.startswith(f"| {plate['file']} |"))
+        assert re.search(r"\| (\d+ h \d\d min|\d+ min) \| [0-9.]+ g, [0-9.]+ m \|", row), row
+    assert "**stratstone, all plates**" in text
+    again = build(["stratstone"], None, out, jobs=2, progress=None, plates=True,
+                  sets={"stratstone.stone.per_colour": "1"})
+    assert not again.sliced and not again.plates_built  # the figures stay with the unchanged plates
+    assert (out / "print-report.md").read_text() == text
+
+
+def test_a_slicer_that_fails_stops_the_report_with_one_line_naming_the_plate(tmp_path, monkeypatch):
+    from stratstone_cad.errors import BuildError
+
+    fake = tmp_path / "prusa-slicer"
+    fake.write_text("#!/bin/sh\nif [ \"$1\" = --help ]; then echo PrusaSlicer-9.9.9; exit 0; fi\n"
+                    "echo 'Objects could not fit on the bed' >&2\nexit 3\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("STRATSTONE_PRUSA_SLICER", str(fake))
+    with pytest.raises(BuildError, match=r"^plate terrain/\S+\.3mf: PrusaSlicer \(.*\) failed with exit code 3: "
+                                         r"Objects could not fit on the bed$"):
+        build(["terrain"], None, tmp_path / "o", jobs=1, progress=None, plates=True)
+
+
+def test_parse_time_reads_every_unit():
+    from stratstone_cad.slicing import parse_time
+
+    assert parse_time("1d 2h 3m 4s") == 86400 + 7200 + 180 + 4
+    assert parse_time("37m 29s") == 37 * 60 + 29
+    assert parse_time("59s") == 59
