@@ -248,3 +248,42 @@ def test_a_stop_while_the_manifest_is_written_lists_the_parts_still_running(tmp_
     listed = _manifest_never_lies(out)
     on_disk = {q.relative_to(out).as_posix() for q in out.rglob("*.stl")}
     assert on_disk == set(listed) and len(listed) > 2, (sorted(on_disk - set(listed)), len(listed))
+
+
+@pytest.fixture(scope="module")
+def parts_only(tmp_path_factory):
+    """Every part of every game, no plates: a build with --plates then only writes plates."""
+    out = tmp_path_factory.mktemp("parts")
+    B.build(None, None, out, jobs=2, progress=None)
+    return out
+
+
+@pytest.mark.parametrize("after", [0.5, 0.8, 1.1, 1.4])
+def test_a_build_killed_while_it_writes_plates_leaves_a_true_manifest(parts_only, tmp_path, after):
+    import shutil
+
+    out = tmp_path / "out"
+    shutil.copytree(parts_only, out)
+    p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "build", "--out", str(out), "--plates",
+                          "--no-slice"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        time.sleep(after)
+        if p.poll() is not None:
+            pytest.skip("the build finished before it could be killed")
+        os.kill(p.pid, signal.SIGKILL)
+        _, err = p.communicate(timeout=30)
+        assert b"Traceback" not in err
+        m = json.loads((out / "manifest.json").read_text())
+        for entry in m.get("plates", []):  # every listed plate is on disk with its sha256
+            assert hashlib.sha256((out / entry["file"]).read_bytes()).hexdigest() == entry["sha256"], entry["file"]
+        _manifest_never_lies(out)
+        r = B.build(None, None, out, jobs=1, progress=None, plates=True, slice_plates=False)
+        assert not r.built
+        listed = json.loads((out / "manifest.json").read_text())
+        files = sorted(q.relative_to(out).as_posix() for q in out.rglob("*") if q.is_file() and q.name != B.LOCK)
+        assert files == sorted([*(a["file"] for a in listed["assets"]), *(a["file"] for a in listed["plates"]),
+                                "manifest.json", "print-report.md"])
+        assert len(listed["plates"]) == 17
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(p.pid, signal.SIGKILL)
