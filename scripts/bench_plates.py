@@ -59,7 +59,7 @@ def main() -> None:
 
         exe = find_prusaslicer()
         slicing = {}
-        if exe:
+        if exe and a.slice_runs > 0:
             for p in m["plates"]:
                 data = (plated / p["file"]).read_bytes()
                 runs = []

@@ -400,7 +400,7 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
         ensure_writable_dir(out_dir / sub)
     with _lock(out_dir):
         report = _build_locked(out_dir, plan, chosen, ps, profiles, min(jobs, usable_cores()), progress, start)
-        _plates(out_dir, plan, chosen, ps, printer, profiles, plates, report)
+        _plates(out_dir, plan, chosen, ps, printer, profiles, plates, min(jobs, usable_cores()), report)
         if plates:
             _print_report(out_dir, plan, ps, printer, profiles, slice_plates, progress, report)
         report.seconds = time.perf_counter() - start
@@ -738,14 +738,14 @@ __all__ = ["BuildReport", "Output", "assets_for", "build", "plates_for", "read_m
 
 
 def _plates(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: ParamSet, printer: Any,
-            profiles: dict[str, Profile], write: bool, report: BuildReport) -> None:
+            profiles: dict[str, Profile], write: bool, workers: int, report: BuildReport) -> None:
     """The print plates of the built games: with ``write``, the outdated and missing ones
     are written (each listed the moment it is); without, an outdated plate is removed (it
     would print parts that are no longer these). Plates the plan no longer has go, as
     stale parts do: unlisted first, then removed."""
     from . import __version__
     from .params import load_colours
-    from .plating import PLATE_MODULES, plan_plates, plate_key, write_plate
+    from .plating import PLATE_MODULES, plan_plates, plate_bytes, plate_entry, plate_key
 
     entries = read_manifest(out_dir)
     games = {g.name for g in chosen}
@@ -769,14 +769,28 @@ def _plates(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: ParamS
             report.removed.append(f)
     if not write:
         return
+    todo = []
     for pj in jobs:
         if pj.file in fresh:
             report.plates_cached.append(pj.file)
-            continue
-        write_target(out_dir / pj.file, follow_symlinks=False)
-        entries[pj.file] = write_plate(pj, out_dir, ps.plates, keys[pj.file], __version__)
-        write_manifest(out_dir, entries)
-        report.plates_built.append(pj.file)
+        else:
+            write_target(out_dir / pj.file, follow_symlinks=False)
+            todo.append(pj)
+    # Two plates at a time: lib3mf's writer (most of a plate's time) runs outside the GIL,
+    # as do numpy's sorts; threads, because a fork of this process after manifold3d or
+    # OpenCascade has run can hang in their thread pools (see _pool).
+    with cf.ThreadPoolExecutor(max_workers=max(1, min(workers, len(todo)))) as pool:
+        futures = [pool.submit(plate_bytes, pj, out_dir, ps.plates, __version__) for pj in todo]
+        try:
+            for pj, fut in zip(todo, futures, strict=True):
+                data, objects = fut.result()
+                atomic_write(out_dir / pj.file, data)
+                entries[pj.file] = plate_entry(pj, data, objects, keys[pj.file])
+                write_manifest(out_dir, entries)
+                report.plates_built.append(pj.file)
+        finally:
+            for fut in futures:
+                fut.cancel()
 
 
 def _print_report(out_dir: Path, plan: list[Job], ps: ParamSet, printer: Any, profiles: dict[str, Profile],

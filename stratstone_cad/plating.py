@@ -28,7 +28,7 @@ from .jobs import Output
 from .mesh.plates import Part, Plate, arrange, plate_files
 from .params import Colour, PlateParams, Printer, Profile
 
-__all__ = ["PlateJob", "plan_plates", "plate_key", "write_plate"]
+__all__ = ["PlateJob", "plan_plates", "plate_bytes", "plate_entry", "plate_key", "print_figures", "report_markdown"]
 
 #: The modules that shape a plate's bytes, besides this one.
 PLATE_MODULES = ("stratstone_cad.plating", "stratstone_cad.mesh.plates", "stratstone_cad.mesh.threemf",
@@ -144,12 +144,8 @@ def plate_bytes(pj: PlateJob, out_dir: Path, plates: PlateParams, version: str) 
     return plate_3mf(pj.file.removesuffix(".3mf"), objects, settings, dict(pj.colours), version), described
 
 
-def write_plate(pj: PlateJob, out_dir: Path, plates: PlateParams, key: str, version: str) -> dict[str, Any]:
-    """Write one plate atomically; returns its manifest entry."""
-    from .fileio import atomic_write
-
-    data, objects = plate_bytes(pj, out_dir, plates, version)
-    atomic_write(out_dir / pj.file, data)
+def plate_entry(pj: PlateJob, data: bytes, objects: list[dict[str, Any]], key: str) -> dict[str, Any]:
+    """The manifest entry of a plate written with ``data``."""
     return {
         "file": pj.file, "game": pj.game, "part": "plate", "plate": pj.job, "index": pj.index, "of": pj.of,
         "printer": pj.printer, "profile": {"name": pj.profile.name, "layer_height_mm": pj.profile.layer_height_mm,

@@ -60,9 +60,10 @@ def _wanted(mesh: Mesh, cusp_mm: float, min_mm: float, max_mm: float) -> tuple[n
     lo = np.clip(np.floor(zs.min(axis=1) / BIN_MM).astype(np.int64), 0, bins - 1)
     hi = np.clip(np.ceil(zs.max(axis=1) / BIN_MM).astype(np.int64), 1, bins)
     h = np.clip(cusp_mm / np.maximum(nz[sloped], 1e-9), min_mm, max_mm)
-    order = np.argsort(-h)  # the thinnest wins: write them last
-    for a, b, v in zip(lo[order], hi[order], h[order], strict=True):
-        wanted[a:b] = v
+    # every bin a facet spans gets the facet's height, the thinnest of a bin's facets wins
+    counts = np.maximum(hi - lo, 0)
+    starts = np.repeat(lo - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
+    np.minimum.at(wanted, starts + np.arange(counts.sum()), np.repeat(h, counts))
     return wanted, top
 
 
