@@ -192,6 +192,18 @@ def _zip_text(path, name):
         return z.read(name).decode()
 
 
+def test_every_part_of_each_package_has_a_content_type_and_a_fixed_date(plated):
+    for plate in _plates(plated):
+        with zipfile.ZipFile(plated / plate["file"]) as z:
+            types = ET.fromstring(z.read("[Content_Types].xml"))
+            ns = "{http://schemas.openxmlformats.org/package/2006/content-types}"
+            known = {d.get("Extension") for d in types.iter(f"{ns}Default")}
+            for info in z.infolist():
+                assert info.date_time == (1980, 0, 0, 0, 0, 0), info.filename
+                if info.filename != "[Content_Types].xml":
+                    assert info.filename.rsplit(".", 1)[1] in known, info.filename
+
+
 def test_prusaslicer_settings_name_each_object_its_layers_ironing_and_all_its_triangles(plated):
     for plate in _plates(plated):
         path = plated / plate["file"]

@@ -133,6 +133,8 @@ def plate_3mf(plate_name: str, objects: Sequence[PlateObject], settings: PlateSe
     if profile:
         files["Metadata/Slic3r_PE_layer_heights_profile.txt"] = profile
         files["Metadata/layer_heights_profile.txt"] = profile
+    for extension in sorted({path.rsplit(".", 1)[1] for path in files}):
+        model.AddCustomContentType(extension, "text/plain")  # every part of the package has a content type
     for path, text in files.items():
         attachment = model.AddAttachment("/" + path, SETTINGS_REL)
         attachment.ReadFromBuffer(bytearray(text.encode("utf-8")))
