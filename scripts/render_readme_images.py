@@ -261,7 +261,7 @@ def plates(out: Path, dest: Path) -> None:
         for mesh, colour in _plate_meshes(out / file):
             p.add_mesh(mesh, color=colour, smooth_shading=True, split_sharp_edges=True, specular=0.3)
         p.add_text(file, position="upper_edge", font_size=10, color="black")
-        _look(p, (0, -0.75, 1), 1.7)
+        _look(p, (0, -0.75, 1), 1.3)
     p.screenshot(dest)
 
 
