@@ -265,6 +265,16 @@ def plates(out: Path, dest: Path) -> None:
     p.screenshot(dest)
 
 
+def sheets(images: Path) -> None:
+    """A contact sheet of each game's assets, made by the viewer (stratstone-cad preview --sheet)."""
+    from stratstone_cad.viewer.assets import list_assets, select
+    from stratstone_cad.viewer.preview import contact_sheet
+
+    every = list_assets()
+    for game in ("stratstone", "sage-stones", "terrain"):
+        contact_sheet(select(every, [game]), images / f"sheet-{game}.png", cell=200)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out-dir", type=Path, default=Path("output"))
@@ -279,6 +289,7 @@ def main() -> None:
     terrain_board(a.out_dir, a.images / "terrain-board.png")
     terrain_pieces(a.out_dir, a.images / "terrain-pieces.png")
     label_closeups(a.out_dir, a.images / "labels-closeup.png")
+    sheets(a.images)
     if (a.out_dir / "stratstone/stones-red.3mf").exists():
         plates(a.out_dir, a.images / "print-plates.png")
     if a.tiled_dir:

@@ -97,6 +97,21 @@ def _parser() -> argparse.ArgumentParser:
     rc.add_argument("--terrain", metavar="FILE.json", type=_path, default=None,
                     help="terrain game: played on this heightmap (10 x 10 levels, rank 1 first)")
 
+    pv_ = sub.add_parser("preview", help="look at assets in 3D: a window, a still, a turntable or a contact sheet",
+                         description="Show the assets named (game/part such as stratstone/stone-red-03, a whole "
+                                     "game, or all when none) in 3D in their print colours: an interactive window "
+                                     "(drag to orbit, scroll to zoom, r resets the view), or off screen with --out "
+                                     "(.png a still, .gif or .mp4 a turntable) or --sheet (a contact sheet, each "
+                                     "asset labelled). The meshes are the build's, tessellated more coarsely and "
+                                     "cached.")
+    pv_.add_argument("assets", nargs="*", metavar="ASSET", help="assets or games (default: every asset)")
+    pv_.add_argument("--out", metavar="FILE", type=_path, default=None, help="FILE.png, FILE.gif or FILE.mp4")
+    pv_.add_argument("--sheet", metavar="FILE.png", type=_path, default=None, help="a contact sheet of the assets")
+    pv_.add_argument("--size", metavar="WxH", default=None, help="image size in pixels (default 1280x720)")
+    pv_.add_argument("--frames", metavar="N", type=_integer, default=36, help="frames of a turntable (default 36)")
+    pv_.add_argument("--fps", metavar="N", type=_integer, default=12, help="frames per second of a turntable")
+    _param_args(pv_)
+
     ck = sub.add_parser("check-log", help="validate an engine log and print its result",
                         description="Validate an engine log: its schema, then every ply through the "
                                     "rules engine. Prints the result; exits 2 naming the line, the ply "
@@ -288,8 +303,44 @@ def _cmd_check_log(a: argparse.Namespace) -> int:
     return 0
 
 
+def _size(text: str | None) -> tuple[int, int]:
+    if text is None:
+        return (1280, 720)
+    m = re.fullmatch(r"([0-9]{2,5})x([0-9]{2,5})", text.strip())
+    if not m or not (64 <= int(m[1]) <= 7680 and 64 <= int(m[2]) <= 4320):
+        raise UserError(f"--size {printable(repr(text))[:40]}: expected WIDTHxHEIGHT in pixels, each from 64 to "
+                        "7680 x 4320, e.g. 1280x720")
+    return int(m[1]), int(m[2])
+
+
+def _cmd_preview(a: argparse.Namespace) -> int:
+    from .params import parse_set
+    from .viewer.assets import list_assets, select
+    from .viewer.preview import check_out, contact_sheet, render_still, render_turntable, show
+
+    size = _size(a.size)
+    if not 1 <= a.frames <= 3600 or not 1 <= a.fps <= 120:
+        raise UserError(f"--frames {a.frames} --fps {a.fps}: expected 1 to 3600 frames at 1 to 120 frames a second")
+    kind = check_out(a.out, (".png", ".gif", ".mp4"), "--out") if a.out else None
+    if a.sheet:
+        check_out(a.sheet, (".png",), "--sheet")
+    chosen = select(list_assets(sets=parse_set(a.sets)), a.assets)
+    if a.sheet:
+        contact_sheet(chosen, a.sheet)
+        print(printable(f"wrote {a.sheet}: {len(chosen)} assets"))
+    if kind == ".png":
+        render_still(chosen, a.out, size)
+        print(printable(f"wrote {a.out}: {len(chosen)} assets"))
+    elif kind:
+        n = render_turntable(chosen, a.out, size, a.frames, a.fps)
+        print(printable(f"wrote {a.out}: {n} frames of {len(chosen)} assets"))
+    if not a.out and not a.sheet:
+        show(chosen)
+    return 0
+
+
 COMMANDS = {"build": _cmd_build, "list": _cmd_list, "play": _cmd_play, "record": _cmd_record,
-            "check-log": _cmd_check_log}
+            "check-log": _cmd_check_log, "preview": _cmd_preview}
 
 
 class Terminated(KeyboardInterrupt):

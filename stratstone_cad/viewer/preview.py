@@ -1,0 +1,204 @@
+"""``stratstone-cad preview``: the assets in 3D, each in its print colour.
+
+An interactive window (PyVista's: drag to orbit, scroll to zoom, ``r`` resets the view),
+or off screen: a still (``.png``), a turntable (``.gif`` or ``.mp4``: the camera goes once
+round the assets), or a contact sheet of every asset named, each labelled. The meshes are
+the build's (:mod:`stratstone_cad.viewer.assets`); each actor is added once, and a
+turntable moves only the camera.
+
+Files are written whole or not at all: into a temporary file in the same folder, then
+renamed.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import ParameterError, UserError
+from ..fileio import atomic_write, write_target
+from .assets import Asset, asset_mesh
+
+__all__ = ["Placed", "contact_sheet", "layout", "render_still", "render_turntable", "show"]
+
+BACKGROUND = "white"
+FORMATS = (".png", ".gif", ".mp4")
+
+
+class Placed:
+    """An asset's mesh moved to its place in the scene."""
+
+    def __init__(self, asset: Asset, offset: tuple[float, float]) -> None:
+        self.asset = asset
+        self.offset = offset
+        mesh = asset_mesh(asset)
+        self.vertices = mesh.vertices + np.array([offset[0], offset[1], 0.0])
+        self.triangles = mesh.triangles
+
+    def centre(self) -> tuple[float, float, float]:
+        """The centre of its bounding box."""
+        lo, hi = self.vertices.min(axis=0), self.vertices.max(axis=0)
+        return tuple(float(x) for x in (lo + hi) / 2)  # type: ignore[return-value]
+
+    def polydata(self) -> Any:
+        import pyvista as pv
+
+        faces = np.hstack([np.full((len(self.triangles), 1), 3), self.triangles]).ravel()
+        return pv.PolyData(self.vertices, faces)
+
+
+def layout(assets: Sequence[Asset]) -> list[Placed]:
+    """The assets side by side in rows, in the order given, a gap a tenth of the largest
+    apart, rows about as wide as the block is deep."""
+    sized = []
+    for a in assets:
+        lo, hi = asset_mesh(a).bounds()
+        sized.append((a, lo, hi))
+    largest = max(max(hi[0] - lo[0], hi[1] - lo[1]) for _, lo, hi in sized)
+    gap = 0.1 * largest
+    area = sum((hi[0] - lo[0] + gap) * (hi[1] - lo[1] + gap) for _, lo, hi in sized)
+    width = max(math.sqrt(area) * 1.2, largest)
+    out, x, y, row = [], 0.0, 0.0, 0.0
+    for a, lo, hi in sized:
+        w, d = hi[0] - lo[0], hi[1] - lo[1]
+        if x > 0 and x + w > width:
+            x, y, row = 0.0, y - row - gap, 0.0
+        out.append(Placed(a, (x - lo[0], y - hi[1])))
+        x += w + gap
+        row = max(row, d)
+    return out
+
+
+def _plotter(size: tuple[int, int], off_screen: bool = True, shape: tuple[int, int] = (1, 1)) -> Any:
+    import pyvista as pv
+
+    p = pv.Plotter(off_screen=off_screen, window_size=list(size), shape=shape, border=False)
+    p.set_background(BACKGROUND)
+    return p
+
+
+def _add(p: Any, placed: Sequence[Placed]) -> None:
+    for item in placed:
+        p.add_mesh(item.polydata(), color=item.asset.colour, smooth_shading=True, split_sharp_edges=True,
+                   specular=0.3, name=item.asset.name)
+
+
+def _view(p: Any, elevation: float = 35.0) -> None:
+    """Looking down at ``elevation`` degrees from the front, everything in view."""
+    p.camera_position = "xy"
+    p.reset_camera()
+    p.camera.elevation = -90 + elevation  # from straight above, tilted back towards the viewer
+    p.camera.up = (0, 0, 1)
+    p.reset_camera()
+    p.camera.zoom(1.2)
+
+
+def check_out(path: Path, allowed: Sequence[str], what: str) -> str:
+    """The format of an output path (its suffix), refused in one line if not one of ``allowed``;
+    the target must be writable as a regular file (not a folder, FIFO or device)."""
+    suffix = path.suffix.lower()
+    if suffix not in allowed:
+        raise ParameterError(f"{what} {path}: expected a file ending in {', '.join(allowed)}")
+    write_target(path, follow_symlinks=True)
+    if not path.parent.is_dir():
+        raise UserError(f"{what} {path}: the folder {path.parent} does not exist")
+    return suffix
+
+
+def _png(image: np.ndarray) -> bytes:
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.fromarray(image).save(buf, format="PNG", optimize=False)
+    return buf.getvalue()
+
+
+def project(p: Any, point: Sequence[float]) -> tuple[int, int]:
+    """The pixel (column, row from the top) where ``point`` shows in the plotter's image."""
+    r = p.renderer
+    r.SetWorldPoint(*point, 1.0)
+    r.WorldToDisplay()
+    x, y, _ = r.GetDisplayPoint()
+    return round(x), round(p.window_size[1] - 1 - y)
+
+
+def render_still(assets: Sequence[Asset], out: Path,
+                 size: tuple[int, int] = (1280, 720)) -> list[tuple[Placed, tuple[int, int]]]:
+    """A PNG of the assets; returns each placed asset with the pixel its top's centre shows at."""
+    placed = layout(assets)
+    p = _plotter(size)
+    _add(p, placed)
+    _view(p)
+    image = p.screenshot(None, return_img=True)
+    where = []
+    for item in placed:
+        x, y, _ = item.centre()
+        where.append((item, project(p, (x, y, float(item.vertices[:, 2].max())))))
+    p.close()
+    atomic_write(out, _png(image))
+    return where
+
+
+def render_turntable(assets: Sequence[Asset], out: Path, size: tuple[int, int] = (800, 600), frames: int = 36,
+                     fps: int = 12) -> int:
+    """A GIF or MP4 of the camera going once round the assets; returns the frames written."""
+    placed = layout(assets)
+    p = _plotter(size)
+    _add(p, placed)
+    _view(p)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp{out.suffix}")
+    try:
+        if out.suffix.lower() == ".gif":
+            p.open_gif(str(tmp), fps=fps, loop=0)
+        else:
+            p.open_movie(str(tmp), framerate=fps, quality=7, macro_block_size=1)
+        for _ in range(frames):
+            p.camera.azimuth += 360.0 / frames
+            p.write_frame()
+        p.close()
+        os.replace(tmp, out)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return frames
+
+
+def contact_sheet(assets: Sequence[Asset], out: Path, cell: int = 260) -> tuple[int, int]:
+    """A PNG of every asset on its own, labelled with its name (without the game's when all
+    are of one game), in a grid; returns (rows, columns)."""
+    n = len(assets)
+    cols = max(1, math.ceil(math.sqrt(n * 4 / 3)))
+    rows = math.ceil(n / cols)
+    p = _plotter((cols * cell, rows * cell), shape=(rows, cols))
+    one_game = len({a.game for a in assets}) == 1  # then the label is the part's name alone
+    for i, a in enumerate(assets):
+        p.subplot(i // cols, i % cols)
+        p.set_background(BACKGROUND)
+        _add(p, layout([a]))
+        _view(p)
+        p.camera.zoom(0.8)  # room for the label
+        p.add_text(a.name.split("/", 1)[1] if one_game else a.name, position="lower_edge", font_size=7,
+                   color="black")
+    image = p.screenshot(None, return_img=True)
+    p.close()
+    atomic_write(out, _png(image))
+    return rows, cols
+
+
+def show(assets: Sequence[Asset]) -> None:
+    """The interactive window (it needs a display)."""
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        raise UserError("preview: no display to open a window on; use --out FILE.png (.gif, .mp4) or --sheet FILE.png")
+    p = _plotter((1280, 800), off_screen=False)
+    _add(p, layout(assets))
+    _view(p)
+    p.add_text("drag: orbit   scroll: zoom   r: reset view   q: quit", position="lower_left", font_size=9,
+               color="black")
+    p.show(title="stratstone-cad preview")

@@ -1,0 +1,150 @@
+"""The viewer's preview: the build's meshes in memory, rendered off screen (PyVista with
+Mesa's software OpenGL: this machine has no display and no GPU)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from stratstone_cad.params import load_colours
+from stratstone_cad.viewer import assets as A
+from stratstone_cad.viewer.preview import contact_sheet, render_still, render_turntable
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "viewer-cache"))
+
+
+@pytest.fixture(scope="module")
+def every():
+    return A.list_assets()
+
+
+def test_every_asset_of_every_game_is_listed_whole_in_its_print_colour(every):
+    assert len(every) == 25 + 7 + 7  # Stratstone board and stones; Sage board and gems; terrain board and pieces
+    assert "terrain/board-seed-1" in every and not any("tile" in n for n in every)  # never tiles
+    colours = load_colours()
+    assert every["stratstone/stone-red-03"].colour == colours["red"].srgb
+    assert every["sage-stones/board"].colour == colours["board"].srgb
+    assert [a.name for a in A.select(every, ["terrain/runner-red", "sage-stones"])][:3] == [
+        "terrain/runner-red", "sage-stones/board", "sage-stones/gem-yellow"]
+    with pytest.raises(Exception, match=r"^asset 'stratstone/stone-red-3': unknown, .*did you mean "
+                                        r"'stratstone/stone-red-03'"):
+        A.select(every, ["stratstone/stone-red-3"])
+
+
+@pytest.mark.parametrize("name", ["stratstone/stone-tan-05", "sage-stones/gem-red", "terrain/guardian-blue",
+                                  "stratstone/board"])
+def test_what_you_see_is_what_you_print(name, every, built_all):
+    """The preview's mesh is the build's part, more coarsely tessellated: the same box and,
+    within the coarser tolerance, the same volume."""
+    mesh = A.asset_mesh(every[name])
+    entry = {a["file"]: a for a in json.loads((built_all / "manifest.json").read_text())["assets"]}[f"{name}.stl"]
+    lo, hi = mesh.bounds()
+    assert lo == pytest.approx(entry["bbox_mm"]["min"], abs=0.15)
+    assert hi == pytest.approx(entry["bbox_mm"]["max"], abs=0.15)
+    assert mesh.volume_mm3() == pytest.approx(entry["volume_mm3"], rel=0.02)
+    assert len(mesh.triangles) < entry["triangles"]
+
+
+def test_a_second_preview_takes_the_meshes_from_the_cache(every, monkeypatch):
+    asset = every["terrain/lancer-red"]
+    first = A.asset_mesh(asset)
+    A._MEMO.clear()
+    monkeypatch.setattr(A, "_make", lambda job: pytest.fail("made again"))
+    again = A.asset_mesh(asset)
+    assert np.array_equal(again.triangles, first.triangles)
+    assert np.allclose(again.vertices, first.vertices, atol=1e-5)
+
+
+def _close(pixel, colour, tol=90):
+    rgb = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)])
+    return np.abs(np.asarray(pixel[:3], dtype=int) - rgb).sum() < tol
+
+
+def test_a_still_shows_each_asset_where_it_was_placed_in_its_colour(every, tmp_path):
+    names = ["terrain/runner-red", "terrain/runner-blue", "sage-stones/gem-yellow", "stratstone/stone-tan-02"]
+    out = tmp_path / "still.png"
+    where = render_still([every[n] for n in names], out, (800, 600))
+    image = np.asarray(Image.open(out).convert("RGB"))
+    assert image.shape == (600, 800, 3)
+    for placed, (x, y) in where:
+        patch = image[y - 2:y + 3, x - 2:x + 3].reshape(-1, 3)
+        # lit from above, a flat top shows its own colour (a mark may cross the centre: most pixels)
+        hits = sum(_close(px, placed.asset.colour, 110) for px in patch)
+        assert hits >= 13, (placed.asset.name, patch[:3])
+
+
+def test_a_turntable_has_its_frames_and_reads_back(every, tmp_path):
+    import imageio.v3 as iio
+
+    gif = tmp_path / "turn.gif"
+    assert render_turntable([every["sage-stones/gem-red"], every["sage-stones/gem-blue"]], gif, (320, 240),
+                            frames=12) == 12
+    frames = iio.imread(gif, index=None)
+    assert frames.shape[0] == 12
+    assert not np.array_equal(frames[0], frames[3])  # the camera moved
+    mp4 = tmp_path / "turn.mp4"
+    render_turntable([every["terrain/guardian-red"]], mp4, (320, 240), frames=10, fps=5)
+    import imageio.v2 as iio2
+    import imageio_ffmpeg
+
+    assert imageio_ffmpeg.count_frames_and_secs(str(mp4)) == (10, 2.0)
+    with iio2.get_reader(mp4, format="FFMPEG") as r:
+        assert r.get_data(9).shape == (240, 320, 3)
+    assert not list(tmp_path.glob(".*tmp*"))  # the temporary file became the output
+
+
+def test_a_contact_sheet_labels_every_asset_of_a_game(every, tmp_path):
+    out = tmp_path / "sheet.png"
+    chosen = A.select(every, ["terrain"])
+    rows, cols = contact_sheet(chosen, out, cell=200)
+    assert (rows, cols) == (2, 4)
+    image = np.asarray(Image.open(out).convert("RGB"))
+    assert image.shape == (400, 800, 3)
+    for i, a in enumerate(chosen):
+        cell = image[(i // cols) * 200:(i // cols + 1) * 200, (i % cols) * 200:(i % cols + 1) * 200].reshape(-1, 3)
+        assert sum(_close(px, a.colour, 120) for px in cell[::7]) > 30, a.name  # the asset is there, in its colour
+        assert (cell.sum(axis=1) < 100).sum() > 20, a.name  # and its dark label
+
+
+def _cli(*args, env=None):
+    import os
+
+    e = {**os.environ, **(env or {})}
+    e.pop("DISPLAY", None)
+    e.pop("WAYLAND_DISPLAY", None)
+    return subprocess.run([sys.executable, "-m", "stratstone_cad", "preview", *args], capture_output=True, text=True,
+                          timeout=600, env=e)
+
+
+def test_the_command_line_writes_stills_sheets_and_turntables(tmp_path):
+    r = _cli("terrain/guardian-red", "--out", str(tmp_path / "g.png"), "--size", "320x240")
+    assert r.returncode == 0 and "wrote" in r.stdout, r.stderr
+    assert Image.open(tmp_path / "g.png").size == (320, 240)
+    r = _cli("sage-stones", "--sheet", str(tmp_path / "s.png"))
+    assert r.returncode == 0, r.stderr
+    r = _cli("sage-stones/gem-red", "--out", str(tmp_path / "t.gif"), "--frames", "4", "--size", "160x120")
+    assert r.returncode == 0 and "4 frames" in r.stdout, r.stderr
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--out", "{tmp}/x.jpg"], "--out {tmp}/x.jpg: expected a file ending in .png, .gif, .mp4"),
+    (["nope", "--out", "{tmp}/x.png"], "asset 'nope': unknown, expected a game or an asset"),
+    (["terrain", "--size", "10x10", "--out", "{tmp}/x.png"], "--size '10x10': expected WIDTHxHEIGHT"),
+    (["terrain"], "preview: no display to open a window on; use --out FILE.png"),
+    (["terrain", "--out", "{tmp}/no/such/x.png"], "the folder {tmp}/no/such does not exist"),
+    (["terrain", "--out", "{tmp}"], "expected a file"),
+])
+def test_bad_preview_arguments_are_one_line_and_write_nothing(args, message, tmp_path):
+    r = _cli(*[a.format(tmp=tmp_path) for a in args])
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    assert message.format(tmp=tmp_path) in r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
