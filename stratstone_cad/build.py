@@ -45,7 +45,7 @@ from .catalog import ParamSet, get_games, load_params
 from .errors import BuildError, GeometryError, OutputError, UserError
 from .fileio import atomic_write, describe_os_error, ensure_writable_dir, kind_of, sweep_temporary, write_target
 from .jobs import GameAssets, Job, Output
-from .params import MeshParams, Profile, get_printer, load_profiles
+from .params import MeshParams, Profile, get_printer, load_colours, load_profiles
 
 MANIFEST = "manifest.json"
 REPORT = "print-report.md"
@@ -385,6 +385,7 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
     ps = load_params(params_file, sets, games=[g.name for g in chosen])
     printer = get_printer(printer_name)
     profiles = load_profiles()
+    colours = load_colours()  # the plates' display colours: checked before anything is written
     plan: list[Job] = [j for g in chosen for j in g.plan(ps.game(g.name), printer, profiles, ps.mesh)]
     room = max(len(os.fsencode(o.file)) for j in plan for o in j.outputs) + 20  # and its temporary name's .X.tmp
     out_dir = ensure_writable_dir(Path(out_dir), room=room)
@@ -400,9 +401,9 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
         ensure_writable_dir(out_dir / sub)
     with _lock(out_dir):
         report = _build_locked(out_dir, plan, chosen, ps, profiles, min(jobs, usable_cores()), progress, start)
-        _plates(out_dir, plan, chosen, ps, printer, profiles, plates, min(jobs, usable_cores()), report)
+        _plates(out_dir, plan, chosen, ps, printer, profiles, colours, plates, min(jobs, usable_cores()), report)
         if plates:
-            _print_report(out_dir, plan, ps, printer, profiles, slice_plates, progress, report)
+            _print_report(out_dir, plan, ps, printer, profiles, colours, slice_plates, progress, report)
         report.seconds = time.perf_counter() - start
         return report
 
@@ -738,25 +739,40 @@ __all__ = ["BuildReport", "Output", "assets_for", "build", "plates_for", "read_m
 
 
 def _plates(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: ParamSet, printer: Any,
-            profiles: dict[str, Profile], write: bool, workers: int, report: BuildReport) -> None:
+            profiles: dict[str, Profile], colours: dict[str, Any], write: bool, workers: int,
+            report: BuildReport) -> None:
     """The print plates of the built games: with ``write``, the outdated and missing ones
     are written (each listed the moment it is); without, an outdated plate is removed (it
     would print parts that are no longer these). Plates the plan no longer has go, as
     stale parts do: unlisted first, then removed."""
     from . import __version__
-    from .params import load_colours
     from .plating import PLATE_MODULES, plan_plates, plate_bytes, plate_entry, plate_key
 
     entries = read_manifest(out_dir)
     games = {g.name for g in chosen}
-    jobs = plan_plates([o for j in plan for o in j.outputs], entries, printer, profiles, ps.plates, load_colours())
+    jobs = plan_plates([o for j in plan for o in j.outputs], entries, printer, profiles, ps.plates, colours)
     code = code_fingerprint(PLATE_MODULES)
     planned = {pj.file: pj for pj in jobs}
     listed = {f for f, e in entries.items() if f.endswith(".3mf") and e.get("game") in games}
-    keys = {pj.file: plate_key(pj, ps.plates, code) for pj in jobs}
+    # A plate on disk is a regular file of this build, or refused before it is read (a FIFO
+    # would hang the read, a folder the removal).
+    for f in sorted(listed | set(planned)):
+        write_target(out_dir / f, follow_symlinks=False)
+    keys = {pj.file: plate_key(pj, ps.plates, code, __version__) for pj in jobs}
     fresh = {f for f in listed & set(planned)
              if entries[f].get("key") == keys[f] and sha256_file(out_dir / f) == entries[f].get("sha256")}
-    outdated = sorted(listed - fresh)
+    # Plates of these games' jobs on disk but not listed (a kill between a plate's rename and
+    # the manifest's, a lost manifest, another bed count's -plate-i-of-n) are outdated too.
+    stems = {(pj.game, pj.job) for pj in jobs}
+    unlisted = set()
+    for game, job in stems:
+        folder = out_dir / game
+        if folder.is_dir() and not folder.is_symlink():
+            names = re.compile(rf"{re.escape(job)}(?:-plate-[1-9][0-9]*-of-[1-9][0-9]*)?\.3mf")
+            unlisted |= {f"{game}/{q.name}" for q in folder.iterdir()
+                         if names.fullmatch(q.name) and q.is_file() and not q.is_symlink()}
+    unlisted -= listed
+    outdated = sorted((listed - fresh) | unlisted)
     if outdated:
         for f in outdated:
             entries.pop(f, None)
@@ -764,8 +780,12 @@ def _plates(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: ParamS
         for f in outdated:
             if write and f in planned:
                 continue  # replaced below, atomically
-            with contextlib.suppress(FileNotFoundError):
+            try:
                 (out_dir / f).unlink()
+            except FileNotFoundError:
+                continue
+            except OSError as ex:
+                raise OutputError(f"plate {out_dir / f}: cannot remove ({describe_os_error(ex)})") from None
             report.removed.append(f)
     if not write:
         return
@@ -774,7 +794,6 @@ def _plates(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: ParamS
         if pj.file in fresh:
             report.plates_cached.append(pj.file)
         else:
-            write_target(out_dir / pj.file, follow_symlinks=False)
             todo.append(pj)
     # Two plates at a time: lib3mf's writer (most of a plate's time) runs outside the GIL,
     # as do numpy's sorts; threads, because a fork of this process after manifold3d or
@@ -794,16 +813,15 @@ def _plates(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: ParamS
 
 
 def _print_report(out_dir: Path, plan: list[Job], ps: ParamSet, printer: Any, profiles: dict[str, Profile],
-                  slice_plates: bool, progress: TextIO | None, report: BuildReport) -> None:
+                  colours: dict[str, Any], slice_plates: bool, progress: TextIO | None, report: BuildReport) -> None:
     """PrusaSlicer's figures for every plate that has none for its present bytes (each
     plate's figures join the manifest as they come), then ``print-report.md``."""
     from . import __version__
-    from .params import load_colours
     from .plating import plan_plates, print_figures, report_markdown
     from .slicing import find_prusaslicer, slicer_version
 
     entries = read_manifest(out_dir)
-    jobs = plan_plates([o for j in plan for o in j.outputs], entries, printer, profiles, ps.plates, load_colours())
+    jobs = plan_plates([o for j in plan for o in j.outputs], entries, printer, profiles, ps.plates, colours)
     exe = find_prusaslicer() if slice_plates else None
     slicer = slicer_version(exe) if exe else ""
     todo = [pj for pj in jobs if (entries[pj.file].get("print") or {}).get("plate_sha256") != entries[pj.file]["sha256"]

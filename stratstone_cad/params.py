@@ -481,6 +481,8 @@ class PlateParams(Params):
                                        "about 5 h)", choices=IRONING)
     adaptive_layers: bool = param(True, "stones and gems at variable layer heights: thin where the surface is "
                                         "shallow, thick on steep sides, every flat face on a layer top")
+    adaptive_step_mm: float = param(0.07, "largest step an adaptive layer may leave on a sloped surface (a layer "
+                                          "h thick leaves h x the slope's cosine)", lo=0.02, hi=0.3)
     adaptive_min_layer_mm: float = param(0.07, "thinnest adaptive layer", lo=0.05, hi=0.15)
     adaptive_max_layer_mm: float = param(0.20, "thickest adaptive layer", lo=0.15, hi=0.3)
 
@@ -500,9 +502,12 @@ class Colour:
 
 def load_colours(models_dir: Path = MODELS_DIR) -> dict[str, Colour]:
     """The display colours of models/colours.toml, by name."""
-    data = _load_toml(models_dir / "colours.toml", "colours")
+    path = models_dir / "colours.toml"
+    table = _load_toml(path, "colours").get("colour")
+    if not isinstance(table, dict) or "board" not in table:
+        raise ParameterError(f"colours {path}: expected a [colour] table with a \"board\" colour (for parts without one)")
     out = {}
-    for name, value in data.get("colour", {}).items():
+    for name, value in table.items():
         if not isinstance(value, str) or not re.fullmatch(r"#[0-9A-Fa-f]{6}", value):
             raise ParameterError(f"colours {models_dir / 'colours.toml'}: colour.{name} = {_show(value)}: "
                                  "expected a colour as \"#RRGGBB\"")

@@ -98,15 +98,18 @@ def plan_plates(outputs: Sequence[Output], entries: Mapping[str, Mapping[str, An
     return out
 
 
-def plate_key(pj: PlateJob, plates: PlateParams, code: str) -> str:
-    """sha256 of everything a plate's bytes come from: its plan, its parts' bytes, the
-    settings and the adaptive bounds it uses, the writing code and library versions."""
+def plate_key(pj: PlateJob, plates: PlateParams, code: str, version: str) -> str:
+    """sha256 of everything a plate's bytes and entry come from: its plan, its parts' bytes,
+    the settings and the adaptive bounds it uses, the printer, the writing code, this
+    program's version (written into the package) and the libraries' versions."""
     data = {
         "file": pj.file, "title": pj.title(), "ironing": pj.ironing, "profile": asdict(pj.profile),
+        "printer": pj.printer, "version": version,
         "colours": pj.colours, "part_colours": dict(sorted(pj.part_colours.items())), "inputs": dict(pj.inputs),
         "placements": [(p.part.name, p.part.file, p.copy, p.offset) for p in pj.plate.placements],
         "adaptive": sorted(pj.adaptive),
-        "bounds": [plates.adaptive_min_layer_mm, plates.adaptive_max_layer_mm] if pj.adaptive else None,
+        "bounds": [plates.adaptive_step_mm, plates.adaptive_min_layer_mm, plates.adaptive_max_layer_mm]
+        if pj.adaptive else None,
         "code": code, "libraries": {d: metadata.version(d) for d in PLATE_DISTS},
     }
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
@@ -128,8 +131,8 @@ def plate_bytes(pj: PlateJob, out_dir: Path, plates: PlateParams, version: str) 
         profile: tuple[tuple[float, float], ...] = ()
         layers = None
         if part.file in pj.adaptive:
-            tops = adaptive_layers(mesh, pj.profile.first_layer_height_mm, plates.adaptive_min_layer_mm,
-                                   plates.adaptive_min_layer_mm, plates.adaptive_max_layer_mm)
+            tops = adaptive_layers(mesh, pj.profile.first_layer_height_mm, cusp_mm=plates.adaptive_step_mm,
+                                   min_mm=plates.adaptive_min_layer_mm, max_mm=plates.adaptive_max_layer_mm)
             profile, layers = slicer_profile(tops), len(tops)
         # Each copy its own object: a slicer that reads a third-party 3MF splits the
         # instances of one object into objects, and PrusaSlicer then keeps the settings

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from .errors import BuildError
 from .params import Printer
+from .workers import die_with_parent
 
 __all__ = ["SliceStats", "find_prusaslicer", "slice_plate", "slicer_version"]
 
@@ -50,7 +51,8 @@ def _run(exe: str, args: list[str], what: str) -> str:
     env = {**os.environ, "HOME": os.environ.get("HOME", tempfile.gettempdir())}
     try:
         r = subprocess.run([exe, *args], capture_output=True, text=True, timeout=TIMEOUT_S, env=env,
-                           stdin=subprocess.DEVNULL, errors="replace")
+                           stdin=subprocess.DEVNULL, errors="replace",
+                           preexec_fn=die_with_parent)  # the kernel kills the slicer when the build goes
     except (OSError, subprocess.TimeoutExpired) as e:
         raise BuildError(f"{what}: PrusaSlicer ({exe}) did not run ({type(e).__name__}: {e})"[:300]) from None
     if r.returncode != 0:

@@ -287,3 +287,34 @@ def test_a_build_killed_while_it_writes_plates_leaves_a_true_manifest(parts_only
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(p.pid, signal.SIGKILL)
+
+
+def test_a_stop_in_the_middle_of_the_plates_keeps_the_written_ones_listed(parts_only, tmp_path, monkeypatch):
+    """Ctrl-C as the third plate is renamed into place: the two before are listed with their
+    sha256, the third is on disk unlisted at most, and the next build finishes the job."""
+    import shutil
+
+    out = tmp_path / "out"
+    shutil.copytree(parts_only, out)
+    real = B.atomic_write
+    written = []
+
+    def stop_at_the_third(path, data, *a, **k):
+        if str(path).endswith(".3mf"):
+            written.append(path)
+            if len(written) == 3:
+                real(path, data, *a, **k)
+                raise KeyboardInterrupt
+        return real(path, data, *a, **k)
+
+    monkeypatch.setattr(B, "atomic_write", stop_at_the_third)
+    with pytest.raises(KeyboardInterrupt):
+        B.build(None, None, out, jobs=2, progress=None, plates=True, slice_plates=False)
+    monkeypatch.undo()
+    m = json.loads((out / "manifest.json").read_text())
+    assert len(m["plates"]) == 2
+    for entry in m["plates"]:
+        assert hashlib.sha256((out / entry["file"]).read_bytes()).hexdigest() == entry["sha256"], entry["file"]
+    r = B.build(None, None, out, jobs=1, progress=None, plates=True, slice_plates=False)
+    assert len(r.plates_cached) == 2 and len(r.plates_built) == 15 and not r.built
+    assert len(json.loads((out / "manifest.json").read_text())["plates"]) == 17

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import re
 import shutil
 import xml.etree.ElementTree as ET
@@ -21,7 +22,7 @@ from stratstone_cad.mesh.adaptive import adaptive_layers, flat_heights, slicer_p
 from stratstone_cad.mesh.plates import Part, PlateError, arrange, gap, overlap
 from stratstone_cad.mesh.threemf import read_stl_mesh
 from stratstone_cad.params import load_colours, load_printers, load_profiles
-from stratstone_cad.plating import plan_plates
+from stratstone_cad.plating import plan_plates, plate_key
 
 SPACING = 6.0  # models/plates.toml
 
@@ -311,7 +312,7 @@ def test_bad_plate_parameters_are_one_line_errors(tmp_path):
 def test_adaptive_layers_are_within_bounds_with_every_flat_face_on_a_layer_top(plated):
     for f in ["stratstone/stone-red-01.stl", "stratstone/stone-tan-05.stl", "sage-stones/gem-white.stl"]:
         mesh = read_stl_mesh((plated / f).read_bytes())
-        tops = adaptive_layers(mesh, 0.2, 0.07, 0.07, 0.2)
+        tops = adaptive_layers(mesh, 0.2, cusp_mm=0.07, min_mm=0.07, max_mm=0.2)
         heights = np.diff([0.0, *tops])
         assert heights[0] == pytest.approx(0.2)
         assert heights[1:].min() >= 0.07 - 1e-9 and heights[1:].max() <= 0.2 + 1e-9, f
@@ -349,3 +350,141 @@ def test_the_command_line_writes_plates_and_refuses_bad_plate_settings(tmp_path)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
     assert "plates.spacing_mm = 'x': expected a number from 2 to 50" in r.stderr
     assert not (tmp_path / "p").exists()
+
+
+def _stepped(levels, base=20.0):
+    """A stack of square slabs, each smaller than the one below: flat faces at ``levels``
+    and sloped-free sides (a wedding cake), as one closed mesh."""
+    import manifold3d
+
+    body = None
+    for i, (z0, z1) in enumerate(zip([0.0, *levels[:-1]], levels, strict=True)):
+        w = base - 2 * i
+        slab = manifold3d.Manifold.cube([w, w, z1 - z0]).translate([-w / 2, -w / 2, z0])
+        body = slab if body is None else body + slab
+    m = body.to_mesh()
+    from stratstone_cad.mesh.checks import Mesh
+
+    return Mesh(np.asarray(m.vert_properties, dtype=np.float64)[:, :3], np.asarray(m.tri_verts, dtype=np.int64))
+
+
+@pytest.mark.parametrize(("levels", "lo", "hi"), [
+    ([0.65, 1.4, 3.05], 0.07, 0.2),        # faces on the 0.15 mm grid: each on a layer top
+    ([0.65, 0.68, 2.0], 0.07, 0.2),        # two faces 0.03 mm apart: the upper one kept, no layer under 0.07
+    ([0.25, 1.0, 2.0], 0.07, 0.2),         # a face 0.05 mm above the first layer: no 0.05 mm layer
+    ([0.6, 1.0, 1.2], 0.15, 0.16),         # bounds no whole number of layers can always meet
+    ([0.15], 0.07, 0.2),                   # a part no taller than the first layer
+])
+def test_adaptive_layers_keep_their_bounds_on_awkward_parts(levels, lo, hi):
+    mesh = _stepped(levels)
+    tops = adaptive_layers(mesh, 0.2, cusp_mm=0.07, min_mm=lo, max_mm=hi)
+    assert tops[-1] == pytest.approx(levels[-1], abs=1e-6)
+    if levels[-1] <= 0.2:
+        assert tops == [levels[-1]]
+        return
+    assert tops[0] == pytest.approx(0.2)
+    heights = np.diff(tops)
+    feasible = all(math.floor(g / lo + 1e-9) >= math.ceil(g / hi - 1e-9)
+                   for g in np.diff([0.2, *[z for z in levels if z > 0.2 + lo]]))
+    if feasible:
+        assert heights.min() >= lo - 1e-9 and heights.max() <= hi + 1e-9, heights
+    else:  # the nearest whole number of even layers
+        assert heights.min() >= lo / 2 and heights.max() <= 2 * hi, heights
+    kept = [z for z in levels if z > 0.2 + lo - 1e-9]
+    for z in kept[-1:]:
+        assert min(abs(z - t) for t in tops) < 1e-6
+
+
+def test_the_layer_profile_of_each_object_is_its_own_by_its_place_in_the_model(plated):
+    """object_id=N of the layer profile is the N-th object of the model, and its profile
+    ends at that object's height (the stones differ in height, so a mix-up shows)."""
+    for plate in _plates(plated):
+        path = plated / plate["file"]
+        with zipfile.ZipFile(path) as z:
+            names = z.namelist()
+            if "Metadata/Slic3r_PE_layer_heights_profile.txt" not in names:
+                assert not any(o["adaptive_layers"] for o in plate["objects"])
+                continue
+            text = z.read("Metadata/Slic3r_PE_layer_heights_profile.txt").decode()
+            assert z.read("Metadata/layer_heights_profile.txt").decode() == text
+            model = ET.fromstring(z.read("3D/3dmodel.model"))
+        ns = {"m": "http://schemas.microsoft.com/3dmanufacturing/core/2015/02"}
+        objects = model.findall("m:resources/m:object", ns)
+        lines = dict(line.split("|") for line in text.splitlines())
+        assert sorted(lines) == sorted(f"object_id={n}" for n in range(1, len(objects) + 1))
+        for n, o in enumerate(objects, 1):
+            zs = [float(v.get("z")) for v in o.iterfind("m:mesh/m:vertices/m:vertex", ns)]
+            pairs = [float(x) for x in lines[f"object_id={n}"].split(";")]
+            assert len(pairs) >= 6 and len(pairs) % 2 == 0
+            assert pairs[-2] == pytest.approx(max(zs) - min(zs), abs=1e-3), (plate["file"], o.get("name"))
+
+
+def test_the_plate_key_holds_the_version_the_printer_and_the_palette(plated):
+    from stratstone_cad.params import Colour, get_printer
+
+    ps = load_params()
+    profiles = load_profiles()
+    entries = {a["file"]: a for a in _manifest(plated)["assets"]}
+    outputs = [o for g in get_games(None) for j in g.plan(ps.game(g.name), get_printer(None), profiles, ps.mesh)
+               for o in j.outputs]
+
+    def keys(printer="prusa-mk4", colours=None, version="0.1.0"):
+        jobs = plan_plates(outputs, entries, get_printer(printer), profiles, ps.plates, colours or load_colours())
+        return {pj.file: plate_key(pj, ps.plates, "code", version) for pj in jobs}
+
+    base = keys()
+    assert keys(version="0.1.1").keys() == base.keys() and all(keys(version="0.1.1")[f] != k for f, k in base.items())
+    redder = {**load_colours(), "red": Colour("red", "#FF0000")}
+    changed = {f for f, k in keys(colours=redder).items() if k != base[f]}
+    assert changed == {f for f in base if f.endswith(("-red.3mf",))}
+
+
+def test_a_plate_path_that_is_not_a_regular_file_is_one_line_before_anything_is_read(plated, tmp_path):
+    import os
+
+    from stratstone_cad.errors import OutputError
+
+    out = tmp_path / "o"
+    shutil.copytree(plated, out)
+    target = out / "stratstone/stones-red.3mf"
+    target.unlink()
+    os.mkfifo(target)
+    with pytest.raises(OutputError, match=r"stones-red.3mf: is a FIFO, expected a regular file"):
+        B.build(["stratstone"], None, out, jobs=1, progress=None)  # without --plates too: a FIFO would hang the check
+    target.unlink()
+    target.mkdir()
+    with pytest.raises(OutputError, match=r"stones-red.3mf: is a folder, expected a regular file"):
+        B.build(["stratstone"], None, out, jobs=1, progress=None, plates=True, slice_plates=False)
+
+
+def test_a_bad_colours_file_is_refused_before_anything_is_written(tmp_path, monkeypatch):
+    from stratstone_cad import params as P
+    from stratstone_cad.errors import ParameterError
+
+    models = tmp_path / "models"
+    shutil.copytree(P.MODELS_DIR, models)
+    (models / "colours.toml").write_text('[colour]\nred = "#C8102E"\n')
+    with pytest.raises(ParameterError, match=r'expected a \[colour\] table with a "board" colour'):
+        load_colours(models)
+    (models / "colours.toml").write_text('[colour]\nboard = "grey"\n')
+    with pytest.raises(ParameterError, match=r'colour.board = \'grey\': expected a colour as "#RRGGBB"'):
+        load_colours(models)
+    monkeypatch.setattr(P, "MODELS_DIR", models)
+    monkeypatch.setattr(B, "load_colours", lambda: load_colours(models))
+    with pytest.raises(ParameterError):
+        B.build(["terrain"], None, tmp_path / "out", jobs=1, progress=None)
+    assert not (tmp_path / "out").exists()
+
+
+def test_plates_on_disk_but_not_listed_are_made_again_or_removed(plated, tmp_path):
+    out = tmp_path / "o"
+    shutil.copytree(plated, out)
+    m = _manifest(out)
+    m["plates"] = [p for p in m["plates"] if p["file"] != "terrain/pieces-red.3mf"]
+    (out / "manifest.json").write_text(json.dumps(m))
+    (out / "terrain/pieces-red-plate-1-of-2.3mf").write_bytes(b"an old bed count's plate")
+    (out / "terrain/notes.3mf").write_bytes(b"a user's own file")
+    r = B.build(["terrain"], None, out, jobs=1, progress=None, plates=True, slice_plates=False)
+    assert r.plates_built == ["terrain/pieces-red.3mf"]
+    assert "terrain/pieces-red-plate-1-of-2.3mf" in r.removed and not (out / "terrain/pieces-red-plate-1-of-2.3mf").exists()
+    assert (out / "terrain/notes.3mf").read_bytes() == b"a user's own file"

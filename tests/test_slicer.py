@@ -139,7 +139,8 @@ def test_prusaslicer_slices_every_plate_with_the_settings_it_carries(plated, tmp
             mesh = read_stl_mesh((plated / o["file"]).read_bytes())
             if o["adaptive_layers"]:
                 lo, hi = bounds.adaptive_min_layer_mm, bounds.adaptive_max_layer_mm
-                tops = adaptive_layers(mesh, prof["first_layer_height_mm"], lo, lo, hi)
+                tops = adaptive_layers(mesh, prof["first_layer_height_mm"], cusp_mm=bounds.adaptive_step_mm,
+                                       min_mm=lo, max_mm=hi)
                 assert len(tops) == o["adaptive_layers"]
                 heights = np.diff([0.0, *tops])
                 assert heights[1:].min() >= lo - 1e-6 and heights[1:].max() <= hi + 1e-6

@@ -69,14 +69,18 @@ def _wanted(mesh: Mesh, cusp_mm: float, min_mm: float, max_mm: float) -> tuple[n
 
 def _fill(z0: float, z1: float, wanted: np.ndarray, min_mm: float, max_mm: float) -> list[float]:
     """Layer tops from ``z0`` (exclusive) to ``z1`` (inclusive): a whole number of layers
-    spread as the wanted heights ask, each within [min_mm, max_mm]."""
+    spread as the wanted heights ask, each within [min_mm, max_mm] when a whole number of
+    layers can be (else even layers, as near the bounds as a whole number allows)."""
     gap = z1 - z0
+    fewest, most = max(1, math.ceil(gap / max_mm - 1e-9)), math.floor(gap / min_mm + 1e-9)
+    if most < fewest:  # no whole number of layers fits: the count that misses the bounds least
+        n = min((fewest, max(most, 1)), key=lambda k: max(gap / k - max_mm, min_mm - gap / k))
+        return [round(float(t), 6) for t in (*(z0 + np.arange(1, n) * gap / n), z1)]
     edges = np.linspace(z0, z1, max(2, math.ceil(gap / BIN_MM) + 1))
     mid = (edges[:-1] + edges[1:]) / 2
     w = wanted[np.clip((mid / BIN_MM).astype(np.int64), 0, len(wanted) - 1)]
     u = np.concatenate([[0.0], np.cumsum(np.diff(edges) / w)])  # layers wanted so far
-    fewest, most = math.ceil(gap / max_mm - 1e-9), max(1, math.floor(gap / min_mm + 1e-9))
-    n = min(max(round(u[-1]), fewest, 1), most)
+    n = min(max(round(u[-1]), fewest), most)
     for _ in range(2 * (most - fewest + 1)):
         tops = np.interp(np.arange(1, n + 1) * u[-1] / n, u, edges)
         tops[-1] = z1
@@ -88,22 +92,41 @@ def _fill(z0: float, z1: float, wanted: np.ndarray, min_mm: float, max_mm: float
         else:
             break
     # the spread can still ask for a layer outside the bounds where the wanted heights jump:
-    # then even layers, which a whole number always allows (n lies in [fewest, most])
+    # then even layers, which n (between fewest and most) always keeps within them
     if heights.max() > max_mm + 1e-9 or heights.min() < min_mm - 1e-9:
         tops = z0 + np.arange(1, n + 1) * gap / n
         tops[-1] = z1
     return [round(float(t), 6) for t in tops]
 
 
-def adaptive_layers(mesh: Mesh, first_layer_mm: float, cusp_mm: float, min_mm: float, max_mm: float) -> list[float]:
+def _keys(flat: list[float], top: float, first_layer_mm: float, min_mm: float) -> list[float]:
+    """The heights layers must end at: the flat faces above the first layer and the top. A
+    face closer than a thinnest layer to the one below it cannot have its own layer: the
+    upper one is kept (a face that close above the first layer is not kept)."""
+    keys: list[float] = []
+    for z in [*flat, round(top, 6)]:
+        below = keys[-1] if keys else first_layer_mm
+        if z <= first_layer_mm + 1e-6 or (keys and z <= keys[-1] + 1e-6):
+            continue
+        if z - below < min_mm - 1e-9:
+            if keys:
+                keys[-1] = z
+            elif z >= top - 1e-6:
+                keys.append(z)  # the top itself, just above the first layer: one thin layer
+            continue
+        keys.append(z)
+    return keys
+
+
+def adaptive_layers(mesh: Mesh, first_layer_mm: float, *, cusp_mm: float, min_mm: float, max_mm: float) -> list[float]:
     """The layer tops of ``mesh`` (heights above its bottom, the last its top), the first
-    at ``first_layer_mm`` and every horizontal face on one."""
+    at ``first_layer_mm`` and every horizontal face on one (see :func:`_keys` for faces
+    closer together than a thinnest layer)."""
     wanted, top = _wanted(mesh, cusp_mm, min_mm, max_mm)
-    keys = [z for z in flat_heights(mesh) if z > first_layer_mm + 1e-6]
-    if not keys or abs(keys[-1] - top) > 1e-6:
-        keys.append(round(top, 6))
+    if top <= first_layer_mm + 1e-6:
+        return [round(top, 6)]  # all of it within the first layer
     tops = [round(first_layer_mm, 6)]
-    for k in keys:
+    for k in _keys(flat_heights(mesh), top, first_layer_mm, min_mm):
         tops += _fill(tops[-1], k, wanted, min_mm, max_mm)
     return tops
 

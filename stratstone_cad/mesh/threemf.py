@@ -102,7 +102,10 @@ def plate_3mf(plate_name: str, objects: Sequence[PlateObject], settings: PlateSe
     meta.AddMetaData("", "Title", settings.title, "string", False)
     meta.AddMetaData("", "Application", f"{GENERATOR} {version}", "string", False)
     materials = model.AddBaseMaterialGroup()
-    names = list(dict.fromkeys(o.colour for o in objects))
+    names = [c for c, _ in settings.colours]  # the filaments in the order the settings number them
+    missing = sorted({o.colour for o in objects} - set(names))
+    if missing:
+        raise ValueError(f"{plate_name}: colours {missing} are not among the plate's filaments")
     index = {}
     for c in names:
         r, g, b = (int(colours[c][i:i + 2], 16) for i in (1, 3, 5))
