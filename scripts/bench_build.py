@@ -16,18 +16,9 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
-import sys
 import tempfile
-import time
 
-from benchlib import loadavg, machine_line
-
-
-def timed(args: list[str]) -> float:
-    t = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "stratstone_cad", *args], check=True, capture_output=True)
-    return time.perf_counter() - t
+from benchlib import loadavg, machine_line, timed
 
 
 def main() -> None:

@@ -25,13 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import loadavg, machine_line
-
-
-def timed(args: list[str]) -> float:
-    t = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "stratstone_cad", *args], check=True, capture_output=True)
-    return time.perf_counter() - t
+from benchlib import loadavg, machine_line, timed
 
 
 def main() -> None:

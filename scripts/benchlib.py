@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import platform
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 
@@ -42,3 +44,10 @@ def pin_cpu(cpu: int | None) -> str:
     chosen = cpu if cpu is not None else sorted(os.sched_getaffinity(0))[-1]
     os.sched_setaffinity(0, {chosen})
     return f"pinned to CPU {chosen}"
+
+
+def timed(args: list[str]) -> float:
+    """Seconds the real command line (``python -m stratstone_cad ARGS``) takes, as a user runs it."""
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "stratstone_cad", *args], check=True, capture_output=True)
+    return time.perf_counter() - t
