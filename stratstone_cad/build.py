@@ -161,12 +161,21 @@ def code_fingerprint(roots: tuple[str, ...] = WRITER_MODULES) -> str:
     for f in code_closure(list(roots)):
         h.update(f.relative_to(PACKAGE_DIR).as_posix().encode() + b"\0")
         h.update(f.read_bytes())
+    h.update(_kernel_versions().encode())
+    return h.hexdigest()
+
+
+@functools.cache
+def _kernel_versions() -> str:
+    """``cadquery=2.8.0 ...``: once a process (each version is a millisecond or two to look up,
+    and an unchanged rebuild keys every game's code)."""
+    out = []
     for dist in KERNEL_DISTS:
         try:
-            h.update(f"{dist}={metadata.version(dist)}".encode())
+            out.append(f"{dist}={metadata.version(dist)}")
         except metadata.PackageNotFoundError:
-            h.update(f"{dist}=none".encode())
-    return h.hexdigest()
+            out.append(f"{dist}=none")
+    return "".join(out)
 
 
 def _arg_modules(value: Any) -> set[str]:
@@ -742,14 +751,16 @@ def _plates(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: ParamS
             profiles: dict[str, Profile], colours: dict[str, Any], write: bool, workers: int,
             report: BuildReport) -> None:
     """The print plates of the built games: with ``write``, the outdated and missing ones
-    are written (each listed the moment it is); without, an outdated plate is removed (it
-    would print parts that are no longer these). Plates the plan no longer has go, as
-    stale parts do: unlisted first, then removed."""
+    are written (each listed the moment it is); without, an outdated plate the manifest
+    lists is removed (it would print parts that are no longer these). Plates the plan no
+    longer has go, as stale parts do: unlisted first, then removed."""
+    entries = read_manifest(out_dir)
+    games = {g.name for g in chosen}
+    if not write and not any(f.endswith(".3mf") and e.get("game") in games for f, e in entries.items()):
+        return  # no plate of these games listed to keep true (and nothing of the plates to import)
     from . import __version__
     from .plating import PLATE_MODULES, plan_plates, plate_bytes, plate_entry, plate_key
 
-    entries = read_manifest(out_dir)
-    games = {g.name for g in chosen}
     jobs = plan_plates([o for j in plan for o in j.outputs], entries, printer, profiles, ps.plates, colours)
     code = code_fingerprint(PLATE_MODULES)
     planned = {pj.file: pj for pj in jobs}
@@ -818,20 +829,22 @@ def _print_report(out_dir: Path, plan: list[Job], ps: ParamSet, printer: Any, pr
     plate's figures join the manifest as they come), then ``print-report.md``."""
     from . import __version__
     from .plating import plan_plates, print_figures, report_markdown
-    from .slicing import find_prusaslicer, slicer_version
+    from .slicing import find_prusaslicer, slicer_identity, slicer_version
 
     entries = read_manifest(out_dir)
     jobs = plan_plates([o for j in plan for o in j.outputs], entries, printer, profiles, ps.plates, colours)
     exe = find_prusaslicer() if slice_plates else None
-    slicer = slicer_version(exe) if exe else ""
+    identity = slicer_identity(exe) if exe else ""
     todo = [pj for pj in jobs if (entries[pj.file].get("print") or {}).get("plate_sha256") != entries[pj.file]["sha256"]
-            or entries[pj.file]["print"].get("slicer") != slicer] if exe else []
+            or entries[pj.file]["print"].get("slicer_id") != identity] if exe else []
+    slicer = slicer_version(exe) if todo else next(  # its version only when it has something to slice
+        (entries[pj.file]["print"]["slicer"] for pj in jobs), "") if exe else ""
     bar = Progress(len(todo), progress if todo else None)
     try:
         for pj in todo:
             entry = entries[pj.file]
-            entries[pj.file] = {**entry, "print": print_figures(pj, entry, out_dir, ps.plates, __version__, exe, slicer,
-                                                                printer)}
+            figures = print_figures(pj, entry, out_dir, ps.plates, __version__, exe, slicer, printer)
+            entries[pj.file] = {**entry, "print": {**figures, "slicer_id": identity}}
             write_manifest(out_dir, entries)
             report.sliced.append(pj.file)
             bar.step(f"sliced {pj.file}")

@@ -15,6 +15,7 @@ parts' sha256, their placements, the settings and the code of the modules that w
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
@@ -98,6 +99,11 @@ def plan_plates(outputs: Sequence[Output], entries: Mapping[str, Mapping[str, An
     return out
 
 
+@functools.cache
+def _library_versions() -> dict[str, str]:
+    return {d: metadata.version(d) for d in PLATE_DISTS}  # about 1 ms each: once a build, not once a plate
+
+
 def plate_key(pj: PlateJob, plates: PlateParams, code: str, version: str) -> str:
     """sha256 of everything a plate's bytes and entry come from: its plan, its parts' bytes,
     the settings and the adaptive bounds it uses, the printer, the writing code, this
@@ -110,7 +116,7 @@ def plate_key(pj: PlateJob, plates: PlateParams, code: str, version: str) -> str
         "adaptive": sorted(pj.adaptive),
         "bounds": [plates.adaptive_step_mm, plates.adaptive_min_layer_mm, plates.adaptive_max_layer_mm]
         if pj.adaptive else None,
-        "code": code, "libraries": {d: metadata.version(d) for d in PLATE_DISTS},
+        "code": code, "libraries": _library_versions(),
     }
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 

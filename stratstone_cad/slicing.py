@@ -22,7 +22,7 @@ from .errors import BuildError
 from .params import Printer
 from .workers import die_with_parent
 
-__all__ = ["SliceStats", "find_prusaslicer", "slice_plate", "slicer_version"]
+__all__ = ["SliceStats", "find_prusaslicer", "slice_plate", "slicer_identity", "slicer_version"]
 
 TIMEOUT_S = 900  # the largest board plate takes about 10 s on 2 cores
 
@@ -59,6 +59,17 @@ def _run(exe: str, args: list[str], what: str) -> str:
         tail = " ".join((r.stderr or r.stdout).split()[-30:])
         raise BuildError(f"{what}: PrusaSlicer ({exe}) failed with exit code {r.returncode}: {tail}"[:400])
     return r.stdout
+
+
+def slicer_identity(exe: str) -> str:
+    """Which slicer program ``exe`` is, without running it: its resolved path, size and
+    modification time (running ``--help`` for its version takes a tenth of a second)."""
+    try:
+        path = os.path.realpath(exe)
+        st = os.stat(path)
+    except OSError:
+        return exe
+    return f"{path}:{st.st_size}:{st.st_mtime_ns}"
 
 
 def slicer_version(exe: str) -> str:
