@@ -228,6 +228,7 @@ def test_prusaslicer_settings_name_each_object_its_layers_ironing_and_all_its_tr
             xml_object = objects[o.get("id")]
             assert meta["name"] == xml_object.get("name")
             assert float(meta["layer_height"]) == plate["profile"]["layer_height_mm"]
+            assert float(meta["first_layer_height"]) == plate["profile"]["first_layer_height_mm"]
             assert meta["ironing"] == ("1" if piece else "0")
             (vol,) = o.findall("volume")
             n = len(xml_object.findall("m:mesh/m:triangles/m:triangle", ns))

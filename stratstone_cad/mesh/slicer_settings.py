@@ -111,10 +111,13 @@ def prusa_print_config(s: PlateSettings) -> str:
 
 
 def prusa_model_config(s: PlateSettings, objects: Sequence[ObjectSettings]) -> str:
-    """Metadata/Slic3r_PE_model.config: each object's name, layer height and ironing, and
+    """Metadata/Slic3r_PE_model.config: each object's name, layer heights and ironing, and
     the one volume of all its triangles."""
     out = ['<?xml version="1.0" encoding="UTF-8"?>', "<config>"]
-    per_object = {"layer_height": _num(s.layer_height_mm), **_prusa_ironing(s.ironing)}
+    # first_layer_height is print-wide in PrusaSlicer (PrintConfig: Slic3r_PE.config sets it);
+    # each object carries it too, so an object copied into another project keeps its profile.
+    per_object = {"layer_height": _num(s.layer_height_mm), "first_layer_height": _num(s.first_layer_height_mm),
+                  **_prusa_ironing(s.ironing)}
     for o in objects:
         out.append(f' <object id="{o.object_id}" instances_count="{len(o.offsets)}">')
         out.append(f'  <metadata type="object" key="name" value={quoteattr(o.name)}/>')
