@@ -410,9 +410,10 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
         ensure_writable_dir(out_dir / sub)
     with _lock(out_dir):
         report = _build_locked(out_dir, plan, chosen, ps, profiles, min(jobs, usable_cores()), progress, start)
-        _plates(out_dir, plan, chosen, ps, printer, profiles, colours, plates, min(jobs, usable_cores()), report)
-        if plates:
-            _print_report(out_dir, plan, ps, printer, profiles, colours, slice_plates, progress, report)
+        planned = _plates(out_dir, plan, chosen, ps, printer, profiles, colours, plates, min(jobs, usable_cores()),
+                          report)
+        if planned is not None:  # with --plates: the plates planned and the manifest they are listed in
+            _print_report(out_dir, *planned, ps, printer, slice_plates, progress, report)
         report.seconds = time.perf_counter() - start
         return report
 
@@ -749,15 +750,16 @@ __all__ = ["BuildReport", "Output", "assets_for", "build", "plates_for", "read_m
 
 def _plates(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: ParamSet, printer: Any,
             profiles: dict[str, Profile], colours: dict[str, Any], write: bool, workers: int,
-            report: BuildReport) -> None:
+            report: BuildReport) -> tuple[list[Any], dict[str, dict[str, Any]]] | None:
     """The print plates of the built games: with ``write``, the outdated and missing ones
-    are written (each listed the moment it is); without, an outdated plate the manifest
-    lists is removed (it would print parts that are no longer these). Plates the plan no
-    longer has go, as stale parts do: unlisted first, then removed."""
+    are written (each listed the moment it is), and the plates with the manifest's entries
+    are returned for the report; without, an outdated plate the manifest lists is removed
+    (it would print parts that are no longer these). Plates the plan no longer has go, as
+    stale parts do: unlisted first, then removed."""
     entries = read_manifest(out_dir)
     games = {g.name for g in chosen}
     if not write and not any(f.endswith(".3mf") and e.get("game") in games for f, e in entries.items()):
-        return  # no plate of these games listed to keep true (and nothing of the plates to import)
+        return None  # no plate of these games listed to keep true (and nothing of the plates to import)
     from . import __version__
     from .plating import PLATE_MODULES, plan_plates, plate_bytes, plate_entry, plate_key
 
@@ -799,7 +801,7 @@ def _plates(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: ParamS
                 raise OutputError(f"plate {out_dir / f}: cannot remove ({describe_os_error(ex)})") from None
             report.removed.append(f)
     if not write:
-        return
+        return None
     todo = []
     for pj in jobs:
         if pj.file in fresh:
@@ -821,18 +823,17 @@ def _plates(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: ParamS
         finally:
             for fut in futures:
                 fut.cancel()
+    return jobs, entries
 
 
-def _print_report(out_dir: Path, plan: list[Job], ps: ParamSet, printer: Any, profiles: dict[str, Profile],
-                  colours: dict[str, Any], slice_plates: bool, progress: TextIO | None, report: BuildReport) -> None:
-    """PrusaSlicer's figures for every plate that has none for its present bytes (each
-    plate's figures join the manifest as they come), then ``print-report.md``."""
+def _print_report(out_dir: Path, jobs: list[Any], entries: dict[str, dict[str, Any]], ps: ParamSet, printer: Any,
+                  slice_plates: bool, progress: TextIO | None, report: BuildReport) -> None:
+    """PrusaSlicer's figures for every plate of ``jobs`` that has none for its present bytes
+    (each plate's figures join the manifest ``entries`` as they come), then ``print-report.md``."""
     from . import __version__
-    from .plating import plan_plates, print_figures, report_markdown
+    from .plating import print_figures, report_markdown
     from .slicing import find_prusaslicer, slicer_identity, slicer_version
 
-    entries = read_manifest(out_dir)
-    jobs = plan_plates([o for j in plan for o in j.outputs], entries, printer, profiles, ps.plates, colours)
     exe = find_prusaslicer() if slice_plates else None
     identity = slicer_identity(exe) if exe else ""
     todo = [pj for pj in jobs if (entries[pj.file].get("print") or {}).get("plate_sha256") != entries[pj.file]["sha256"]

@@ -500,11 +500,20 @@ class Colour:
     srgb: str
 
 
+BOARD_COLOUR = "board"  # the colours.toml entry of a part without a colour
+
+
+def display_colour(colours: dict[str, Colour], name: str | None) -> str:
+    """The ``#RRGGBB`` of colour ``name``: a part without a colour, or of one colours.toml
+    does not name, shows as the board colour."""
+    return (colours.get(name or BOARD_COLOUR) or colours[BOARD_COLOUR]).srgb
+
+
 def load_colours(models_dir: Path = MODELS_DIR) -> dict[str, Colour]:
     """The display colours of models/colours.toml, by name."""
     path = models_dir / "colours.toml"
     table = _load_toml(path, "colours").get("colour")
-    if not isinstance(table, dict) or "board" not in table:
+    if not isinstance(table, dict) or BOARD_COLOUR not in table:
         raise ParameterError(f"colours {path}: expected a [colour] table with a \"board\" colour (for parts without one)")
     out = {}
     for name, value in table.items():

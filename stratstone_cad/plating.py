@@ -27,7 +27,7 @@ from typing import Any
 from .errors import BuildError
 from .jobs import Output
 from .mesh.plates import Part, Plate, arrange, plate_files
-from .params import Colour, PlateParams, Printer, Profile
+from .params import BOARD_COLOUR, Colour, PlateParams, Printer, Profile, display_colour
 
 __all__ = ["PlateJob", "plan_plates", "plate_bytes", "plate_entry", "plate_key", "print_figures", "report_markdown"]
 
@@ -35,8 +35,6 @@ __all__ = ["PlateJob", "plan_plates", "plate_bytes", "plate_entry", "plate_key",
 PLATE_MODULES = ("stratstone_cad.plating", "stratstone_cad.mesh.plates", "stratstone_cad.mesh.threemf",
                  "stratstone_cad.mesh.slicer_settings", "stratstone_cad.mesh.adaptive")
 PLATE_DISTS = ("lib3mf", "numpy")
-BOARD_COLOUR = "board"  # the colours.toml entry of a part without a colour
-TITLES = {"piece": "pieces", "board": "board"}
 
 
 @dataclass(frozen=True)
@@ -84,17 +82,15 @@ def plan_plates(outputs: Sequence[Output], entries: Mapping[str, Mapping[str, An
             lo, size = e["bbox_mm"]["min"], e["bbox_mm"]["size"]
             parts.append(Part(Path(o.file).stem, o.file, (size[0], size[1]), (lo[0], lo[1]), o.count))
         beds = arrange(parts, printer, plates.spacing_mm, f"{game} {job}")
-        names = list(dict.fromkeys(o.colour or BOARD_COLOUR for o in outs))
-        palette = tuple((c, (colours.get(c) or colours[BOARD_COLOUR]).srgb) for c in names)
+        colour_of = {o.file: o.colour or BOARD_COLOUR for o in outs}
         ironing = plates.piece_ironing if profile.name == "piece" else plates.board_ironing
         adaptive = frozenset(o.file for o in outs if o.adaptive and plates.adaptive_layers)
         for i, (file, bed) in enumerate(zip(plate_files(game, job, len(beds)), beds, strict=True), 1):
-            on = {p.part.file for p in bed.placements}
+            on = [o.file for o in outs if o.file in {p.part.file for p in bed.placements}]  # in the plan's order
+            palette = tuple((c, display_colour(colours, c)) for c in dict.fromkeys(colour_of[f] for f in on))
             out.append(PlateJob(
                 file, game, job, i if len(beds) > 1 else None, len(beds) if len(beds) > 1 else None, bed, profile,
-                ironing, adaptive & on, tuple(c for c in palette if any((o.colour or BOARD_COLOUR) == c[0]
-                                                                           for o in outs if o.file in on)),
-                {o.file: o.colour or BOARD_COLOUR for o in outs if o.file in on},
+                ironing, adaptive & set(on), palette, {f: colour_of[f] for f in on},
                 {f: entries[f]["sha256"] for f in sorted(on)}, printer.name))
     return out
 
@@ -150,7 +146,7 @@ def plate_bytes(pj: PlateJob, out_dir: Path, plates: PlateParams, version: str) 
                           "adaptive_layers": layers})
     settings = PlateSettings(pj.title(), pj.profile.layer_height_mm, pj.profile.first_layer_height_mm, pj.ironing,
                              pj.colours)
-    return plate_3mf(pj.file.removesuffix(".3mf"), objects, settings, dict(pj.colours), version), described
+    return plate_3mf(pj.file.removesuffix(".3mf"), objects, settings, version), described
 
 
 def plate_entry(pj: PlateJob, data: bytes, objects: list[dict[str, Any]], key: str) -> dict[str, Any]:

@@ -34,6 +34,16 @@ class Mesh:
         return Mesh(self.vertices + np.asarray(offset, dtype=np.float64), self.triangles)
 
 
+def first_use_numbering(first: np.ndarray, inverse: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """From ``np.unique(..., return_index=True, return_inverse=True)``: the rows to keep, in
+    order of first appearance, and each input row's number among them (so the numbering
+    does not depend on how ``np.unique`` sorted the values)."""
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return first[order], rank[inverse.reshape(-1)]
+
+
 def merge_vertices(v: np.ndarray, f: np.ndarray, digits: int = 6) -> Mesh:
     """Merge vertices equal after rounding to ``digits`` decimals (1 nm), drop degenerate triangles.
 
@@ -41,12 +51,9 @@ def merge_vertices(v: np.ndarray, f: np.ndarray, digits: int = 6) -> Mesh:
     """
     key = np.round(v, digits)
     _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    order = np.argsort(first, kind="stable")  # unique rows in order of first appearance
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    new_f = rank[inverse[f]]
-    new_v = key[first[order]]
+    kept, number = first_use_numbering(first, inverse)
+    new_f = number[f]
+    new_v = key[kept]
     keep = (new_f[:, 0] != new_f[:, 1]) & (new_f[:, 1] != new_f[:, 2]) & (new_f[:, 0] != new_f[:, 2])
     return Mesh(new_v, new_f[keep])
 

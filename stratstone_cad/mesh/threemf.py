@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import ctypes
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from .checks import Mesh
+from .checks import Mesh, first_use_numbering
 from .slicer_settings import (
     CURA_NS,
     ObjectSettings,
@@ -50,10 +50,8 @@ def read_stl_mesh(data: bytes) -> Mesh:
     corners = np.ascontiguousarray(np.frombuffer(data, _STL, n, 84)["v"].reshape(-1, 3))
     keys = corners.view(np.dtype((np.void, 12))).ravel()
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    return Mesh(corners[first[order]].astype(np.float64), rank[inverse.reshape(-1)].reshape(-1, 3))
+    kept, number = first_use_numbering(first, inverse)
+    return Mesh(corners[kept].astype(np.float64), number.reshape(-1, 3))
 
 
 @dataclass(frozen=True)
@@ -85,13 +83,12 @@ def _set_geometry(wrapper: object, obj: object, mesh: Mesh) -> None:
         obj._handle, ctypes.c_uint64(len(v)), vertices, ctypes.c_uint64(len(t)), triangles))  # type: ignore[attr-defined]
 
 
-def plate_3mf(plate_name: str, objects: Sequence[PlateObject], settings: PlateSettings,
-              colours: Mapping[str, str], version: str) -> bytes:
+def plate_3mf(plate_name: str, objects: Sequence[PlateObject], settings: PlateSettings, version: str) -> bytes:
     """The bytes of the 3MF package of one plate.
 
-    ``plate_name`` (``stratstone/stones-red``) seeds the UUIDs; ``colours`` maps each
-    object's colour name to ``#RRGGBB``; ``version`` is this program's, recorded as the
-    package's ``Application``.
+    ``plate_name`` (``stratstone/stones-red``) seeds the UUIDs; each object's colour is one
+    of ``settings.colours`` (the plate's filaments, name and ``#RRGGBB``); ``version`` is
+    this program's, recorded as the package's ``Application``.
     """
     import lib3mf
 
@@ -103,12 +100,13 @@ def plate_3mf(plate_name: str, objects: Sequence[PlateObject], settings: PlateSe
     meta.AddMetaData("", "Application", f"{GENERATOR} {version}", "string", False)
     materials = model.AddBaseMaterialGroup()
     names = [c for c, _ in settings.colours]  # the filaments in the order the settings number them
+    srgb = dict(settings.colours)
     missing = sorted({o.colour for o in objects} - set(names))
     if missing:
         raise ValueError(f"{plate_name}: colours {missing} are not among the plate's filaments")
     index = {}
     for c in names:
-        r, g, b = (int(colours[c][i:i + 2], 16) for i in (1, 3, 5))
+        r, g, b = (int(srgb[c][i:i + 2], 16) for i in (1, 3, 5))
         index[c] = materials.AddMaterial(c, w.RGBAToColor(r, g, b, 255))
     cura = cura_settings(settings)
     described = []

@@ -26,7 +26,7 @@ from ..catalog import get_games, load_params
 from ..errors import ParameterError
 from ..jobs import Job, Output
 from ..mesh.checks import Mesh
-from ..params import MeshParams, Printer, load_colours, load_profiles
+from ..params import MeshParams, Printer, display_colour, load_colours, load_profiles
 
 __all__ = ["PREVIEW_MESH", "Asset", "asset_mesh", "list_assets", "select"]
 
@@ -63,8 +63,7 @@ def list_assets(games: Iterable[str] | None = None, sets: dict[str, str] | None 
         for job in g.plan(ps.game(g.name), ANY_BED, profiles, PREVIEW_MESH):
             for o in job.outputs:
                 name = o.file.removesuffix(".stl")
-                colour = colours.get(o.colour or "board") or colours["board"]
-                out[name] = Asset(name, g.name, job, o, colour.srgb)
+                out[name] = Asset(name, g.name, job, o, display_colour(colours, o.colour))
     return out
 
 
