@@ -736,13 +736,7 @@ def assets_for(out_dir: Path, game: str | None = None) -> list[dict[str, Any]]:
             if f.endswith(".stl") and (game is None or e["game"] == game)]
 
 
-def plates_for(out_dir: Path, game: str | None = None) -> list[dict[str, Any]]:
-    """The manifest's print plates (of one game)."""
-    return [e for f, e in read_manifest(Path(out_dir)).items()
-            if f.endswith(".3mf") and (game is None or e["game"] == game)]
-
-
-__all__ = ["BuildReport", "Output", "assets_for", "build", "plates_for", "read_manifest"]
+__all__ = ["BuildReport", "Output", "assets_for", "build", "read_manifest"]
 
 
 # --------------------------------------------------------------------------- print plates

@@ -12,7 +12,6 @@ the mesh settings and the code), so a second preview does not make it again.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import math
 import os
@@ -152,8 +151,3 @@ def _make(job: Job) -> tuple[Mesh, ...]:
 def asset_mesh(asset: Asset) -> Mesh:
     """The asset's mesh, resting on z = 0 where its CAD function put it in x and y."""
     return _job_meshes(asset.job)[asset.job.outputs.index(asset.output)]
-
-
-def cache_key(asset: Asset) -> str:
-    """A short id of what the asset's mesh is made from (its cache file's name)."""
-    return hashlib.sha256(_key(asset.job).encode()).hexdigest()[:12]
