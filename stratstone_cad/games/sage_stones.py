@@ -29,12 +29,14 @@ from stratstone_cad.games.core import (
     GameBase,
     GameOver,
     MoveTextError,
+    PieceLedger,
     Placed,
     Result,
     RuleViolation,
     SetupError,
     StateBase,
     TurnLost,
+    numbered,
     register,
     short_repr,
 )
@@ -44,6 +46,7 @@ __all__ = [
     "GAME",
     "RULES",
     "SQUARES",
+    "SageLedger",
     "SagePass",
     "SagePlace",
     "SageStones",
@@ -635,6 +638,44 @@ class SageStones(GameBase):
             c = setup["colours"]
             return type(c) is list and len(c) == 4 and all(type(x) is str and x in _COLOUR_SET for x in c) and len(set(c)) == 4
         return True
+
+    def ledger(self, state: Any) -> SageLedger:
+        """Ten gems of each colour in play, ``red-01`` .. ``red-10``."""
+        return SageLedger(state)
+
+
+class SageLedger(PieceLedger):
+    """Sage Stones' gems through a game: a placement takes the colour's lowest-numbered
+    gem in hand; a trapped gem goes back to its owner's hand; a reset takes every gem back.
+    A colour's gems are alike (the set prints one part ten times): the numbers only keep a
+    gem the same gem while it stays on the board."""
+
+    def __init__(self, state: SageStonesState) -> None:
+        pieces = [p for c in state.colours for p in numbered(c, "gem", STONES, id_format="{colour}-{n:02d}")]
+        seen = dict.fromkeys(state.colours, 0)
+        squares: dict[str, list[str]] = {}
+        for i, v in enumerate(state.board):
+            if v:
+                c = state.colours[v - 1]
+                seen[c] += 1
+                squares[SQUARES[i]] = [f"{c}-{seen[c]:02d}"]
+        super().__init__(pieces, squares)
+
+    def on_event(self, event: Event) -> tuple[str, ...]:
+        if isinstance(event, Placed):
+            gem = self.from_reserve(event.stone)
+            self.put(event.square, gem)
+            return (gem,)
+        if isinstance(event, Captured):
+            (gem,) = self.take(event.square)
+            self.to_reserve(gem)
+            return (gem,)
+        if isinstance(event, BoardReset):
+            gems = tuple(g for sq in list(self.squares) for g in self.take(sq))
+            for g in gems:
+                self.to_reserve(g)
+            return gems
+        return ()
 
 
 GAME = register(SageStones())

@@ -27,12 +27,15 @@ from stratstone_cad.games.core import (
     GameOver,
     MoveTextError,
     NoChance,
+    Piece,
+    PieceLedger,
     Placed,
     Result,
     RuleViolation,
     SetupError,
     Sown,
     fast_two_sides_ply,
+    numbered,
     register,
     short_repr,
 )
@@ -44,6 +47,7 @@ __all__ = [
     "RULES",
     "SQUARES",
     "Stratstone",
+    "StratstoneLedger",
     "StratstoneMove",
     "StratstoneState",
     "winning_moves",
@@ -613,6 +617,49 @@ class Stratstone(GameBase):
 
     def fast_header(self, players: list[str], setup: dict[str, Any]) -> bool:
         return players == list(PLAYERS) and set(setup) <= {"first"} and setup.get("first", "red") in PLAYERS
+
+    def ledger(self, state: Any) -> StratstoneLedger:
+        """The 24 stones: ``tan-01`` .. ``tan-08``, ``yellow-01`` .., ``red-01`` ..; those on
+        the board numbered from a1 to d4, bottom first, the rest in hand in number order."""
+        return StratstoneLedger(state)
+
+
+class StratstoneLedger(PieceLedger):
+    """Stratstone's stones through a game: a turn puts the player's next stone from hand
+    on the origin (``Placed``), picks the stack up and drops its stones bottom first, one
+    per step (``Sown``, step k drops the k-th stone of the picked-up stack)."""
+
+    def __init__(self, state: StratstoneState) -> None:
+        totals = (TAN_STONES, STONES_PER_PLAYER, STONES_PER_PLAYER)
+        seen = [0, 0, 0]
+        squares: dict[str, list[str]] = {}
+        for i, st in enumerate(state.stacks):
+            ids = []
+            for s in st:
+                seen[s] += 1
+                ids.append(f"{COLOURS[s]}-{seen[s]:02d}")
+            squares[SQUARES[i]] = ids
+        pieces: list[Piece] = [p for c in (TAN, YELLOW, RED)
+                               for p in numbered(COLOURS[c], "stone", totals[c], id_format="{colour}-{n:02d}")]
+        super().__init__(pieces, squares)
+        self.lifted: list[str] = []
+
+    def copy(self) -> StratstoneLedger:
+        other = super().copy()
+        assert isinstance(other, StratstoneLedger)
+        other.lifted = list(self.lifted)
+        return other
+
+    def on_event(self, event: Event) -> tuple[str, ...]:
+        if isinstance(event, Placed):
+            stone = self.from_reserve(event.stone)
+            self.lifted = [*self.take(event.square), stone]
+            return (stone,)
+        if isinstance(event, Sown):
+            stone = self.lifted[event.step - 1]
+            self.put(event.square, stone)
+            return (stone,)
+        return ()
 
 
 GAME = register(Stratstone())

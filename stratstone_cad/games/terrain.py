@@ -38,6 +38,8 @@ from stratstone_cad.games.core import (
     Moved,
     MoveTextError,
     NoChance,
+    Piece,
+    PieceLedger,
     Result,
     RuleViolation,
     SetupError,
@@ -68,6 +70,7 @@ __all__ = [
     "STRENGTH",
     "Terrain",
     "TerrainGame",
+    "TerrainLedger",
     "TerrainMove",
     "TerrainState",
     "attack_strengths",
@@ -1036,6 +1039,43 @@ class TerrainGame(GameBase):
         """Warnings about a valid setup: an unfair heightmap (both crossing-cost lists named)."""
         warning = fairness_warning(setup["heightmap"])
         return [warning] if warning else []
+
+    def ledger(self, state: Any) -> TerrainLedger:
+        """The pieces on the board, ``red-runner-1``, ``blue-guardian-2``: numbered per side
+        and kind from a1 to j10 (in the standard start, 1 is the one on the lower file)."""
+        return TerrainLedger(state)
+
+
+class TerrainLedger(PieceLedger):
+    """The terrain game's pieces through a game: a move takes the piece on the path's
+    first square to its last, an attack names the attacker and the target, a captured
+    piece and an exited one leave the game (``off``)."""
+
+    def __init__(self, state: TerrainState) -> None:
+        pieces: list[Piece] = []
+        squares: dict[str, list[str]] = {}
+        seen: dict[tuple[int, int], int] = {}
+        for i, code in enumerate(state.board):
+            if code:
+                side, kind = _SIDE[code], _KIND[code]
+                n = seen[side, kind] = seen.get((side, kind), 0) + 1
+                piece = Piece(f"{PLAYERS[side]}-{KINDS[kind]}-{n}", PLAYERS[side], KINDS[kind], n)
+                pieces.append(piece)
+                squares[SQUARES[i]] = [piece.id]
+        super().__init__(pieces, squares)
+
+    def on_event(self, event: Event) -> tuple[str, ...]:
+        if isinstance(event, Moved):
+            (piece,) = self.take(event.path[0])
+            self.put(event.path[-1], piece)
+            return (piece,)
+        if isinstance(event, Attacked):
+            return (self.squares[event.square][0], self.squares[event.target][0])
+        if isinstance(event, Captured | Exited):
+            (piece,) = self.take(event.square)
+            self.off.append(piece)
+            return (piece,)
+        return ()
 
 
 GAME = register(TerrainGame())
