@@ -112,6 +112,25 @@ def _parser() -> argparse.ArgumentParser:
     pv_.add_argument("--fps", metavar="N", type=_integer, default=12, help="frames per second of a turntable")
     _param_args(pv_)
 
+    rp = sub.add_parser("replay", help="replay an engine log as a 3D scene: a window, a GIF, an MP4, PNG frames",
+                        description="Replay an engine log on the game's printed set: the board (the terrain "
+                                    "from the log's heightmap) and every piece in its print colour, each move "
+                                    "animated from the engine's events. A window (Left/Right: previous/next ply, "
+                                    "Home/End: first/last, Space: play/pause, a slider to scrub), or off screen "
+                                    "with --out: FILE.gif or FILE.mp4 (the whole game), a new folder (one PNG a "
+                                    "frame), or FILE.png (the position after --ply N, by default the last). The "
+                                    "log is checked first, as check-log does.")
+    rp.add_argument("log", metavar="LOG", type=_path)
+    rp.add_argument("--out", metavar="PATH", type=_path, default=None,
+                    help="FILE.gif, FILE.mp4, FILE.png, or a new folder for PNG frames")
+    rp.add_argument("--ply", metavar="N", type=_integer, default=None,
+                    help="with --out FILE.png: the position after ply N (0: the start)")
+    rp.add_argument("--size", metavar="WxH", default=None, help="image size in pixels (default 1280x720)")
+    rp.add_argument("--fps", metavar="N", type=_integer, default=10, help="frames per second (default 10)")
+    rp.add_argument("--frames-per-ply", metavar="N", type=_integer, default=10,
+                    help="frames of each ply's animation (default 10)")
+    _param_args(rp)
+
     ck = sub.add_parser("check-log", help="validate an engine log and print its result",
                         description="Validate an engine log: its schema, then every ply through the "
                                     "rules engine. Prints the result; exits 2 naming the line, the ply "
@@ -339,8 +358,32 @@ def _cmd_preview(a: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_replay(a: argparse.Namespace) -> int:
+    from .params import parse_set
+    from .viewer import replay
+
+    size = _size(a.size)
+    if not 1 <= a.frames_per_ply <= 600 or not 1 <= a.fps <= 120:
+        raise UserError(f"--frames-per-ply {a.frames_per_ply} --fps {a.fps}: expected 1 to 600 frames a ply at 1 to "
+                        "120 frames a second")
+    if a.out:
+        kind = replay.check_out(a.out)
+        if a.ply is not None and kind != ".png":
+            raise UserError(f"--ply {a.ply}: only with --out FILE.png (one position)")
+    elif a.ply is not None:
+        raise UserError(f"--ply {a.ply}: only with --out FILE.png (one position)")
+    rep = replay.load(a.log, parse_set(a.sets))
+    if not a.out:
+        replay.show_window(rep, a.frames_per_ply, a.fps)
+        return 0
+    n = replay.export(rep, a.out, size=size, fps=a.fps, per_ply=a.frames_per_ply, ply=a.ply)
+    what = f"the position after ply {rep.count if a.ply is None else a.ply}" if n == 1 else f"{n} frames"
+    print(printable(f"wrote {a.out}: {rep.game}, {rep.count} plies, {what}"))
+    return 0
+
+
 COMMANDS = {"build": _cmd_build, "list": _cmd_list, "play": _cmd_play, "record": _cmd_record,
-            "check-log": _cmd_check_log, "preview": _cmd_preview}
+            "check-log": _cmd_check_log, "preview": _cmd_preview, "replay": _cmd_replay}
 
 
 class Terminated(KeyboardInterrupt):

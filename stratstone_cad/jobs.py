@@ -57,6 +57,30 @@ BOARD_FILES = rf"board{TILES}"
 COLOUR = NAME_RE.pattern  # a colour in a file name
 
 
+Point = tuple[float, float, float]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A game's pieces on its board, in the board model's millimetres (pure Python: the
+    numbers the board's CAD function is made from), for the viewer.
+
+    ``board``: the board's part (``"board"``, ``"board-seed-1"``); ``seats``: each square's
+    point where a piece resting there has its bottom centre (a recess's or a well's floor, a
+    terrain cell's top); ``pitch_mm``: the cells' size; ``assets``: each piece's part
+    (``"stone-yellow-03"``, ``"gem-red"``); ``reserve``: where a piece not on the board
+    waits (a player's hand beside the board), for those that are shown there; ``tops``: the
+    height of a square's surface where it is not its seat's (a recess or well is lower).
+    """
+
+    board: str
+    seats: Mapping[str, Point]
+    pitch_mm: float
+    assets: Mapping[str, str]
+    reserve: Mapping[str, Point] = field(default_factory=dict)
+    tops: Mapping[str, float] = field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class GameAssets:
     """A game's registration with the asset pipeline.
@@ -78,6 +102,12 @@ class GameAssets:
     #: a stale file is removed only when its name matches (a user's own STL in the folder stays).
     files: str = BOARD_FILES
     attribute: str = field(default="")  # ParamSet attribute (the name with "_" for "-")
+    #: ``table(params, profiles, pieces)``: where the game's pieces stand on its board (the
+    #: viewer's replay); ``None`` for a game without one.
+    table: Callable[[Any, Mapping[str, Profile], Mapping[str, Any]], Table] | None = None
+    #: ``for_setup(params, setup)``: the parameters of the board a logged game was played on
+    #: (the terrain game's heightmap from the log's setup); by default the parameters as given.
+    for_setup: Callable[[Any, Mapping[str, Any]], Any] | None = None
 
     def __post_init__(self) -> None:
         if not self.attribute:

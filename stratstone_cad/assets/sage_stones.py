@@ -20,7 +20,7 @@ from typing import Any
 
 from ..cad.boards import BoardParams, GridBoard, Label, edge_labels, label_strokes, stroke_region
 from ..cad.glyphs import MARKS, Polyline
-from ..jobs import BOARD_FILES, COLOUR, GameAssets, Job, Output, board_job, subset
+from ..jobs import BOARD_FILES, COLOUR, GameAssets, Job, Output, Table, board_job, subset
 from ..params import (
     MIN_WALL_MM,
     TOL,
@@ -33,6 +33,7 @@ from ..params import (
     fmt_down,
     fmt_up,
     param,
+    snap_depth,
     snap_height,
 )
 from .marks import MarkSpec, check_mark_floor, check_marks, mark_spec
@@ -214,6 +215,18 @@ def plan(p: SageParams, printer: Printer, profiles: Mapping[str, Profile], mesh:
     return jobs
 
 
+def table(p: SageParams, profiles: Mapping[str, Profile], pieces: Mapping[str, Any]) -> Table:
+    """Gems rest on their well's floor; square ``5-7`` is column 5, row 7."""
+    b, g = p.board, p.gem
+    grid = b.grid()
+    top = snap_height(b.thickness_mm, profiles["board"], minimum_layers=3)
+    floor = top - snap_depth(b.well_depth_mm, profiles["board"])
+    seats = {f"{col}-{row}": (*grid.cell_centre(c, r), floor) for c, col in enumerate(COLUMNS)
+             for r, row in enumerate(ROWS)}
+    assets = {pid: f"gem-{g.colours[ENGINE_COLOURS.index(piece.colour)]}" for pid, piece in pieces.items()}
+    return Table("board", seats, b.cell_pitch_mm, assets, tops=dict.fromkeys(seats, top))
+
+
 ASSETS = GameAssets("sage-stones", "Sage Stones: 7 x 9 board with wells for 18 mm gems, and printable gems",
                     "sage_stones.toml", {"sage-stones.board": SageBoard, "sage-stones.gem": SageGems}, combine, plan,
-                    files=rf"{BOARD_FILES}|gem-{COLOUR}")
+                    files=rf"{BOARD_FILES}|gem-{COLOUR}", table=table)

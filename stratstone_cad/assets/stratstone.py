@@ -14,7 +14,7 @@ from typing import Any
 
 from ..cad.boards import BoardParams, GridBoard, label_strokes, stroke_region
 from ..cad.glyphs import MARKS
-from ..jobs import BOARD_FILES, COLOUR, GameAssets, Job, Output, board_job, subset
+from ..jobs import BOARD_FILES, COLOUR, GameAssets, Job, Output, Table, board_job, subset
 from ..params import (
     MIN_WALL_MM,
     TOL,
@@ -26,11 +26,15 @@ from ..params import (
     fmt,
     fmt_down,
     param,
+    snap_depth,
     snap_height,
 )
 from .marks import MarkSpec, check_mark_floor, check_marks, mark_spec
 
 FILES = "abcdefgh"
+#: The engine's colour ids, in the order of the colour sets here (players first, neutral
+#: last): colour set i of the parameters is the engine's ENGINE_COLOURS[i], whatever it is named.
+ENGINE_COLOURS = ("yellow", "red", "tan")
 
 
 @dataclass(frozen=True)
@@ -174,6 +178,28 @@ def plan(p: StratstoneParams, printer: Printer, profiles: Mapping[str, Profile],
     return jobs
 
 
+def table(p: StratstoneParams, profiles: Mapping[str, Profile], pieces: Mapping[str, Any]) -> Table:
+    """Stones rest on their recess's floor; a player's stones in hand stand in two
+    columns beside the board, the first player's on the left, the second's on the right."""
+    b, s = p.board, p.stone
+    grid = b.grid()
+    top = snap_height(b.thickness_mm, profiles["board"], minimum_layers=3)
+    floor = top - snap_depth(b.recess_depth_mm, profiles["board"])
+    seats = {f"{FILES[c]}{r + 1}": (*grid.cell_centre(c, r), floor) for c in range(b.cells) for r in range(b.cells)}
+    width = grid.size_mm[0]
+    gap, step = 0.15 * s.footprint_mm, 1.08 * s.footprint_mm
+    rows = math.ceil(s.per_colour / 2)
+    assets, reserve = {}, {}
+    for pid, piece in pieces.items():
+        i = ENGINE_COLOURS.index(piece.colour)
+        assets[pid] = f"stone-{s.colours[i]}-{piece.number:02d}"
+        if i < 2:  # the players' hands
+            col, row = divmod(piece.number - 1, rows)
+            x = -gap - (col + 0.5) * step if i == 0 else width + gap + (col + 0.5) * step
+            reserve[pid] = (x, grid.size_mm[1] / 2 + (row - (rows - 1) / 2) * step, 0.0)
+    return Table("board", seats, b.cell_pitch_mm, assets, reserve, tops=dict.fromkeys(seats, top))
+
+
 ASSETS = GameAssets("stratstone", "Stratstone: 4 x 4 board and 24 pebble stones", "stratstone.toml",
                     {"stratstone.board": StratstoneBoard, "stratstone.stone": StratstoneStones}, combine, plan,
-                    files=rf"{BOARD_FILES}|stone-{COLOUR}-[0-9]{{2}}")
+                    files=rf"{BOARD_FILES}|stone-{COLOUR}-[0-9]{{2}}", table=table)

@@ -33,7 +33,7 @@ from ..cad.boards import BoardParams, GridBoard, label_strokes, stroke_region
 from ..cad.glyphs import Polyline, pip_centres, symbol_outline
 from ..errors import ParameterError
 from ..fileio import read_user_file
-from ..jobs import COLOUR, TILES, GameAssets, Job, Output, board_job
+from ..jobs import COLOUR, TILES, GameAssets, Job, Output, Table, board_job
 from ..params import (
     MIN_WALL_MM,
     TOL,
@@ -397,6 +397,33 @@ def plan(p: TerrainParams, printer: Printer, profiles: Mapping[str, Profile], me
     return jobs
 
 
+def for_setup(p: TerrainParams, setup: Mapping[str, Any]) -> TerrainParams:
+    """The parameters with the board of a logged game: the heightmap of its setup (a
+    checked log's, so valid), named as the build names it (``seed-N`` for the map of a seed)."""
+    levels = tuple(tuple(row) for row in setup["heightmap"])
+    seed = setup.get("terrain_seed")
+    if isinstance(seed, int):
+        from ..games.terrain_map import generate
+
+        if tuple(map(tuple, generate(seed))) == levels:
+            return dataclasses.replace(p, heightmap=levels, map_name=f"seed-{seed}",
+                                       map_source={"terrain_seed": seed})
+    digest = hashlib.sha256(json.dumps(levels).encode()).hexdigest()  # as load_map names a map file
+    return dataclasses.replace(p, heightmap=levels, map_name=f"map-{digest[:8]}", map_source={"heightmap_sha256": digest})
+
+
+def table(p: TerrainParams, profiles: Mapping[str, Profile], pieces: Mapping[str, Any]) -> Table:
+    """A piece stands on its cell's top, at base + level x step; ``heightmap[0][0]`` is a1."""
+    b, pc = p.board, p.piece
+    grid = b.grid()
+    base, step = heights(b, profiles["board"])
+    seats = {f"{FILES[f]}{r + 1}": (*grid.cell_centre(f, r), base + level * step)
+             for r, row in enumerate(p.heightmap) for f, level in enumerate(row)}
+    assets = {pid: f"{piece.kind}-{pc.colours[ENGINE_SIDES.index(piece.colour)]}" for pid, piece in pieces.items()}
+    return Table(f"board-{p.map_name}", seats, b.cell_pitch_mm, assets)
+
+
 ASSETS = GameAssets("terrain", "The terrain game: 10 x 10 terrain boards from a heightmap, Runner / Lancer / Guardian",
                     "terrain.toml", {"terrain.board": TerrainBoard, "terrain.piece": TerrainPieces}, combine, plan,
-                    files=rf"board-(?:seed-[0-9]+|map-[0-9a-f]{{8}}){TILES}|(?:runner|lancer|guardian)-{COLOUR}")
+                    files=rf"board-(?:seed-[0-9]+|map-[0-9a-f]{{8}}){TILES}|(?:runner|lancer|guardian)-{COLOUR}",
+                    table=table, for_setup=for_setup)

@@ -1,0 +1,702 @@
+"""``stratstone-cad replay``: an engine log as an animated 3D scene.
+
+The log is checked and replayed through its engine once, when it loads (an invalid log is
+refused with check-log's one-line message); every ply's events, named with the pieces
+they move by the game's :class:`~stratstone_cad.games.core.PieceLedger`, and the places
+of every piece after every ply are kept, so seeking to any ply is instant.
+
+The scene is the game's printed set: the board made for the log's game (the terrain from
+the log's heightmap) and one actor per physical piece (each of Stratstone's 24 pebbles
+its own mesh), placed with the board's own numbers (:class:`~stratstone_cad.jobs.Table`).
+Actors are added once; a frame only moves them (``SetPosition``) and shows or hides them.
+
+Animation follows the events, in order, each given a share of the ply's time:
+``Placed`` brings a stone from the player's hand onto its stack (or drops a gem into its
+well); ``Sown`` lifts the stack off its square (on the first one) and drops its bottom
+stone on each square of the path in turn; ``Moved`` walks a piece square by square over
+the heights (a step to a square that is not a neighbour, a Runner's jump or diagonal,
+arcs high); ``Attacked`` lunges at the target, which ``Captured`` knocks off the board
+(after an attack) or lifts away (a trapped gem); ``Exited`` slides the piece off the
+board's near or far edge; ``BoardReset`` lifts every gem away. Positions are keyframes
+interpolated in time, and the last keyframe of every piece is the place the ledger gives
+it after the ply, so an animation always ends where the next one starts.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import shutil
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import ParameterError, UserError
+from ..fileio import atomic_write, write_target
+
+__all__ = ["Replay", "Scene", "Timeline", "load"]
+
+Point = tuple[float, float, float]
+LIFT_MM = 14.0  # how high a stack or a gem is lifted
+HOP_MM = 2.0  # how high a walking piece clears the higher of two cells
+JUMP_MM = 14.0  # how high a Runner's jump or diagonal step arcs
+DROP_MM = 30.0  # where a gem starts its drop into its well, above the well
+FORMATS = (".gif", ".mp4")
+
+
+# --------------------------------------------------------------------------- the loaded game
+
+
+@dataclass
+class Ply:
+    """One replayed ply: the log's facts, its events named with their pieces, the overlay
+    lines, the squares to highlight, and where every piece rests after it."""
+
+    number: int
+    player: str
+    move: str
+    dice: tuple[int, ...] | None
+    named: list[Any]
+    rest: dict[str, Point | None]
+    squares: tuple[str, ...]
+    facts: dict[str, Any]
+    start: dict[str, Point | None] = field(default_factory=dict)
+    keys: dict[str, list[tuple[float, Point | None]]] = field(default_factory=dict)
+
+
+@dataclass
+class Replay:
+    """A loaded log: the game, the table, the piece meshes' sizes, the start and every ply."""
+
+    game: str
+    title: str
+    players: list[str]
+    table: Any
+    assets: dict[str, Any]  # part name -> viewer Asset
+    pieces: dict[str, Any]  # piece id -> Piece
+    anchors: dict[str, np.ndarray]  # piece id -> its mesh's (centre x, centre y, bottom z)
+    heights: dict[str, float]  # piece id -> height of its mesh
+    initial: dict[str, Point | None]
+    plies: list[Ply]
+    result: str | None  # "winner red (second exit)", on the last ply's overlay
+    board_bounds: tuple[np.ndarray, np.ndarray]
+
+    @property
+    def count(self) -> int:
+        return len(self.plies)
+
+    def rest(self, ply: int) -> dict[str, Point | None]:
+        """Where every piece rests after ``ply`` (0: the start)."""
+        return self.initial if ply == 0 else self.plies[ply - 1].rest
+
+    def at(self, ply: int, u: float) -> dict[str, Point | None]:
+        """Every piece's place ``u`` (0-1) of the way through ``ply`` (1-based)."""
+        p = self.plies[ply - 1]
+        out = dict(p.start)
+        for pid, keys in p.keys.items():
+            out[pid] = _sample(keys, u, p.start.get(pid))
+        return out
+
+
+def load(path: Path, sets: dict[str, str] | None = None) -> Replay:
+    """Check and replay the log at ``path`` and lay its game out on the board.
+
+    Raises :class:`LogError` (check-log's message) for an invalid log and
+    :class:`ParameterError` for a bad ``--set``.
+    """
+    from ..catalog import GAMES, load_params
+    from ..games.log import replay
+    from ..params import load_profiles
+    from .assets import ANY_BED, PREVIEW_MESH, Asset
+
+    with replay(path) as r:
+        steps = list(r)
+        final = r.state.result() or r.logged_result
+        header, game, initial = r.header, r.game, r.initial
+    ga = GAMES.get(game.name)
+    if ga is None or ga.table is None:
+        raise UserError(f"{path}: the viewer has no board for the game {game.name!r}")
+    ps = load_params(None, sets, games=[game.name])
+    params = ps.game(game.name)
+    if ga.for_setup is not None:
+        params = ga.for_setup(params, header.setup)
+    profiles = load_profiles()
+    from ..params import display_colour, load_colours
+
+    colours = load_colours()
+    assets: dict[str, Asset] = {}
+    for job in ga.plan(params, ANY_BED, profiles, PREVIEW_MESH):
+        for o in job.outputs:
+            name = o.file.removesuffix(".stl")
+            assets[name.split("/", 1)[1]] = Asset(name, game.name, job, o, display_colour(colours, o.colour))
+    ledger = game.ledger(initial)
+    table = ga.table(params, profiles, ledger.pieces)
+    from .assets import asset_mesh
+
+    anchors, heights = {}, {}
+    for pid in ledger.pieces:
+        lo, hi = asset_mesh(assets[table.assets[pid]]).bounds()
+        anchors[pid] = np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, lo[2]])
+        heights[pid] = float(hi[2] - lo[2])
+    board_bounds = asset_mesh(assets[table.board]).bounds()
+    rep = Replay(game.name, ga.title.split(":")[0], list(header.players), table, assets, dict(ledger.pieces), anchors,
+                 heights, _rest(ledger, table, heights), [], final.describe() if final else None, board_bounds)
+    before = rep.initial
+    for st in steps:
+        stacks = {sq: list(ids) for sq, ids in ledger.squares.items()}
+        named = ledger.follow(st.events)
+        rest = _rest(ledger, table, heights)
+        ply = Ply(st.ply, st.player, st.move, st.chance, named, rest, _squares(named),
+                  game.derived(st.before, st.after, st.events), dict(before))
+        ply.keys = Timeline(rep, before, stacks).play(named, rest)
+        rep.plies.append(ply)
+        before = rest
+    return rep
+
+
+def _rest(ledger: Any, table: Any, heights: Mapping[str, float]) -> dict[str, Point | None]:
+    """Where every piece rests: stacked on its square's seat, in its reserve spot, or hidden."""
+    out: dict[str, Point | None] = {}
+    for sq, ids in ledger.squares.items():
+        x, y, z = table.seats[sq]
+        for pid in ids:
+            out[pid] = (x, y, z)
+            z += heights[pid]
+    for ids in ledger.reserve.values():
+        for pid in ids:
+            out[pid] = table.reserve.get(pid)
+    for pid in ledger.off:
+        out[pid] = None
+    return out
+
+
+def _squares(named: Sequence[Any]) -> tuple[str, ...]:
+    """The move's from and to squares: where it starts and where it ends."""
+    from ..games.core import Exited, Moved, Placed, Sown
+
+    sqs: list[str] = []
+    for n in named:
+        e = n.event
+        if isinstance(e, Placed):
+            sqs.append(e.square)
+        elif isinstance(e, Sown):
+            sqs.append(e.square)
+        elif isinstance(e, Moved):
+            sqs += [e.path[0], e.path[-1]]
+        elif isinstance(e, Exited):
+            sqs.append(e.square)
+    if not sqs:
+        return ()
+    return (sqs[0], sqs[-1]) if sqs[0] != sqs[-1] else (sqs[0],)
+
+
+# --------------------------------------------------------------------------- animation
+
+
+def _sample(keys: Sequence[tuple[float, Point | None]], u: float, start: Point | None) -> Point | None:
+    """The place at time ``u`` from keyframes (time, place or None for hidden), linear
+    between them; before the first the place is ``start``."""
+    prev_t, prev = 0.0, start
+    for t, pos in keys:
+        if u < t:
+            if prev is None or pos is None or t <= prev_t:
+                return prev
+            s = (u - prev_t) / (t - prev_t)
+            return (prev[0] + (pos[0] - prev[0]) * s, prev[1] + (pos[1] - prev[1]) * s, prev[2] + (pos[2] - prev[2]) * s)
+        prev_t, prev = t, pos
+    return prev
+
+
+def _ease(s: float) -> float:
+    return s * s * (3 - 2 * s)
+
+
+class Timeline:
+    """Keyframes for one ply, built event by event in beats (a beat: one step of a path,
+    one stone sown, one drop), then scaled to the ply's time 0-1."""
+
+    ARC = 8  # keyframes along an arc
+
+    def __init__(self, rep: Replay, start: Mapping[str, Point | None], stacks: Mapping[str, list[str]]) -> None:
+        self.rep = rep
+        self.now = 0.0
+        self.pos: dict[str, Point | None] = dict(start)
+        self.stacks = {sq: list(ids) for sq, ids in stacks.items()}
+        self.keys: dict[str, list[tuple[float, Point | None]]] = {}
+        self.lifted: list[str] = []
+        self.attacked = False
+
+    # -- primitives --------------------------------------------------------------------
+
+    def key(self, pid: str, t: float, pos: Point | None) -> None:
+        self.keys.setdefault(pid, []).append((t, pos))
+        self.pos[pid] = pos
+
+    def arc(self, pid: str, to: Point, t0: float, t1: float, clear: float) -> None:
+        """From where ``pid`` is to ``to`` between beats ``t0`` and ``t1``, arcing to ``clear``
+        mm above the higher end."""
+        a = self.pos[pid]
+        if a is None:
+            self.key(pid, t0, to)
+            return
+        self.key(pid, t0, a)
+        peak = max(a[2], to[2]) + clear
+        for k in range(1, self.ARC + 1):
+            s = k / self.ARC
+            e = _ease(s)
+            z = a[2] + (to[2] - a[2]) * e
+            lift = 4 * (peak - max(a[2], to[2])) * s * (1 - s) + (max(a[2], to[2]) - z) * math.sin(math.pi * s)
+            self.key(pid, t0 + (t1 - t0) * s, (a[0] + (to[0] - a[0]) * e, a[1] + (to[1] - a[1]) * e, z + lift))
+
+    def line(self, pid: str, to: Point | None, t0: float, t1: float) -> None:
+        """Straight from where ``pid`` is to ``to`` (``None``: hidden at ``t1``)."""
+        self.key(pid, t0, self.pos[pid])
+        self.key(pid, t1, to)
+
+    def top(self, square: str) -> Point:
+        """Where a piece put on ``square`` now rests: on top of its stack."""
+        x, y, z = self.rep.table.seats[square]
+        return (x, y, z + sum(self.rep.heights[p] for p in self.stacks.get(square, [])))
+
+    # -- events ------------------------------------------------------------------------
+
+    def play(self, named: Sequence[Any], rest: Mapping[str, Point | None]) -> dict[str, list[tuple[float, Point | None]]]:
+        from ..games.core import Attacked, BoardReset, Captured, Exited, Moved, Placed, Sown
+
+        for n in named:
+            e, pieces = n.event, n.pieces
+            if isinstance(e, Placed):
+                self.placed(pieces[0], e.square)
+            elif isinstance(e, Sown):
+                self.sown(pieces[0], e.origin, e.square, e.step)
+            elif isinstance(e, Moved):
+                self.moved(pieces[0], e.path)
+            elif isinstance(e, Attacked):
+                self.attack(pieces[0], pieces[1])
+            elif isinstance(e, Captured):
+                self.captured(pieces[0], e.square)
+            elif isinstance(e, Exited):
+                self.exited(pieces[0], e.square)
+            elif isinstance(e, BoardReset):
+                self.vanish(pieces, 1.5)
+        total = max(self.now, 1.0)
+        out: dict[str, list[tuple[float, Point | None]]] = {}
+        for pid, keys in self.keys.items():
+            scaled = [(t / total, p) for t, p in keys]
+            end = rest.get(pid)
+            if scaled[-1][1] != end:  # the ledger's place is the last word (rounding, a hidden piece)
+                scaled.append((1.0, end))
+            out[pid] = scaled
+        return out
+
+    def placed(self, pid: str, square: str) -> None:
+        to = self.top(square)
+        if self.pos.get(pid) is None:  # no hand to take it from: it drops into place
+            self.key(pid, self.now, (to[0], to[1], to[2] + DROP_MM))
+            self.line(pid, to, self.now, self.now + 1)
+        else:
+            self.arc(pid, to, self.now, self.now + 1.2, LIFT_MM)
+        self.stacks.setdefault(square, []).append(pid)
+        self.now += 1.2 if self.pos.get(pid) is not None else 1
+
+    def sown(self, pid: str, origin: str, square: str, step: int) -> None:
+        t = self.now
+        if step == 1:  # pick the stack up: it rises off its square
+            self.lifted = self.stacks.pop(origin, [])
+            for p in self.lifted:
+                a = self.pos[p]
+                assert a is not None
+                self.line(p, (a[0], a[1], a[2] + LIFT_MM), t, t + 0.6)
+            t = self.now = t + 0.6
+        # the lifted stack moves over the square, then its bottom stone drops onto it
+        x, y, _ = self.rep.table.seats[square]
+        to = self.top(square)
+        base = self.pos[self.lifted[0]]
+        assert base is not None
+        hover = max(base[2], to[2] + LIFT_MM)
+        z = hover
+        for p in self.lifted:
+            self.line(p, (x, y, z), t, t + 0.6)
+            z += self.rep.heights[p]
+        self.line(pid, to, t + 0.6, t + 1.0)
+        self.lifted = [p for p in self.lifted if p != pid]
+        self.stacks.setdefault(square, []).append(pid)
+        self.now = t + 1.0
+
+    def moved(self, pid: str, path: Sequence[str]) -> None:
+        pitch = self.rep.table.pitch_mm
+        for a, b in itertools.pairwise(path):
+            pa, pb = self.rep.table.seats[a], self.rep.table.seats[b]
+            far = math.hypot(pb[0] - pa[0], pb[1] - pa[1]) > 1.01 * pitch  # a jump or a diagonal step
+            self.arc(pid, self.top(b), self.now, self.now + (1.0 if far else 0.6), JUMP_MM if far else HOP_MM)
+            self.now += 1.0 if far else 0.6
+            self.stacks[a] = [p for p in self.stacks.get(a, []) if p != pid]
+            self.stacks.setdefault(b, []).append(pid)
+
+    def attack(self, attacker: str, target: str) -> None:
+        a, b = self.pos[attacker], self.pos[target]
+        if a is None or b is None:
+            return
+        lunge = (a[0] + (b[0] - a[0]) * 0.3, a[1] + (b[1] - a[1]) * 0.3, a[2] + HOP_MM)
+        self.line(attacker, lunge, self.now, self.now + 0.3)
+        self.line(attacker, a, self.now + 0.3, self.now + 0.5)
+        self.now += 0.5
+        self.attacked = True
+
+    def captured(self, pid: str, square: str) -> None:
+        self.stacks[square] = [p for p in self.stacks.get(square, []) if p != pid]
+        if not self.attacked:  # a trapped gem: lifted away
+            self.vanish((pid,), 1.0)
+            return
+        a = self.pos[pid]
+        if a is None:
+            return
+        lo, hi = self.rep.board_bounds
+        cx = (lo[0] + hi[0]) / 2
+        side = 1.0 if a[0] >= cx else -1.0  # knocked off towards the nearer side edge
+        edge = hi[0] if side > 0 else lo[0]
+        self.arc(pid, (edge + side * self.rep.table.pitch_mm, a[1], 0.0), self.now, self.now + 1.0, LIFT_MM)
+        self.key(pid, self.now + 1.0, None)
+        self.now += 1.0
+
+    def exited(self, pid: str, square: str) -> None:
+        a = self.pos[pid]
+        self.stacks[square] = [p for p in self.stacks.get(square, []) if p != pid]
+        if a is None:
+            return
+        lo, hi = self.rep.board_bounds
+        far = hi[1] - a[1] < a[1] - lo[1]  # off the nearer of the near and far edges
+        y = hi[1] + self.rep.table.pitch_mm if far else lo[1] - self.rep.table.pitch_mm
+        self.line(pid, (a[0], (hi[1] if far else lo[1]), a[2]), self.now, self.now + 0.6)
+        self.line(pid, (a[0], y, 0.0), self.now + 0.6, self.now + 1.0)
+        self.key(pid, self.now + 1.0, None)
+        self.now += 1.0
+
+    def vanish(self, pieces: Iterable[str], beats: float) -> None:
+        for pid in pieces:
+            a = self.pos[pid]
+            if a is not None:
+                self.line(pid, (a[0], a[1], a[2] + 2 * LIFT_MM), self.now, self.now + beats)
+                self.key(pid, self.now + beats, None)
+        self.stacks = {sq: [p for p in ids if p not in set(pieces)] for sq, ids in self.stacks.items()}
+        self.now += beats
+
+
+# --------------------------------------------------------------------------- the scene
+
+
+def _overlay(rep: Replay, ply: int) -> str:
+    """The overlay's lines for the position after ``ply``."""
+    if ply == 0:
+        return f"{rep.title}: start, {rep.count} plies\n{', '.join(rep.players)}"
+    p = rep.plies[ply - 1]
+    head = f"ply {p.number}/{rep.count}   {p.player}   {p.move}"
+    if p.dice:
+        head += "   dice " + "-".join(str(d) for d in p.dice)
+    lines = [head]
+    for k, v in p.facts.items():
+        if isinstance(v, dict):
+            lines.append(f"{k.replace('_', ' ')}: " + ", ".join(f"{a} {b}" for a, b in v.items()))
+    if ply == rep.count and rep.result:
+        lines.append(rep.result)
+    return "\n".join(lines)
+
+
+class Scene:
+    """The plotter with the board and one actor per piece, added once; :meth:`show` moves
+    them to a ply and a time within it."""
+
+    def __init__(self, rep: Replay, size: tuple[int, int], off_screen: bool = True, smooth: bool = True) -> None:
+        import pyvista as pv
+
+        from .assets import asset_mesh
+        from .preview import BACKGROUND
+
+        self.rep = rep
+        if off_screen and not smooth:
+            pv.global_theme.multi_samples = 0
+        self.p = pv.Plotter(off_screen=off_screen, window_size=list(size), border=False)
+        pv.global_theme.multi_samples = 4
+        self.p.set_background(BACKGROUND)
+        board = rep.assets[rep.table.board]
+        self.p.add_mesh(_poly(asset_mesh(board)), color=board.colour, smooth_shading=True, split_sharp_edges=True,
+                        specular=0.2, name="board")
+        self.actors: dict[str, Any] = {}
+        for pid in rep.pieces:
+            asset = rep.assets[rep.table.assets[pid]]
+            self.actors[pid] = self.p.add_mesh(_poly(asset_mesh(asset)), color=asset.colour, smooth_shading=True,
+                                               split_sharp_edges=True, specular=0.3, name=pid)
+        pitch = rep.table.pitch_mm
+        frame = _frame(pitch)
+        self.marks = [self.p.add_mesh(frame, color=c, opacity=0.9, name=f"mark-{i}", lighting=False)
+                      for i, c in enumerate(("#2f6fdf", "#f08c00"))]
+        self.text = self.p.add_text("", position="upper_left", font_size=11, color="black")
+        self._view()
+        self.ply = -1
+
+    def _view(self) -> None:
+        lo, hi = self.rep.board_bounds
+        xs = [lo[0], hi[0]] + [q[0] for q in self.rep.table.reserve.values()]
+        centre = ((min(xs) + max(xs)) / 2, (lo[1] + hi[1]) / 2, 0.0)
+        span = max(max(xs) - min(xs), hi[1] - lo[1])
+        elev = math.radians(48)
+        dist = 1.6 * span
+        self.p.camera.focal_point = centre
+        self.p.camera.position = (centre[0], centre[1] - dist * math.cos(elev), dist * math.sin(elev))
+        self.p.camera.up = (0, 0, 1)
+        self.p.reset_camera()
+        self.p.camera.zoom(1.5 if not self.rep.table.reserve else 1.25)
+
+    def show(self, ply: int, u: float = 1.0) -> None:
+        """The scene ``u`` of the way through ``ply`` (``u`` = 1: the position after it; ply 0: the start)."""
+        rep = self.rep
+        where = rep.rest(ply) if ply == 0 or u >= 1.0 else rep.at(ply, u)
+        for pid, actor in self.actors.items():
+            pos = where.get(pid)
+            if pos is None:
+                actor.SetVisibility(False)
+            else:
+                a = rep.anchors[pid]
+                actor.SetPosition(pos[0] - a[0], pos[1] - a[1], pos[2] - a[2])
+                actor.SetVisibility(True)
+        if ply != self.ply:
+            squares = rep.plies[ply - 1].squares if ply else ()
+            for i, mark in enumerate(self.marks):
+                sq = squares[i] if i < len(squares) else None
+                if sq is None or (i == 1 and len(squares) == 1):
+                    mark.SetVisibility(False)
+                    continue
+                x, y, z = rep.table.seats[sq]
+                mark.SetPosition(x, y, rep.table.tops.get(sq, z) + 0.15)
+                mark.SetVisibility(True)
+            self.text.SetText(2, _overlay(rep, ply))  # 2: the upper left corner
+            self.ply = ply
+
+    def image(self) -> np.ndarray:
+        self.p.render()
+        return self.p.screenshot(None, return_img=True)
+
+    def close(self) -> None:
+        self.p.close()
+
+
+def _poly(mesh: Any) -> Any:
+    import pyvista as pv
+
+    faces = np.hstack([np.full((len(mesh.triangles), 1), 3), mesh.triangles]).ravel()
+    return pv.PolyData(mesh.vertices, faces)
+
+
+def _frame(pitch: float) -> Any:
+    """A square frame one cell wide, 0.09 of it thick: marks a square without hiding it."""
+    import pyvista as pv
+
+    o, i = pitch / 2 - 0.5, pitch / 2 - 0.5 - 0.09 * pitch
+    pts = np.array([[-o, -o, 0], [o, -o, 0], [o, o, 0], [-o, o, 0], [-i, -i, 0], [i, -i, 0], [i, i, 0], [-i, i, 0]], float)
+    quads = [(0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6), (3, 0, 4, 7)]
+    return pv.PolyData(pts, np.hstack([[4, *q] for q in quads]))
+
+
+# --------------------------------------------------------------------------- exports
+
+
+def frames(rep: Replay, per_ply: int, first: int = 1, last: int | None = None) -> list[tuple[int, float]]:
+    """(ply, u) of every frame of an export: the position before ``first``, then
+    ``per_ply`` frames of each ply to ``last``, the last of each at its end."""
+    last = rep.count if last is None else last
+    out = [(first - 1, 1.0)]
+    for ply in range(first, last + 1):
+        out += [(ply, k / per_ply) for k in range(1, per_ply + 1)]
+    return out
+
+
+class Progress:
+    """A progress bar on stderr, drawn only when stderr is a terminal."""
+
+    def __init__(self, total: int, what: str, stream: Any = None) -> None:
+        self.total, self.what = total, what
+        self.stream = stream or sys.stderr
+        self.on = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.last = -1
+
+    def step(self, done: int) -> None:
+        if not self.on:
+            return
+        pct = done * 100 // self.total
+        if pct != self.last:
+            bar = "#" * (pct // 4) + "." * (25 - pct // 4)
+            self.stream.write(f"\r{self.what} [{bar}] {pct:3d}% frame {done}/{self.total}")
+            self.stream.flush()
+            self.last = pct
+
+    def done(self) -> None:
+        if self.on:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def check_out(out: Path) -> str:
+    """The kind of an export target: ``.gif``, ``.mp4``, ``.png`` or ``dir`` (a folder of PNG
+    frames: an empty folder, or a new name without a suffix)."""
+    from .preview import check_out as check_file
+
+    if out.is_dir() or (not out.suffix and not out.exists()):
+        if out.is_symlink() or (out.exists() and not out.is_dir()):
+            raise UserError(f"replay --out {out}: expected a folder for the PNG frames")
+        if out.is_dir() and any(out.iterdir()):
+            raise UserError(f"replay --out {out}: the folder is not empty, expected a new or empty folder for the frames")
+        if not out.parent.is_dir():
+            raise UserError(f"replay --out {out}: the folder {out.parent} does not exist")
+        return "dir"
+    if out.suffix.lower() not in (*FORMATS, ".png"):
+        raise ParameterError(f"replay --out {out}: expected FILE.gif, FILE.mp4, FILE.png or a new folder (a name "
+                             "without a suffix) for PNG frames")
+    return check_file(out, (*FORMATS, ".png"), "replay --out")
+
+
+def export(rep: Replay, out: Path, *, size: tuple[int, int] = (1280, 720), fps: int = 10, per_ply: int = 10,
+           ply: int | None = None, progress: Progress | None = None) -> int:
+    """Write the replay (or the position after ``ply`` as a PNG); returns the frames written.
+    Files are written whole or not at all (a temporary name, then a rename)."""
+    kind = check_out(out)
+    if ply is not None and not 0 <= ply <= rep.count:
+        raise ParameterError(f"replay --ply {ply}: expected a ply from 0 to {rep.count}")
+    if kind == ".png":
+        from .preview import _png
+
+        scene = Scene(rep, size)
+        try:
+            scene.show(rep.count if ply is None else ply)
+            atomic_write(out, _png(scene.image()))
+        finally:
+            scene.close()
+        return 1
+    if ply is not None:
+        raise ParameterError(f"replay --ply {ply}: only with --out FILE.png (one position)")
+    todo = frames(rep, per_ply)
+    bar = progress or Progress(len(todo), f"replay {out.name}")
+    scene = Scene(rep, size, smooth=False)
+    tmp = out.with_name(f".{out.name.rstrip(os.sep) or 'frames'}.{os.getpid()}.tmp{'' if kind == 'dir' else kind}")
+    try:
+        if kind == "dir":
+            from .preview import _png
+
+            tmp.mkdir()
+            for i, (pl, u) in enumerate(todo):
+                scene.show(pl, u)
+                (tmp / f"frame-{i + 1:05d}.png").write_bytes(_png(scene.image()))
+                bar.step(i + 1)
+            scene.close()
+            if out.is_dir():
+                out.rmdir()  # empty, checked above
+            os.replace(tmp, out)
+        else:
+            if kind == ".gif":
+                scene.p.open_gif(str(tmp), fps=fps, loop=0)
+            else:
+                scene.p.open_movie(str(tmp), framerate=fps, quality=6, macro_block_size=1)
+            for i, (pl, u) in enumerate(todo):
+                scene.show(pl, u)
+                scene.p.write_frame()
+                bar.step(i + 1)
+            scene.close()
+            write_target(out, follow_symlinks=True)
+            os.replace(tmp, out)
+        bar.done()
+    finally:
+        scene.close()
+        if tmp.is_dir():
+            shutil.rmtree(tmp, ignore_errors=True)
+        elif tmp.exists():
+            tmp.unlink()
+    return len(todo)
+
+
+# --------------------------------------------------------------------------- the window
+
+
+class Controls:
+    """What the keys, the slider and the play timer do: a ply and a frame within it."""
+
+    def __init__(self, scene: Scene, per_ply: int, redraw: Callable[[], None] | None = None) -> None:
+        self.scene, self.per_ply = scene, per_ply
+        self.ply, self.frame = 0, per_ply
+        self.playing = False
+        self.redraw = redraw or (lambda: None)
+
+    def _go(self, ply: int, frame: int | None = None) -> None:
+        self.ply = max(0, min(self.scene.rep.count, ply))
+        self.frame = self.per_ply if frame is None else frame
+        self.scene.show(self.ply, self.frame / self.per_ply)
+        self.redraw()
+
+    def next(self) -> None:
+        """Right: the next ply, animated when playing, at its end otherwise."""
+        self._go(self.ply + 1)
+
+    def previous(self) -> None:
+        self._go(self.ply - 1)
+
+    def first(self) -> None:
+        self._go(0)
+
+    def last(self) -> None:
+        self._go(self.scene.rep.count)
+
+    def toggle(self) -> None:
+        """Space: play from here (from the start when at the end), or pause."""
+        if not self.playing and self.ply >= self.scene.rep.count:
+            self._go(0)
+        self.playing = not self.playing
+
+    def seek(self, value: float) -> None:
+        """The slider: to the end of ply ``value``."""
+        self._go(round(value))
+
+    def tick(self) -> None:
+        """One frame of play: the next frame of the next ply; stops at the end."""
+        if not self.playing:
+            return
+        if self.frame >= self.per_ply:
+            if self.ply >= self.scene.rep.count:
+                self.playing = False
+                return
+            self._go(self.ply + 1, 1)
+        else:
+            self._go(self.ply, self.frame + 1)
+
+
+KEYS = {"Right": "next", "Left": "previous", "Home": "first", "End": "last", "space": "toggle"}
+
+
+def bind(scene: Scene, per_ply: int, fps: int) -> Controls:
+    """Bind the keys, the slider and the play timer of ``scene``'s plotter to new Controls."""
+    p = scene.p
+    controls = Controls(scene, per_ply, redraw=lambda: p.render() if getattr(p, "_rendered", True) else None)
+    for key, method in KEYS.items():
+        p.add_key_event(key, getattr(controls, method))
+    slider = p.add_slider_widget(lambda v: controls.seek(v), [0, max(scene.rep.count, 1)], value=0, title="ply",
+                                 pointa=(0.55, 0.08), pointb=(0.95, 0.08), fmt="%.0f", style="modern",
+                                 interaction_event="always")
+    controls.slider = slider  # type: ignore[attr-defined]
+    if p.iren is not None and not p.off_screen:
+        p.iren.add_observer("TimerEvent", lambda *_: controls.tick())
+        p.iren.create_timer(max(10, 1000 // fps), repeating=True)
+    controls.first()
+    return controls
+
+
+def show_window(rep: Replay, per_ply: int, fps: int) -> None:
+    """The interactive window (it needs a display)."""
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        raise UserError("replay: no display to open a window on; use --out FILE.gif (.mp4, .png, or a folder)")
+    scene = Scene(rep, (1280, 800), off_screen=False)
+    bind(scene, per_ply, fps)
+    scene.p.add_text("Left/Right: ply   Home/End: first/last   Space: play/pause   drag: orbit", position="lower_left",
+                     font_size=9, color="black")
+    scene.p.show(title=f"stratstone-cad replay: {rep.title}")
