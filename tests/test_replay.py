@@ -1,0 +1,319 @@
+"""The replay: engine logs as 3D scenes on the printed set, rendered off screen (PyVista
+with Mesa's software OpenGL: this machine has no display and no GPU)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from stratstone_cad.games.core import Sown
+from stratstone_cad.viewer import replay as R
+
+LOGS = Path(__file__).parent / "data" / "logs"
+GAMES = {"stratstone": "stratstone_win.jsonl", "sage-stones": "sage_stones_4.jsonl", "terrain": "terrain_greedy.jsonl"}
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "viewer-cache"))
+
+
+@pytest.fixture(scope="module")
+def loaded():
+    return {g: R.load(LOGS / f) for g, f in GAMES.items()}
+
+
+def _rgb(colour: str) -> np.ndarray:
+    return np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)], float)
+
+
+def _state_after(game: str, ply: int):
+    from stratstone_cad.games.log import replay
+
+    with replay(LOGS / GAMES[game]) as r:
+        state = r.initial
+        for step in r:
+            if step.ply > ply:
+                break
+            state = step.after
+    return state
+
+
+def _engine_colour(game: str, state, square: str) -> str | None:
+    """The colour (side) the engine has on top of ``square``."""
+    if game == "stratstone":
+        stack = state.stack(square)
+        return stack[-1] if stack else None
+    at = state.at(square)
+    return at.split()[0] if at else None
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_every_piece_rests_where_the_engine_says_and_shows_there_in_its_colour(game, loaded):
+    """Render positions off screen; on every square the engine fills, the top piece's
+    centre projects to a pixel of that piece's print colour, and it is the engine's colour."""
+    rep = loaded[game]
+    scene = R.Scene(rep, (960, 600))
+    try:
+        for ply in (0, rep.count // 2, rep.count):
+            scene.show(ply)
+            image = scene.image()
+            state = _state_after(game, ply)
+            rest = rep.rest(ply)
+            tops: dict[tuple[float, float], str] = {}
+            for pid, pos in rest.items():
+                if pos is not None and pos[:2] in {s[:2] for s in rep.table.seats.values()}:
+                    if (pos[:2] not in tops) or pos[2] > rest[tops[pos[:2]]][2]:
+                        tops[pos[:2]] = pid
+            by_square = {sq: tops.get(seat[:2]) for sq, seat in rep.table.seats.items()}
+            checked = 0
+            for sq, pid in by_square.items():
+                want = _engine_colour(game, state, sq)
+                assert (rep.pieces[pid].colour if pid else None) == want, (ply, sq)
+                if pid is None:
+                    continue
+                x, y, z = rest[pid]
+                col, row = R_project(scene, (x, y, z + rep.heights[pid]))
+                patch = image[row - 1:row + 2, col - 1:col + 2].reshape(-1, 3).astype(float)
+                colour = _rgb(rep.assets[rep.table.assets[pid]].colour)
+                board = _rgb(rep.assets[rep.table.board].colour)
+                near = [np.abs(px - colour).sum() < np.abs(px - board).sum() for px in patch]
+                assert sum(near) >= 5, (ply, sq, pid, patch[:2])
+                checked += 1
+            assert checked == sum(1 for sq in rep.table.seats if _engine_colour(game, state, sq))
+    finally:
+        scene.close()
+
+
+def R_project(scene, point):
+    from stratstone_cad.viewer.preview import project
+
+    return project(scene.p, point)
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_pieces_sit_on_the_board_never_floating_or_sunk(game, loaded):
+    """The seat of every square is the board's surface there (a recess's or a well's
+    floor, a terrain cell's top), found by casting a ray down onto the board's mesh; a
+    stone in a stack rests on the top of the one under it."""
+    from stratstone_cad.viewer.assets import asset_mesh
+
+    rep = loaded[game]
+    mesh = asset_mesh(rep.assets[rep.table.board])
+    for x, y, z in rep.table.seats.values():
+        assert _surface(mesh, x, y) == pytest.approx(z, abs=1e-6)
+    for ply in range(rep.count + 1):
+        rest = rep.rest(ply)
+        for sq, (x, y, z) in rep.table.seats.items():
+            stack = sorted((p for p, pos in rest.items() if pos and pos[:2] == (x, y)), key=lambda p: rest[p][2])
+            for below, above in zip([None, *stack], stack, strict=False):
+                want = z if below is None else rest[below][2] + rep.heights[below]
+                assert rest[above][2] == pytest.approx(want), (ply, sq)
+
+
+def _surface(mesh, x: float, y: float) -> float:
+    """The highest z where a ray straight down at (x, y) meets the mesh (barycentric test
+    of every triangle's projection)."""
+    a, b, c = (mesh.vertices[mesh.triangles[:, k]] for k in range(3))
+    d = (b[:, 1] - c[:, 1]) * (a[:, 0] - c[:, 0]) + (c[:, 0] - b[:, 0]) * (a[:, 1] - c[:, 1])
+    ok = np.abs(d) > 1e-12
+    d = np.where(ok, d, 1.0)
+    w1 = ((b[:, 1] - c[:, 1]) * (x - c[:, 0]) + (c[:, 0] - b[:, 0]) * (y - c[:, 1])) / d
+    w2 = ((c[:, 1] - a[:, 1]) * (x - c[:, 0]) + (a[:, 0] - c[:, 0]) * (y - c[:, 1])) / d
+    w3 = 1 - w1 - w2
+    inside = ok & (w1 >= -1e-9) & (w2 >= -1e-9) & (w3 >= -1e-9)
+    z = w1 * a[:, 2] + w2 * b[:, 2] + w3 * c[:, 2]
+    return float(z[inside].max())
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_every_animation_starts_where_the_last_ended_and_ends_where_the_ledger_says(game, loaded):
+    rep = loaded[game]
+    for ply in range(1, rep.count + 1):
+        before, after = rep.rest(ply - 1), rep.rest(ply)
+        assert rep.at(ply, 1.0) == after
+        start = rep.at(ply, 0.0)
+        for pid, pos in before.items():
+            if pos is not None:
+                assert start[pid] == pytest.approx(pos), (ply, pid)
+        moving = {pid for pid in rep.plies[ply - 1].keys}
+        named = {p for n in rep.plies[ply - 1].named for p in n.pieces}
+        assert moving == named  # only the pieces the events name move
+
+
+def test_a_stack_is_sown_stone_by_stone_along_its_path(loaded):
+    """The stones of a picked-up stack reach their squares one after the other, in the
+    order of the path, each arriving from above (the stack is lifted while it is sown)."""
+    rep = loaded["stratstone"]
+    for p in rep.plies:
+        sown = [(n.event, n.pieces[0]) for n in p.named if isinstance(n.event, Sown)]
+        arrive = []
+        for event, pid in sown:
+            keys = p.keys[pid]
+            end = p.rest[pid]
+            t = min(t for t, pos in keys if pos == end)
+            arrive.append(t)
+            before = [pos for t2, pos in keys if t2 < t]
+            assert before and before[-1][2] > end[2], (p.move, event)  # dropped from above
+        assert arrive == sorted(arrive) and len(set(arrive)) == len(arrive), p.move
+
+
+def test_consecutive_plies_render_differently_and_seeking_is_instant(loaded):
+    import time
+
+    rep = loaded["sage-stones"]
+    scene = R.Scene(rep, (320, 200))
+    try:
+        images = []
+        for ply in (10, 11, 12):
+            scene.show(ply)
+            images.append(scene.image())
+        assert not np.array_equal(images[0], images[1]) and not np.array_equal(images[1], images[2])
+        t = time.perf_counter()
+        for ply in range(rep.count, -1, -1):
+            scene.show(ply, 0.5 if ply else 1.0)
+        assert time.perf_counter() - t < 0.5 * (rep.count + 1)  # moving actors only, no replaying
+    finally:
+        scene.close()
+
+
+def test_the_keys_step_the_replay_and_the_slider_seeks(loaded):
+    rep = loaded["terrain"]
+    scene = R.Scene(rep, (320, 200))
+    try:
+        controls = R.bind(scene, per_ply=4, fps=10)
+        keys = scene.p.iren._key_press_event_callbacks
+
+        def press(key):
+            for cb in keys[key]:
+                cb()
+
+        assert controls.ply == 0
+        press("Right")
+        press("Right")
+        assert controls.ply == 2 and scene.ply == 2
+        press("Left")
+        assert controls.ply == 1
+        press("End")
+        assert controls.ply == rep.count
+        press("Right")  # past the end: stays
+        assert controls.ply == rep.count
+        press("Home")
+        assert controls.ply == 0
+        press("Left")
+        assert controls.ply == 0
+        press("space")
+        assert controls.playing
+        for _ in range(6):
+            controls.tick()
+        assert (controls.ply, controls.frame) == (2, 2)  # 4 frames of ply 1, then 2 of ply 2
+        press("space")
+        controls.tick()
+        assert (controls.ply, controls.frame) == (2, 2) and not controls.playing
+        rep_slider = controls.slider.GetRepresentation()
+        rep_slider.SetValue(7)
+        controls.slider.InvokeEvent("InteractionEvent")
+        assert controls.ply == 7 and scene.ply == 7
+    finally:
+        scene.close()
+
+
+def test_a_gif_and_an_mp4_have_the_expected_frames_and_read_back(loaded, tmp_path):
+    import imageio.v3 as iio
+    import imageio_ffmpeg
+
+    rep = loaded["stratstone"]
+    gif = tmp_path / "game.gif"
+    n = R.export(rep, gif, size=(160, 100), per_ply=2, fps=5)
+    assert n == 1 + 2 * rep.count
+    frames = iio.imread(gif, index=None)
+    assert frames.shape[0] == n and frames.shape[1:3] == (100, 160)
+    mp4 = tmp_path / "game.mp4"
+    assert R.export(rep, mp4, size=(160, 100), per_ply=1, fps=7) == 1 + rep.count
+    assert imageio_ffmpeg.count_frames_and_secs(str(mp4))[0] == 1 + rep.count
+    folder = tmp_path / "frames"
+    assert R.export(rep, folder, size=(96, 64), per_ply=1) == 1 + rep.count
+    assert sorted(p.name for p in folder.iterdir())[:2] == ["frame-00001.png", "frame-00002.png"]
+    assert len(list(folder.iterdir())) == 1 + rep.count
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["frames", "game.gif", "game.mp4"]  # no temporary left
+
+
+def test_the_progress_bar_counts_the_frames_on_a_terminal():
+    import io
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    out = Tty()
+    bar = R.Progress(200, "replay x.mp4", out)
+    for i in range(1, 201):
+        bar.step(i)
+    bar.done()
+    text = out.getvalue()
+    assert text.count("\r") == 101 and "100% frame 200/200" in text and text.endswith("\n")
+    quiet = io.StringIO()
+    R.Progress(5, "x", quiet).step(3)
+    assert quiet.getvalue() == ""
+
+
+def _cli(*args, cwd=None):
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    return subprocess.run([sys.executable, "-m", "stratstone_cad", "replay", *args], capture_output=True, text=True,
+                          timeout=600, env=env, cwd=cwd)
+
+
+def test_the_command_line_writes_one_position_and_a_game(tmp_path):
+    r = _cli(str(LOGS / "sage_stones_two_player.jsonl"), "--out", str(tmp_path / "p.png"), "--ply", "3",
+             "--size", "320x200")
+    assert r.returncode == 0 and "the position after ply 3" in r.stdout, r.stderr
+    r = _cli(str(LOGS / "terrain_passes.jsonl"), "--out", str(tmp_path / "g.gif"), "--size", "160x100",
+             "--frames-per-ply", "2")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(f"wrote {tmp_path / 'g.gif'}: terrain, ")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["{logs}/bad_terrain_cost.jsonl", "--out", "{tmp}/x.gif"], "line 13, ply 12: c3-c7 costs 6, the Lancer has 4"),
+    (["{logs}/bad_terrain_cost.jsonl"], "line 13, ply 12: c3-c7 costs 6, the Lancer has 4"),
+    (["{logs}/stratstone_win.jsonl"], "replay: no display to open a window on"),
+    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/x.jpg"], "expected FILE.gif, FILE.mp4, FILE.png or a new folder"),
+    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/x.png", "--ply", "99"], "--ply 99: expected a ply from 0 to 13"),
+    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/x.gif", "--ply", "2"], "--ply 2: only with --out FILE.png"),
+    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/x.gif", "--frames-per-ply", "0"], "--frames-per-ply 0"),
+    (["{tmp}/missing.jsonl", "--out", "{tmp}/x.gif"], "missing.jsonl"),
+    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/no/such/x.gif"], "the folder {tmp}/no/such does not exist"),
+    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/full"], "the folder is not empty"),
+    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/fifo.gif"], "fifo.gif"),
+])
+def test_bad_replays_are_one_line_and_write_nothing(args, message, tmp_path):
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "keep.txt").write_text("mine")
+    os.mkfifo(tmp_path / "fifo.gif")
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    r = _cli(*[a.format(tmp=tmp_path, logs=LOGS) for a in args])
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    assert message.format(tmp=tmp_path) in r.stderr
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before
+
+
+@pytest.mark.parametrize(("game", "first", "second", "last"), [("stratstone", "a1", "b1", "d4"),
+                                                               ("sage-stones", "3-1", "4-1", "9-9"),
+                                                               ("terrain", "a1", "b1", "j10")])
+def test_squares_are_the_board_grids_cells_in_the_logs_notation(game, first, second, last, loaded):
+    """The first square of the notation is the board's lower-left cell (column 0, row 0 of
+    its grid), the last the upper-right one; files or columns grow along x, rows along y."""
+    rep = loaded[game]
+    from stratstone_cad.catalog import load_params
+
+    grid = load_params(None, None, games=[game]).game(game).board.grid()
+    assert rep.table.seats[first][:2] == pytest.approx(grid.cell_centre(0, 0))
+    assert rep.table.seats[second][:2] == pytest.approx(grid.cell_centre(1, 0))
+    assert rep.table.seats[last][:2] == pytest.approx(grid.cell_centre(grid.cols - 1, grid.rows - 1))
+    assert len(rep.table.seats) == grid.cols * grid.rows
