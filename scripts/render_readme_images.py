@@ -275,6 +275,20 @@ def sheets(images: Path) -> None:
         contact_sheet(select(every, [game]), images / f"sheet-{game}.png", cell=200)
 
 
+#: The README's replays: a game's log from the tests and the plies shown (small files).
+REPLAYS = {"stratstone": ("stratstone_win.jsonl", (1, 13)), "sage-stones": ("sage_stones_4.jsonl", (1, 16)),
+           "terrain": ("terrain_greedy.jsonl", (1, 12))}
+
+
+def replays(images: Path) -> None:
+    """A short replay GIF of each game, made by the viewer (stratstone-cad replay LOG --out FILE.gif)."""
+    from stratstone_cad.viewer.replay import export, load
+
+    logs = Path(__file__).resolve().parent.parent / "tests" / "data" / "logs"
+    for game, (log, plies) in REPLAYS.items():
+        export(load(logs / log), images / f"replay-{game}.gif", size=(480, 270), fps=8, per_ply=5, plies=plies)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out-dir", type=Path, default=Path("output"))
@@ -290,6 +304,7 @@ def main() -> None:
     terrain_pieces(a.out_dir, a.images / "terrain-pieces.png")
     label_closeups(a.out_dir, a.images / "labels-closeup.png")
     sheets(a.images)
+    replays(a.images)
     if (a.out_dir / "stratstone/stones-red.3mf").exists():
         plates(a.out_dir, a.images / "print-plates.png")
     if a.tiled_dir:

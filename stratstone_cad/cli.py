@@ -125,6 +125,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="FILE.gif, FILE.mp4, FILE.png, or a new folder for PNG frames")
     rp.add_argument("--ply", metavar="N", type=_integer, default=None,
                     help="with --out FILE.png: the position after ply N (0: the start)")
+    rp.add_argument("--plies", metavar="FIRST-LAST", default=None,
+                    help="with --out FILE.gif, .mp4 or a folder: only these plies (e.g. 10-20)")
     rp.add_argument("--size", metavar="WxH", default=None, help="image size in pixels (default 1280x720)")
     rp.add_argument("--fps", metavar="N", type=_integer, default=10, help="frames per second (default 10)")
     rp.add_argument("--frames-per-ply", metavar="N", type=_integer, default=10,
@@ -372,11 +374,18 @@ def _cmd_replay(a: argparse.Namespace) -> int:
             raise UserError(f"--ply {a.ply}: only with --out FILE.png (one position)")
     elif a.ply is not None:
         raise UserError(f"--ply {a.ply}: only with --out FILE.png (one position)")
+    plies = None
+    if a.plies is not None:
+        m = re.fullmatch(r"([0-9]{1,6})-([0-9]{1,6})", a.plies.strip())
+        if not m or (a.out and kind == ".png") or not a.out:
+            raise UserError(f"--plies {printable(repr(a.plies))[:40]}: expected FIRST-LAST such as 10-20, with --out "
+                            "FILE.gif, FILE.mp4 or a folder")
+        plies = (int(m[1]), int(m[2]))
     rep = replay.load(a.log, parse_set(a.sets))
     if not a.out:
         replay.show_window(rep, a.frames_per_ply, a.fps)
         return 0
-    n = replay.export(rep, a.out, size=size, fps=a.fps, per_ply=a.frames_per_ply, ply=a.ply)
+    n = replay.export(rep, a.out, size=size, fps=a.fps, per_ply=a.frames_per_ply, ply=a.ply, plies=plies)
     what = f"the position after ply {rep.count if a.ply is None else a.ply}" if n == 1 else f"{n} frames"
     print(printable(f"wrote {a.out}: {rep.game}, {rep.count} plies, {what}"))
     return 0

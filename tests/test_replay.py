@@ -18,18 +18,24 @@ LOGS = Path(__file__).parent / "data" / "logs"
 GAMES = {"stratstone": "stratstone_win.jsonl", "sage-stones": "sage_stones_4.jsonl", "terrain": "terrain_greedy.jsonl"}
 
 
-@pytest.fixture(autouse=True)
-def _cache(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "viewer-cache"))
+@pytest.fixture(autouse=True, scope="module")
+def _cache(tmp_path_factory):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "viewer-cache"))
+        yield
 
 
 @pytest.fixture(scope="module")
-def loaded():
+def loaded(_cache):
     return {g: R.load(LOGS / f) for g, f in GAMES.items()}
 
 
 def _rgb(colour: str) -> np.ndarray:
     return np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)], float)
+
+
+def _chroma(rgb: np.ndarray) -> np.ndarray:
+    return rgb / max(float(rgb.sum()), 1.0)
 
 
 def _state_after(game: str, ply: int):
@@ -80,9 +86,10 @@ def test_every_piece_rests_where_the_engine_says_and_shows_there_in_its_colour(g
                 x, y, z = rest[pid]
                 col, row = R_project(scene, (x, y, z + rep.heights[pid]))
                 patch = image[row - 1:row + 2, col - 1:col + 2].reshape(-1, 3).astype(float)
-                colour = _rgb(rep.assets[rep.table.assets[pid]].colour)
-                board = _rgb(rep.assets[rep.table.board].colour)
-                near = [np.abs(px - colour).sum() < np.abs(px - board).sum() for px in patch]
+                # shading scales a colour's brightness: compare chromaticities (r, g, b) / (r + g + b)
+                colour = _chroma(_rgb(rep.assets[rep.table.assets[pid]].colour))
+                board = _chroma(_rgb(rep.assets[rep.table.board].colour))
+                near = [np.abs(_chroma(px) - colour).sum() < np.abs(_chroma(px) - board).sum() for px in patch]
                 assert sum(near) >= 5, (ply, sq, pid, patch[:2])
                 checked += 1
             assert checked == sum(1 for sq in rep.table.seats if _engine_colour(game, state, sq))

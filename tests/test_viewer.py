@@ -55,6 +55,7 @@ def test_what_you_see_is_what_you_print(name, every, built_all):
 
 def test_a_second_preview_takes_the_meshes_from_the_cache(every, monkeypatch):
     asset = every["terrain/lancer-red"]
+    A._MEMO.clear()  # another test module may have made it in memory only
     first = A.asset_mesh(asset)
     A._MEMO.clear()
     monkeypatch.setattr(A, "_make", lambda job: pytest.fail("made again"))

@@ -261,7 +261,9 @@ class Timeline:
     def top(self, square: str) -> Point:
         """Where a piece put on ``square`` now rests: on top of its stack."""
         x, y, z = self.rep.table.seats[square]
-        return (x, y, z + sum(self.rep.heights[p] for p in self.stacks.get(square, [])))
+        for p in self.stacks.get(square, []):  # summed as _rest sums them, so the places agree exactly
+            z += self.rep.heights[p]
+        return (x, y, z)
 
     # -- events ------------------------------------------------------------------------
 
@@ -435,22 +437,44 @@ class Scene:
         frame = _frame(pitch)
         self.marks = [self.p.add_mesh(frame, color=c, opacity=0.9, name=f"mark-{i}", lighting=False)
                       for i, c in enumerate(("#2f6fdf", "#f08c00"))]
-        self.text = self.p.add_text("", position="upper_left", font_size=11, color="black")
+        self.text = self.p.add_text("", position="upper_left", font_size=max(7, min(14, size[1] // 60)), color="black")
         self._view()
         self.ply = -1
 
     def _view(self) -> None:
+        """Look at the board (and the hands beside it) from the first player's side, 40
+        degrees up, framed to fill the image below the overlay's lines."""
+        import numpy as np
+
+        from .preview import project
+
         lo, hi = self.rep.board_bounds
-        xs = [lo[0], hi[0]] + [q[0] for q in self.rep.table.reserve.values()]
-        centre = ((min(xs) + max(xs)) / 2, (lo[1] + hi[1]) / 2, 0.0)
-        span = max(max(xs) - min(xs), hi[1] - lo[1])
-        elev = math.radians(48)
-        dist = 1.6 * span
-        self.p.camera.focal_point = centre
-        self.p.camera.position = (centre[0], centre[1] - dist * math.cos(elev), dist * math.sin(elev))
-        self.p.camera.up = (0, 0, 1)
-        self.p.reset_camera()
-        self.p.camera.zoom(1.5 if not self.rep.table.reserve else 1.25)
+        pts = [(x, y, z) for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2] + 10)]
+        r = self.rep.table.pitch_mm / 2  # a piece in hand reaches about half a cell round its spot
+        pts += [(x + dx, y + dy, z) for x, y, z in self.rep.table.reserve.values() for dx in (-r, r) for dy in (-r, r)]
+        box = np.array(pts, float)
+        centre = (box.min(axis=0) + box.max(axis=0)) / 2
+        centre[2] = 0.0
+        span = float(np.ptp(box[:, :2], axis=0).max())
+        elev = math.radians(40)
+        cam = self.p.camera
+        cam.view_angle = 30.0
+        w, h = self.p.window_size
+        offset = np.array([0.0, -math.cos(elev), math.sin(elev)])
+        dist = 2.0 * span
+        for _ in range(6):  # fit: the box to 94 % of the width or 80 % of the height, centred below the text
+            cam.focal_point = tuple(centre)
+            cam.position = tuple(centre + dist * offset)
+            cam.up = (0, 0, 1)
+            self.p.renderer.ResetCameraClippingRange()
+            px = np.array([project(self.p, q) for q in box], float)
+            wide, tall = np.ptp(px[:, 0]), np.ptp(px[:, 1])
+            dist /= min(0.94 * w / max(wide, 1), 0.80 * h / max(tall, 1))
+            mid_y = (px[:, 1].min() + px[:, 1].max()) / 2
+            centre[1] -= (mid_y - 0.56 * h) / max(tall, 1) * np.ptp(box[:, 1]) * 0.5
+        cam.focal_point = tuple(centre)
+        cam.position = tuple(centre + dist * offset)
+        self.p.renderer.ResetCameraClippingRange()
 
     def show(self, ply: int, u: float = 1.0) -> None:
         """The scene ``u`` of the way through ``ply`` (``u`` = 1: the position after it; ply 0: the start)."""
@@ -560,12 +584,16 @@ def check_out(out: Path) -> str:
 
 
 def export(rep: Replay, out: Path, *, size: tuple[int, int] = (1280, 720), fps: int = 10, per_ply: int = 10,
-           ply: int | None = None, progress: Progress | None = None) -> int:
-    """Write the replay (or the position after ``ply`` as a PNG); returns the frames written.
-    Files are written whole or not at all (a temporary name, then a rename)."""
+           ply: int | None = None, plies: tuple[int, int] | None = None, progress: Progress | None = None) -> int:
+    """Write the replay (or the position after ``ply`` as a PNG; ``plies``: only plies
+    first-last); returns the frames written. Files are written whole or not at all (a
+    temporary name, then a rename)."""
     kind = check_out(out)
     if ply is not None and not 0 <= ply <= rep.count:
         raise ParameterError(f"replay --ply {ply}: expected a ply from 0 to {rep.count}")
+    first, last = plies or (1, rep.count)
+    if not 1 <= first <= last <= rep.count:
+        raise ParameterError(f"replay --plies {first}-{last}: expected FIRST-LAST with 1 <= FIRST <= LAST <= {rep.count}")
     if kind == ".png":
         from .preview import _png
 
@@ -578,7 +606,7 @@ def export(rep: Replay, out: Path, *, size: tuple[int, int] = (1280, 720), fps: 
         return 1
     if ply is not None:
         raise ParameterError(f"replay --ply {ply}: only with --out FILE.png (one position)")
-    todo = frames(rep, per_ply)
+    todo = frames(rep, per_ply, first, last)
     bar = progress or Progress(len(todo), f"replay {out.name}")
     scene = Scene(rep, size, smooth=False)
     tmp = out.with_name(f".{out.name.rstrip(os.sep) or 'frames'}.{os.getpid()}.tmp{'' if kind == 'dir' else kind}")
