@@ -24,11 +24,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchlib import loadavg, machine_line, timed  # noqa: E402
+from benchlib import loadavg, machine_line, timed
 
-from stratstone_cad.games.commands import play_records  # noqa: E402
-from stratstone_cad.games.log import dumps_line  # noqa: E402
-from stratstone_cad.viewer import replay as R  # noqa: E402
+from stratstone_cad.games.commands import play_records
+from stratstone_cad.games.log import dumps_line
+from stratstone_cad.viewer import replay as R
 
 SIZE = (1280, 720)
 PER_PLY = 10

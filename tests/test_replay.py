@@ -324,3 +324,43 @@ def test_squares_are_the_board_grids_cells_in_the_logs_notation(game, first, sec
     assert rep.table.seats[second][:2] == pytest.approx(grid.cell_centre(1, 0))
     assert rep.table.seats[last][:2] == pytest.approx(grid.cell_centre(grid.cols - 1, grid.rows - 1))
     assert len(rep.table.seats) == grid.cols * grid.rows
+
+
+WINDOW = """
+import sys, time
+from pathlib import Path
+from stratstone_cad.viewer import replay as R
+rep = R.load(Path(sys.argv[1]))
+scene = R.Scene(rep, (640, 400), off_screen=False)
+controls = R.bind(scene, per_ply=4, fps=20)
+p = scene.p
+p.show(auto_close=False, interactive_update=True)
+assert not p.off_screen
+for key in ("Right", "Right", "Left", "End", "Home", "Right", "space"):  # real key presses through the window
+    p.iren.interactor.SetKeySym(key)
+    p.iren.interactor.InvokeEvent("KeyPressEvent")
+print("keys", controls.ply, controls.playing)
+t = time.time()
+while time.time() - t < 1.0:  # the window's own timer plays the game
+    p.update(stime=10)
+print("played", controls.ply > 1)
+p.close()
+"""
+
+
+def test_the_window_opens_and_its_keys_and_timer_play_the_game(tmp_path):
+    """A real window (an X server in memory, Xvfb; CI installs it): keys pressed in it step
+    the replay, Space starts the window's timer playing it."""
+    import shutil
+
+    if not shutil.which("xvfb-run"):
+        if os.environ.get("STRATSTONE_REQUIRE_XVFB"):
+            pytest.fail("xvfb-run is missing (apt-get install xvfb)")
+        pytest.skip("xvfb-run is not installed (apt-get install xvfb)")
+    script = tmp_path / "window.py"
+    script.write_text(WINDOW)
+    r = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", sys.executable, str(script),
+                        str(LOGS / "stratstone_win.jsonl")], capture_output=True, text=True, timeout=300,
+                       cwd=Path(__file__).parent.parent)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "keys 1 True" in r.stdout and "played True" in r.stdout, r.stdout
