@@ -81,6 +81,22 @@ class Table:
     tops: Mapping[str, float] = field(default_factory=dict)
 
 
+def seats_on(grid: Any, game: Any, z: Callable[[int, int], float], what: str) -> dict[str, Point]:
+    """Every square of ``game`` (an engine: its squares, parsed by its own parser) at its cell
+    of ``grid``, at height ``z(col, row)``; a board with fewer cells than the game is a
+    ParameterError naming ``what`` (``"stratstone.board.cells = 3"``)."""
+    from .errors import ParameterError
+
+    seats = {}
+    for sq in game.squares:
+        col, row = game.parse_square(sq)
+        if col >= grid.cols or row >= grid.rows:
+            raise ParameterError(f"{what}: the board has {grid.cols} x {grid.rows} cells but the game is played on "
+                                 f"{sq} too; expected a board of the game's size")
+        seats[sq] = (*grid.cell_centre(col, row), z(col, row))
+    return seats
+
+
 @dataclass(frozen=True)
 class GameAssets:
     """A game's registration with the asset pipeline.

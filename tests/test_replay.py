@@ -364,3 +364,13 @@ def test_the_window_opens_and_its_keys_and_timer_play_the_game(tmp_path):
                        cwd=Path(__file__).parent.parent)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "keys 1 True" in r.stdout and "played True" in r.stdout, r.stdout
+
+
+def test_renaming_the_models_colours_keeps_each_piece_its_set(tmp_path):
+    """The engines' colour ids map to the models' colour sets by place, not by name: with
+    Stratstone's sets renamed, yellow's stones are the first set's, tan's the third's."""
+    rep = R.load(LOGS / "stratstone_win.jsonl", {"stratstone.stone.colours": "gold,crimson,sand"})
+    assert rep.table.assets["yellow-03"] == "stone-gold-03"
+    assert rep.table.assets["red-08"] == "stone-crimson-08" and rep.table.assets["tan-01"] == "stone-sand-01"
+    rep = R.load(LOGS / "sage_stones_4.jsonl", {"sage-stones.gem.colours": "sun,rose,sky,moss,snow,ink"})
+    assert {rep.table.assets[p] for p in rep.pieces if p.startswith("blue-")} == {"gem-sky"}

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..cad.boards import BoardParams, GridBoard, Label, edge_labels, label_strokes, stroke_region
 from ..cad.glyphs import MARKS, Polyline
-from ..jobs import BOARD_FILES, COLOUR, GameAssets, Job, Output, Table, board_job, subset
+from ..jobs import BOARD_FILES, COLOUR, GameAssets, Job, Output, Table, board_job, seats_on, subset
 from ..params import (
     MIN_WALL_MM,
     TOL,
@@ -216,13 +216,13 @@ def plan(p: SageParams, printer: Printer, profiles: Mapping[str, Profile], mesh:
 
 
 def table(p: SageParams, profiles: Mapping[str, Profile], pieces: Mapping[str, Any]) -> Table:
-    """Gems rest on their well's floor; square ``5-7`` is column 5, row 7."""
+    """Gems rest on their well's floor; square ``5-7`` (the engine's parser) is column 5, row 7."""
+    from ..games.core import get_game
     b, g = p.board, p.gem
     grid = b.grid()
     top = snap_height(b.thickness_mm, profiles["board"], minimum_layers=3)
     floor = top - snap_depth(b.well_depth_mm, profiles["board"])
-    seats = {f"{col}-{row}": (*grid.cell_centre(c, r), floor) for c, col in enumerate(COLUMNS)
-             for r, row in enumerate(ROWS)}
+    seats = seats_on(grid, get_game("sage-stones"), lambda col, row: floor, "the Sage Stones board")
     assets = {pid: f"gem-{g.colours[ENGINE_COLOURS.index(piece.colour)]}" for pid, piece in pieces.items()}
     return Table("board", seats, b.cell_pitch_mm, assets, tops=dict.fromkeys(seats, top))
 

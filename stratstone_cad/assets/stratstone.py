@@ -14,7 +14,7 @@ from typing import Any
 
 from ..cad.boards import BoardParams, GridBoard, label_strokes, stroke_region
 from ..cad.glyphs import MARKS
-from ..jobs import BOARD_FILES, COLOUR, GameAssets, Job, Output, Table, board_job, subset
+from ..jobs import BOARD_FILES, COLOUR, GameAssets, Job, Output, Table, board_job, seats_on, subset
 from ..params import (
     MIN_WALL_MM,
     TOL,
@@ -179,13 +179,16 @@ def plan(p: StratstoneParams, printer: Printer, profiles: Mapping[str, Profile],
 
 
 def table(p: StratstoneParams, profiles: Mapping[str, Profile], pieces: Mapping[str, Any]) -> Table:
-    """Stones rest on their recess's floor; a player's stones in hand stand in two
-    columns beside the board, the first player's on the left, the second's on the right."""
+    """Stones rest on their recess's floor (the engine's square, parsed by the engine, is
+    the grid's cell); a player's stones in hand stand in two columns beside the board, the
+    first player's on the left, the second's on the right."""
+    from ..games.core import get_game
+
     b, s = p.board, p.stone
     grid = b.grid()
     top = snap_height(b.thickness_mm, profiles["board"], minimum_layers=3)
     floor = top - snap_depth(b.recess_depth_mm, profiles["board"])
-    seats = {f"{FILES[c]}{r + 1}": (*grid.cell_centre(c, r), floor) for c in range(b.cells) for r in range(b.cells)}
+    seats = seats_on(grid, get_game("stratstone"), lambda col, row: floor, f"stratstone.board.cells = {b.cells}")
     width = grid.size_mm[0]
     gap, step = 0.15 * s.footprint_mm, 1.08 * s.footprint_mm
     rows = math.ceil(s.per_colour / 2)

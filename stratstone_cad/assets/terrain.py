@@ -33,7 +33,7 @@ from ..cad.boards import BoardParams, GridBoard, label_strokes, stroke_region
 from ..cad.glyphs import Polyline, pip_centres, symbol_outline
 from ..errors import ParameterError
 from ..fileio import read_user_file
-from ..jobs import COLOUR, TILES, GameAssets, Job, Output, Table, board_job
+from ..jobs import COLOUR, TILES, GameAssets, Job, Output, Table, board_job, seats_on
 from ..params import (
     MIN_WALL_MM,
     TOL,
@@ -413,12 +413,14 @@ def for_setup(p: TerrainParams, setup: Mapping[str, Any]) -> TerrainParams:
 
 
 def table(p: TerrainParams, profiles: Mapping[str, Profile], pieces: Mapping[str, Any]) -> Table:
-    """A piece stands on its cell's top, at base + level x step; ``heightmap[0][0]`` is a1."""
+    """A piece stands on its cell's top, at base + level x step; ``heightmap[0][0]`` is a1
+    (the engine's square parser gives the cell)."""
+    from ..games.core import get_game
     b, pc = p.board, p.piece
     grid = b.grid()
     base, step = heights(b, profiles["board"])
-    seats = {f"{FILES[f]}{r + 1}": (*grid.cell_centre(f, r), base + level * step)
-             for r, row in enumerate(p.heightmap) for f, level in enumerate(row)}
+    seats = seats_on(grid, get_game("terrain"), lambda col, row: base + p.heightmap[row][col] * step,
+                     "the terrain board")
     assets = {pid: f"{piece.kind}-{pc.colours[ENGINE_SIDES.index(piece.colour)]}" for pid, piece in pieces.items()}
     return Table(f"board-{p.map_name}", seats, b.cell_pitch_mm, assets)
 

@@ -51,6 +51,7 @@ __all__ = [
     "RuleViolation",
     "SetupError",
     "Sown",
+    "SquareError",
     "State",
     "StateBase",
     "TurnLost",
@@ -60,6 +61,7 @@ __all__ = [
     "get_game",
     "numbered",
     "register",
+    "square_parser",
 ]
 
 
@@ -98,6 +100,24 @@ class SetupError(GameError):
 
 class UnknownGameError(GameError):
     """A game name that has no registered engine."""
+
+
+class SquareError(GameError):
+    """Text that is not a square of the game's board."""
+
+
+def square_parser(index: Mapping[str, int], cols: int, expected: str) -> Callable[[str], tuple[int, int]]:
+    """A game's public square parser: square text -> (column, row), both 0-based from the
+    board's lower-left corner as its log shows it (``index``: square name -> index, ``cols``
+    squares a row, row-major; ``expected`` words the notation for the error)."""
+
+    def parse_square(text: str) -> tuple[int, int]:
+        i = index.get(text) if isinstance(text, str) else None
+        if i is None:
+            raise SquareError(f"{short_repr(text)} is not a square (expected {expected})")
+        return i % cols, i // cols
+
+    return parse_square
 
 
 def short_repr(text: object, limit: int = 40) -> str:
@@ -504,6 +524,14 @@ class Game(Protocol):
         starts from: the ledger then follows its events); see :class:`PieceLedger`."""
         ...
 
+    squares: tuple[str, ...]
+    """Every square's text, as the log writes it (``"a1"``, ``"5-7"``)."""
+
+    def parse_square(self, text: str) -> tuple[int, int]:
+        """(column, row) of a square, 0-based from the board's lower-left corner (``"b3"`` is
+        (1, 2) in Stratstone, ``"5-7"`` (2, 6) in Sage Stones); raises :class:`SquareError`."""
+        ...
+
 
 class StateBase:
     """What every engine's state shares: the game is over once it has a result."""
@@ -574,6 +602,11 @@ class GameBase:
 
     def ledger(self, state: Any) -> PieceLedger:
         return PieceLedger((), {})  # a game without pieces to tell apart
+
+    squares: tuple[str, ...] = ()
+
+    def parse_square(self, text: str) -> tuple[int, int]:
+        raise SquareError(f"{short_repr(text)} is not a square ({self.name} has no board)")  # type: ignore[attr-defined]
 
 
 def fast_two_sides_ply(sides: tuple[str, ...]) -> Callable[[dict[str, Any], frozenset[str]], bool]:

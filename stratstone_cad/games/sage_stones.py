@@ -39,6 +39,7 @@ from stratstone_cad.games.core import (
     numbered,
     register,
     short_repr,
+    square_parser,
 )
 
 __all__ = [
@@ -52,6 +53,7 @@ __all__ = [
     "SageStones",
     "SageStonesState",
     "capture_squares",
+    "parse_square",
 ]
 
 RULES = "sage-stones/1"
@@ -84,6 +86,9 @@ SQUARES = tuple(f"{ci + FIRST_COLUMN}-{ri + 1}" for ci in range(COLUMNS) for ri 
 """Square names by index (``3-1`` = 0, ``3-2`` = 1, ..., ``9-9`` = 62)."""
 _SQUARE_INDEX = {name: i for i, name in enumerate(SQUARES)}
 _COLUMN_OF = tuple(i // ROWS for i in range(COLUMNS * ROWS))
+parse_square = square_parser({name: (i % ROWS) * COLUMNS + i // ROWS for i, name in enumerate(SQUARES)}, COLUMNS,
+                             "column-row, column 3-9 and row 1-9, such as 5-7")
+"""``"5-7"`` -> (2, 6): column and row, 0-based (column 3 is 0); raises SquareError."""
 _COLUMN_SLICES = tuple((ci * ROWS, ci * ROWS + ROWS) for ci in range(COLUMNS))
 
 
@@ -638,6 +643,9 @@ class SageStones(GameBase):
             c = setup["colours"]
             return type(c) is list and len(c) == 4 and all(type(x) is str and x in _COLOUR_SET for x in c) and len(set(c)) == 4
         return True
+
+    squares = SQUARES
+    parse_square = staticmethod(parse_square)
 
     def ledger(self, state: Any) -> SageLedger:
         """Ten gems of each colour in play, ``red-01`` .. ``red-10``."""

@@ -38,6 +38,7 @@ from stratstone_cad.games.core import (
     numbered,
     register,
     short_repr,
+    square_parser,
 )
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "StratstoneLedger",
     "StratstoneMove",
     "StratstoneState",
+    "parse_square",
     "winning_moves",
 ]
 
@@ -68,6 +70,8 @@ FILES = "abcd"
 SQUARES = tuple(f"{FILES[i % SIZE]}{i // SIZE + 1}" for i in range(SIZE * SIZE))
 """Square names by index; index = file + 4 * (rank - 1), so a1 = 0, d1 = 3, a2 = 4, d4 = 15."""
 _SQUARE_INDEX = {name: i for i, name in enumerate(SQUARES)}
+parse_square = square_parser(_SQUARE_INDEX, SIZE, "a1-d4: file a-d, rank 1-4")
+"""``"b3"`` -> (1, 2): file and rank, 0-based; raises SquareError."""
 CORNERS = (0, 3, 12, 15)
 
 DIRS = "NESW"
@@ -614,6 +618,8 @@ class Stratstone(GameBase):
         return {"in_hand": {"yellow": after.hand[YELLOW], "red": after.hand[RED]}}
 
     fast_ply = staticmethod(fast_two_sides_ply(PLAYERS))
+    squares = SQUARES
+    parse_square = staticmethod(parse_square)
 
     def fast_header(self, players: list[str], setup: dict[str, Any]) -> bool:
         return players == list(PLAYERS) and set(setup) <= {"first"} and setup.get("first", "red") in PLAYERS

@@ -47,6 +47,7 @@ from stratstone_cad.games.core import (
     fast_two_sides_ply,
     register,
     short_repr,
+    square_parser,
 )
 from stratstone_cad.games.terrain_map import (
     SIZE,
@@ -74,6 +75,7 @@ __all__ = [
     "TerrainMove",
     "TerrainState",
     "attack_strengths",
+    "parse_square",
 ]
 
 RULES = "terrain/1"
@@ -100,6 +102,8 @@ FILES = "abcdefghij"
 SQUARES = tuple(f"{FILES[i % SIZE]}{i // SIZE + 1}" for i in range(N_SQ))
 """Square names by index; index = file + 10 * (rank - 1): a1 = 0, j1 = 9, a2 = 10, j10 = 99."""
 _SQUARE_INDEX = {name: i for i, name in enumerate(SQUARES)}
+parse_square = square_parser(_SQUARE_INDEX, SIZE, "a1-j10: file a-j, rank 1-10")
+"""``"c7"`` -> (2, 6): file and rank, 0-based; raises SquareError."""
 _RANK = tuple(i // SIZE for i in range(N_SQ))
 _LAST_RANK = (SIZE - 1, 0)
 """0-based exit rank of Red and of Blue."""
@@ -1039,6 +1043,9 @@ class TerrainGame(GameBase):
         """Warnings about a valid setup: an unfair heightmap (both crossing-cost lists named)."""
         warning = fairness_warning(setup["heightmap"])
         return [warning] if warning else []
+
+    squares = SQUARES
+    parse_square = staticmethod(parse_square)
 
     def ledger(self, state: Any) -> TerrainLedger:
         """The pieces on the board, ``red-runner-1``, ``blue-guardian-2``: numbered per side

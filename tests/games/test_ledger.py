@@ -138,3 +138,21 @@ def test_terrain_pieces_are_numbered_per_side_and_kind_from_a1() -> None:
     assert ledger.squares["c1"] == ["red-guardian-1"] and ledger.squares["h1"] == ["red-guardian-2"]
     assert ledger.squares["e10"] == ["blue-runner-1"] and ledger.squares["f10"] == ["blue-runner-2"]
     assert len(ledger.pieces) == 12 and not ledger.reserve
+
+
+@pytest.mark.parametrize(("name", "cols", "rows", "examples", "bad"), [
+    ("stratstone", 4, 4, {"a1": (0, 0), "b3": (1, 2), "d4": (3, 3)}, ["e1", "a0", "A1", "a10", ""]),
+    ("sage-stones", 7, 9, {"3-1": (0, 0), "5-7": (2, 6), "9-9": (6, 8)}, ["2-1", "3-0", "10-1", "5_7", "57"]),
+    ("terrain", 10, 10, {"a1": (0, 0), "c7": (2, 6), "j10": (9, 9)}, ["k1", "a11", "a01", "J10", None]),
+])
+def test_every_engine_parses_its_squares_to_board_cells(name, cols, rows, examples, bad) -> None:
+    from stratstone_cad.games.core import SquareError
+
+    game = get_game(name)
+    cells = [game.parse_square(sq) for sq in game.squares]
+    assert sorted(cells) == [(c, r) for c in range(cols) for r in range(rows)]  # every cell once
+    for sq, cell in examples.items():
+        assert game.parse_square(sq) == cell
+    for text in bad:
+        with pytest.raises(SquareError, match=r"is not a square \(expected "):
+            game.parse_square(text)
