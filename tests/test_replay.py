@@ -181,10 +181,13 @@ def test_consecutive_plies_render_differently_and_seeking_is_instant(loaded):
             scene.show(ply)
             images.append(scene.image())
         assert not np.array_equal(images[0], images[1]) and not np.array_equal(images[1], images[2])
+        actors = dict(scene.p.renderer.actors)
         t = time.perf_counter()
         for ply in range(rep.count, -1, -1):
             scene.show(ply, 0.5 if ply else 1.0)
         assert time.perf_counter() - t < 0.5 * (rep.count + 1)  # moving actors only, no replaying
+        assert dict(scene.p.renderer.actors) == actors  # the same actors: none added or removed per frame
+        assert len(actors) >= 1 + len(rep.pieces)  # the board and one actor per piece
     finally:
         scene.close()
 
