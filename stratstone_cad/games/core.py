@@ -61,7 +61,7 @@ __all__ = [
     "get_game",
     "numbered",
     "register",
-    "square_parser",
+    "square_cell",
 ]
 
 
@@ -106,18 +106,14 @@ class SquareError(GameError):
     """Text that is not a square of the game's board."""
 
 
-def square_parser(index: Mapping[str, int], cols: int, expected: str) -> Callable[[str], tuple[int, int]]:
-    """A game's public square parser: square text -> (column, row), both 0-based from the
-    board's lower-left corner as its log shows it (``index``: square name -> index, ``cols``
-    squares a row, row-major; ``expected`` words the notation for the error)."""
-
-    def parse_square(text: str) -> tuple[int, int]:
-        i = index.get(text) if isinstance(text, str) else None
-        if i is None:
-            raise SquareError(f"{short_repr(text)} is not a square (expected {expected})")
-        return i % cols, i // cols
-
-    return parse_square
+def square_cell(text: str, index: Mapping[str, int], cols: int, expected: str) -> tuple[int, int]:
+    """What a game's public square parser returns: square text -> (column, row), both
+    0-based from the board's lower-left corner as its log shows it (``index``: square name
+    -> index, ``cols`` squares a row, row-major; ``expected`` words the notation)."""
+    i = index.get(text) if isinstance(text, str) else None
+    if i is None:
+        raise SquareError(f"{short_repr(text)} is not a square (expected {expected})")
+    return i % cols, i // cols
 
 
 def short_repr(text: object, limit: int = 40) -> str:
@@ -365,9 +361,9 @@ class PieceLedger:
         left.sort(key=lambda i: self.pieces[i].number)
 
 
-def numbered(colour: str, kind: str, count: int, first: int = 1, id_format: str = "{colour}-{kind}-{n:02d}") -> list[Piece]:
-    """Pieces ``first`` .. ``first + count - 1`` of one colour and kind."""
-    return [Piece(id_format.format(colour=colour, kind=kind, n=n), colour, kind, n) for n in range(first, first + count)]
+def numbered(colour: str, kind: str, count: int) -> list[Piece]:
+    """Pieces 1 .. ``count`` of one colour and kind: ``red-01``, ``red-02``, ..."""
+    return [Piece(f"{colour}-{n:02d}", colour, kind, n) for n in range(1, count + 1)]
 
 
 # --------------------------------------------------------------------------- protocol

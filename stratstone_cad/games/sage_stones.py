@@ -39,7 +39,7 @@ from stratstone_cad.games.core import (
     numbered,
     register,
     short_repr,
-    square_parser,
+    square_cell,
 )
 
 __all__ = [
@@ -86,9 +86,12 @@ SQUARES = tuple(f"{ci + FIRST_COLUMN}-{ri + 1}" for ci in range(COLUMNS) for ri 
 """Square names by index (``3-1`` = 0, ``3-2`` = 1, ..., ``9-9`` = 62)."""
 _SQUARE_INDEX = {name: i for i, name in enumerate(SQUARES)}
 _COLUMN_OF = tuple(i // ROWS for i in range(COLUMNS * ROWS))
-parse_square = square_parser({name: (i % ROWS) * COLUMNS + i // ROWS for i, name in enumerate(SQUARES)}, COLUMNS,
-                             "column-row, column 3-9 and row 1-9, such as 5-7")
-"""``"5-7"`` -> (2, 6): column and row, 0-based (column 3 is 0); raises SquareError."""
+_ROW_MAJOR = {name: (i % ROWS) * COLUMNS + i // ROWS for i, name in enumerate(SQUARES)}
+
+
+def parse_square(text: str) -> tuple[int, int]:
+    """``"5-7"`` -> (2, 6): column and row, 0-based (column 3 is 0); raises SquareError."""
+    return square_cell(text, _ROW_MAJOR, COLUMNS, "column-row, column 3-9 and row 1-9, such as 5-7")
 _COLUMN_SLICES = tuple((ci * ROWS, ci * ROWS + ROWS) for ci in range(COLUMNS))
 
 
@@ -659,7 +662,7 @@ class SageLedger(PieceLedger):
     gem the same gem while it stays on the board."""
 
     def __init__(self, state: SageStonesState) -> None:
-        pieces = [p for c in state.colours for p in numbered(c, "gem", STONES, id_format="{colour}-{n:02d}")]
+        pieces = [p for c in state.colours for p in numbered(c, "gem", STONES)]
         seen = dict.fromkeys(state.colours, 0)
         squares: dict[str, list[str]] = {}
         for i, v in enumerate(state.board):

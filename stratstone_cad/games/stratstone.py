@@ -38,7 +38,7 @@ from stratstone_cad.games.core import (
     numbered,
     register,
     short_repr,
-    square_parser,
+    square_cell,
 )
 
 __all__ = [
@@ -70,8 +70,6 @@ FILES = "abcd"
 SQUARES = tuple(f"{FILES[i % SIZE]}{i // SIZE + 1}" for i in range(SIZE * SIZE))
 """Square names by index; index = file + 4 * (rank - 1), so a1 = 0, d1 = 3, a2 = 4, d4 = 15."""
 _SQUARE_INDEX = {name: i for i, name in enumerate(SQUARES)}
-parse_square = square_parser(_SQUARE_INDEX, SIZE, "a1-d4: file a-d, rank 1-4")
-"""``"b3"`` -> (1, 2): file and rank, 0-based; raises SquareError."""
 CORNERS = (0, 3, 12, 15)
 
 DIRS = "NESW"
@@ -172,6 +170,11 @@ def _well_formed(move: StratstoneMove) -> bool:
         return type(sq) is int and 0 <= sq < 16 and type(dirs) is tuple and 0 < len(dirs) <= MAX_STONES and set(dirs) <= _DIR_SET
     except TypeError:  # unhashable junk in dirs
         return False
+
+
+def parse_square(text: str) -> tuple[int, int]:
+    """``"b3"`` -> (1, 2): file and rank, 0-based; raises SquareError."""
+    return square_cell(text, _SQUARE_INDEX, SIZE, "a1-d4: file a-d, rank 1-4")
 
 
 def _tops(stacks: Sequence[tuple[int, ...]]) -> list[int]:
@@ -645,16 +648,9 @@ class StratstoneLedger(PieceLedger):
                 seen[s] += 1
                 ids.append(f"{COLOURS[s]}-{seen[s]:02d}")
             squares[SQUARES[i]] = ids
-        pieces: list[Piece] = [p for c in (TAN, YELLOW, RED)
-                               for p in numbered(COLOURS[c], "stone", totals[c], id_format="{colour}-{n:02d}")]
+        pieces: list[Piece] = [p for c in (TAN, YELLOW, RED) for p in numbered(COLOURS[c], "stone", totals[c])]
         super().__init__(pieces, squares)
-        self.lifted: list[str] = []
-
-    def copy(self) -> StratstoneLedger:
-        other = super().copy()
-        assert isinstance(other, StratstoneLedger)
-        other.lifted = list(self.lifted)
-        return other
+        self.lifted: list[str] = []  # the stack picked up this turn (replaced each turn, never changed in place)
 
     def on_event(self, event: Event) -> tuple[str, ...]:
         if isinstance(event, Placed):

@@ -47,7 +47,7 @@ from stratstone_cad.games.core import (
     fast_two_sides_ply,
     register,
     short_repr,
-    square_parser,
+    square_cell,
 )
 from stratstone_cad.games.terrain_map import (
     SIZE,
@@ -102,8 +102,12 @@ FILES = "abcdefghij"
 SQUARES = tuple(f"{FILES[i % SIZE]}{i // SIZE + 1}" for i in range(N_SQ))
 """Square names by index; index = file + 10 * (rank - 1): a1 = 0, j1 = 9, a2 = 10, j10 = 99."""
 _SQUARE_INDEX = {name: i for i, name in enumerate(SQUARES)}
-parse_square = square_parser(_SQUARE_INDEX, SIZE, "a1-j10: file a-j, rank 1-10")
-"""``"c7"`` -> (2, 6): file and rank, 0-based; raises SquareError."""
+
+
+def parse_square(text: str) -> tuple[int, int]:
+    """``"c7"`` -> (2, 6): file and rank, 0-based; raises SquareError."""
+    return square_cell(text, _SQUARE_INDEX, SIZE, "a1-j10: file a-j, rank 1-10")
+
 _RANK = tuple(i // SIZE for i in range(N_SQ))
 _LAST_RANK = (SIZE - 1, 0)
 """0-based exit rank of Red and of Blue."""

@@ -156,3 +156,57 @@ def test_every_engine_parses_its_squares_to_board_cells(name, cols, rows, exampl
     for text in bad:
         with pytest.raises(SquareError, match=r"is not a square \(expected "):
             game.parse_square(text)
+
+
+def test_pieces_say_their_colour_kind_and_number() -> None:
+    for name, kind, per in (("stratstone", "stone", 8), ("sage-stones", "gem", 10)):
+        game, state = _start(name)
+        pieces = game.ledger(state).pieces.values()
+        assert {p.kind for p in pieces} == {kind}
+        for colour in {p.colour for p in pieces}:
+            mine = sorted((p for p in pieces if p.colour == colour), key=lambda p: p.number)
+            assert [p.number for p in mine] == list(range(1, per + 1))
+            assert [p.id for p in mine] == [f"{colour}-{n:02d}" for n in range(1, per + 1)]
+    game, state = _start("terrain")
+    pieces = game.ledger(state).pieces
+    assert pieces["blue-lancer-2"].number == 2 and pieces["blue-lancer-2"].kind == "lancer"
+    assert pieces["red-runner-1"].colour == "red"
+
+
+def test_stones_on_the_board_of_a_setup_are_numbered_first() -> None:
+    game = get_game("stratstone")
+    state = game.initial_state(["yellow", "red"], {"first": "red", "stacks": {"b2": ["tan", "yellow"], "c3": ["red"],
+                                                                              "a1": ["yellow"]}})
+    ledger = game.ledger(state)
+    assert ledger.squares == {"a1": ["yellow-01"], "b2": ["tan-01", "yellow-02"], "c3": ["red-01"]}
+    assert ledger.reserve["yellow"][0] == "yellow-03" and ledger.reserve["red"][0] == "red-02"
+    assert len(ledger.reserve["tan"]) == 7  # the tan stones of the set that this setup leaves out
+
+
+def test_a_copy_keeps_its_own_captured_and_exited_pieces() -> None:
+    ledger = next(led for _, led, named in _games("terrain", range(3))
+                  if any(isinstance(n.event, Captured) for n in named))
+    before_off = list(ledger.off)
+    assert before_off
+    copy = ledger.copy()
+    copy.off.append("x")
+    copy.squares.clear()
+    assert ledger.off == before_off and ledger.squares
+
+
+def test_the_ledger_base_refuses_what_the_events_cannot_mean() -> None:
+    from stratstone_cad.games.core import GameError, Piece, PieceLedger
+
+    pieces = [Piece(f"p-{n}", "red", "gem", n) for n in (9, 10, 11)]  # ids whose text order is not their numbers'
+    ledger = PieceLedger(pieces, {"a1": ["p-11"]})
+    with pytest.raises(GameError, match=r"^piece ledger: no piece on b2$"):
+        ledger.take("b2")
+    assert ledger.from_reserve("red") == "p-9" and ledger.from_reserve("red") == "p-10"
+    with pytest.raises(GameError, match=r"^piece ledger: no red piece left in reserve$"):
+        ledger.from_reserve("red")
+    for p in ("p-11", "p-10", "p-9"):
+        ledger.to_reserve(p)
+    assert ledger.reserve["red"] == ["p-9", "p-10", "p-11"]  # by number: the lowest comes out first
+    ledger.reserve.clear()
+    ledger.to_reserve("p-10")  # a colour whose every piece was in play
+    assert ledger.reserve == {"red": ["p-10"]}
