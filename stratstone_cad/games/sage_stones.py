@@ -648,7 +648,9 @@ class SageStones(GameBase):
         return True
 
     squares = SQUARES
-    parse_square = staticmethod(parse_square)
+
+    def parse_square(self, text: str) -> tuple[int, int]:
+        return parse_square(text)
 
     def ledger(self, state: Any) -> SageLedger:
         """Ten gems of each colour in play, ``red-01`` .. ``red-10``."""

@@ -622,7 +622,9 @@ class Stratstone(GameBase):
 
     fast_ply = staticmethod(fast_two_sides_ply(PLAYERS))
     squares = SQUARES
-    parse_square = staticmethod(parse_square)
+
+    def parse_square(self, text: str) -> tuple[int, int]:
+        return parse_square(text)
 
     def fast_header(self, players: list[str], setup: dict[str, Any]) -> bool:
         return players == list(PLAYERS) and set(setup) <= {"first"} and setup.get("first", "red") in PLAYERS

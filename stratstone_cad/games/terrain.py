@@ -1049,7 +1049,9 @@ class TerrainGame(GameBase):
         return [warning] if warning else []
 
     squares = SQUARES
-    parse_square = staticmethod(parse_square)
+
+    def parse_square(self, text: str) -> tuple[int, int]:
+        return parse_square(text)
 
     def ledger(self, state: Any) -> TerrainLedger:
         """The pieces on the board, ``red-runner-1``, ``blue-guardian-2``: numbered per side

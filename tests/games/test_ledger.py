@@ -210,3 +210,11 @@ def test_the_ledger_base_refuses_what_the_events_cannot_mean() -> None:
     ledger.reserve.clear()
     ledger.to_reserve("p-10")  # a colour whose every piece was in play
     assert ledger.reserve == {"red": ["p-10"]}
+
+
+def test_gems_on_the_board_of_a_setup_are_numbered_first_in_their_colours() -> None:
+    game = get_game("sage-stones")
+    state = game.initial_state(["yellow", "red", "blue"], {"board": {"3-1": "red", "5-5": "blue", "4-2": "red"}})
+    ledger = game.ledger(state)
+    assert ledger.squares == {"3-1": ["red-01"], "4-2": ["red-02"], "5-5": ["blue-01"]}
+    assert ledger.reserve["red"][0] == "red-03" and ledger.reserve["yellow"][0] == "yellow-01"
