@@ -369,7 +369,7 @@ def _cmd_replay(a: argparse.Namespace) -> int:
         raise UserError(f"--frames-per-ply {a.frames_per_ply} --fps {a.fps}: expected 1 to 600 frames a ply at 1 to "
                         "120 frames a second")
     if a.out:
-        kind = replay.check_out(a.out)
+        kind = replay.check_out(a.out, size)
         if a.ply is not None and kind != ".png":
             raise UserError(f"--ply {a.ply}: only with --out FILE.png (one position)")
     elif a.ply is not None:
@@ -386,7 +386,7 @@ def _cmd_replay(a: argparse.Namespace) -> int:
         replay.show_window(rep, a.frames_per_ply, a.fps)
         return 0
     n = replay.export(rep, a.out, size=size, fps=a.fps, per_ply=a.frames_per_ply, ply=a.ply, plies=plies)
-    what = f"the position after ply {rep.count if a.ply is None else a.ply}" if n == 1 else f"{n} frames"
+    what = f"the position after ply {rep.count if a.ply is None else a.ply}" if kind == ".png" else f"{n} frames"
     print(printable(f"wrote {a.out}: {rep.game}, {rep.count} plies, {what}"))
     return 0
 

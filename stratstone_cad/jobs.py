@@ -87,14 +87,12 @@ def seats_on(grid: Any, game: Any, z: Callable[[int, int], float], what: str) ->
     ParameterError naming ``what`` (``"stratstone.board.cells = 3"``)."""
     from .errors import ParameterError
 
-    seats = {}
-    for sq in game.squares:
-        col, row = game.parse_square(sq)
-        if col >= grid.cols or row >= grid.rows:
-            raise ParameterError(f"{what}: the board has {grid.cols} x {grid.rows} cells but the game is played on "
-                                 f"{sq} too; expected a board of the game's size")
-        seats[sq] = (*grid.cell_centre(col, row), z(col, row))
-    return seats
+    cells = {sq: game.parse_square(sq) for sq in game.squares}
+    cols, rows = max(c for c, _ in cells.values()) + 1, max(r for _, r in cells.values()) + 1
+    if (grid.cols, grid.rows) != (cols, rows):
+        raise ParameterError(f"{what}: the board has {grid.cols} x {grid.rows} cells, the game is played on "
+                             f"{cols} x {rows}; expected a board of the game's size to replay it on")
+    return {sq: (*grid.cell_centre(col, row), z(col, row)) for sq, (col, row) in cells.items()}
 
 
 @dataclass(frozen=True)

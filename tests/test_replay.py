@@ -298,13 +298,24 @@ def test_the_command_line_writes_one_position_and_a_game(tmp_path):
     (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/x.gif", "--frames-per-ply", "0"], "--frames-per-ply 0"),
     (["{tmp}/missing.jsonl", "--out", "{tmp}/x.gif"], "missing.jsonl"),
     (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/no/such/x.gif"], "the folder {tmp}/no/such does not exist"),
-    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/full"], "the folder is not empty"),
-    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/fifo.gif"], "fifo.gif"),
+    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/full"], "the folder exists; expected FILE.gif"),
+    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/fifo.gif"], "fifo.gif: is a FIFO"),
+    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/fifo"], "fifo: is a FIFO"),
+    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/" + "a" * 250 + ".gif"], "a name in it is too long"),
+    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/."], "the folder exists"),
+    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/x.mp4", "--size", "321x200"], "expected an even width and height"),
+    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/x.gif", "--fps", "60"], "expected at most 50 for a GIF"),
+    (["{logs}/terrain_random.jsonl", "--out", "{tmp}/x.gif"], "is held whole in memory"),
+    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/x.png", "--set", "stratstone.stone.per_colour=4"],
+     "stratstone.stone.per_colour = 4: the game is played with 8 stones"),
+    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/x.png", "--set", "stratstone.board.cells=5"],
+     "the board has 5 x 5 cells, the game is played on 4 x 4"),
 ])
 def test_bad_replays_are_one_line_and_write_nothing(args, message, tmp_path):
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "keep.txt").write_text("mine")
     os.mkfifo(tmp_path / "fifo.gif")
+    os.mkfifo(tmp_path / "fifo")
     before = sorted(p.name for p in tmp_path.rglob("*"))
     r = _cli(*[a.format(tmp=tmp_path, logs=LOGS) for a in args])
     assert r.returncode == 2, r.stderr
@@ -377,3 +388,141 @@ def test_renaming_the_models_colours_keeps_each_piece_its_set(tmp_path):
     assert rep.table.assets["red-08"] == "stone-crimson-08" and rep.table.assets["tan-01"] == "stone-sand-01"
     rep = R.load(LOGS / "sage_stones_4.jsonl", {"sage-stones.gem.colours": "sun,rose,sky,moss,snow,ink"})
     assert {rep.table.assets[p] for p in rep.pieces if p.startswith("blue-")} == {"gem-sky"}
+
+
+def _strat(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "stratstone_cad", "replay", str(LOGS / "stratstone_win.jsonl"), *args],
+                          capture_output=True, text=True, timeout=600, **kw)
+
+
+@pytest.mark.parametrize("suffix", [".gif", ".mp4", ""])
+def test_a_write_that_fails_is_one_line_and_leaves_the_old_file(suffix, tmp_path):
+    """A file-size limit cuts the export's write short (as a full disk would): one line,
+    exit 2, the file that was there untouched, no temporary left."""
+    import resource
+
+    out = tmp_path / f"game{suffix}"
+    if suffix:
+        out.write_bytes(b"old")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (3_000, 3_000))
+
+    r = _strat("--out", str(out), "--size", "320x200", "--frames-per-ply", "2", preexec_fn=limit)
+    assert r.returncode == 2, r.stderr[-1500:]
+    assert r.stderr.count("\n") == 1 and "cannot write" in r.stderr and "Traceback" not in r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ([out.name] if suffix else [])
+    if suffix:
+        assert out.read_bytes() == b"old"
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGKILL"])
+def test_an_export_stopped_part_way_writes_nothing_and_a_killed_ones_leftovers_go(sig, tmp_path):
+    import signal
+    import time
+
+    out = tmp_path / "game.mp4"
+    p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "replay", str(LOGS / "terrain_random.jsonl"), "--out",
+                          str(out), "--size", "320x200", "--frames-per-ply", "3"], stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while not any(q.name.startswith(".game.mp4.") and q.stat().st_size > 0 for q in tmp_path.iterdir()):
+        assert time.time() < deadline and p.poll() is None, "the export never started writing"
+        time.sleep(0.05)
+    p.send_signal(getattr(signal, sig))
+    p.wait(60)
+    if sig == "SIGTERM":
+        assert p.returncode != 0 and "Traceback" not in p.stderr.read()
+        assert list(tmp_path.iterdir()) == []  # nothing published, nothing left
+    else:
+        assert next(q.name for q in tmp_path.iterdir()).startswith(".game.mp4.")  # what SIGKILL leaves...
+        r = _strat("--out", str(out), "--size", "160x100", "--frames-per-ply", "1")
+        assert r.returncode == 0, r.stderr
+        assert [q.name for q in tmp_path.iterdir()] == ["game.mp4"]  # ...the next export of that name sweeps
+
+
+def test_a_link_is_written_through_and_a_replaced_file_keeps_its_permissions(tmp_path):
+    target = tmp_path / "real.gif"
+    target.write_bytes(b"old")
+    target.chmod(0o600)
+    (tmp_path / "link.gif").symlink_to(target.name)
+    r = _strat("--out", str(tmp_path / "link.gif"), "--size", "96x64", "--frames-per-ply", "1")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "link.gif").is_symlink() and target.read_bytes()[:6] == b"GIF89a"
+    assert target.stat().st_mode & 0o777 == 0o600
+    (tmp_path / "link.png").symlink_to("real.png")
+    r = _strat("--out", str(tmp_path / "link.png"), "--size", "96x64")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "real.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_log_of_no_plies_shows_its_start(tmp_path):
+    log = tmp_path / "zero.jsonl"
+    log.write_text((LOGS / "stratstone_win.jsonl").read_text().splitlines()[0] + "\n")
+    rep = R.load(log)
+    assert rep.count == 0
+    assert R.export(rep, tmp_path / "z.gif", size=(96, 64)) == 1
+    assert R.export(rep, tmp_path / "z.png", size=(96, 64)) == 1
+
+
+def test_a_board_reset_lifts_every_gem_away(tmp_path):
+    """A hand-built Sage Stones log whose first roll resets the board (column 4 and column
+    6 full): every gem rises and vanishes; the board is empty after the ply."""
+    import json
+
+    from stratstone_cad.games.core import BoardReset
+
+    board = {**{f"4-{r}": "yellow" for r in range(1, 10)}, "6-1": "red", **{f"6-{r}": "blue" for r in range(2, 10)}}
+    header = {"format": "stratstone-cad/log", "version": 1, "game": "sage-stones", "rules": "sage-stones/1", "players": ["yellow", "red", "blue"], "seed": None,
+              "setup": {"variant": "standard", "board": board, "first": "yellow"}}
+    log = tmp_path / "reset.jsonl"
+    log.write_text(json.dumps(header) + "\n" + json.dumps({"ply": 1, "player": "yellow", "dice": [1, 1, 2],
+                                                            "move": "-"}) + "\n")
+    rep = R.load(log)
+    (ply,) = rep.plies
+    (reset,) = [n for n in ply.named if n.pieces]
+    assert isinstance(reset.event, BoardReset) and len(reset.pieces) == 18
+    assert len(rep.initial) == 30 and sum(pos is not None for pos in rep.initial.values()) == 18
+    assert all(pos is None for pos in ply.rest.values())
+    for pid, keys in ply.keys.items():
+        start = rep.initial[pid]
+        assert keys[-1][1] is None and max(k[1][2] for k in keys if k[1]) > start[2] + 10  # up, then gone
+    assert set(ply.keys) == {p for p, pos in rep.initial.items() if pos}
+
+
+def test_during_a_ply_the_overlay_keeps_the_facts_before_it_and_the_result_waits_for_the_end(loaded):
+    rep = loaded["stratstone"]
+    last = rep.count
+    during = R._overlay(rep, last, done=False)
+    after = R._overlay(rep, last, done=True)
+    assert rep.result not in during and after.endswith(rep.result)
+    assert "in hand: yellow 1" not in during and "in hand: yellow 1" in after  # the winner's last stone
+
+
+def test_pieces_never_cut_into_the_board_or_each_other_while_they_move(loaded):
+    """Sample every animation: a moving piece's bottom never dips below the top of a cell
+    or stack it is over (the board's surface under its centre, or a resting piece's top)."""
+    from stratstone_cad.viewer.assets import asset_mesh
+
+    for game in ("terrain", "stratstone"):
+        rep = loaded[game]
+        mesh = asset_mesh(rep.assets[rep.table.board])
+        cache: dict[tuple[float, float], float] = {}
+        for ply in rep.plies:
+            for u in [k / 40 for k in range(41)]:
+                where = rep.at(ply.number, u)
+                for pid in ply.keys:
+                    pos = where[pid]
+                    if pos is None:
+                        continue
+                    assert pos[2] >= _surface_at(mesh, pos[0], pos[1], cache) - 1e-6, (game, ply.move, u, pid, pos)
+
+
+def _surface_at(mesh, x: float, y: float, cache: dict) -> float:
+    """The board's surface under (x, y), 0 off the board (the table), remembered."""
+    key = (round(x, 1), round(y, 1))
+    if key not in cache:
+        try:
+            cache[key] = _surface(mesh, x, y)
+        except ValueError:  # no triangle under it: off the board
+            cache[key] = 0.0
+    return cache[key]

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..cad.boards import BoardParams, GridBoard, label_strokes, stroke_region
 from ..cad.glyphs import MARKS
+from ..errors import ParameterError
 from ..jobs import BOARD_FILES, COLOUR, GameAssets, Job, Output, Table, board_job, seats_on, subset
 from ..params import (
     MIN_WALL_MM,
@@ -189,6 +190,10 @@ def table(p: StratstoneParams, profiles: Mapping[str, Profile], pieces: Mapping[
     top = snap_height(b.thickness_mm, profiles["board"], minimum_layers=3)
     floor = top - snap_depth(b.recess_depth_mm, profiles["board"])
     seats = seats_on(grid, get_game("stratstone"), lambda col, row: floor, f"stratstone.board.cells = {b.cells}")
+    need = max(p.number for p in pieces.values()) if pieces else 0
+    if s.per_colour < need:
+        raise ParameterError(f"stratstone.stone.per_colour = {s.per_colour}: the game is played with {need} stones of "
+                             f"each colour; expected at least {need} to replay it")
     width = grid.size_mm[0]
     gap, step = 0.15 * s.footprint_mm, 1.08 * s.footprint_mm
     rows = math.ceil(s.per_colour / 2)

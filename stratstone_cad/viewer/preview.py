@@ -74,10 +74,24 @@ def layout(assets: Sequence[Asset]) -> list[Placed]:
     return out
 
 
-def _plotter(size: tuple[int, int], off_screen: bool = True, shape: tuple[int, int] = (1, 1)) -> Any:
+def new_plotter(size: tuple[int, int], off_screen: bool = True, **kw: Any) -> Any:
+    """A PyVista plotter; off screen, its render window is VTK's EGL one (Mesa's software
+    OpenGL on a machine without a GPU) from the start, instead of an X window that VTK
+    tries first and reports on stderr as a bad X server connection when there is no display."""
     import pyvista as pv
 
-    p = pv.Plotter(off_screen=off_screen, window_size=list(size), shape=shape, border=False)
+    saved = os.environ.get("VTK_DEFAULT_OPENGL_WINDOW")
+    if off_screen and saved is None and not os.environ.get("DISPLAY"):
+        os.environ["VTK_DEFAULT_OPENGL_WINDOW"] = "vtkEGLRenderWindow"
+    try:
+        return pv.Plotter(off_screen=off_screen, window_size=list(size), border=False, **kw)
+    finally:
+        if saved is None:
+            os.environ.pop("VTK_DEFAULT_OPENGL_WINDOW", None)
+
+
+def _plotter(size: tuple[int, int], off_screen: bool = True, shape: tuple[int, int] = (1, 1)) -> Any:
+    p = new_plotter(size, off_screen, shape=shape)
     p.set_background(BACKGROUND)
     return p
 
@@ -192,10 +206,23 @@ def contact_sheet(assets: Sequence[Asset], out: Path, cell: int = 260) -> tuple[
     return rows, cols
 
 
+def need_display(command: str, instead: str) -> None:
+    """Refuse in one line, before anything opens, a window there is no display for: no
+    ``DISPLAY`` (or ``WAYLAND_DISPLAY``), or a local X display whose server is not running
+    (VTK would only print a warning and show nothing)."""
+    import re
+
+    display = os.environ.get("DISPLAY", "")
+    if not (display or os.environ.get("WAYLAND_DISPLAY")):
+        raise UserError(f"{command}: no display to open a window on; use {instead}")
+    m = re.fullmatch(r"(?:unix)?:([0-9]+)(?:\.[0-9]+)?", display)
+    if m and not os.environ.get("WAYLAND_DISPLAY") and not os.path.exists(f"/tmp/.X11-unix/X{m[1]}"):
+        raise UserError(f"{command}: no X server answers at DISPLAY={display[:40]}; use {instead}")
+
+
 def show(assets: Sequence[Asset]) -> None:
     """The interactive window (it needs a display)."""
-    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        raise UserError("preview: no display to open a window on; use --out FILE.png (.gif, .mp4) or --sheet FILE.png")
+    need_display("preview", "--out FILE.png (.gif, .mp4) or --sheet FILE.png")
     p = _plotter((1280, 800), off_screen=False)
     _add(p, layout(assets))
     _view(p)

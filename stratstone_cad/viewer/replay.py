@@ -27,7 +27,9 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import re
 import shutil
+import stat
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -237,21 +239,26 @@ class Timeline:
         self.keys.setdefault(pid, []).append((t, pos))
         self.pos[pid] = pos
 
-    def arc(self, pid: str, to: Point, t0: float, t1: float, clear: float) -> None:
-        """From where ``pid`` is to ``to`` between beats ``t0`` and ``t1``, arcing to ``clear``
-        mm above the higher end."""
+    def arc(self, pid: str, to: Point, t0: float, t1: float, clear: float, over: float = -math.inf) -> None:
+        """From where ``pid`` is to ``to`` between beats ``t0`` and ``t1``: straight up to
+        half of ``clear`` above the higher of the two ends (and of ``over``, what lies
+        between them), across in an arc that peaks ``clear`` above it, straight down. The
+        piece never cuts into a higher cell or stack on its way."""
         a = self.pos[pid]
         if a is None:
             self.key(pid, t0, to)
             return
+        base = max(a[2], to[2], over) + clear / 2
+        rise, fall = t0 + 0.25 * (t1 - t0), t0 + 0.75 * (t1 - t0)
         self.key(pid, t0, a)
-        peak = max(a[2], to[2]) + clear
-        for k in range(1, self.ARC + 1):
+        self.key(pid, rise, (a[0], a[1], base))
+        for k in range(1, self.ARC):
             s = k / self.ARC
             e = _ease(s)
-            z = a[2] + (to[2] - a[2]) * e
-            lift = 4 * (peak - max(a[2], to[2])) * s * (1 - s) + (max(a[2], to[2]) - z) * math.sin(math.pi * s)
-            self.key(pid, t0 + (t1 - t0) * s, (a[0] + (to[0] - a[0]) * e, a[1] + (to[1] - a[1]) * e, z + lift))
+            self.key(pid, rise + (fall - rise) * s,
+                     (a[0] + (to[0] - a[0]) * e, a[1] + (to[1] - a[1]) * e, base + 2 * clear * s * (1 - s)))
+        self.key(pid, fall, (to[0], to[1], base))
+        self.key(pid, t1, to)
 
     def line(self, pid: str, to: Point | None, t0: float, t1: float) -> None:
         """Straight from where ``pid`` is to ``to`` (``None``: hidden at ``t1``)."""
@@ -298,13 +305,14 @@ class Timeline:
 
     def placed(self, pid: str, square: str) -> None:
         to = self.top(square)
+        beats = 1.0 if self.pos.get(pid) is None else 1.2
         if self.pos.get(pid) is None:  # no hand to take it from: it drops into place
             self.key(pid, self.now, (to[0], to[1], to[2] + DROP_MM))
-            self.line(pid, to, self.now, self.now + 1)
+            self.line(pid, to, self.now, self.now + beats)
         else:
-            self.arc(pid, to, self.now, self.now + 1.2, LIFT_MM)
+            self.arc(pid, to, self.now, self.now + beats, LIFT_MM)
         self.stacks.setdefault(square, []).append(pid)
-        self.now += 1.2 if self.pos.get(pid) is not None else 1
+        self.now += beats
 
     def sown(self, pid: str, origin: str, square: str, step: int) -> None:
         t = self.now
@@ -315,7 +323,8 @@ class Timeline:
                 assert a is not None
                 self.line(p, (a[0], a[1], a[2] + LIFT_MM), t, t + 0.6)
             t = self.now = t + 0.6
-        # the lifted stack moves over the square, then its bottom stone drops onto it
+        # the lifted stack rises clear of the square's stack, moves over it, then its
+        # bottom stone drops onto it
         x, y, _ = self.rep.table.seats[square]
         to = self.top(square)
         base = self.pos[self.lifted[0]]
@@ -323,7 +332,10 @@ class Timeline:
         hover = max(base[2], to[2] + LIFT_MM)
         z = hover
         for p in self.lifted:
-            self.line(p, (x, y, z), t, t + 0.6)
+            here = self.pos[p]
+            assert here is not None
+            self.line(p, (here[0], here[1], z), t, t + 0.2)
+            self.line(p, (x, y, z), t + 0.2, t + 0.6)
             z += self.rep.heights[p]
         self.line(pid, to, t + 0.6, t + 1.0)
         self.lifted = [p for p in self.lifted if p != pid]
@@ -335,7 +347,12 @@ class Timeline:
         for a, b in itertools.pairwise(path):
             pa, pb = self.rep.table.seats[a], self.rep.table.seats[b]
             far = math.hypot(pb[0] - pa[0], pb[1] - pa[1]) > 1.01 * pitch  # a jump or a diagonal step
-            self.arc(pid, self.top(b), self.now, self.now + (1.0 if far else 0.6), JUMP_MM if far else HOP_MM)
+            # what a jump passes over: the cells between its ends (the one jumped, or a diagonal's two corners)
+            over = max((self.top(q)[2] for q, (x, y, _) in self.rep.table.seats.items()
+                        if min(pa[0], pb[0]) - 1 <= x <= max(pa[0], pb[0]) + 1
+                        and min(pa[1], pb[1]) - 1 <= y <= max(pa[1], pb[1]) + 1 and q not in (a, b)),
+                       default=-math.inf) if far else -math.inf
+            self.arc(pid, self.top(b), self.now, self.now + (1.0 if far else 0.6), JUMP_MM if far else HOP_MM, over)
             self.now += 1.0 if far else 0.6
             self.stacks[a] = [p for p in self.stacks.get(a, []) if p != pid]
             self.stacks.setdefault(b, []).append(pid)
@@ -344,10 +361,13 @@ class Timeline:
         a, b = self.pos[attacker], self.pos[target]
         if a is None or b is None:
             return
-        lunge = (a[0] + (b[0] - a[0]) * 0.3, a[1] + (b[1] - a[1]) * 0.3, a[2] + HOP_MM)
-        self.line(attacker, lunge, self.now, self.now + 0.3)
-        self.line(attacker, a, self.now + 0.3, self.now + 0.5)
-        self.now += 0.5
+        z = max(a[2], b[2]) + HOP_MM  # clear of the target's cell, however high it stands
+        t = self.now
+        self.line(attacker, (a[0], a[1], z), t, t + 0.15)
+        self.line(attacker, (a[0] + (b[0] - a[0]) * 0.3, a[1] + (b[1] - a[1]) * 0.3, z), t + 0.15, t + 0.35)
+        self.line(attacker, (a[0], a[1], z), t + 0.35, t + 0.5)
+        self.line(attacker, a, t + 0.5, t + 0.6)
+        self.now += 0.6
         self.attacked = True
 
     def captured(self, pid: str, square: str) -> None:
@@ -374,8 +394,8 @@ class Timeline:
         lo, hi = self.rep.board_bounds
         far = hi[1] - a[1] < a[1] - lo[1]  # off the nearer of the near and far edges
         y = hi[1] + self.rep.table.pitch_mm if far else lo[1] - self.rep.table.pitch_mm
-        self.line(pid, (a[0], (hi[1] if far else lo[1]), a[2]), self.now, self.now + 0.6)
-        self.line(pid, (a[0], y, 0.0), self.now + 0.6, self.now + 1.0)
+        self.line(pid, (a[0], y, a[2]), self.now, self.now + 0.6)  # across the rim at its own height
+        self.line(pid, (a[0], y, 0.0), self.now + 0.6, self.now + 1.0)  # then down, clear of the board
         self.key(pid, self.now + 1.0, None)
         self.now += 1.0
 
@@ -392,8 +412,10 @@ class Timeline:
 # --------------------------------------------------------------------------- the scene
 
 
-def _overlay(rep: Replay, ply: int) -> str:
-    """The overlay's lines for the position after ``ply``."""
+def _overlay(rep: Replay, ply: int, done: bool = True) -> str:
+    """The overlay's lines while ``ply`` is shown: its move; the facts after it (stones in
+    hand, on the board, the score) and, after the last, the result, once it is ``done``
+    (before, the facts of the ply before)."""
     if ply == 0:
         return f"{rep.title}: start, {rep.count} plies\n{', '.join(rep.players)}"
     p = rep.plies[ply - 1]
@@ -401,10 +423,11 @@ def _overlay(rep: Replay, ply: int) -> str:
     if p.dice:
         head += "   dice " + "-".join(str(d) for d in p.dice)
     lines = [head]
-    for k, v in p.facts.items():
+    facts = p.facts if done or ply == 1 else rep.plies[ply - 2].facts
+    for k, v in facts.items():
         if isinstance(v, dict):
             lines.append(f"{k.replace('_', ' ')}: " + ", ".join(f"{a} {b}" for a, b in v.items()))
-    if ply == rep.count and rep.result:
+    if done and ply == rep.count and rep.result:
         lines.append(rep.result)
     return "\n".join(lines)
 
@@ -420,10 +443,15 @@ class Scene:
         from .preview import BACKGROUND
 
         self.rep = rep
-        if off_screen and not smooth:
+        from .preview import new_plotter
+
+        samples = pv.global_theme.multi_samples
+        if off_screen and not smooth:  # an animation's frames: no multisampling (docs/benchmarks.md)
             pv.global_theme.multi_samples = 0
-        self.p = pv.Plotter(off_screen=off_screen, window_size=list(size), border=False)
-        pv.global_theme.multi_samples = 4
+        try:
+            self.p = new_plotter(size, off_screen)
+        finally:
+            pv.global_theme.multi_samples = samples
         self.p.set_background(BACKGROUND)
         board = rep.assets[rep.table.board]
         self.p.add_mesh(_poly(asset_mesh(board)), color=board.colour, smooth_shading=True, split_sharp_edges=True,
@@ -435,11 +463,12 @@ class Scene:
                                                split_sharp_edges=True, specular=0.3, name=pid)
         pitch = rep.table.pitch_mm
         frame = _frame(pitch)
-        self.marks = [self.p.add_mesh(frame, color=c, opacity=0.9, name=f"mark-{i}", lighting=False)
+        self.marks = [self.p.add_mesh(frame, color=c, name=f"mark-{i}", lighting=False)
                       for i, c in enumerate(("#2f6fdf", "#f08c00"))]
         self.text = self.p.add_text("", position="upper_left", font_size=max(7, min(14, size[1] // 60)), color="black")
         self._view()
         self.ply = -1
+        self.shown: tuple[int, bool] = (-1, False)
 
     def _view(self) -> None:
         """Look at the board (and the hands beside it) from the first player's side, 40
@@ -488,6 +517,10 @@ class Scene:
                 a = rep.anchors[pid]
                 actor.SetPosition(pos[0] - a[0], pos[1] - a[1], pos[2] - a[2])
                 actor.SetVisibility(True)
+        done = ply == 0 or u >= 1.0
+        if (ply, done) != self.shown:
+            self.text.SetText(2, _overlay(rep, ply, done))  # 2: the upper left corner
+            self.shown = (ply, done)
         if ply != self.ply:
             squares = rep.plies[ply - 1].squares if ply else ()
             for i, mark in enumerate(self.marks):
@@ -496,9 +529,8 @@ class Scene:
                     mark.SetVisibility(False)
                     continue
                 x, y, z = rep.table.seats[sq]
-                mark.SetPosition(x, y, rep.table.tops.get(sq, z) + 0.15)
+                mark.SetPosition(x, y, rep.table.tops.get(sq, z) + 0.5)  # clear of the surface at any size
                 mark.SetVisibility(True)
-            self.text.SetText(2, _overlay(rep, ply))  # 2: the upper left corner
             self.ply = ply
 
     def image(self) -> np.ndarray:
@@ -564,77 +596,115 @@ class Progress:
             self.stream.flush()
 
 
-def check_out(out: Path) -> str:
-    """The kind of an export target: ``.gif``, ``.mp4``, ``.png`` or ``dir`` (a folder of PNG
-    frames: an empty folder, or a new name without a suffix)."""
-    from .preview import check_out as check_file
+#: A GIF's frames are all held in memory until it is written (Pillow writes a GIF whole):
+#: at most this many pixels of frames (about 1.5 GB); an MP4 or a folder of PNGs streams.
+GIF_PIXELS = 250_000_000
+#: A GIF's frame delay is counted in hundredths of a second, and viewers slow delays under
+#: 2 hundredths down: at most 50 frames a second.
+GIF_FPS = 50
 
-    if out.is_dir() or (not out.suffix and not out.exists()):
-        if out.is_symlink() or (out.exists() and not out.is_dir()):
-            raise UserError(f"replay --out {out}: expected a folder for the PNG frames")
-        if out.is_dir() and any(out.iterdir()):
-            raise UserError(f"replay --out {out}: the folder is not empty, expected a new or empty folder for the frames")
-        if not out.parent.is_dir():
-            raise UserError(f"replay --out {out}: the folder {out.parent} does not exist")
+
+def check_out(out: Path, size: tuple[int, int] = (1280, 720)) -> str:
+    """The kind of an export target, refused in one line before anything is rendered:
+    ``.gif``, ``.mp4``, ``.png`` or ``dir`` (a new folder for PNG frames: a name without a
+    suffix that does not exist yet)."""
+    from ..fileio import path_too_long
+
+    too_long = path_too_long(out) or path_too_long(out.parent / f".{out.name}.12345678.tmp")
+    if too_long:
+        raise UserError(f"--out {out}: {too_long}")
+    if not out.name or out.name in (".", ".."):
+        raise UserError(f"--out {out}: expected a file name, or a new folder's, for the frames")
+    if out.exists() or out.is_symlink():
+        if out.is_dir() and not out.is_symlink():
+            raise UserError(f"--out {out}: the folder exists; expected FILE.gif, FILE.mp4, FILE.png or a new folder "
+                            "for the PNG frames")
+        write_target(out, follow_symlinks=True)  # a FIFO, a device, a link to a folder: refused, naming it
+    if not out.parent.is_dir():
+        raise UserError(f"--out {out}: the folder {out.parent} does not exist")
+    suffix = out.suffix.lower()
+    if not suffix:
         return "dir"
-    if out.suffix.lower() not in (*FORMATS, ".png"):
-        raise ParameterError(f"replay --out {out}: expected FILE.gif, FILE.mp4, FILE.png or a new folder (a name "
-                             "without a suffix) for PNG frames")
-    return check_file(out, (*FORMATS, ".png"), "replay --out")
+    if suffix not in (*FORMATS, ".png"):
+        raise ParameterError(f"--out {out}: expected FILE.gif, FILE.mp4, FILE.png or a new folder (a name without a "
+                             "suffix) for PNG frames")
+    if suffix == ".mp4" and (size[0] % 2 or size[1] % 2):
+        raise ParameterError(f"--size {size[0]}x{size[1]}: expected an even width and height for an MP4 (H.264)")
+    return suffix
+
+
+def _temporary(target: Path, kind: str) -> Path:
+    """A new temporary file (or folder) beside ``target``, named as :func:`fileio.sweep_temporary`
+    sweeps them (``.NAME.XXXXXXXX.tmp``): made now, so a folder that cannot be written is
+    refused before anything is rendered."""
+    import tempfile
+
+    from ..fileio import OutputError, describe_os_error
+
+    try:
+        if kind == "dir":
+            return Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        os.close(fd)
+        return Path(name)
+    except OSError as e:
+        raise OutputError(f"--out {target}: cannot write ({describe_os_error(e)})") from None
 
 
 def export(rep: Replay, out: Path, *, size: tuple[int, int] = (1280, 720), fps: int = 10, per_ply: int = 10,
            ply: int | None = None, plies: tuple[int, int] | None = None, progress: Progress | None = None) -> int:
     """Write the replay (or the position after ``ply`` as a PNG; ``plies``: only plies
-    first-last); returns the frames written. Files are written whole or not at all (a
-    temporary name, then a rename)."""
-    kind = check_out(out)
+    first-last); returns the frames written. Files are written whole or not at all: into a
+    temporary file (or folder) beside the target, renamed over it once complete; a failed
+    write is a one-line :class:`OutputError` and leaves the target as it was."""
+    from ..fileio import OutputError, describe_os_error, sweep_temporary
+
+    kind = check_out(out, size)
     if ply is not None and not 0 <= ply <= rep.count:
-        raise ParameterError(f"replay --ply {ply}: expected a ply from 0 to {rep.count}")
-    first, last = plies or (1, rep.count)
-    if not 1 <= first <= last <= rep.count:
-        raise ParameterError(f"replay --plies {first}-{last}: expected FIRST-LAST with 1 <= FIRST <= LAST <= {rep.count}")
+        raise ParameterError(f"--ply {ply}: expected a ply from 0 to {rep.count}")
+    if plies is not None and not 1 <= plies[0] <= plies[1] <= rep.count:
+        raise ParameterError(f"--plies {plies[0]}-{plies[1]}: expected FIRST-LAST with 1 <= FIRST <= LAST <= {rep.count}")
     if kind == ".png":
         from .preview import _png
 
         scene = Scene(rep, size)
         try:
             scene.show(rep.count if ply is None else ply)
-            atomic_write(out, _png(scene.image()))
+            atomic_write(out, _png(scene.image()), follow_symlinks=True)
         finally:
             scene.close()
         return 1
     if ply is not None:
-        raise ParameterError(f"replay --ply {ply}: only with --out FILE.png (one position)")
+        raise ParameterError(f"--ply {ply}: only with --out FILE.png (one position)")
+    first, last = plies or (1, rep.count)  # a log of no plies: its start, one frame
     todo = frames(rep, per_ply, first, last)
+    if kind == ".gif":
+        if fps > GIF_FPS:
+            raise ParameterError(f"--fps {fps}: a GIF counts its frame delays in hundredths of a second; expected at "
+                                 f"most {GIF_FPS} for a GIF (or an MP4)")
+        if len(todo) * size[0] * size[1] > GIF_PIXELS:
+            raise ParameterError(f"--out {out}: a GIF of {len(todo)} frames at {size[0]}x{size[1]} is held whole in "
+                                 f"memory (about {len(todo) * size[0] * size[1] * 6 / 1e9:.1f} GB); expected at most "
+                                 f"{GIF_PIXELS // 1_000_000} million pixels of frames: fewer --plies, a smaller "
+                                 "--size or --frames-per-ply, or an MP4")
+    target = out if kind == "dir" else write_target(out, follow_symlinks=True)
+    sweep_temporary(target.parent, re.escape(target.name))  # what a killed export of this name left
+    tmp = _temporary(target, kind)
     bar = progress or Progress(len(todo), f"replay {out.name}")
     scene = Scene(rep, size, smooth=False)
-    tmp = out.with_name(f".{out.name.rstrip(os.sep) or 'frames'}.{os.getpid()}.tmp{'' if kind == 'dir' else kind}")
     try:
-        if kind == "dir":
-            from .preview import _png
-
-            tmp.mkdir()
-            for i, (pl, u) in enumerate(todo):
-                scene.show(pl, u)
-                (tmp / f"frame-{i + 1:05d}.png").write_bytes(_png(scene.image()))
-                bar.step(i + 1)
+        try:
+            _write(scene, todo, tmp, kind, fps, bar)
             scene.close()
-            if out.is_dir():
-                out.rmdir()  # empty, checked above
-            os.replace(tmp, out)
-        else:
-            if kind == ".gif":
-                scene.p.open_gif(str(tmp), fps=fps, loop=0)
-            else:
-                scene.p.open_movie(str(tmp), framerate=fps, quality=6, macro_block_size=1)
-            for i, (pl, u) in enumerate(todo):
-                scene.show(pl, u)
-                scene.p.write_frame()
-                bar.step(i + 1)
-            scene.close()
-            write_target(out, follow_symlinks=True)
-            os.replace(tmp, out)
+            if kind != "dir":
+                try:
+                    mode = stat.S_IMODE(os.stat(target).st_mode)  # a file replaced keeps its permissions
+                except OSError:
+                    mode = 0o666 & ~_umask()
+                os.chmod(tmp, mode)
+            os.replace(tmp, target)
+        except OSError as e:
+            raise OutputError(f"--out {out}: cannot write ({describe_os_error(e)})") from None
         bar.done()
     finally:
         scene.close()
@@ -643,6 +713,82 @@ def export(rep: Replay, out: Path, *, size: tuple[int, int] = (1280, 720), fps: 
         elif tmp.exists():
             tmp.unlink()
     return len(todo)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _write(scene: Scene, todo: Sequence[tuple[int, float]], tmp: Path, kind: str, fps: int, bar: Progress) -> None:
+    """Render every frame into ``tmp``: PNG files in a folder, a GIF (Pillow, written whole
+    at the end) or an MP4 (H.264 through imageio-ffmpeg, streamed). Every write error is
+    raised, none is swallowed."""
+    from .preview import _png
+
+    if kind == "dir":
+        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private; the frames are the user's
+        for i, (pl, u) in enumerate(todo):
+            scene.show(pl, u)
+            with open(tmp / f"frame-{i + 1:05d}.png", "wb") as fh:
+                fh.write(_png(scene.image()))
+            bar.step(i + 1)
+        return
+    if kind == ".gif":
+        from PIL import Image
+
+        images = []
+        for i, (pl, u) in enumerate(todo):
+            scene.show(pl, u)
+            images.append(Image.fromarray(scene.image()).quantize(256, dither=Image.Dither.NONE))
+            bar.step(i + 1)
+        with open(tmp, "wb") as fh:
+            images[0].save(fh, format="GIF", save_all=True, append_images=images[1:], loop=0,
+                           duration=max(2, round(100 / fps)) * 10)
+        return
+    import imageio_ffmpeg
+
+    w, h = scene.p.window_size
+    writer = imageio_ffmpeg.write_frames(str(tmp), (w, h), fps=fps, codec="libx264", quality=6, macro_block_size=1,
+                                         pix_fmt_out="yuv420p", ffmpeg_log_level="error",
+                                         output_params=["-f", "mp4"])
+    writer.send(None)
+    try:
+        for i, (pl, u) in enumerate(todo):
+            scene.show(pl, u)
+            writer.send(np.ascontiguousarray(scene.image()[:, :, :3]))
+            bar.step(i + 1)
+    except BaseException:
+        writer.close()
+        raise
+    writer.close()
+    _check_mp4(tmp)
+
+
+def _check_mp4(path: Path) -> None:
+    """The MP4's top-level boxes tile the file and include the index (``moov``): ffmpeg can
+    end with status 0 after a write of it failed (a full disk, a file-size limit), leaving a
+    file no player opens. Raises OSError naming what is wrong."""
+    size = path.stat().st_size
+    seen, at = set(), 0
+    with open(path, "rb") as fh:
+        while at < size:
+            fh.seek(at)
+            head = fh.read(16)
+            if len(head) < 8:
+                break
+            n, kind = int.from_bytes(head[:4], "big"), head[4:8]
+            if n == 1 and len(head) == 16:
+                n = int.from_bytes(head[8:16], "big")  # a 64-bit size
+            elif n == 0:
+                n = size - at  # to the end of the file
+            if n < 8:
+                break
+            seen.add(kind)
+            at += n
+    if at != size or b"moov" not in seen:
+        raise OSError(f"the video came out cut short ({size} bytes), the disk may be full")
 
 
 # --------------------------------------------------------------------------- the window
@@ -661,10 +807,13 @@ class Controls:
         self.ply = max(0, min(self.scene.rep.count, ply))
         self.frame = self.per_ply if frame is None else frame
         self.scene.show(self.ply, self.frame / self.per_ply)
+        slider = getattr(self, "slider", None)
+        if slider is not None and round(slider.GetRepresentation().GetValue()) != self.ply:
+            slider.GetRepresentation().SetValue(self.ply)  # the slider follows the keys and the play
         self.redraw()
 
     def next(self) -> None:
-        """Right: the next ply, animated when playing, at its end otherwise."""
+        """Right: the position after the next ply."""
         self._go(self.ply + 1)
 
     def previous(self) -> None:
@@ -683,8 +832,9 @@ class Controls:
         self.playing = not self.playing
 
     def seek(self, value: float) -> None:
-        """The slider: to the end of ply ``value``."""
-        self._go(round(value))
+        """The slider: to the end of ply ``value`` (a move of the slider made by _go itself is no seek)."""
+        if round(value) != self.ply or self.frame != self.per_ply:
+            self._go(round(value))
 
     def tick(self) -> None:
         """One frame of play: the next frame of the next ply; stops at the end."""
@@ -721,8 +871,9 @@ def bind(scene: Scene, per_ply: int, fps: int) -> Controls:
 
 def show_window(rep: Replay, per_ply: int, fps: int) -> None:
     """The interactive window (it needs a display)."""
-    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        raise UserError("replay: no display to open a window on; use --out FILE.gif (.mp4, .png, or a folder)")
+    from .preview import need_display
+
+    need_display("replay", "--out FILE.gif (.mp4, .png, or a folder)")
     scene = Scene(rep, (1280, 800), off_screen=False)
     bind(scene, per_ply, fps)
     scene.p.add_text("Left/Right: ply   Home/End: first/last   Space: play/pause   drag: orbit", position="lower_left",
