@@ -752,7 +752,7 @@ def _write(scene: Scene, todo: Sequence[tuple[int, float]], tmp: Path, kind: str
     w, h = scene.p.window_size
     writer = imageio_ffmpeg.write_frames(str(tmp), (w, h), fps=fps, codec="libx264", quality=6, macro_block_size=1,
                                          pix_fmt_out="yuv420p", ffmpeg_log_level="error",
-                                         output_params=["-f", "mp4"])
+                                         output_params=["-f", "mp4", "-preset", "veryfast", "-threads", "1"])
     writer.send(None)
     try:
         for i, (pl, u) in enumerate(todo):
