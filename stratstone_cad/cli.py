@@ -386,7 +386,8 @@ def _cmd_replay(a: argparse.Namespace) -> int:
         replay.show_window(rep, a.frames_per_ply, a.fps)
         return 0
     n = replay.export(rep, a.out, size=size, fps=a.fps, per_ply=a.frames_per_ply, ply=a.ply, plies=plies)
-    what = f"the position after ply {rep.count if a.ply is None else a.ply}" if kind == ".png" else f"{n} frames"
+    frames = f"{n} frame{'s' if n != 1 else ''}"
+    what = f"the position after ply {rep.count if a.ply is None else a.ply}" if kind == ".png" else frames
     print(printable(f"wrote {a.out}: {rep.game}, {rep.count} plies, {what}"))
     return 0
 
