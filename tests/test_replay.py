@@ -211,6 +211,7 @@ def test_the_keys_step_the_replay_and_the_slider_seeks(loaded):
         assert controls.ply == 1
         press("End")
         assert controls.ply == rep.count
+        assert round(controls.slider.GetRepresentation().GetValue()) == rep.count  # the slider follows the keys
         press("Right")  # past the end: stays
         assert controls.ply == rep.count
         press("Home")
