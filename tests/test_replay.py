@@ -302,7 +302,8 @@ def test_the_command_line_writes_one_position_and_a_game(tmp_path):
     (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/full"], "the folder exists; expected FILE.gif"),
     (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/fifo.gif"], "fifo.gif: is a FIFO"),
     (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/fifo"], "fifo: is a FIFO"),
-    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/" + "a" * 250 + ".gif"], "a name in it is too long"),
+    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/" + "a" * 250 + ".gif"], "the name is too long, expected at most 241 bytes"),
+    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/plain"], "plain: a file is there; expected FILE.gif"),
     (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/."], "the folder exists"),
     (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/x.mp4", "--size", "321x200"], "expected an even width and height"),
     (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/x.gif", "--fps", "60"], "expected at most 50 for a GIF"),
@@ -317,6 +318,7 @@ def test_bad_replays_are_one_line_and_write_nothing(args, message, tmp_path):
     (tmp_path / "full" / "keep.txt").write_text("mine")
     os.mkfifo(tmp_path / "fifo.gif")
     os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "plain").write_text("mine")
     before = sorted(p.name for p in tmp_path.rglob("*"))
     r = _cli(*[a.format(tmp=tmp_path, logs=LOGS) for a in args])
     assert r.returncode == 2, r.stderr
@@ -436,6 +438,8 @@ def test_an_export_stopped_part_way_writes_nothing_and_a_killed_ones_leftovers_g
         assert list(tmp_path.iterdir()) == []  # nothing published, nothing left
     else:
         assert next(q.name for q in tmp_path.iterdir()).startswith(".game.mp4.")  # what SIGKILL leaves...
+        (tmp_path / ".game.mp4.abcd1234.tmp").mkdir()  # as a killed export of frames would leave a folder
+        (tmp_path / ".game.mp4.abcd1234.tmp" / "frame-00001.png").write_bytes(b"x")
         r = _strat("--out", str(out), "--size", "160x100", "--frames-per-ply", "1")
         assert r.returncode == 0, r.stderr
         assert [q.name for q in tmp_path.iterdir()] == ["game.mp4"]  # ...the next export of that name sweeps
@@ -527,3 +531,49 @@ def _surface_at(mesh, x: float, y: float, cache: dict) -> float:
         except ValueError:  # no triangle under it: off the board
             cache[key] = 0.0
     return cache[key]
+
+
+def test_an_export_running_keeps_its_temporary_from_another_of_the_same_name(tmp_path):
+    """The sweep of a second export skips a temporary another export holds (locked)."""
+    import fcntl
+
+    held = tmp_path / ".game.gif.abcd1234.tmp"
+    held.write_bytes(b"partial")
+    with open(held, "rb") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        r = _strat("--out", str(tmp_path / "game.gif"), "--size", "96x64", "--frames-per-ply", "1")
+        assert r.returncode == 0, r.stderr
+        assert held.read_bytes() == b"partial"
+    r = _strat("--out", str(tmp_path / "game.gif"), "--size", "96x64", "--frames-per-ply", "1")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.gif"]  # not held any more: swept
+
+
+def test_new_files_and_folders_follow_the_umask(tmp_path):
+    def private():
+        os.umask(0o077)
+
+    for name in ("u.png", "u.gif", "u.mp4", "u"):
+        r = _strat("--out", str(tmp_path / name), "--size", "96x64", "--frames-per-ply", "1", preexec_fn=private)
+        assert r.returncode == 0, r.stderr
+        assert (tmp_path / name).stat().st_mode & 0o777 == (0o700 if name == "u" else 0o600), name
+
+
+def test_a_gif_keeps_its_frame_rate_in_whole_hundredths():
+    assert sum(R._gif_delays(40, 40)) == 1000 and set(R._gif_delays(6, 40)) == {20, 30}  # 2.5 hundredths on average
+    assert sum(R._gif_delays(30, 30)) == 1000 and set(R._gif_delays(30, 30)) == {30, 40}
+    assert R._gif_delays(3, 10) == [100, 100, 100]
+
+
+def test_the_progress_bar_ends_its_line_before_an_error():
+    import io
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    out = Tty()
+    bar = R.Progress(10, "replay x.gif", out)
+    bar.step(4)
+    bar.done()
+    bar.done()  # again, as after an error: nothing more
+    assert out.getvalue().endswith("frame 4/10\n") and out.getvalue().count("\n") == 1

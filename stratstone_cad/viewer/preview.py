@@ -208,16 +208,34 @@ def contact_sheet(assets: Sequence[Asset], out: Path, cell: int = 260) -> tuple[
 
 def need_display(command: str, instead: str) -> None:
     """Refuse in one line, before anything opens, a window there is no display for: no
-    ``DISPLAY`` (or ``WAYLAND_DISPLAY``), or a local X display whose server is not running
-    (VTK would only print a warning and show nothing)."""
-    import re
-
+    ``DISPLAY`` (or ``WAYLAND_DISPLAY``), or an X display that does not answer (VTK would
+    only print a warning and show nothing). The X display is asked the way every X client
+    asks it, by Xlib's ``XOpenDisplay``; without Xlib on the machine it is not asked."""
     display = os.environ.get("DISPLAY", "")
     if not (display or os.environ.get("WAYLAND_DISPLAY")):
         raise UserError(f"{command}: no display to open a window on; use {instead}")
-    m = re.fullmatch(r"(?:unix)?:([0-9]+)(?:\.[0-9]+)?", display)
-    if m and not os.environ.get("WAYLAND_DISPLAY") and not os.path.exists(f"/tmp/.X11-unix/X{m[1]}"):
-        raise UserError(f"{command}: no X server answers at DISPLAY={display[:40]}; use {instead}")
+    if display and not os.environ.get("WAYLAND_DISPLAY") and x_display_answers(display) is False:
+        raise UserError(f"{command}: no X server answers at DISPLAY={display[:40]!r}; use {instead}")
+
+
+def x_display_answers(display: str) -> bool | None:
+    """Whether the X server at ``display`` accepts a connection; None when Xlib is missing."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("X11") or "libX11.so.6"
+    try:
+        xlib = ctypes.CDLL(name)
+    except OSError:
+        return None
+    xlib.XOpenDisplay.restype = ctypes.c_void_p
+    xlib.XOpenDisplay.argtypes = [ctypes.c_char_p]
+    xlib.XCloseDisplay.argtypes = [ctypes.c_void_p]
+    handle = xlib.XOpenDisplay(display.encode())
+    if not handle:
+        return False
+    xlib.XCloseDisplay(handle)
+    return True
 
 
 def show(assets: Sequence[Asset]) -> None:

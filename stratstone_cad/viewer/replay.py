@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParameterError, UserError
-from ..fileio import atomic_write, write_target
+from ..fileio import write_target
 
 __all__ = ["Replay", "Scene", "Timeline", "load"]
 
@@ -591,9 +591,11 @@ class Progress:
             self.last = pct
 
     def done(self) -> None:
-        if self.on:
+        """End the bar's line (also before an error message: called again, it does nothing)."""
+        if self.on and self.last >= 0:
             self.stream.write("\n")
             self.stream.flush()
+            self.last = -1
 
 
 #: A GIF's frames are all held in memory until it is written (Pillow writes a GIF whole):
@@ -604,25 +606,35 @@ GIF_PIXELS = 250_000_000
 GIF_FPS = 50
 
 
+TMP_SUFFIX = 14  # ".XXXXXXXX.tmp" and the leading dot: a temporary name is this much longer than its target's
+
+
 def check_out(out: Path, size: tuple[int, int] = (1280, 720)) -> str:
     """The kind of an export target, refused in one line before anything is rendered:
     ``.gif``, ``.mp4``, ``.png`` or ``dir`` (a new folder for PNG frames: a name without a
-    suffix that does not exist yet)."""
-    from ..fileio import path_too_long
+    suffix where nothing is yet)."""
+    from ..fileio import NAME_MAX, path_too_long
 
-    too_long = path_too_long(out) or path_too_long(out.parent / f".{out.name}.12345678.tmp")
+    too_long = path_too_long(out)
     if too_long:
         raise UserError(f"--out {out}: {too_long}")
+    if len(os.fsencode(out.name)) > NAME_MAX - TMP_SUFFIX:
+        raise UserError(f"--out {out}: the name is too long, expected at most {NAME_MAX - TMP_SUFFIX} bytes (the "
+                        f"export is written as .NAME.XXXXXXXX.tmp first)")
     if not out.name or out.name in (".", ".."):
         raise UserError(f"--out {out}: expected a file name, or a new folder's, for the frames")
+    suffix = out.suffix.lower()
     if out.exists() or out.is_symlink():
         if out.is_dir() and not out.is_symlink():
             raise UserError(f"--out {out}: the folder exists; expected FILE.gif, FILE.mp4, FILE.png or a new folder "
                             "for the PNG frames")
         write_target(out, follow_symlinks=True)  # a FIFO, a device, a link to a folder: refused, naming it
+        if not suffix:
+            what = "a symbolic link" if out.is_symlink() else "a file"
+            raise UserError(f"--out {out}: {what} is there; expected FILE.gif, FILE.mp4, FILE.png or a new folder "
+                            "for the PNG frames")
     if not out.parent.is_dir():
         raise UserError(f"--out {out}: the folder {out.parent} does not exist")
-    suffix = out.suffix.lower()
     if not suffix:
         return "dir"
     if suffix not in (*FORMATS, ".png"):
@@ -633,22 +645,72 @@ def check_out(out: Path, size: tuple[int, int] = (1280, 720)) -> str:
     return suffix
 
 
-def _temporary(target: Path, kind: str) -> Path:
-    """A new temporary file (or folder) beside ``target``, named as :func:`fileio.sweep_temporary`
-    sweeps them (``.NAME.XXXXXXXX.tmp``): made now, so a folder that cannot be written is
-    refused before anything is rendered."""
-    import tempfile
+class _Temporary:
+    """A new temporary file (or folder) beside ``target``, named ``.NAME.XXXXXXXX.tmp``
+    and held under an exclusive lock while the export writes it: made at once, so a folder
+    that cannot be written is refused before anything is rendered. :func:`_sweep` removes
+    what a killed export left, never one another export still holds."""
 
-    from ..fileio import OutputError, describe_os_error
+    def __init__(self, target: Path, out: Path, kind: str) -> None:
+        import fcntl
+        import tempfile
 
+        from ..fileio import OutputError, describe_os_error
+
+        try:
+            if kind == "dir":
+                self.path = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+                self.fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
+            else:
+                self.fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+                self.path = Path(name)
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as e:
+            raise OutputError(f"--out {out}: cannot write ({describe_os_error(e)})") from None
+
+    def remove(self) -> None:
+        """Gone, whatever it holds (after a failure); the lock goes with the descriptor."""
+        if self.path.is_dir() and not self.path.is_symlink():
+            shutil.rmtree(self.path, ignore_errors=True)
+        elif self.path.exists():
+            self.path.unlink()
+        self.close()
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def _sweep(target: Path) -> None:
+    """Remove the temporary files and folders (``.NAME.XXXXXXXX.tmp``) that killed exports
+    of ``target`` left, skipping any another export still holds locked."""
+    import fcntl
+
+    pattern = re.compile(rf"\.{re.escape(target.name)}\.[a-z0-9_]{{8}}\.tmp")
     try:
-        if kind == "dir":
-            return Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
-        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        os.close(fd)
-        return Path(name)
-    except OSError as e:
-        raise OutputError(f"--out {target}: cannot write ({describe_os_error(e)})") from None
+        found = [p for p in target.parent.iterdir() if pattern.fullmatch(p.name) and not p.is_symlink()]
+    except OSError:
+        return
+    for p in found:
+        try:
+            fd = os.open(p, os.O_RDONLY | (os.O_DIRECTORY if p.is_dir() else 0))
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue  # held: an export running now
+        try:
+            if p.is_dir():
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                p.unlink()
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
 
 
 def export(rep: Replay, out: Path, *, size: tuple[int, int] = (1280, 720), fps: int = 10, per_ply: int = 10,
@@ -656,28 +718,19 @@ def export(rep: Replay, out: Path, *, size: tuple[int, int] = (1280, 720), fps: 
     """Write the replay (or the position after ``ply`` as a PNG; ``plies``: only plies
     first-last); returns the frames written. Files are written whole or not at all: into a
     temporary file (or folder) beside the target, renamed over it once complete; a failed
-    write is a one-line :class:`OutputError` and leaves the target as it was."""
-    from ..fileio import OutputError, describe_os_error, sweep_temporary
+    write is a one-line :class:`OutputError` and leaves the target as it was. A new file
+    or folder gets the permissions the umask allows; a replaced file keeps its own."""
+    from ..fileio import OutputError, describe_os_error
 
     kind = check_out(out, size)
     if ply is not None and not 0 <= ply <= rep.count:
         raise ParameterError(f"--ply {ply}: expected a ply from 0 to {rep.count}")
     if plies is not None and not 1 <= plies[0] <= plies[1] <= rep.count:
         raise ParameterError(f"--plies {plies[0]}-{plies[1]}: expected FIRST-LAST with 1 <= FIRST <= LAST <= {rep.count}")
-    if kind == ".png":
-        from .preview import _png
-
-        scene = Scene(rep, size)
-        try:
-            scene.show(rep.count if ply is None else ply)
-            atomic_write(out, _png(scene.image()), follow_symlinks=True)
-        finally:
-            scene.close()
-        return 1
-    if ply is not None:
+    if ply is not None and kind != ".png":
         raise ParameterError(f"--ply {ply}: only with --out FILE.png (one position)")
     first, last = plies or (1, rep.count)  # a log of no plies: its start, one frame
-    todo = frames(rep, per_ply, first, last)
+    todo = [(rep.count if ply is None else ply, 1.0)] if kind == ".png" else frames(rep, per_ply, first, last)
     if kind == ".gif":
         if fps > GIF_FPS:
             raise ParameterError(f"--fps {fps}: a GIF counts its frame delays in hundredths of a second; expected at "
@@ -688,30 +741,29 @@ def export(rep: Replay, out: Path, *, size: tuple[int, int] = (1280, 720), fps: 
                                  f"{GIF_PIXELS // 1_000_000} million pixels of frames: fewer --plies, a smaller "
                                  "--size or --frames-per-ply, or an MP4")
     target = out if kind == "dir" else write_target(out, follow_symlinks=True)
-    sweep_temporary(target.parent, re.escape(target.name))  # what a killed export of this name left
-    tmp = _temporary(target, kind)
+    _sweep(target)  # what a killed export of this name left
+    tmp = _Temporary(target, out, kind)
     bar = progress or Progress(len(todo), f"replay {out.name}")
-    scene = Scene(rep, size, smooth=False)
+    scene = Scene(rep, size, smooth=kind == ".png")
     try:
         try:
-            _write(scene, todo, tmp, kind, fps, bar)
+            _write(scene, todo, tmp.path, kind, fps, bar)
             scene.close()
             if kind != "dir":
                 try:
                     mode = stat.S_IMODE(os.stat(target).st_mode)  # a file replaced keeps its permissions
                 except OSError:
                     mode = 0o666 & ~_umask()
-                os.chmod(tmp, mode)
-            os.replace(tmp, target)
+                os.chmod(tmp.path, mode)
+            os.replace(tmp.path, target)
+            tmp.close()
         except OSError as e:
             raise OutputError(f"--out {out}: cannot write ({describe_os_error(e)})") from None
-        bar.done()
     finally:
+        bar.done()
         scene.close()
-        if tmp.is_dir():
-            shutil.rmtree(tmp, ignore_errors=True)
-        elif tmp.exists():
-            tmp.unlink()
+        if tmp.fd >= 0:
+            tmp.remove()
     return len(todo)
 
 
@@ -721,12 +773,24 @@ def _umask() -> int:
     return mask
 
 
+def _gif_delays(n: int, fps: int) -> list[int]:
+    """Each frame's delay in milliseconds, whole hundredths of a second (as a GIF stores
+    them), alternating so that the frames keep ``fps`` on average (40 fps: 2 and 3 hundredths)."""
+    return [10 * (round(100 * (i + 1) / fps) - round(100 * i / fps)) for i in range(n)]
+
+
 def _write(scene: Scene, todo: Sequence[tuple[int, float]], tmp: Path, kind: str, fps: int, bar: Progress) -> None:
     """Render every frame into ``tmp``: PNG files in a folder, a GIF (Pillow, written whole
     at the end) or an MP4 (H.264 through imageio-ffmpeg, streamed). Every write error is
     raised, none is swallowed."""
     from .preview import _png
 
+    if kind == ".png":
+        scene.show(*todo[0])
+        with open(tmp, "wb") as fh:
+            fh.write(_png(scene.image()))
+        bar.step(1)
+        return
     if kind == "dir":
         os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private; the frames are the user's
         for i, (pl, u) in enumerate(todo):
@@ -745,24 +809,26 @@ def _write(scene: Scene, todo: Sequence[tuple[int, float]], tmp: Path, kind: str
             bar.step(i + 1)
         with open(tmp, "wb") as fh:
             images[0].save(fh, format="GIF", save_all=True, append_images=images[1:], loop=0,
-                           duration=max(2, round(100 / fps)) * 10)
+                           duration=_gif_delays(len(images), fps))
         return
     import imageio_ffmpeg
 
     w, h = scene.p.window_size
     writer = imageio_ffmpeg.write_frames(str(tmp), (w, h), fps=fps, codec="libx264", quality=6, macro_block_size=1,
-                                         pix_fmt_out="yuv420p", ffmpeg_log_level="error",
+                                         pix_fmt_out="yuv420p", ffmpeg_log_level="quiet",
                                          output_params=["-f", "mp4", "-preset", "veryfast", "-threads", "1"])
     writer.send(None)
     try:
-        for i, (pl, u) in enumerate(todo):
-            scene.show(pl, u)
-            writer.send(np.ascontiguousarray(scene.image()[:, :, :3]))
-            bar.step(i + 1)
-    except BaseException:
-        writer.close()
-        raise
-    writer.close()
+        try:
+            for i, (pl, u) in enumerate(todo):
+                scene.show(pl, u)
+                writer.send(np.ascontiguousarray(scene.image()[:, :, :3]))
+                bar.step(i + 1)
+        finally:
+            writer.close()
+    except (OSError, RuntimeError):  # imageio-ffmpeg's long message (the command, the temporary name): a short one
+        full = shutil.disk_usage(tmp.parent).free < 4 << 20
+        raise OSError("No space left on device" if full else "the video encoder (ffmpeg) stopped") from None
     _check_mp4(tmp)
 
 
