@@ -3,6 +3,7 @@ with Mesa's software OpenGL: this machine has no display and no GPU)."""
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -254,14 +255,15 @@ def test_a_gif_and_an_mp4_have_the_expected_frames_and_read_back(loaded, tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["frames", "game.gif", "game.mp4"]  # no temporary left
 
 
+class _Tty(io.StringIO):
+    """A stream that says it is a terminal, as stderr on one does."""
+
+    def isatty(self):
+        return True
+
+
 def test_the_progress_bar_counts_the_frames_on_a_terminal():
-    import io
-
-    class Tty(io.StringIO):
-        def isatty(self):
-            return True
-
-    out = Tty()
+    out = _Tty()
     bar = R.Progress(200, "replay x.mp4", out)
     for i in range(1, 201):
         bar.step(i)
@@ -565,13 +567,7 @@ def test_a_gif_keeps_its_frame_rate_in_whole_hundredths():
 
 
 def test_the_progress_bar_ends_its_line_before_an_error():
-    import io
-
-    class Tty(io.StringIO):
-        def isatty(self):
-            return True
-
-    out = Tty()
+    out = _Tty()
     bar = R.Progress(10, "replay x.gif", out)
     bar.step(4)
     bar.done()
