@@ -368,16 +368,13 @@ def _cmd_replay(a: argparse.Namespace) -> int:
     if not 1 <= a.frames_per_ply <= 600 or not 1 <= a.fps <= 120:
         raise UserError(f"--frames-per-ply {a.frames_per_ply} --fps {a.fps}: expected 1 to 600 frames a ply at 1 to "
                         "120 frames a second")
-    if a.out:
-        kind = replay.check_out(a.out, size)
-        if a.ply is not None and kind != ".png":
-            raise UserError(f"--ply {a.ply}: only with --out FILE.png (one position)")
-    elif a.ply is not None:
+    kind = replay.check_out(a.out, size) if a.out else None
+    if a.ply is not None and kind != ".png":
         raise UserError(f"--ply {a.ply}: only with --out FILE.png (one position)")
     plies = None
     if a.plies is not None:
         m = re.fullmatch(r"([0-9]{1,6})-([0-9]{1,6})", a.plies.strip())
-        if not m or (a.out and kind == ".png") or not a.out:
+        if not m or kind in (None, ".png"):
             raise UserError(f"--plies {printable(repr(a.plies))[:40]}: expected FIRST-LAST such as 10-20, with --out "
                             "FILE.gif, FILE.mp4 or a folder")
         plies = (int(m[1]), int(m[2]))

@@ -83,7 +83,7 @@ class Table:
 
 def seats_on(grid: Any, game: Any, z: Callable[[int, int], float], what: str) -> dict[str, Point]:
     """Every square of ``game`` (an engine: its squares, parsed by its own parser) at its cell
-    of ``grid``, at height ``z(col, row)``; a board with fewer cells than the game is a
+    of ``grid``, at height ``z(col, row)``; a board of another size than the game's is a
     ParameterError naming ``what`` (``"stratstone.board.cells = 3"``)."""
     from .errors import ParameterError
 

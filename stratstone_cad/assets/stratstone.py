@@ -190,7 +190,7 @@ def table(p: StratstoneParams, profiles: Mapping[str, Profile], pieces: Mapping[
     top = snap_height(b.thickness_mm, profiles["board"], minimum_layers=3)
     floor = top - snap_depth(b.recess_depth_mm, profiles["board"])
     seats = seats_on(grid, get_game("stratstone"), lambda col, row: floor, f"stratstone.board.cells = {b.cells}")
-    need = max(p.number for p in pieces.values()) if pieces else 0
+    need = max(piece.number for piece in pieces.values()) if pieces else 0
     if s.per_colour < need:
         raise ParameterError(f"stratstone.stone.per_colour = {s.per_colour}: the game is played with {need} stones of "
                              f"each colour; expected at least {need} to replay it")

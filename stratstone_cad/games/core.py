@@ -268,7 +268,7 @@ Event = Placed | Sown | Captured | Moved | Attacked | Exited | DiceRolled | Turn
 
 @dataclass(frozen=True, slots=True)
 class Piece:
-    """One physical piece of a game's set: ``id`` (``"yellow-03"``, ``"red-gem-07"``,
+    """One physical piece of a game's set: ``id`` (``"yellow-03"``, a Sage gem ``"red-07"``,
     ``"blue-runner-2"``), the engine's ``colour`` (a colour or side id), its ``kind``
     (``"stone"``, ``"gem"``, ``"runner"``) and its ``number`` (1-based within its colour and kind)."""
 

@@ -87,12 +87,12 @@ SQUARES = tuple(f"{ci + FIRST_COLUMN}-{ri + 1}" for ci in range(COLUMNS) for ri 
 _SQUARE_INDEX = {name: i for i, name in enumerate(SQUARES)}
 _COLUMN_OF = tuple(i // ROWS for i in range(COLUMNS * ROWS))
 _ROW_MAJOR = {name: (i % ROWS) * COLUMNS + i // ROWS for i, name in enumerate(SQUARES)}
+_COLUMN_SLICES = tuple((ci * ROWS, ci * ROWS + ROWS) for ci in range(COLUMNS))
 
 
 def parse_square(text: str) -> tuple[int, int]:
     """``"5-7"`` -> (2, 6): column and row, 0-based (column 3 is 0); raises SquareError."""
     return square_cell(text, _ROW_MAJOR, COLUMNS, "column-row, column 3-9 and row 1-9, such as 5-7")
-_COLUMN_SLICES = tuple((ci * ROWS, ci * ROWS + ROWS) for ci in range(COLUMNS))
 
 
 def _build_rays() -> tuple[tuple[tuple[int, ...], ...], ...]:

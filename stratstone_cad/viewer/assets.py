@@ -15,19 +15,20 @@ from __future__ import annotations
 import io
 import math
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ..catalog import get_games, load_params
 from ..errors import ParameterError
-from ..jobs import Job, Output
+from ..jobs import GameAssets, Job, Output
 from ..mesh.checks import Mesh
-from ..params import MeshParams, Printer, display_colour, load_colours, load_profiles
+from ..params import Colour, MeshParams, Printer, Profile, display_colour, load_colours, load_profiles
 
-__all__ = ["PREVIEW_MESH", "Asset", "asset_mesh", "list_assets", "select"]
+__all__ = ["PREVIEW_MESH", "Asset", "asset_mesh", "game_assets", "list_assets", "select"]
 
 #: The viewer's tessellation: 0.1 mm from the surface and 8 degrees a facet (the build: 0.05 mm, 2.5 degrees).
 PREVIEW_MESH = MeshParams(tolerance_mm=0.1, angular_tolerance_deg=8.0)
@@ -59,10 +60,18 @@ def list_assets(games: Iterable[str] | None = None, sets: dict[str, str] | None 
     colours = load_colours()
     out: dict[str, Asset] = {}
     for g in chosen:
-        for job in g.plan(ps.game(g.name), ANY_BED, profiles, PREVIEW_MESH):
-            for o in job.outputs:
-                name = o.file.removesuffix(".stl")
-                out[name] = Asset(name, g.name, job, o, display_colour(colours, o.colour))
+        out.update(game_assets(g, ps.game(g.name), profiles, colours))
+    return out
+
+
+def game_assets(game: GameAssets, params: Any, profiles: Mapping[str, Profile],
+                colours: Mapping[str, Colour]) -> dict[str, Asset]:
+    """One game's assets made with ``params`` (a logged game's board, say), by name."""
+    out: dict[str, Asset] = {}
+    for job in game.plan(params, ANY_BED, profiles, PREVIEW_MESH):
+        for o in job.outputs:
+            name = o.file.removesuffix(".stl")
+            out[name] = Asset(name, game.name, job, o, display_colour(colours, o.colour))
     return out
 
 

@@ -46,10 +46,15 @@ class Placed:
         return tuple(float(x) for x in (lo + hi) / 2)  # type: ignore[return-value]
 
     def polydata(self) -> Any:
-        import pyvista as pv
+        return polydata(self)
 
-        faces = np.hstack([np.full((len(self.triangles), 1), 3), self.triangles]).ravel()
-        return pv.PolyData(self.vertices, faces)
+
+def polydata(mesh: Any) -> Any:
+    """A mesh (``vertices``, ``triangles``) as PyVista's PolyData."""
+    import pyvista as pv
+
+    faces = np.hstack([np.full((len(mesh.triangles), 1), 3), mesh.triangles]).ravel()
+    return pv.PolyData(mesh.vertices, faces)
 
 
 def layout(assets: Sequence[Asset]) -> list[Placed]:

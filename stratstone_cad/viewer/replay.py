@@ -67,7 +67,6 @@ class Ply:
     rest: dict[str, Point | None]
     squares: tuple[str, ...]
     facts: dict[str, Any]
-    start: dict[str, Point | None] = field(default_factory=dict)
     keys: dict[str, list[tuple[float, Point | None]]] = field(default_factory=dict)
 
 
@@ -98,10 +97,10 @@ class Replay:
 
     def at(self, ply: int, u: float) -> dict[str, Point | None]:
         """Every piece's place ``u`` (0-1) of the way through ``ply`` (1-based)."""
-        p = self.plies[ply - 1]
-        out = dict(p.start)
-        for pid, keys in p.keys.items():
-            out[pid] = _sample(keys, u, p.start.get(pid))
+        start = self.rest(ply - 1)
+        out = dict(start)
+        for pid, keys in self.plies[ply - 1].keys.items():
+            out[pid] = _sample(keys, u, start.get(pid))
         return out
 
 
@@ -113,8 +112,8 @@ def load(path: Path, sets: dict[str, str] | None = None) -> Replay:
     """
     from ..catalog import GAMES, load_params
     from ..games.log import replay
-    from ..params import load_profiles
-    from .assets import ANY_BED, PREVIEW_MESH, Asset
+    from ..params import load_colours, load_profiles
+    from .assets import asset_mesh, game_assets
 
     with replay(path) as r:
         steps = list(r)
@@ -128,18 +127,9 @@ def load(path: Path, sets: dict[str, str] | None = None) -> Replay:
     if ga.for_setup is not None:
         params = ga.for_setup(params, header.setup)
     profiles = load_profiles()
-    from ..params import display_colour, load_colours
-
-    colours = load_colours()
-    assets: dict[str, Asset] = {}
-    for job in ga.plan(params, ANY_BED, profiles, PREVIEW_MESH):
-        for o in job.outputs:
-            name = o.file.removesuffix(".stl")
-            assets[name.split("/", 1)[1]] = Asset(name, game.name, job, o, display_colour(colours, o.colour))
+    assets = {name.split("/", 1)[1]: a for name, a in game_assets(ga, params, profiles, load_colours()).items()}
     ledger = game.ledger(initial)
     table = ga.table(params, profiles, ledger.pieces)
-    from .assets import asset_mesh
-
     anchors, heights = {}, {}
     for pid in ledger.pieces:
         lo, hi = asset_mesh(assets[table.assets[pid]]).bounds()
@@ -150,12 +140,12 @@ def load(path: Path, sets: dict[str, str] | None = None) -> Replay:
                  heights, _rest(ledger, table, heights), [], final.describe() if final else None, board_bounds)
     before = rep.initial
     for st in steps:
-        stacks = {sq: list(ids) for sq, ids in ledger.squares.items()}
+        timeline = Timeline(rep, before, ledger.squares)  # the places before the ply (it copies them)
         named = ledger.follow(st.events)
         rest = _rest(ledger, table, heights)
         ply = Ply(st.ply, st.player, st.move, st.chance, named, rest, _squares(named),
-                  game.derived(st.before, st.after, st.events), dict(before))
-        ply.keys = Timeline(rep, before, stacks).play(named, rest)
+                  game.derived(st.before, st.after, st.events))
+        ply.keys = timeline.play(named, rest)
         rep.plies.append(ply)
         before = rest
     return rep
@@ -184,14 +174,10 @@ def _squares(named: Sequence[Any]) -> tuple[str, ...]:
     sqs: list[str] = []
     for n in named:
         e = n.event
-        if isinstance(e, Placed):
-            sqs.append(e.square)
-        elif isinstance(e, Sown):
+        if isinstance(e, Placed | Sown | Exited):
             sqs.append(e.square)
         elif isinstance(e, Moved):
             sqs += [e.path[0], e.path[-1]]
-        elif isinstance(e, Exited):
-            sqs.append(e.square)
     if not sqs:
         return ()
     return (sqs[0], sqs[-1]) if sqs[0] != sqs[-1] else (sqs[0],)
@@ -440,11 +426,9 @@ class Scene:
         import pyvista as pv
 
         from .assets import asset_mesh
-        from .preview import BACKGROUND
+        from .preview import BACKGROUND, new_plotter, polydata
 
         self.rep = rep
-        from .preview import new_plotter
-
         samples = pv.global_theme.multi_samples
         if off_screen and not smooth:  # an animation's frames: no multisampling (docs/benchmarks.md)
             pv.global_theme.multi_samples = 0
@@ -454,12 +438,12 @@ class Scene:
             pv.global_theme.multi_samples = samples
         self.p.set_background(BACKGROUND)
         board = rep.assets[rep.table.board]
-        self.p.add_mesh(_poly(asset_mesh(board)), color=board.colour, smooth_shading=True, split_sharp_edges=True,
+        self.p.add_mesh(polydata(asset_mesh(board)), color=board.colour, smooth_shading=True, split_sharp_edges=True,
                         specular=0.2, name="board")
         self.actors: dict[str, Any] = {}
         for pid in rep.pieces:
             asset = rep.assets[rep.table.assets[pid]]
-            self.actors[pid] = self.p.add_mesh(_poly(asset_mesh(asset)), color=asset.colour, smooth_shading=True,
+            self.actors[pid] = self.p.add_mesh(polydata(asset_mesh(asset)), color=asset.colour, smooth_shading=True,
                                                split_sharp_edges=True, specular=0.3, name=pid)
         pitch = rep.table.pitch_mm
         frame = _frame(pitch)
@@ -539,13 +523,6 @@ class Scene:
 
     def close(self) -> None:
         self.p.close()
-
-
-def _poly(mesh: Any) -> Any:
-    import pyvista as pv
-
-    faces = np.hstack([np.full((len(mesh.triangles), 1), 3), mesh.triangles]).ravel()
-    return pv.PolyData(mesh.vertices, faces)
 
 
 def _frame(pitch: float) -> Any:
@@ -868,14 +845,14 @@ class Controls:
         self.ply, self.frame = 0, per_ply
         self.playing = False
         self.redraw = redraw or (lambda: None)
+        self.slider: Any = None  # the window's slider, set by bind
 
     def _go(self, ply: int, frame: int | None = None) -> None:
         self.ply = max(0, min(self.scene.rep.count, ply))
         self.frame = self.per_ply if frame is None else frame
         self.scene.show(self.ply, self.frame / self.per_ply)
-        slider = getattr(self, "slider", None)
-        if slider is not None and round(slider.GetRepresentation().GetValue()) != self.ply:
-            slider.GetRepresentation().SetValue(self.ply)  # the slider follows the keys and the play
+        if self.slider is not None and round(self.slider.GetRepresentation().GetValue()) != self.ply:
+            self.slider.GetRepresentation().SetValue(self.ply)  # the slider follows the keys and the play
         self.redraw()
 
     def next(self) -> None:
@@ -927,7 +904,7 @@ def bind(scene: Scene, per_ply: int, fps: int) -> Controls:
     slider = p.add_slider_widget(lambda v: controls.seek(v), [0, max(scene.rep.count, 1)], value=0, title="ply",
                                  pointa=(0.55, 0.08), pointb=(0.95, 0.08), fmt="%.0f", style="modern",
                                  interaction_event="always")
-    controls.slider = slider  # type: ignore[attr-defined]
+    controls.slider = slider
     if p.iren is not None and not p.off_screen:
         p.iren.add_observer("TimerEvent", lambda *_: controls.tick())
         p.iren.create_timer(max(10, 1000 // fps), repeating=True)
