@@ -337,27 +337,34 @@ def _size(text: str | None) -> tuple[int, int]:
 def _cmd_preview(a: argparse.Namespace) -> int:
     from .params import parse_set
     from .viewer.assets import list_assets, select
-    from .viewer.preview import check_out, contact_sheet, render_still, render_turntable, show
+    from .viewer.preview import contact_sheet, render_still, render_turntable, show
+    from .viewer.writer import check_frames, check_target
 
     size = _size(a.size)
     if not 1 <= a.frames <= 3600 or not 1 <= a.fps <= 120:
         raise UserError(f"--frames {a.frames} --fps {a.fps}: expected 1 to 3600 frames at 1 to 120 frames a second")
-    kind = check_out(a.out, (".png", ".gif", ".mp4"), "--out") if a.out else None
+    kind = check_target(a.out, (".png", ".gif", ".mp4"), size) if a.out else None
+    if kind:
+        check_frames(a.out, kind, a.frames, size, a.fps, fewer="fewer --frames")
     if a.sheet:
-        check_out(a.sheet, (".png",), "--sheet")
+        check_target(a.sheet, (".png",), flag="--sheet")
     chosen = select(list_assets(sets=parse_set(a.sets)), a.assets)
     if a.sheet:
         contact_sheet(chosen, a.sheet)
-        print(printable(f"wrote {a.sheet}: {len(chosen)} assets"))
+        print(printable(f"wrote {a.sheet}: {_count(len(chosen), 'asset')}"))
     if kind == ".png":
         render_still(chosen, a.out, size)
-        print(printable(f"wrote {a.out}: {len(chosen)} assets"))
+        print(printable(f"wrote {a.out}: {_count(len(chosen), 'asset')}"))
     elif kind:
         n = render_turntable(chosen, a.out, size, a.frames, a.fps)
-        print(printable(f"wrote {a.out}: {n} frames of {len(chosen)} assets"))
+        print(printable(f"wrote {a.out}: {_count(n, 'frame')} of {_count(len(chosen), 'asset')}"))
     if not a.out and not a.sheet:
         show(chosen)
     return 0
+
+
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}{'' if n == 1 else 's'}"
 
 
 def _cmd_replay(a: argparse.Namespace) -> int:
@@ -383,8 +390,7 @@ def _cmd_replay(a: argparse.Namespace) -> int:
         replay.show_window(rep, a.frames_per_ply, a.fps)
         return 0
     n = replay.export(rep, a.out, size=size, fps=a.fps, per_ply=a.frames_per_ply, ply=a.ply, plies=plies)
-    frames = f"{n} frame{'s' if n != 1 else ''}"
-    what = f"the position after ply {rep.count if a.ply is None else a.ply}" if kind == ".png" else frames
+    what = f"the position after ply {rep.count if a.ply is None else a.ply}" if kind == ".png" else _count(n, "frame")
     print(printable(f"wrote {a.out}: {rep.game}, {rep.count} plies, {what}"))
     return 0
 

@@ -14,6 +14,7 @@ import pytest
 
 from stratstone_cad.games.core import Sown
 from stratstone_cad.viewer import replay as R
+from stratstone_cad.viewer import writer as W
 
 LOGS = Path(__file__).parent / "data" / "logs"
 GAMES = {"stratstone": "stratstone_win.jsonl", "sage-stones": "sage_stones_4.jsonl", "terrain": "terrain_greedy.jsonl"}
@@ -561,9 +562,9 @@ def test_new_files_and_folders_follow_the_umask(tmp_path):
 
 
 def test_a_gif_keeps_its_frame_rate_in_whole_hundredths():
-    assert sum(R._gif_delays(40, 40)) == 1000 and set(R._gif_delays(6, 40)) == {20, 30}  # 2.5 hundredths on average
-    assert sum(R._gif_delays(30, 30)) == 1000 and set(R._gif_delays(30, 30)) == {30, 40}
-    assert R._gif_delays(3, 10) == [100, 100, 100]
+    assert sum(W.gif_delays(40, 40)) == 1000 and set(W.gif_delays(6, 40)) == {20, 30}  # 2.5 hundredths on average
+    assert sum(W.gif_delays(30, 30)) == 1000 and set(W.gif_delays(30, 30)) == {30, 40}
+    assert W.gif_delays(3, 10) == [100, 100, 100]
 
 
 def test_the_progress_bar_ends_its_line_before_an_error():

@@ -132,16 +132,45 @@ def test_the_command_line_writes_stills_sheets_and_turntables(tmp_path):
     r = _cli("sage-stones", "--sheet", str(tmp_path / "s.png"))
     assert r.returncode == 0, r.stderr
     r = _cli("sage-stones/gem-red", "--out", str(tmp_path / "t.gif"), "--frames", "4", "--size", "160x120")
-    assert r.returncode == 0 and "4 frames" in r.stdout, r.stderr
+    assert r.returncode == 0 and "4 frames of 1 asset\n" in r.stdout, r.stderr
+
+
+@pytest.mark.parametrize("suffix", [".gif", ".mp4"])
+def test_a_turntable_whose_write_fails_is_one_line_and_leaves_the_old_file(suffix, tmp_path):
+    """A file-size limit cuts the turntable's write short (as a full disk would): one line,
+    exit 2, the file that was there untouched, no temporary left (PyVista's writers swallow
+    that error and published the cut file with success)."""
+    import resource
+
+    r = _cli("sage-stones/gem-red", "--out", str(tmp_path / "warm.png"), "--size", "96x64")  # the meshes cached:
+    assert r.returncode == 0, r.stderr  # the limit is then met by the turntable's write, not the cache's
+    (tmp_path / "warm.png").unlink()
+    out = tmp_path / f"turn{suffix}"
+    out.write_bytes(b"old")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (3_000, 3_000))
+
+    r = subprocess.run([sys.executable, "-m", "stratstone_cad", "preview", "sage-stones/gem-red", "--out", str(out),
+                        "--frames", "8", "--size", "320x240"], capture_output=True, text=True, timeout=600,
+                       preexec_fn=limit)
+    assert r.returncode == 2, r.stderr[-1500:]
+    assert r.stderr.count("\n") == 1 and "cannot write" in r.stderr and "Traceback" not in r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == [out.name]
+    assert out.read_bytes() == b"old"
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--out", "{tmp}/x.jpg"], "--out {tmp}/x.jpg: expected a file ending in .png, .gif, .mp4"),
+    (["--out", "{tmp}/x.jpg"], "--out {tmp}/x.jpg: expected FILE.png, FILE.gif or FILE.mp4"),
+    (["--sheet", "{tmp}/x.gif"], "--sheet {tmp}/x.gif: expected FILE.png"),
+    (["terrain", "--out", "{tmp}/x.mp4", "--size", "321x240"], "--size 321x240: expected an even width and height"),
+    (["terrain", "--out", "{tmp}/x.gif", "--fps", "60"], "--fps 60: a GIF counts its frame delays"),
+    (["terrain", "--out", "{tmp}/x.gif", "--frames", "3600", "--size", "7680x4320"], "fewer --frames"),
     (["nope", "--out", "{tmp}/x.png"], "asset 'nope': unknown, expected a game or an asset"),
     (["terrain", "--size", "10x10", "--out", "{tmp}/x.png"], "--size '10x10': expected WIDTHxHEIGHT"),
     (["terrain"], "preview: no display to open a window on; use --out FILE.png"),
     (["terrain", "--out", "{tmp}/no/such/x.png"], "the folder {tmp}/no/such does not exist"),
-    (["terrain", "--out", "{tmp}"], "expected a file"),
+    (["terrain", "--out", "{tmp}"], "--out {tmp}: the folder exists; expected FILE.png"),
 ])
 def test_bad_preview_arguments_are_one_line_and_write_nothing(args, message, tmp_path):
     r = _cli(*[a.format(tmp=tmp_path) for a in args])

@@ -14,20 +14,20 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..errors import ParameterError, UserError
-from ..fileio import atomic_write, write_target
+from ..errors import UserError
+from ..fileio import atomic_write
 from .assets import Asset, asset_mesh
+from .writer import Progress, check_frames, check_target, png, publish
 
 __all__ = ["Placed", "contact_sheet", "layout", "render_still", "render_turntable", "show"]
 
 BACKGROUND = "white"
-FORMATS = (".png", ".gif", ".mp4")
 
 
 class Placed:
@@ -117,28 +117,6 @@ def _view(p: Any, elevation: float = 35.0) -> None:
     p.camera.zoom(1.2)
 
 
-def check_out(path: Path, allowed: Sequence[str], what: str) -> str:
-    """The format of an output path (its suffix), refused in one line if not one of ``allowed``;
-    the target must be writable as a regular file (not a folder, FIFO or device)."""
-    suffix = path.suffix.lower()
-    if suffix not in allowed:
-        raise ParameterError(f"{what} {path}: expected a file ending in {', '.join(allowed)}")
-    write_target(path, follow_symlinks=True)
-    if not path.parent.is_dir():
-        raise UserError(f"{what} {path}: the folder {path.parent} does not exist")
-    return suffix
-
-
-def _png(image: np.ndarray) -> bytes:
-    import io
-
-    from PIL import Image
-
-    buf = io.BytesIO()
-    Image.fromarray(image).save(buf, format="PNG", optimize=False)
-    return buf.getvalue()
-
-
 def project(p: Any, point: Sequence[float]) -> tuple[int, int]:
     """The pixel (column, row from the top) where ``point`` shows in the plotter's image."""
     r = p.renderer
@@ -161,32 +139,32 @@ def render_still(assets: Sequence[Asset], out: Path,
         x, y, _ = item.centre()
         where.append((item, project(p, (x, y, float(item.vertices[:, 2].max())))))
     p.close()
-    atomic_write(out, _png(image))
+    atomic_write(out, png(image))
     return where
 
 
 def render_turntable(assets: Sequence[Asset], out: Path, size: tuple[int, int] = (800, 600), frames: int = 36,
-                     fps: int = 12) -> int:
-    """A GIF or MP4 of the camera going once round the assets; returns the frames written."""
+                     fps: int = 12, progress: Progress | None = None) -> int:
+    """A GIF or MP4 of the camera going once round the assets; returns the frames written.
+    Written whole or not at all (:func:`~stratstone_cad.viewer.writer.publish`)."""
+    kind = check_target(out, (".gif", ".mp4"), size)
+    check_frames(out, kind, frames, size, fps, fewer="fewer --frames")
+    bar = progress or Progress(frames, f"preview {out.name}")
+    return publish(out, kind, _turn(assets, size, frames), fps=fps, bar=bar)
+
+
+def _turn(assets: Sequence[Asset], size: tuple[int, int], frames: int) -> Iterator[np.ndarray]:
     placed = layout(assets)
     p = _plotter(size)
-    _add(p, placed)
-    _view(p)
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp{out.suffix}")
     try:
-        if out.suffix.lower() == ".gif":
-            p.open_gif(str(tmp), fps=fps, loop=0)
-        else:
-            p.open_movie(str(tmp), framerate=fps, quality=7, macro_block_size=1)
+        _add(p, placed)
+        _view(p)
         for _ in range(frames):
             p.camera.azimuth += 360.0 / frames
-            p.write_frame()
-        p.close()
-        os.replace(tmp, out)
+            p.render()
+            yield p.screenshot(None, return_img=True)
     finally:
-        if tmp.exists():
-            tmp.unlink()
-    return frames
+        p.close()
 
 
 def contact_sheet(assets: Sequence[Asset], out: Path, cell: int = 260) -> tuple[int, int]:
@@ -207,7 +185,7 @@ def contact_sheet(assets: Sequence[Asset], out: Path, cell: int = 260) -> tuple[
                    color="black")
     image = p.screenshot(None, return_img=True)
     p.close()
-    atomic_write(out, _png(image))
+    atomic_write(out, png(image))
     return rows, cols
 
 

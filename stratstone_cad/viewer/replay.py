@@ -26,12 +26,7 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
-import re
-import shutil
-import stat
-import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,7 +34,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParameterError, UserError
-from ..fileio import write_target
+from . import writer
+from .writer import Progress
 
 __all__ = ["Replay", "Scene", "Timeline", "load"]
 
@@ -48,7 +44,7 @@ LIFT_MM = 14.0  # how high a stack or a gem is lifted
 HOP_MM = 2.0  # how high a walking piece clears the higher of two cells
 JUMP_MM = 14.0  # how high a Runner's jump or diagonal step arcs
 DROP_MM = 30.0  # where a gem starts its drop into its well, above the well
-FORMATS = (".gif", ".mp4")
+KINDS = (".gif", ".mp4", ".png", "dir")  # what --out can be
 
 
 # --------------------------------------------------------------------------- the loaded game
@@ -548,157 +544,19 @@ def frames(rep: Replay, per_ply: int, first: int = 1, last: int | None = None) -
     return out
 
 
-class Progress:
-    """A progress bar on stderr, drawn only when stderr is a terminal."""
-
-    def __init__(self, total: int, what: str, stream: Any = None) -> None:
-        self.total, self.what = total, what
-        self.stream = stream or sys.stderr
-        self.on = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.last = -1
-
-    def step(self, done: int) -> None:
-        if not self.on:
-            return
-        pct = done * 100 // self.total
-        if pct != self.last:
-            bar = "#" * (pct // 4) + "." * (25 - pct // 4)
-            self.stream.write(f"\r{self.what} [{bar}] {pct:3d}% frame {done}/{self.total}")
-            self.stream.flush()
-            self.last = pct
-
-    def done(self) -> None:
-        """End the bar's line (also before an error message: called again, it does nothing)."""
-        if self.on and self.last >= 0:
-            self.stream.write("\n")
-            self.stream.flush()
-            self.last = -1
-
-
-#: A GIF's frames are all held in memory until it is written (Pillow writes a GIF whole):
-#: at most this many pixels of frames (about 1.5 GB); an MP4 or a folder of PNGs streams.
-GIF_PIXELS = 250_000_000
-#: A GIF's frame delay is counted in hundredths of a second, and viewers slow delays under
-#: 2 hundredths down: at most 50 frames a second.
-GIF_FPS = 50
-
-
-TMP_SUFFIX = 14  # ".XXXXXXXX.tmp" and the leading dot: a temporary name is this much longer than its target's
-
-
 def check_out(out: Path, size: tuple[int, int] = (1280, 720)) -> str:
     """The kind of an export target, refused in one line before anything is rendered:
     ``.gif``, ``.mp4``, ``.png`` or ``dir`` (a new folder for PNG frames: a name without a
     suffix where nothing is yet)."""
-    from ..fileio import NAME_MAX, path_too_long
-
-    too_long = path_too_long(out)
-    if too_long:
-        raise UserError(f"--out {out}: {too_long}")
-    if len(os.fsencode(out.name)) > NAME_MAX - TMP_SUFFIX:
-        raise UserError(f"--out {out}: the name is too long, expected at most {NAME_MAX - TMP_SUFFIX} bytes (the "
-                        f"export is written as .NAME.XXXXXXXX.tmp first)")
-    if not out.name or out.name in (".", ".."):
-        raise UserError(f"--out {out}: expected a file name, or a new folder's, for the frames")
-    suffix = out.suffix.lower()
-    if out.exists() or out.is_symlink():
-        if out.is_dir() and not out.is_symlink():
-            raise UserError(f"--out {out}: the folder exists; expected FILE.gif, FILE.mp4, FILE.png or a new folder "
-                            "for the PNG frames")
-        write_target(out, follow_symlinks=True)  # a FIFO, a device, a link to a folder: refused, naming it
-        if not suffix:
-            what = "a symbolic link" if out.is_symlink() else "a file"
-            raise UserError(f"--out {out}: {what} is there; expected FILE.gif, FILE.mp4, FILE.png or a new folder "
-                            "for the PNG frames")
-    if not out.parent.is_dir():
-        raise UserError(f"--out {out}: the folder {out.parent} does not exist")
-    if not suffix:
-        return "dir"
-    if suffix not in (*FORMATS, ".png"):
-        raise ParameterError(f"--out {out}: expected FILE.gif, FILE.mp4, FILE.png or a new folder (a name without a "
-                             "suffix) for PNG frames")
-    if suffix == ".mp4" and (size[0] % 2 or size[1] % 2):
-        raise ParameterError(f"--size {size[0]}x{size[1]}: expected an even width and height for an MP4 (H.264)")
-    return suffix
-
-
-class _Temporary:
-    """A new temporary file (or folder) beside ``target``, named ``.NAME.XXXXXXXX.tmp``
-    and held under an exclusive lock while the export writes it: made at once, so a folder
-    that cannot be written is refused before anything is rendered. :func:`_sweep` removes
-    what a killed export left, never one another export still holds."""
-
-    def __init__(self, target: Path, out: Path, kind: str) -> None:
-        import fcntl
-        import tempfile
-
-        from ..fileio import OutputError, describe_os_error
-
-        try:
-            if kind == "dir":
-                self.path = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
-                self.fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
-            else:
-                self.fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-                self.path = Path(name)
-            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as e:
-            raise OutputError(f"--out {out}: cannot write ({describe_os_error(e)})") from None
-
-    def remove(self) -> None:
-        """Gone, whatever it holds (after a failure); the lock goes with the descriptor."""
-        if self.path.is_dir() and not self.path.is_symlink():
-            shutil.rmtree(self.path, ignore_errors=True)
-        elif self.path.exists():
-            self.path.unlink()
-        self.close()
-
-    def close(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
-
-
-def _sweep(target: Path) -> None:
-    """Remove the temporary files and folders (``.NAME.XXXXXXXX.tmp``) that killed exports
-    of ``target`` left, skipping any another export still holds locked."""
-    import fcntl
-
-    pattern = re.compile(rf"\.{re.escape(target.name)}\.[a-z0-9_]{{8}}\.tmp")
-    try:
-        found = [p for p in target.parent.iterdir() if pattern.fullmatch(p.name) and not p.is_symlink()]
-    except OSError:
-        return
-    for p in found:
-        try:
-            fd = os.open(p, os.O_RDONLY | (os.O_DIRECTORY if p.is_dir() else 0))
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            continue  # held: an export running now
-        try:
-            if p.is_dir():
-                shutil.rmtree(p, ignore_errors=True)
-            else:
-                p.unlink()
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
+    return writer.check_target(out, KINDS, size)
 
 
 def export(rep: Replay, out: Path, *, size: tuple[int, int] = (1280, 720), fps: int = 10, per_ply: int = 10,
            ply: int | None = None, plies: tuple[int, int] | None = None, progress: Progress | None = None) -> int:
     """Write the replay (or the position after ``ply`` as a PNG; ``plies``: only plies
-    first-last); returns the frames written. Files are written whole or not at all: into a
-    temporary file (or folder) beside the target, renamed over it once complete; a failed
-    write is a one-line :class:`OutputError` and leaves the target as it was. A new file
-    or folder gets the permissions the umask allows; a replaced file keeps its own."""
-    from ..fileio import OutputError, describe_os_error
-
+    first-last); returns the frames written. Written whole or not at all, by
+    :func:`~stratstone_cad.viewer.writer.publish`: a failed write is a one-line
+    :class:`OutputError` and leaves the target as it was."""
     kind = check_out(out, size)
     if ply is not None and not 0 <= ply <= rep.count:
         raise ParameterError(f"--ply {ply}: expected a ply from 0 to {rep.count}")
@@ -708,130 +566,20 @@ def export(rep: Replay, out: Path, *, size: tuple[int, int] = (1280, 720), fps: 
         raise ParameterError(f"--ply {ply}: only with --out FILE.png (one position)")
     first, last = plies or (1, rep.count)  # a log of no plies: its start, one frame
     todo = [(rep.count if ply is None else ply, 1.0)] if kind == ".png" else frames(rep, per_ply, first, last)
-    if kind == ".gif":
-        if fps > GIF_FPS:
-            raise ParameterError(f"--fps {fps}: a GIF counts its frame delays in hundredths of a second; expected at "
-                                 f"most {GIF_FPS} for a GIF (or an MP4)")
-        if len(todo) * size[0] * size[1] > GIF_PIXELS:
-            raise ParameterError(f"--out {out}: a GIF of {len(todo)} frames at {size[0]}x{size[1]} is held whole in "
-                                 f"memory (about {len(todo) * size[0] * size[1] * 6 / 1e9:.1f} GB); expected at most "
-                                 f"{GIF_PIXELS // 1_000_000} million pixels of frames: fewer --plies, a smaller "
-                                 "--size or --frames-per-ply, or an MP4")
-    target = out if kind == "dir" else write_target(out, follow_symlinks=True)
-    _sweep(target)  # what a killed export of this name left
-    tmp = _Temporary(target, out, kind)
+    writer.check_frames(out, kind, len(todo), size, fps, fewer="fewer --plies or --frames-per-ply")
     bar = progress or Progress(len(todo), f"replay {out.name}")
-    scene = Scene(rep, size, smooth=kind == ".png")
+    return writer.publish(out, kind, _render(rep, todo, size, smooth=kind == ".png"), fps=fps, bar=bar)
+
+
+def _render(rep: Replay, todo: Sequence[tuple[int, float]], size: tuple[int, int], smooth: bool) -> Iterator[np.ndarray]:
+    """The frames of ``todo`` (ply, time within it), rendered one by one as they are asked for."""
+    scene = Scene(rep, size, smooth=smooth)
     try:
-        try:
-            _write(scene, todo, tmp.path, kind, fps, bar)
-            scene.close()
-            if kind != "dir":
-                try:
-                    mode = stat.S_IMODE(os.stat(target).st_mode)  # a file replaced keeps its permissions
-                except OSError:
-                    mode = 0o666 & ~_umask()
-                os.chmod(tmp.path, mode)
-            os.replace(tmp.path, target)
-            tmp.close()
-        except OSError as e:
-            raise OutputError(f"--out {out}: cannot write ({describe_os_error(e)})") from None
+        for pl, u in todo:
+            scene.show(pl, u)
+            yield scene.image()
     finally:
-        bar.done()
         scene.close()
-        if tmp.fd >= 0:
-            tmp.remove()
-    return len(todo)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _gif_delays(n: int, fps: int) -> list[int]:
-    """Each frame's delay in milliseconds, whole hundredths of a second (as a GIF stores
-    them), alternating so that the frames keep ``fps`` on average (40 fps: 2 and 3 hundredths)."""
-    return [10 * (round(100 * (i + 1) / fps) - round(100 * i / fps)) for i in range(n)]
-
-
-def _write(scene: Scene, todo: Sequence[tuple[int, float]], tmp: Path, kind: str, fps: int, bar: Progress) -> None:
-    """Render every frame into ``tmp``: PNG files in a folder, a GIF (Pillow, written whole
-    at the end) or an MP4 (H.264 through imageio-ffmpeg, streamed). Every write error is
-    raised, none is swallowed."""
-    from .preview import _png
-
-    if kind == ".png":
-        scene.show(*todo[0])
-        with open(tmp, "wb") as fh:
-            fh.write(_png(scene.image()))
-        bar.step(1)
-        return
-    if kind == "dir":
-        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private; the frames are the user's
-        for i, (pl, u) in enumerate(todo):
-            scene.show(pl, u)
-            with open(tmp / f"frame-{i + 1:05d}.png", "wb") as fh:
-                fh.write(_png(scene.image()))
-            bar.step(i + 1)
-        return
-    if kind == ".gif":
-        from PIL import Image
-
-        images = []
-        for i, (pl, u) in enumerate(todo):
-            scene.show(pl, u)
-            images.append(Image.fromarray(scene.image()).quantize(256, dither=Image.Dither.NONE))
-            bar.step(i + 1)
-        with open(tmp, "wb") as fh:
-            images[0].save(fh, format="GIF", save_all=True, append_images=images[1:], loop=0,
-                           duration=_gif_delays(len(images), fps))
-        return
-    import imageio_ffmpeg
-
-    w, h = scene.p.window_size
-    writer = imageio_ffmpeg.write_frames(str(tmp), (w, h), fps=fps, codec="libx264", quality=6, macro_block_size=1,
-                                         pix_fmt_out="yuv420p", ffmpeg_log_level="quiet",
-                                         output_params=["-f", "mp4", "-preset", "veryfast", "-threads", "1"])
-    writer.send(None)
-    try:
-        try:
-            for i, (pl, u) in enumerate(todo):
-                scene.show(pl, u)
-                writer.send(np.ascontiguousarray(scene.image()[:, :, :3]))
-                bar.step(i + 1)
-        finally:
-            writer.close()
-    except (OSError, RuntimeError):  # imageio-ffmpeg's long message (the command, the temporary name): a short one
-        full = shutil.disk_usage(tmp.parent).free < 4 << 20
-        raise OSError("No space left on device" if full else "the video encoder (ffmpeg) stopped") from None
-    _check_mp4(tmp)
-
-
-def _check_mp4(path: Path) -> None:
-    """The MP4's top-level boxes tile the file and include the index (``moov``): ffmpeg can
-    end with status 0 after a write of it failed (a full disk, a file-size limit), leaving a
-    file no player opens. Raises OSError naming what is wrong."""
-    size = path.stat().st_size
-    seen, at = set(), 0
-    with open(path, "rb") as fh:
-        while at < size:
-            fh.seek(at)
-            head = fh.read(16)
-            if len(head) < 8:
-                break
-            n, kind = int.from_bytes(head[:4], "big"), head[4:8]
-            if n == 1 and len(head) == 16:
-                n = int.from_bytes(head[8:16], "big")  # a 64-bit size
-            elif n == 0:
-                n = size - at  # to the end of the file
-            if n < 8:
-                break
-            seen.add(kind)
-            at += n
-    if at != size or b"moov" not in seen:
-        raise OSError(f"the video came out cut short ({size} bytes), the disk may be full")
 
 
 # --------------------------------------------------------------------------- the window

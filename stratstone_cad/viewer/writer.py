@@ -1,0 +1,335 @@
+"""Writing the viewer's off-screen output: a PNG still, a GIF, an MP4 or a folder of PNG
+frames, from any stream of rendered frames (the preview's turntable, the replay).
+
+Files are written whole or not at all: into a temporary file (or folder) beside the target,
+``.NAME.XXXXXXXX.tmp``, held under an exclusive lock while it is written and renamed over
+the target once complete. Every write error is raised as a one-line
+:class:`~stratstone_cad.fileio.OutputError` and leaves the target as it was. That is why
+the project writes GIFs (Pillow) and MP4s (imageio-ffmpeg) itself rather than through
+PyVista's ``open_gif``/``open_movie``: their ``close()`` swallows a failed write, and a
+file cut short by a full disk would be published with success. An MP4 is also checked for
+a complete index, as ffmpeg can end with status 0 after failing to write it. What a killed
+export leaves is swept by the next export of the same name.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import os
+import re
+import shutil
+import stat
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import ParameterError, UserError
+from ..fileio import write_target
+
+__all__ = ["GIF_FPS", "GIF_PIXELS", "Progress", "check_frames", "check_target", "publish"]
+
+#: A GIF's frames are all held in memory until it is written (Pillow writes a GIF whole):
+#: at most this many pixels of frames (about 1.5 GB); an MP4 or a folder of PNGs streams.
+GIF_PIXELS = 250_000_000
+#: A GIF's frame delay is counted in hundredths of a second, and viewers slow delays under
+#: 2 hundredths down: at most 50 frames a second.
+GIF_FPS = 50
+TMP_SUFFIX = 14  # ".XXXXXXXX.tmp" and the leading dot: a temporary name is this much longer than its target's
+
+_NAMES = {".gif": "FILE.gif", ".mp4": "FILE.mp4", ".png": "FILE.png", "dir": "a new folder for the PNG frames"}
+
+
+def _expected(kinds: Sequence[str]) -> str:
+    names = [_NAMES[k] for k in kinds]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+def check_target(out: Path, kinds: Sequence[str], size: tuple[int, int] = (1280, 720), flag: str = "--out") -> str:
+    """The kind of an output target, one of ``kinds`` (``.gif``, ``.mp4``, ``.png``, and
+    ``dir``: a new folder for PNG frames, a name without a suffix where nothing is yet),
+    refused in one line before anything is rendered: a name too long for its temporary,
+    an existing folder, a FIFO or device, a missing folder, another suffix, an odd MP4 size."""
+    from ..fileio import NAME_MAX, path_too_long
+
+    too_long = path_too_long(out)
+    if too_long:
+        raise UserError(f"{flag} {out}: {too_long}")
+    if len(os.fsencode(out.name)) > NAME_MAX - TMP_SUFFIX:
+        raise UserError(f"{flag} {out}: the name is too long, expected at most {NAME_MAX - TMP_SUFFIX} bytes (the "
+                        f"output is written as .NAME.XXXXXXXX.tmp first)")
+    expected = _expected(kinds)
+    if not out.name or out.name in (".", ".."):
+        raise UserError(f"{flag} {out}: expected {expected}")
+    suffix = out.suffix.lower()
+    if out.exists() or out.is_symlink():
+        if out.is_dir() and not out.is_symlink():
+            raise UserError(f"{flag} {out}: the folder exists; expected {expected}")
+        write_target(out, follow_symlinks=True)  # a FIFO, a device, a link to a folder: refused, naming it
+        if not suffix:
+            what = "a symbolic link" if out.is_symlink() else "a file"
+            raise UserError(f"{flag} {out}: {what} is there; expected {expected}")
+    if not out.parent.is_dir():
+        raise UserError(f"{flag} {out}: the folder {out.parent} does not exist")
+    kind = suffix or "dir"
+    if kind not in kinds:
+        raise ParameterError(f"{flag} {out}: expected {expected}")
+    if kind == ".mp4" and (size[0] % 2 or size[1] % 2):
+        raise ParameterError(f"--size {size[0]}x{size[1]}: expected an even width and height for an MP4 (H.264)")
+    return kind
+
+
+def check_frames(out: Path, kind: str, frames: int, size: tuple[int, int], fps: int, flag: str = "--out",
+                 fewer: str = "fewer frames") -> None:
+    """Refuse, in one line, a GIF whose frame rate it cannot store or whose frames would not
+    fit in memory (``fewer`` says how to ask for fewer)."""
+    if kind != ".gif":
+        return
+    if fps > GIF_FPS:
+        raise ParameterError(f"--fps {fps}: a GIF counts its frame delays in hundredths of a second; expected at "
+                             f"most {GIF_FPS} for a GIF (or an MP4)")
+    if frames * size[0] * size[1] > GIF_PIXELS:
+        raise ParameterError(f"{flag} {out}: a GIF of {frames} frames at {size[0]}x{size[1]} is held whole in "
+                             f"memory (about {frames * size[0] * size[1] * 6 / 1e9:.1f} GB); expected at most "
+                             f"{GIF_PIXELS // 1_000_000} million pixels of frames: {fewer}, a smaller --size, "
+                             "or an MP4")
+
+
+class Progress:
+    """A progress bar on stderr, drawn only when stderr is a terminal."""
+
+    def __init__(self, total: int, what: str, stream: Any = None) -> None:
+        self.total, self.what = total, what
+        self.stream = stream or sys.stderr
+        self.on = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.last = -1
+
+    def step(self, done: int) -> None:
+        if not self.on:
+            return
+        pct = done * 100 // self.total
+        if pct != self.last:
+            bar = "#" * (pct // 4) + "." * (25 - pct // 4)
+            self.stream.write(f"\r{self.what} [{bar}] {pct:3d}% frame {done}/{self.total}")
+            self.stream.flush()
+            self.last = pct
+
+    def done(self) -> None:
+        """End the bar's line (also before an error message: called again, it does nothing)."""
+        if self.on and self.last >= 0:
+            self.stream.write("\n")
+            self.stream.flush()
+            self.last = -1
+
+
+class Temporary:
+    """A new temporary file (or folder) beside ``target``, named ``.NAME.XXXXXXXX.tmp``
+    and held under an exclusive lock while the export writes it: made at once, so a folder
+    that cannot be written is refused before anything is rendered. :func:`sweep` removes
+    what a killed export left, never one another export still holds."""
+
+    def __init__(self, target: Path, out: Path, kind: str, flag: str = "--out") -> None:
+        import fcntl
+        import tempfile
+
+        from ..fileio import OutputError, describe_os_error
+
+        try:
+            if kind == "dir":
+                self.path = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+                self.fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
+            else:
+                self.fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+                self.path = Path(name)
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as e:
+            raise OutputError(f"{flag} {out}: cannot write ({describe_os_error(e)})") from None
+
+    def remove(self) -> None:
+        """Gone, whatever it holds (after a failure); the lock goes with the descriptor."""
+        if self.path.is_dir() and not self.path.is_symlink():
+            shutil.rmtree(self.path, ignore_errors=True)
+        elif self.path.exists():
+            self.path.unlink()
+        self.close()
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def sweep(target: Path) -> None:
+    """Remove the temporary files and folders (``.NAME.XXXXXXXX.tmp``) that killed exports
+    of ``target`` left, skipping any another export still holds locked."""
+    import fcntl
+
+    pattern = re.compile(rf"\.{re.escape(target.name)}\.[a-z0-9_]{{8}}\.tmp")
+    try:
+        found = [p for p in target.parent.iterdir() if pattern.fullmatch(p.name) and not p.is_symlink()]
+    except OSError:
+        return
+    for p in found:
+        try:
+            fd = os.open(p, os.O_RDONLY | (os.O_DIRECTORY if p.is_dir() else 0))
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue  # held: an export running now
+        try:
+            if p.is_dir():
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                p.unlink()
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+
+def publish(out: Path, kind: str, frames: Iterable[np.ndarray], *, fps: int = 10, bar: Progress | None = None,
+            flag: str = "--out") -> int:
+    """Write ``frames`` (RGB or RGBA images of one size, rendered as they are asked for)
+    to ``out`` as ``kind`` (from :func:`check_target`); returns the frames written. The
+    temporary is made before the first frame is asked for. A new file or folder gets the
+    permissions the umask allows; a replaced file keeps its own. ``frames`` is closed
+    (a generator's ``finally`` runs) whatever happens."""
+    from ..fileio import OutputError, describe_os_error
+
+    target = out if kind == "dir" else write_target(out, follow_symlinks=True)
+    try:
+        sweep(target)  # what a killed export of this name left
+        tmp = Temporary(target, out, kind, flag)
+    except BaseException:
+        _close(frames)
+        raise
+    bar = bar or Progress(1, out.name, stream=io.StringIO())  # not a terminal: no bar
+    try:
+        try:
+            n = _write(iter(frames), tmp.path, kind, fps, bar)
+            _close(frames)
+            if kind != "dir":
+                try:
+                    mode = stat.S_IMODE(os.stat(target).st_mode)  # a file replaced keeps its permissions
+                except OSError:
+                    mode = 0o666 & ~_umask()
+                os.chmod(tmp.path, mode)
+            os.replace(tmp.path, target)
+            tmp.close()
+        except OSError as e:
+            raise OutputError(f"{flag} {out}: cannot write ({describe_os_error(e)})") from None
+    finally:
+        bar.done()
+        _close(frames)
+        if tmp.fd >= 0:
+            tmp.remove()
+    return n
+
+
+def _close(frames: Iterable[Any]) -> None:
+    close = getattr(frames, "close", None)
+    if close is not None:
+        close()
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def gif_delays(n: int, fps: int) -> list[int]:
+    """Each frame's delay in milliseconds, whole hundredths of a second (as a GIF stores
+    them), alternating so that the frames keep ``fps`` on average (40 fps: 2 and 3 hundredths)."""
+    return [10 * (round(100 * (i + 1) / fps) - round(100 * i / fps)) for i in range(n)]
+
+
+def png(image: np.ndarray) -> bytes:
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.fromarray(image).save(buf, format="PNG", optimize=False)
+    return buf.getvalue()
+
+
+def _write(frames: Iterable[np.ndarray], tmp: Path, kind: str, fps: int, bar: Progress) -> int:
+    """Every frame into ``tmp``: one PNG, PNG files in a folder, a GIF (Pillow, written
+    whole at the end) or an MP4 (H.264 through imageio-ffmpeg, streamed). Every write
+    error is raised, none is swallowed. Returns the frames written."""
+    if kind == ".png":
+        with open(tmp, "wb") as fh:
+            fh.write(png(next(iter(frames))))
+        bar.step(1)
+        return 1
+    if kind == "dir":
+        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private; the frames are the user's
+        n = 0
+        for n, image in enumerate(frames, 1):
+            with open(tmp / f"frame-{n:05d}.png", "wb") as fh:
+                fh.write(png(image))
+            bar.step(n)
+        return n
+    if kind == ".gif":
+        from PIL import Image
+
+        images = []
+        for image in frames:
+            images.append(Image.fromarray(image).quantize(256, dither=Image.Dither.NONE))
+            bar.step(len(images))
+        with open(tmp, "wb") as fh:
+            images[0].save(fh, format="GIF", save_all=True, append_images=images[1:], loop=0,
+                           duration=gif_delays(len(images), fps))
+        return len(images)
+    import imageio_ffmpeg
+
+    it = iter(frames)
+    first = next(it)
+    h, w = first.shape[:2]
+    writer = imageio_ffmpeg.write_frames(str(tmp), (w, h), fps=fps, codec="libx264", quality=6, macro_block_size=1,
+                                         pix_fmt_out="yuv420p", ffmpeg_log_level="quiet",
+                                         output_params=["-f", "mp4", "-preset", "veryfast", "-threads", "1"])
+    writer.send(None)
+    n = 0
+    try:
+        try:
+            for n, image in enumerate(itertools.chain([first], it), 1):
+                writer.send(np.ascontiguousarray(image[:, :, :3]))
+                bar.step(n)
+        finally:
+            writer.close()
+    except (OSError, RuntimeError):  # imageio-ffmpeg's long message (the command, the temporary name): a short one
+        full = shutil.disk_usage(tmp.parent).free < 4 << 20
+        raise OSError("No space left on device" if full else "the video encoder (ffmpeg) stopped") from None
+    check_mp4(tmp)
+    return n
+
+
+def check_mp4(path: Path) -> None:
+    """The MP4's top-level boxes tile the file and include the index (``moov``): ffmpeg can
+    end with status 0 after a write of it failed (a full disk, a file-size limit), leaving a
+    file no player opens. Raises OSError naming what is wrong."""
+    size = path.stat().st_size
+    seen, at = set(), 0
+    with open(path, "rb") as fh:
+        while at < size:
+            fh.seek(at)
+            head = fh.read(16)
+            if len(head) < 8:
+                break
+            n, box = int.from_bytes(head[:4], "big"), head[4:8]
+            if n == 1 and len(head) == 16:
+                n = int.from_bytes(head[8:16], "big")  # a 64-bit size
+            elif n == 0:
+                n = size - at  # to the end of the file
+            if n < 8:
+                break
+            seen.add(box)
+            at += n
+    if at != size or b"moov" not in seen:
+        raise OSError(f"the video came out cut short ({size} bytes), the disk may be full")
