@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from stratstone_cad import build as B
+from stratstone_cad import keys as K
 from stratstone_cad.catalog import GAMES, SCHEMA, get_games, load_params
 from stratstone_cad.errors import UserError
 from stratstone_cad.params import get_printer, load_profiles
@@ -26,25 +27,25 @@ def _plan(ps, printer=None):
 
 def _keys(ps, printer=None):
     jobs, profiles = _plan(ps, printer)
-    return {i: B.job_key(j, ps, profiles) for i, j in jobs.items()}
+    return {i: K.job_key(j, ps, profiles) for i, j in jobs.items()}
 
 
 @pytest.mark.parametrize("module", ["stratstone", "sage_stones", "terrain"])
 def test_a_change_to_one_games_cad_code_rebuilds_that_games_parts_only(module, built_all, tmp_path, monkeypatch):
     out = tmp_path / "o"
     shutil.copytree(built_all, out)
-    target = B.PACKAGE_DIR / "cad" / f"{module}.py"
+    target = K.PACKAGE_DIR / "cad" / f"{module}.py"
     real = Path.read_bytes
     real_text = Path.read_text
     monkeypatch.setattr(Path, "read_bytes", lambda p: real(p) + (b"\n# changed\n" if p == target else b""))
     monkeypatch.setattr(Path, "read_text", lambda p, *a, **k: real_text(p, *a, **k) + ("\n# changed\n" if p == target else ""))
-    B._imports.cache_clear()
-    B.code_fingerprint.cache_clear()
+    K._imports.cache_clear()
+    K.code_fingerprint.cache_clear()
     try:
         r = B.build(None, None, out, jobs=1, progress=None)
     finally:
-        B._imports.cache_clear()
-        B.code_fingerprint.cache_clear()
+        K._imports.cache_clear()
+        K.code_fingerprint.cache_clear()
     game = module.replace("_", "-")
     assert r.built and {f.split("/")[0] for f in r.built} == {game}
     assert len(r.built) == len([a for a in B.assets_for(out) if a["game"] == game])
@@ -52,7 +53,7 @@ def test_a_change_to_one_games_cad_code_rebuilds_that_games_parts_only(module, b
 
 def test_the_writers_and_shared_code_are_in_every_key():
     for job in _plan(load_params())[0].values():
-        files = {p.relative_to(B.PACKAGE_DIR).as_posix() for p in B.code_closure(list(B.job_roots(job)))}
+        files = {p.relative_to(K.PACKAGE_DIR).as_posix() for p in K.code_closure(list(K.job_roots(job)))}
         assert {"mesh/stl.py", "mesh/checks.py", "params.py", "fileio.py"} <= files, job.id
         assert f"assets/{job.id.split('/')[0].replace('-', '_')}.py" in files, job.id  # its own parameter classes
         others = {f"cad/{g.attribute}.py" for g in GAMES.values()} - {f"cad/{job.id.split('/')[0].replace('-', '_')}.py"}
@@ -66,7 +67,7 @@ def test_the_writer_modules_are_what_run_job_imports():
 
     source = inspect.getsource(B.run_job)
     imported = {f"stratstone_cad.{m}" for m in re.findall(r"from \.([\w.]+) import", source)}
-    assert imported == set(B.WRITER_MODULES)
+    assert imported == set(K.WRITER_MODULES)
 
 
 def test_every_key_changes_with_the_mesh_tolerance_and_a_profile_changes_its_parts_keys(tmp_path):
@@ -78,17 +79,17 @@ def test_every_key_changes_with_the_mesh_tolerance_and_a_profile_changes_its_par
     angle = _keys(load_params(sets={"mesh.angular_tolerance_deg": "3"}))
     jobs, _ = _plan(load_params())
     for i, job in jobs.items():
-        uses = not B._kernel_free(job) or "angular_tolerance_deg" in job.args
+        uses = not K._kernel_free(job) or "angular_tolerance_deg" in job.args
         assert (angle[i] != base[i]) == uses, i
     assert sum(angle[i] == base[i] for i in base) == 3  # the three boards
     models = tmp_path / "models"
-    shutil.copytree(B.PACKAGE_DIR.parent / "models", models)
+    shutil.copytree(K.PACKAGE_DIR.parent / "models", models)
     prof = models / "profiles.toml"
     prof.write_text(prof.read_text().replace("layer_height_mm = 0.15", "layer_height_mm = 0.1"))
     ps = load_params(models_dir=models)
     jobs, _ = _plan(ps)
     profiles = load_profiles(models)
-    thinner = {i: B.job_key(j, ps, profiles) for i, j in jobs.items()}
+    thinner = {i: K.job_key(j, ps, profiles) for i, j in jobs.items()}
     for i, j in jobs.items():
         piece = j.outputs[0].profile == "piece"
         assert (thinner[i] != base[i]) == piece, i
@@ -135,11 +136,11 @@ def test_every_parameter_that_changes_what_a_part_is_given_changes_its_key(name,
     jobs, profiles = _plan(ps)
     for i, job in jobs.items():
         if i not in before:  # a new part (another colour's name, another map's board): nothing cached to reuse
-            assert B.job_key(job, ps, profiles) not in before_keys.values(), (name, i)
+            assert K.job_key(job, ps, profiles) not in before_keys.values(), (name, i)
             continue
-        key = B.job_key(job, ps, profiles)
-        same_args = json.dumps(job.args, sort_keys=True, default=B._plain) == json.dumps(
-            before[i].args, sort_keys=True, default=B._plain)
+        key = K.job_key(job, ps, profiles)
+        same_args = json.dumps(job.args, sort_keys=True, default=K._plain) == json.dumps(
+            before[i].args, sort_keys=True, default=K._plain)
         assert (key == before_keys[i]) == (same_args and _made(job) == _made(before[i])), (name, i)
 
 
@@ -190,7 +191,7 @@ def test_a_part_whose_key_did_not_change_did_not_change(change, pick, built_all,
         assume(False)
     before = _keys(load_params())
     jobs, profiles = _plan(ps)
-    after = {i: B.job_key(j, ps, profiles) for i, j in jobs.items()}
+    after = {i: K.job_key(j, ps, profiles) for i, j in jobs.items()}
     same = sorted(i for i in after if before.get(i) == after[i])
     assume(same)
     job = jobs[same[pick % len(same)]]
