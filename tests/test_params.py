@@ -9,7 +9,7 @@ import pytest
 
 from stratstone_cad.catalog import PRESET_FILES, SCHEMA, load_params
 from stratstone_cad.errors import ParameterError
-from stratstone_cad.params import MODELS_DIR, get_printer, parse_set
+from stratstone_cad.params import MODELS_DIR, Params, _show, get_printer, param, parse_set
 
 
 def test_dataclass_defaults_equal_the_presets():
@@ -156,3 +156,62 @@ def test_a_params_file_with_a_byte_order_mark(tmp_path):
     f = tmp_path / "p.toml"
     f.write_bytes(b"\xef\xbb\xbf[stratstone.stone]\nheight_mm = 8.0\n")
     assert load_params(f).stratstone.stone.height_mm == 8.0
+
+
+def test_param_declares_a_field_with_its_description_and_limits():
+    """``param`` runs when the parameter classes are declared, at import; called here so
+    that a fault in it is seen (and so the mutation tests reach it)."""
+    f = param(2.5, "a length", lo=1.0, hi=9.0)
+    assert f.default == 2.5 and f.default_factory is dataclasses.MISSING
+    assert dict(f.metadata) == {"doc": "a length", "lo": 1.0, "hi": 9.0, "choices": None, "length": None}
+    g = param(["a", "b"], "names", choices=("a", "b", "c"), length=2)
+    assert g.default is dataclasses.MISSING
+    first, second = g.default_factory(), g.default_factory()
+    assert first == ["a", "b"] and first is not second  # a fresh list for every instance
+    assert dict(g.metadata) == {"doc": "names", "lo": None, "hi": None, "choices": ("a", "b", "c"), "length": 2}
+
+
+@dataclasses.dataclass(frozen=True)
+class _Demo(Params):
+    PREFIX = "demo.part"
+
+    width_mm: float = param(10.0, "w", lo=1.0, hi=60.0)
+    depth_mm: float = param(5.0, "d", lo=2.0)
+
+
+@pytest.mark.parametrize(("name", "value", "expected", "instead", "message"), [
+    ("width_mm", 70.0, "at most 50", "", "demo.part.width_mm = 70: expected at most 50"),
+    ("width_mm", 5.0, "at least 71", "a wider board",
+     "demo.part.width_mm = 5: expected at least 71; width_mm is at most 60, so a wider board"),
+    ("width_mm", 5.0, "at least 71.5", "",
+     "demo.part.width_mm = 5: expected at least 71.5; width_mm is at most 60, so change the other values named here"),
+    ("width_mm", 5.0, "at most 0.5", "",
+     "demo.part.width_mm = 5: expected at most 0.5; width_mm is at least 1, so change the other values named here"),
+    ("width_mm", 5.0, "at most -3.5 mm", "",
+     "demo.part.width_mm = 5: expected at most -3.5 mm; width_mm is at least 1, so change the other values named here"),
+    ("width_mm", 5.0, "at least 60", "", "demo.part.width_mm = 5: expected at least 60"),  # its own limit: reachable
+    ("width_mm", 5.0, "at most 1", "", "demo.part.width_mm = 5: expected at most 1"),
+    ("width_mm", 5.0, "at least 60.0000000001", "", "demo.part.width_mm = 5: expected at least 60.0000000001"),
+    ("depth_mm", 3.0, "at least 1000", "", "demo.part.depth_mm = 3: expected at least 1000"),  # no upper limit
+    ("depth_mm", 3.0, "at most 1.5", "x",
+     "demo.part.depth_mm = 3: expected at most 1.5; depth_mm is at least 2, so x"),
+    ("width_mm", "wide", "a number from 1 to 60", "", "demo.part.width_mm = 'wide': expected a number from 1 to 60"),
+])
+def test_a_refusal_says_when_the_bound_asked_for_is_out_of_the_parameters_own_range(name, value, expected, instead,
+                                                                                      message):
+    with pytest.raises(ParameterError) as e:
+        _Demo().fail(name, value, expected, instead)
+    assert str(e.value) == message
+
+
+@pytest.mark.parametrize(("value", "shown"), [
+    ("ab", "'ab'"), ("x" * 40, repr("x" * 40)), ("x" * 41, repr("x" * 40) + "... (41 characters)"),
+    (True, "true"), (False, "false"), (2.0, "2"), (0.25, "0.25"), (1e20, "1e+20"), (7, "7"),
+    (10**18 - 1, "999999999999999999"), (10**18, "a whole number of about 19 digits"),
+    (-(10**20), "a whole number of about 21 digits"), (2**64, "a whole number of about 20 digits"),
+    ([1, 2.5, "a"], "[1, 2.5, 'a']"), (list(range(8)), "[0, 1, 2, 3, 4, 5, 6, 7]"),
+    (list(range(9)), "[0, 1, 2, 3, 4, 5, 6, 7, ... (9 items)]"), ((1, True), "[1, true]"),
+    ({}, "an empty table"), ({"a": 1}, "a table"), (None, "None"),
+])
+def test_a_value_is_shown_in_a_message_cut_to_a_readable_size(value, shown):
+    assert _show(value) == shown

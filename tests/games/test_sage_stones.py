@@ -414,3 +414,11 @@ def test_moves_built_by_hand_are_checked():
     for bad in [SagePlace(63), SagePlace(-1), object()]:
         with pytest.raises(IllegalMoveError, match="is not a Sage Stones move"):
             s.apply(bad)  # type: ignore[arg-type]
+
+
+def test_the_diagram_shows_each_wells_colour_row_9_first():
+    s = sage({"3-1": "yellow", "9-1": "red", "5-9": "blue", "4-5": "green"})
+    rows = s.diagram().split("/")
+    assert len(rows) == 9 and all(len(r) == 7 for r in rows)
+    assert rows[0] == "..b...." and rows[4] == ".g....." and rows[8] == "y.....r"
+    assert set("".join(rows[1:4] + rows[5:8])) == {"."}

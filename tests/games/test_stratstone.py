@@ -403,3 +403,10 @@ def test_moves_built_by_hand_are_checked():
             s.apply(bad)
     with pytest.raises(IllegalMoveError, match="is not a Stratstone move"):
         s.apply(object())  # type: ignore[arg-type]
+
+
+def test_the_diagram_shows_each_squares_top_stone_rank_4_first():
+    s = pos({"a1": "ty", "d1": "r", "b2": "yrt", "a4": "t", "d4": "rry"})
+    assert s.diagram() == "t..y/..../.t../y..r"
+    assert repr(s) == "<StratstoneState ply=0 to_move=yellow 't..y/..../.t../y..r'>"
+    assert StratstoneState.start().diagram() == "t..t/..../..../t..t"
