@@ -735,3 +735,29 @@ def test_legal_moves_match_the_reference_on_crowded_hilly_positions():
         assert {str(m) for m in s.legal_moves()} == reference_moves(s), s.diagram()
         for m in s.legal_moves():
             s.apply(m)  # every generated move is accepted by apply
+
+
+def test_reach_lists_each_move_of_a_square_with_what_it_costs():
+    """``record``'s ``moves SQUARE``: hand-counted costs (a step costs 1 + the height
+    change); an attack costs the walk onto the target; an exit from the last row costs
+    nothing, from further back the walk to that row; a Runner's height-blind steps say
+    which they are."""
+    s = position({"a1": "red guardian", "a3": "blue runner", "e8": "red runner", "j10": "blue guardian"}, {"b1": 1})
+    assert s.reach("a1") == [("a1-b1", "2 points"), ("a1-a2", "1 point"), ("a1-b2", "2 points"),
+                             ("a1-c2", "3 points"), ("a1-b3", "3 points"), ("a1xa3", "2 points")]
+    assert s.reach("j10") == [] and s.reach("b2") == [] and s.reach("k1") == []  # not the mover's, empty, no square
+    s = position({"a10": "red lancer", "c9": "blue runner", "j1": "blue guardian"}, {"b10": 2})
+    assert s.reach("a10") == [("a10-a6", "4 points"), ("a10-a7", "3 points"), ("a10-b7", "4 points"),
+                              ("a10-a8", "2 points"), ("a10-b8", "3 points"), ("a10-c8", "4 points"),
+                              ("a10-a9", "1 point"), ("a10-b9", "2 points"), ("a10-b10", "3 points"),
+                              ("a10xc9", "3 points"), ("a10-exit", "0 points")]
+    s = position({"e8": "red runner", "e9": "blue lancer", "a1": "red guardian", "j10": "blue guardian"},
+                 {"e7": 1, "f8": 2})
+    listed = dict(s.reach("e8"))
+    assert listed["e8-d8"] == "1 point" and listed["e8-e7"] == "2 points" and listed["e8-f8"] == "3 points"
+    assert listed["e8-f7"] == "4 points" and listed["e8-e10"] == "4 points"  # round the blue lancer
+    assert listed["e8-f9"] == "diagonal step" and listed["e8-g8"] == "jump"  # walking there costs 6
+    assert listed["e8-exit"] == "3 points"  # to d10, one point to spare
+    assert "e8xe9" not in listed  # a Runner cannot beat a Lancer
+    s = position({"b2": "blue runner", "c7": "red lancer", "j1": "red guardian"}, first="blue")
+    assert dict(s.reach("b2"))["b2-exit"] == "1 point"  # blue's way out is rank 1
