@@ -486,3 +486,82 @@ def test_the_fast_checks_are_really_taken_for_every_game(tmp_path, monkeypatch, 
     assert "ply" not in asked and "result" not in asked
     assert asked == ([] if header_fast else ["header"])
 
+
+
+@pytest.mark.parametrize(("line", "ok"), [
+    ({"ply": 1, "player": "yellow", "move": "a1 N"}, True),
+    ({"ply": 7, "player": "red", "move": "x" * 64}, True),
+    ({"ply": 7, "player": "red", "move": "x" * 65}, False),
+    ({"ply": 7, "player": "red", "move": ""}, False),
+    ({"ply": 0, "player": "red", "move": "a1 N"}, False),
+    ({"ply": True, "player": "red", "move": "a1 N"}, False),
+    ({"ply": 1.0, "player": "red", "move": "a1 N"}, False),
+    ({"ply": 1, "player": "blue", "move": "a1 N"}, False),
+    ({"ply": 1, "player": "red", "move": 5}, False),
+    ({"ply": 1, "player": "red", "move": "a1 N", "dice": [1]}, False),
+    ({"ply": 1, "player": "red", "mov": "a1 N"}, False),
+    ({"ply": 1, "move": "a1 N"}, False),
+])
+def test_the_fast_ply_check_of_two_fixed_sides(line, ok):
+    """core.fast_two_sides_ply, made afresh (the engines make theirs at import): exactly
+    ply >= 1, one of the sides, a move of 1-64 characters."""
+    from stratstone_cad.games.core import fast_two_sides_ply
+
+    assert fast_two_sides_ply(("yellow", "red"))(line, frozenset()) is ok
+
+
+def test_json_values_are_alike_exactly_when_json_schema_calls_them_equal():
+    from stratstone_cad.games.log import _canonical, _unique_items
+
+    c = _canonical
+    assert c(1) == c(1.0) and c([1, {"a": 2}]) == c([1.0, {"a": 2.0}])
+    assert c({"a": 1, "b": [2]}) == c({"b": [2], "a": 1})  # keys unordered
+    assert c(True) != c(1) and c(False) != c(0) and c(None) != c(False) and c("1") != c(1)
+    assert c([[1]]) != c([[True]]) and c([1, 2]) != c([2, 1]) and c({"a": 1}) != c({"a": 2})
+    assert c(["a", "b"]) != c("ab") and c([]) != c({}) and c({"0": 1}) != c([1])
+    assert list(_unique_items(None, True, [1, True, "1", None, False, 0], {})) == []
+    errors = list(_unique_items(None, True, [1, [2], 1.0], {}))
+    assert [e.message for e in errors] == ["[1, [2], 1.0] has non-unique elements"]
+    assert len(list(_unique_items(None, True, [{"a": 1, "b": 2}, {"b": 2, "a": 1}], {}))) == 1
+    assert list(_unique_items(None, False, [1, 1], {})) == []  # uniqueItems: false
+    assert list(_unique_items(None, True, {"a": 1}, {})) == []  # not an array: not this keyword's business
+
+
+def test_an_overlong_list_is_named_by_its_path():
+    from stratstone_cad.games.log import _overlong
+
+    assert _overlong([1, 2, 3], 2) == "the line: 3 items, expected at most 2"
+    assert _overlong([1, 2], 2) is None and _overlong("abc", 2) is None and _overlong(7, 0) is None
+    assert _overlong({"a": {"b": [1, 2, 3]}}, 2) == "a.b: 3 items, expected at most 2"
+    assert _overlong({"players": [[1], [1, 2, 3]]}, 2) == "players[1]: 3 items, expected at most 2"
+    assert _overlong([{"x": [1]}, {"y": [1, 2, 3]}], 2) == "[1].y: 3 items, expected at most 2"
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('{"a": ', "Expecting value at column 6"),
+    ('   {"a": ', "Expecting value at column 9"),  # columns count from the start of the line
+    ('{"a": 1,}', "Expecting property name enclosed in double quotes at column 9"),
+    ("[1, 2", "Expecting ',' delimiter at column 6"),
+    ('"ab', "Unterminated string starting at column 1"),
+    ("[" * 5000, "nested too deeply"),
+    ("1" * 5000, "Exceeds the limit (4300 digits) for integer string conversion"),
+    ('{"a": 1}\x0c', "extra data at column 9"),  # a form feed is not JSON's white space
+    ('  {"a": 1}  x', "extra data at column 13"),
+])
+def test_a_line_that_is_not_json_is_refused_with_its_column(text, message):
+    from stratstone_cad.games.log import LogError, _parse_json
+
+    with pytest.raises(LogError) as e:
+        _parse_json(text, 4)
+    assert str(e.value) == f"line 4: not valid JSON ({message})"
+
+
+def test_message_helpers_say_sizes_types_and_cut_long_text():
+    from stratstone_cad.games.log import _cut, _human_size, _json_type
+
+    assert [_human_size(n) for n in (1023, 1024, 1536, (1 << 20) - 1, 1 << 20, 3 << 30)] == [
+        "1023 bytes", "1.0 KiB", "1.5 KiB", "1024.0 KiB", "1.0 MiB", "3.0 GiB"]
+    assert [_json_type(v) for v in (True, None, [], "", 1, 1.5, {})] == [
+        "a boolean", "null", "an array", "a string", "a number", "a number", "a value"]
+    assert _cut("a  b\n c", 10) == "a b c" and _cut("x" * 10, 10) == "x" * 10
+    assert _cut("x" * 11, 10) == "x" * 7 + "..."

@@ -422,3 +422,94 @@ def test_the_diagram_shows_each_wells_colour_row_9_first():
     assert len(rows) == 9 and all(len(r) == 7 for r in rows)
     assert rows[0] == "..b...." and rows[4] == ".g....." and rows[8] == "y.....r"
     assert set("".join(rows[1:4] + rows[5:8])) == {"."}
+
+
+def test_every_refusal_and_roll_description_reads_in_full():
+    """The messages players see in ``record``, pinned whole."""
+    from stratstone_cad.games.core import RuleViolation
+
+    s = sage()
+    assert s.describe_roll() == "no roll yet"
+    for move, message in (("5-5", "ply 1: 5-5 comes before the dice are rolled"),
+                          (3.5, "ply 1: 3.5 is not a Sage Stones move")):
+        with pytest.raises(RuleViolation) as e:
+            s.apply(move)
+        assert str(e.value) == message
+    assert s.apply_chance((1, 2, 3))[0].describe_roll() == "the turn is lost (1-2-3)"
+    assert s.apply_chance((2, 2, 2))[0].describe_roll() == "place in column 6"
+    assert sage(full_column(9)).apply_chance((3, 3, 3))[0].describe_roll() == "place in column 6 (column 9 is full)"
+    both = sage({**full_column(9), **full_column(6)}).apply_chance((3, 3, 3))[0]
+    assert both.describe_roll() == "the board is reset (column 6 is full too)"
+    won, _ = turn(sage({f"3-{r}": "yellow" for r in range(1, 10)}), (1, 1, 2), "4-1")
+    with pytest.raises(RuleViolation) as e:
+        won.apply("5-5")
+    assert str(e.value) == "ply 2: 5-5 comes after the end of the game: winner yellow (all 10 stones on the board)"
+
+
+@pytest.mark.parametrize(("dice", "shown"), [
+    ([1, 2], "[1, 2]"), ((1, 2), "[1, 2]"), (7, "7"),
+    ((1, 2, "x" * 80), "[1, 2, '" + "x" * 44 + "..."),
+])
+def test_dice_in_a_game_without_them_are_refused_by_name(dice, shown):
+    from stratstone_cad.games.core import RuleViolation
+    from stratstone_cad.games.stratstone import StratstoneState
+    from stratstone_cad.games.terrain import TerrainState
+    from stratstone_cad.games.terrain_map import generate
+
+    for state, title in ((StratstoneState.start(), "Stratstone"), (TerrainState.start(generate(1), 1), "the terrain game")):
+        with pytest.raises(RuleViolation) as e:
+            state.apply_chance(dice)
+        assert str(e.value) == f"ply 1: dice {shown} are not part of {title}"
+
+
+class Pick:
+    """A stand-in for random.Random that picks the k-th of whatever it is offered, so
+    that every choice a player could make can be listed."""
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+
+    def randrange(self, n: int) -> int:
+        return self.k % n
+
+
+@pytest.mark.parametrize("variant", ["four", "two-player"])
+def test_the_greedy_player_takes_a_best_trap_and_draws_among_equals(variant):
+    """Over whole random games: greedy's choices are exactly the placements that trap the
+    most stones of other owners minus its own (counted here with capture_squares), or any
+    placement when any one wins; random's are every empty well of the column."""
+    from stratstone_cad.games.core import RuleViolation
+    from stratstone_cad.games.sage_stones import STONES
+
+    rng = random.Random(11)
+    seen = {"tie": 0, "unique": 0, "winning": 0, "own": 0}
+    for _ in range(6):
+        s = sage(players=["p1", "p2"], variant="two-player") if variant == "two-player" else sage()
+        with pytest.raises(RuleViolation) as e:
+            s.random_move(rng)
+        assert str(e.value) == f"ply {s.ply + 1}: random move is asked for before the roll or after the end"
+        while not s.is_terminal():
+            s1, _ = s.apply_chance(s.roll(rng))
+            moves = list(s1.legal_moves())
+            randoms = {s1.random_move(Pick(k)) for k in range(len(moves))}
+            assert randoms == set(moves), s1
+            greedy = {s1.greedy_move(Pick(k)) for k in range(len(moves))}
+            if len(moves) > 1:
+                seat, board = s1.seat, s1.board
+                me = s1.owners[seat]
+                score = {m: sum(1 if s1.owners[board[q] - 1] != me else -1
+                                for q in capture_squares(board, m.square, seat + 1)) for m in moves}
+                if s1.on_board[seat] == STONES - 1:
+                    best, kind = set(moves), "winning"
+                else:
+                    best = {m for m in moves if score[m] == max(score.values())}
+                    kind = "tie" if len(best) > 1 else "unique"
+                    seen["own"] += any(v < 0 for v in score.values())
+                assert greedy == best, s1
+                seen[kind] += 1
+            else:
+                assert greedy == set(moves)
+            s, _ = s1.apply(s1.random_move(rng))
+    if variant == "four":  # a trap never takes a colour's own stones: only the two-player variant meets "own"
+        seen.pop("own")
+    assert all(seen.values()), seen  # each case met

@@ -761,3 +761,20 @@ def test_reach_lists_each_move_of_a_square_with_what_it_costs():
     assert "e8xe9" not in listed  # a Runner cannot beat a Lancer
     s = position({"b2": "blue runner", "c7": "red lancer", "j1": "red guardian"}, first="blue")
     assert dict(s.reach("b2"))["b2-exit"] == "1 point"  # blue's way out is rank 1
+
+
+@pytest.mark.parametrize(("pieces", "heights", "move", "strengths"), [
+    ({"c4": "red runner", "c5": "blue guardian", "b5": "red runner", "d5": "red lancer", "c6": "blue runner",
+      "j1": "red guardian"}, {"c5": 1}, "c4xc5",
+     "3 (Runner 1, -1 from lower ground, +3 from 2 friends next to c5) against 4 (Guardian 3, +1 for 1 neighbour)"),
+    ({"c1": "red lancer", "c5": "blue guardian", "b5": "blue runner", "d5": "blue lancer", "c6": "red runner",
+      "j1": "red guardian"}, {}, "c1xc5",
+     "4 (Lancer 2, +1 charge, +1 from 1 friend next to c5) against 5 (Guardian 3, +2 for 2 neighbours)"),
+    ({"c4": "red runner", "c5": "blue guardian", "j1": "red guardian", "j10": "blue runner"}, {"c4": 1}, "c4xc5",
+     "2 (Runner 1, +1 from higher ground) against 3 (Guardian 3)"),
+])
+def test_a_too_weak_attack_says_every_term_of_both_strengths(pieces, heights, move, strengths):
+    """Counted by hand: friends next to the target add their strength, the defender's
+    neighbours one each, a Lancer's four-point walk is a charge."""
+    assert violation(position(pieces, heights), move) == (
+        f"ply 1: {move} is too weak: {strengths}; an attack needs at least the defender's strength")

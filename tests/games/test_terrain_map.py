@@ -255,3 +255,15 @@ def test_the_heightmap_of_a_log(tmp_path):
     bad.write_text("{")
     with pytest.raises(TerrainError, match="line 1 is not a JSON log header"):
         heightmap_from_log(bad)
+
+
+@pytest.mark.parametrize(("value", "shown"), [
+    (True, "true"), (False, "false"), (None, "null"), (3, "3"), ("abc", "'abc'"), ([1, 2], "[1, 2]"),
+    ("x" * 18, "'" + "x" * 18 + "'"), ("x" * 19, "'" + "x" * 16 + "..."),
+    (10**18 - 1, "999999999999999999"), (10**18, "a whole number of about 19 digits"),
+    (-(10**40), "a whole number of about 41 digits"),
+])
+def test_a_heightmap_value_is_shown_short_in_a_message(value, shown):
+    from stratstone_cad.games.terrain_map import _show
+
+    assert _show(value) == shown
