@@ -23,8 +23,11 @@ from stratstone_cad.games.core import (
     TurnLost,
 )
 from stratstone_cad.games.terrain import (
+    KINDS,
+    MAX_MOVES,
     PASS,
     SQUARES,
+    STRENGTH,
     TerrainMove,
     TerrainState,
     attack_strengths,
@@ -778,3 +781,65 @@ def test_a_too_weak_attack_says_every_term_of_both_strengths(pieces, heights, mo
     neighbours one each, a Lancer's four-point walk is a charge."""
     assert violation(position(pieces, heights), move) == (
         f"ply 1: {move} is too weak: {strengths}; an attack needs at least the defender's strength")
+
+
+class Pick:
+    """A stand-in for random.Random that picks the k-th of whatever it is offered (and
+    remembers how many that was)."""
+
+    def __init__(self, k: int) -> None:
+        self.k, self.offered = k, 1
+
+    def randrange(self, n: int) -> int:
+        self.offered = n
+        return self.k % n
+
+
+def _every_greedy_choice(s: TerrainState) -> set:
+    first = Pick(0)
+    return {s.greedy_move(first)} | {s.greedy_move(Pick(k)) for k in range(1, first.offered)}
+
+
+def _greedy_choices(s: TerrainState) -> set:
+    """The greedy player's rule, from its description, by applying every move."""
+    me, forward = s.to_move(), 1 if s.to_move() == "red" else -1
+    wins, exits, captures, advances = set(), {}, {}, {}
+    for m in s.legal_moves():
+        res = s.apply(m)[0].result()
+        if res is not None and res.winner == me:
+            wins.add(m)
+        elif m.kind == "move":  # a plain move is judged by its ranks alone, even one that loses
+            advances[m] = (m.to // 10 - m.frm // 10) * forward
+        elif res is not None and res.winner is not None:
+            continue  # an exit or a capture that loses at once
+        elif m.kind == "exit":
+            exits[m] = STRENGTH[KINDS.index(s.at(SQUARES[m.frm]).split()[1])]
+        elif m.kind == "attack":
+            captures[m] = STRENGTH[KINDS.index(s.at(SQUARES[m.to]).split()[1])]
+    if wins:
+        return wins
+    for pool in (exits, captures, advances):
+        if pool:
+            return {m for m, v in pool.items() if v == max(pool.values())}
+    return set(s.legal_moves())
+
+
+def test_the_greedy_player_follows_its_rule_over_whole_games():
+    """Every move greedy could pick (its random draws enumerated) is one its rule allows,
+    and every one the rule allows can be picked: over random games, and from positions of
+    those games moved to the last of the 200 moves, where a plain move can win."""
+    rng = random.Random(5)
+    met = set()
+    for seed in (1, 2, 3):
+        s = TerrainState.start(generate(seed), seed)
+        while not s.is_terminal():
+            moves = list(s.legal_moves())
+            if s.ply % 2 == 0 or len(moves) < 12:  # every other ply, and every one near the end
+                expected = _greedy_choices(s)
+                assert _every_greedy_choice(s) == expected, s
+                met |= {m.kind for m in expected}
+            if s.ply % 20 == 7:
+                last = TerrainState.from_setup({**s.to_setup(), "moves_played": MAX_MOVES - 1})
+                assert _every_greedy_choice(last) == _greedy_choices(last), last
+            s, _ = s.apply(s.random_move(rng))
+    assert met >= {"move", "attack", "exit"}, met
