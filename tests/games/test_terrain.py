@@ -499,6 +499,8 @@ def test_200_moves_then_the_strongest_piece():
     pieces = {"a1": "red guardian", "e5": "red runner", "e6": "blue lancer", "j10": "blue runner"}
     # red: e5 is 5 ranks from rank 10; blue: e6 is 5 ranks from rank 1; red's Guardian is the strongest
     assert _limit(pieces, "a1-b1") == "winner red (200 moves: strongest piece)"
+    pieces = {"a1": "red runner", "e5": "red runner", "e6": "blue guardian", "j10": "blue runner"}
+    assert _limit(pieces, "a1-b1") == "winner blue (200 moves: strongest piece)"
 
 
 def test_200_moves_all_equal_is_a_draw():
@@ -843,3 +845,21 @@ def test_the_greedy_player_follows_its_rule_over_whole_games():
                 assert _every_greedy_choice(last) == _greedy_choices(last), last
             s, _ = s.apply(s.random_move(rng))
     assert met >= {"move", "attack", "exit"}, met
+
+
+def test_the_text_board_shows_each_squares_level_and_piece_rank_10_first():
+    s = position({"a1": "red runner", "b1": "red lancer", "c2": "red guardian", "j10": "blue runner",
+                  "i10": "blue lancer", "h9": "blue guardian"}, {"a1": 2, "j10": 1, "e5": 1},
+                 score={"red": 0, "blue": 2}, exits=1, moves_played=17)
+    empty = " ".join(["0."] * 10)
+    assert s.board_text().split("\n") == [
+        "    a  b  c  d  e  f  g  h  i  j",
+        "10  0. 0. 0. 0. 0. 0. 0. 0. 0l 1r",
+        " 9  0. 0. 0. 0. 0. 0. 0. 0g 0. 0.",
+        *(f"{r:>2}  {empty}" for r in (8, 7, 6)),
+        " 5  0. 0. 0. 0. 1. 0. 0. 0. 0. 0.",
+        *(f"{r:>2}  {empty}" for r in (4, 3)),
+        " 2  0. 0. 0G 0. 0. 0. 0. 0. 0. 0.",
+        " 1  2R 0L 0. 0. 0. 0. 0. 0. 0. 0.",
+        "score: red 0, blue 2; move 18 of 200 (each square: level, then piece)",
+    ]
