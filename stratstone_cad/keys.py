@@ -48,8 +48,9 @@ def _module_path(name: str) -> Path | None:
     """The source file of a module of this package, or None (not ours, or not a file)."""
     if name != PACKAGE and not name.startswith(PACKAGE + "."):
         return None
-    rel = Path(*name.split(".")[1:])
-    for p in (PACKAGE_DIR / rel.with_suffix(".py"), PACKAGE_DIR / rel / "__init__.py"):
+    parts = name.split(".")[1:]  # none for the package itself: its __init__
+    module = [PACKAGE_DIR.joinpath(*parts[:-1], parts[-1] + ".py")] if parts else []
+    for p in (*module, PACKAGE_DIR.joinpath(*parts, "__init__.py")):
         if p.is_file():
             return p
     return None

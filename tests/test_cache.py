@@ -211,3 +211,11 @@ def test_the_manifest_says_how_many_to_print_and_where_the_map_came_from(built_a
     tiles = [a for f, a in m.items() if f.startswith("terrain/board-seed-1-tile-")]
     assert len(tiles) == 4 and all(a["heightmap"] == {"terrain_seed": 1} for a in tiles)
     assert len(m) == 25 + 7 + 10
+
+
+def test_a_module_name_is_found_in_this_package_only():
+    assert K._module_path("stratstone_cad.games.log") == K.PACKAGE_DIR / "games" / "log.py"
+    assert K._module_path("stratstone_cad.games") == K.PACKAGE_DIR / "games" / "__init__.py"
+    assert K._module_path("stratstone_cad") == K.PACKAGE_DIR / "__init__.py"
+    for other in ("os", "json.decoder", "stratstone_cad_other.x", "stratstone_cad.nope", "stratstone_cad.games.nope"):
+        assert K._module_path(other) is None, other

@@ -215,3 +215,13 @@ def test_a_refusal_says_when_the_bound_asked_for_is_out_of_the_parameters_own_ra
 ])
 def test_a_value_is_shown_in_a_message_cut_to_a_readable_size(value, shown):
     assert _show(value) == shown
+
+
+def test_set_splits_at_the_first_equals_sign_and_names_a_close_choice():
+    from stratstone_cad.params import _one_of
+
+    assert parse_set([" a.b =c=d", "a.b=e", "x.y="]) == {"a.b": "e", "x.y": ""}
+    assert parse_set(["p.q=r=s"]) == {"p.q": "r=s"}  # a value may hold "="
+    names = ["terrain", "stratstone", "sage-stones"]
+    assert _one_of("stratstne", names) == "one of sage-stones, stratstone, terrain (did you mean 'stratstone'?)"
+    assert _one_of("zzz", names) == "one of sage-stones, stratstone, terrain"
