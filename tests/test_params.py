@@ -225,3 +225,25 @@ def test_set_splits_at_the_first_equals_sign_and_names_a_close_choice():
     names = ["terrain", "stratstone", "sage-stones"]
     assert _one_of("stratstne", names) == "one of sage-stones, stratstone, terrain (did you mean 'stratstone'?)"
     assert _one_of("zzz", names) == "one of sage-stones, stratstone, terrain"
+
+
+def test_a_height_is_on_a_layer_boundary_counting_from_the_first_layer():
+    from stratstone_cad.params import Profile, on_layer_boundary
+
+    p = Profile("piece", 0.15, 0.2)
+    for z in (0.0, 0.2, 0.35, 0.5, 6.35, 0.2 + 100 * 0.15, 0.00005, 0.35 + 0.00009):
+        assert on_layer_boundary(z, p), z
+    for z in (0.1, 0.15, 0.3, 0.36, 6.4, 0.35 + 0.00011, -0.15, 0.05):
+        assert not on_layer_boundary(z, p), z
+    assert on_layer_boundary(0.36, p, tol=0.011) and not on_layer_boundary(0.36, p, tol=0.009)
+
+
+def test_describe_lists_every_parameter_with_its_default_range_and_words():
+    rows = _Demo.describe()
+    assert rows == [("demo.part.width_mm", 10.0, "a number from 1 to 60", "w"),
+                    ("demo.part.depth_mm", 5.0, "a number of at least 2", "d")]
+    from stratstone_cad.assets.stratstone import StratstoneStones
+
+    listed = {name: (default, expected) for name, default, expected, _ in StratstoneStones.describe()}
+    assert listed["stratstone.stone.marks"] == (["ring", "cross", "bars"], "a list of 3 names from ring, cross, bars, "
+                                                "dot, dots, triangle, none")  # a list default, made by its factory

@@ -321,14 +321,17 @@ U+00A0, U+2028, form feeds and the like, which would let a line that is not JSON
 
 def loads_strict(text: str) -> Any:
     """One JSON value from ``text``, read as a log line is: no duplicate keys, no NaN or
-    infinity, only JSON whitespace around it. Raises ValueError with a short reason."""
+    infinity, only JSON whitespace around it. Raises ValueError with a short reason (a
+    column counts from the start of ``text``)."""
     body = text.strip(JSON_WS)
     try:
         value, end = _DECODER.raw_decode(body)
     except (ValueError, RecursionError) as e:
         raise ValueError(_json_reason(e, text)) from None
     if end != len(body):
-        raise ValueError(f"extra data at column {len(text) - len(text.lstrip(JSON_WS)) + end + 1}")
+        lead = len(text) - len(text.lstrip(JSON_WS))
+        rest = body[end:]
+        raise ValueError(f"extra data at column {lead + end + len(rest) - len(rest.lstrip(JSON_WS)) + 1}")
     return value
 
 
@@ -353,17 +356,10 @@ def _json_error(e: BaseException, text: str, line_no: int) -> LogError:
 
 def _parse_json(text: str, line_no: int) -> Any:
     """Parse one non-blank line; raises :class:`LogError` naming the line."""
-    body = text.strip(JSON_WS)
     try:
-        value, end = _DECODER.raw_decode(body)
-    except (ValueError, RecursionError) as e:
-        raise _json_error(e, text, line_no) from None
-    if end != len(body):
-        lead = len(text) - len(text.lstrip(JSON_WS))
-        rest = body[end:]
-        extra = lead + end + len(rest) - len(rest.lstrip(JSON_WS)) + 1
-        raise LogError(f"line {line_no}: not valid JSON (extra data at column {extra})")
-    return value
+        return loads_strict(text)
+    except ValueError as e:
+        raise LogError(f"line {line_no}: not valid JSON ({e})") from None
 
 
 def _human_size(n: int) -> str:

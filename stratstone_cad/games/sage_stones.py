@@ -77,11 +77,6 @@ REASON_123 = "rolled 1-2-3"
 REASON_RESET = "column {col} and column 6 are full"
 
 
-def _index(col: int, row: int) -> int:
-    """Square index of ``col``-``row`` (column 3-9, row 1-9): column-major, 9 per column."""
-    return (col - FIRST_COLUMN) * ROWS + (row - 1)
-
-
 SQUARES = tuple(f"{ci + FIRST_COLUMN}-{ri + 1}" for ci in range(COLUMNS) for ri in range(ROWS))
 """Square names by index (``3-1`` = 0, ``3-2`` = 1, ..., ``9-9`` = 62)."""
 _SQUARE_INDEX = {name: i for i, name in enumerate(SQUARES)}

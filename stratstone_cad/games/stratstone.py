@@ -283,10 +283,6 @@ class StratstoneState(NoChance):
         """``"yellow"`` or ``"red"``; ``None`` once the game is over."""
         return None if self._result is not None else COLOURS[self.turn]
 
-    def tops(self) -> list[str | None]:
-        """The colour seen from above on each square (``None`` on an empty square)."""
-        return [COLOURS[s[-1]] if s else None for s in self.stacks]
-
     def stack(self, square: str) -> list[str]:
         """The stack on ``square`` (e.g. ``"b2"``), bottom stone first."""
         return [COLOURS[s] for s in self.stacks[_SQUARE_INDEX[square]]]

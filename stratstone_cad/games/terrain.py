@@ -53,7 +53,6 @@ from stratstone_cad.games.terrain_map import (
     SIZE,
     TerrainError,
     check_heightmap,
-    crossing_costs,
     fairness_warning,
     generate,
     load_heightmap_file,
@@ -270,10 +269,6 @@ class Terrain:
     def level(self, square: str) -> int:
         """Level of ``square`` (e.g. ``"c4"``)."""
         return self.levels[_SQUARE_INDEX[square]]
-
-    def crossing_costs(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """Red's and Blue's sorted crossing costs (see :func:`.terrain_map.crossing_costs`)."""
-        return crossing_costs(self.heightmap)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Terrain) and self.levels == other.levels

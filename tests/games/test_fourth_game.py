@@ -115,3 +115,25 @@ def test_record_serves_a_registered_fourth_game(pile_game: Pile, tmp_path: Any) 
     assert "winner south (took the last)" in closing
     lines = out.read_text().splitlines()
     assert len(lines) == 4 and '"move": "3"' in lines[1] and '"move": "1"' in lines[2]
+
+
+def test_a_game_keeps_the_defaults_it_does_not_override(pile_game: Pile) -> None:
+    """GameBase's defaults, as a fourth game without dice, map or board sees them."""
+    from stratstone_cad.games.core import SquareError
+
+    assert pile_game.chance_field is None and pile_game.map_fields == () and pile_game.squares == ()
+    assert pile_game.default_players(None) == 2 and pile_game.play_setup({"pile": 3}, 5) == {"pile": 3}
+    assert pile_game.setup_warnings({"pile": 3}) == []
+    assert not pile_game.fast_ply({"ply": 1, "player": "south", "move": "1"}, frozenset({"south"}))
+    assert not pile_game.fast_header(["south", "north"], {"pile": 3})
+    with pytest.raises(TypeError, match="^pile is not played on a map$"):
+        pile_game.load_map("x.json")
+    with pytest.raises(SquareError) as e:
+        pile_game.parse_square("a1")
+    assert str(e.value) == "'a1' is not a square (pile has no board)"
+    ledger = pile_game.ledger(PileState(pile=3, turn=0))
+    assert ledger.pieces == {} and ledger.squares == {} and ledger.follow([]) == []
+    state = PileState(pile=3, turn=0, ply=4)
+    with pytest.raises(RuleViolation) as e:
+        state.roll(random.Random(1))
+    assert str(e.value) == "ply 5: roll is not part of Pile (no dice)"  # its GAME_TITLE

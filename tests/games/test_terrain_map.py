@@ -267,3 +267,17 @@ def test_a_heightmap_value_is_shown_short_in_a_message(value, shown):
     from stratstone_cad.games.terrain_map import _show
 
     assert _show(value) == shown
+
+
+def test_a_step_costs_one_point_and_one_more_per_level_of_change():
+    from stratstone_cad.games.terrain_map import step_cost
+
+    assert [step_cost(0, 0), step_cost(0, 2), step_cost(3, 1), step_cost(-1, 1)] == [1, 3, 3, 3]
+
+
+def test_two_boards_of_the_same_levels_are_one_terrain():
+    from stratstone_cad.games.terrain import Terrain
+
+    a, b, other = Terrain(generate(4), 4), Terrain(generate(4), None), Terrain(generate(5), 5)
+    assert a == b and hash(a) == hash(b) and a != other and a != generate(4)
+    assert len({a, b, other}) == 2
