@@ -863,3 +863,71 @@ def test_the_text_board_shows_each_squares_level_and_piece_rank_10_first():
         " 1  2R 0L 0. 0. 0. 0. 0. 0. 0. 0.",
         "score: red 0, blue 2; move 18 of 200 (each square: level, then piece)",
     ]
+
+
+_HUGE = 2**63 - 1
+_LONG = "x" * 300
+
+
+def test_a_new_game_draws_its_map_seed_from_the_rng_unless_given():
+    from stratstone_cad.games.core import get_game
+
+    g = get_game("terrain")
+    players, setup = g.new_setup(2, None, random.Random(9))
+    seed = random.Random(9).randrange(2**32)
+    assert players == ["red", "blue"] and setup == {"terrain_seed": seed, "heightmap": generate(seed)}
+    assert list(g.new_setup(2, {"first": "blue", "terrain_seed": 3}, random.Random(1))[1]) == [
+        "terrain_seed", "heightmap", "first"]
+    assert g.new_setup(2, {"terrain_seed": _HUGE}, random.Random(1))[1]["terrain_seed"] == _HUGE
+    given = g.new_setup(2, {"heightmap": generate(5)}, random.Random(1))[1]
+    assert given == {"terrain_seed": None, "heightmap": generate(5)}
+
+
+@pytest.mark.parametrize(("n", "setup", "message"), [
+    (3, None, "terrain needs 2 players, got 3"),
+    (2, [1], "setup: expected an object"),
+    *((2, {"terrain_seed": bad}, f"setup.terrain_seed: {bad!r} is not an integer from 0 to {_HUGE}")
+      for bad in (-1, _HUGE + 1, "7", 1.0, True)),
+    (2, {"terrain_seed": _LONG}, f"setup.terrain_seed: {_LONG!r}"[:160]),
+])
+def test_a_new_games_bad_setup_is_refused_in_one_line(n, setup, message):
+    from stratstone_cad.games.core import get_game
+
+    with pytest.raises(SetupError) as e:
+        get_game("terrain").new_setup(n, setup, random.Random(1))
+    assert str(e.value) == message
+
+
+_SCORE = 'setup.score: expected {"red": n, "blue": n} with n from 0 to 2, got '
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    ({"terrain_seed": _HUGE + 1}, f"setup.terrain_seed: {_HUGE + 1} is not an integer from 0 to {_HUGE} or null"),
+    ({"terrain_seed": _LONG}, f"setup.terrain_seed: {_LONG!r}"[:160]),
+    ({"first": "green"}, "setup.first: 'green' is not a player (expected red or blue)"),
+    ({"first": _LONG}, f"setup.first: {_LONG!r}"[:160]),
+    ({"exits": 2}, "setup.exits: 2 is not 0 or 1 (the second exit ends the game)"),
+    ({"exits": True}, "setup.exits: True is not 0 or 1 (the second exit ends the game)"),
+    ({"score": {"red": 3, "blue": 0}}, _SCORE + "{'red': 3, 'blue': 0}"),
+    ({"score": {"red": 1}}, _SCORE + "{'red': 1}"),
+    ({"score": [1]}, _SCORE + "[1]"),
+    ({"score": {"red": 1, "blue": True}, "exits": 1}, _SCORE + "{'red': 1, 'blue': True}"),
+    ({"score": {"red": 1, "blue": 0}}, "setup.score: {'red': 1, 'blue': 0} but no piece has exited (exits 0)"),
+    ({"score": {"red": 0, "blue": 0}, "exits": 1}, "setup.score: {'red': 0, 'blue': 0} does not match one exit (a "
+     "Runner's 1 or a Lancer's 2 for one side, 0 for the other; a Guardian exiting first ends the game)"),
+    ({"moves_played": 200}, "setup.moves_played: 200 is not an integer from 0 to 199"),
+    ({"moves_played": -1}, "setup.moves_played: -1 is not an integer from 0 to 199"),
+    ({"moves_played": True}, "setup.moves_played: True is not an integer from 0 to 199"),
+    ({"bogus": 1}, "setup: unknown field 'bogus' (expected terrain_seed, heightmap, pieces, first, score, exits, "
+     "moves_played)"),
+])
+def test_a_bad_position_setup_is_refused_in_one_line(extra, message):
+    with pytest.raises(SetupError) as e:
+        TerrainState.from_setup({"heightmap": generate(1), "pieces": {"a1": "red runner", "j10": "blue runner"},
+                                 **extra})
+    assert str(e.value) == message
+
+
+def test_a_setup_that_is_not_an_object_is_refused():
+    with pytest.raises(SetupError, match="^setup: expected an object$"):
+        TerrainState.from_setup([1])
