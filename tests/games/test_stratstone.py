@@ -410,3 +410,37 @@ def test_the_diagram_shows_each_squares_top_stone_rank_4_first():
     assert s.diagram() == "t..y/..../.t../y..r"
     assert repr(s) == "<StratstoneState ply=0 to_move=yellow 't..y/..../.t../y..r'>"
     assert StratstoneState.start().diagram() == "t..t/..../..../t..t"
+
+
+@pytest.mark.parametrize(("setup", "message"), [
+    ([1], "setup: expected an object"),
+    ({"stacks": [1]}, "setup.stacks: expected an object of square -> list of stones"),
+    ({"stacks": {"e5": ["tan"]}}, "setup.stacks: 'e5' is not a square a1-d4"),
+    ({"stacks": {"x" * 100: ["tan"]}}, "setup.stacks: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... is not a square a1-d4"),
+    ({"stacks": {}}, "setup.stacks: the board is empty, a move needs a stack"),
+    ({"stacks": {"a1": ["yellow"] * 8, "b1": ["red"] * 8}}, "setup: no stones left in hand, the game would already be over"),
+    ({"stacks": {"a1": ["yellow"] * 9}}, "setup.stacks: 9 yellow stones, at most 8"),
+    ({"stacks": {sq: ["red", "yellow"] for sq in ("a1", "b1", "c1", "d1")}}, "setup: the board already shows a line of four"),
+])
+def test_a_bad_setup_is_refused_in_one_line(setup, message):
+    with pytest.raises(SetupError) as e:
+        StratstoneState.from_setup(setup)
+    assert str(e.value) == message
+
+
+def test_a_setup_may_use_every_stone_of_one_colour_and_keeps_who_went_first():
+    s = StratstoneState.from_setup({"stacks": {"a1": ["yellow"] * 8, "b2": ["red"] * 7}, "first": "red"})
+    assert s.to_move() == "red" and s.first == 2 and s.ply == 0  # colour 2: red
+    after, _ = s.apply(next(iter(s.legal_moves())))
+    assert after.first == 2 and after.ply == 1
+
+
+def test_a_move_of_another_kind_and_a_random_move_after_the_end_are_refused():
+    with pytest.raises(RuleViolation) as e:
+        StratstoneState.start().apply(3.5)
+    assert str(e.value) == "ply 1: 3.5 is not a Stratstone move"
+    won, _ = pos({"a1": "y", "b1": "y", "c1": "y", "d3": "t", "a4": "r", "b4": "r", "c3": "r"}).apply("d3 SS")
+    assert won.result() is not None
+    with pytest.raises(RuleViolation) as e:
+        won.random_move(random.Random(1))
+    assert str(e.value) == f"ply {won.ply + 1}: random move is asked for after the game ended"
