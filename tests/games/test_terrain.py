@@ -931,3 +931,23 @@ def test_a_bad_position_setup_is_refused_in_one_line(extra, message):
 def test_a_setup_that_is_not_an_object_is_refused():
     with pytest.raises(SetupError, match="^setup: expected an object$"):
         TerrainState.from_setup([1])
+
+
+@pytest.mark.parametrize(("pieces", "message"), [
+    ([1], 'setup.pieces: expected an object of square -> piece, e.g. {"c1": "red guardian"}'),
+    ({"k1": "red runner"}, "setup.pieces: 'k1' is not a square a1-j10"),
+    ({"a1": "red king"}, "setup.pieces.a1: 'red king' is not a piece (expected e.g. 'red runner', 'blue guardian')"),
+    ({"a1": "red " + _LONG}, f"setup.pieces.a1: {'red ' + _LONG!r}"[:160]),
+    ({"k" * 300: "red runner"}, f"setup.pieces: {'k' * 300!r}"[:160]),
+])
+def test_a_bad_piece_in_a_setup_is_refused_in_one_line(pieces, message):
+    with pytest.raises(SetupError) as e:
+        TerrainState.from_setup({"heightmap": generate(1), "pieces": pieces})
+    assert str(e.value) == message
+
+
+def test_a_random_move_after_the_end_is_refused():
+    s, _ = position({"a1": "red runner", "j10": "blue runner"}, moves_played=199).apply("a1-b1")
+    with pytest.raises(RuleViolation) as e:
+        s.random_move(random.Random(1))
+    assert str(e.value) == "ply 2: random move is asked for after the game ended"
