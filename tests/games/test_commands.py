@@ -53,9 +53,30 @@ def test_play_two_player_variant(tmp_path):
     assert commands.check_log(out).startswith("ok: sage-stones")
 
 
-def test_play_without_a_seed_records_the_seed_it_drew():
+def test_play_without_a_seed_records_the_seed_it_drew(monkeypatch):
     head = json.loads(commands.play("stratstone", None, None, None).split("\n")[0])
     assert isinstance(head["seed"], int) and head["seed"] >= 0
+    asked = []
+
+    class System:
+        def randrange(self, n: int) -> int:
+            asked.append(n)
+            return 4242
+
+    monkeypatch.setattr(commands.random, "SystemRandom", System)
+    head = json.loads(commands.play("stratstone", None, None, None).split("\n")[0])
+    assert asked == [2**32] and head["seed"] == 4242  # a 32-bit seed, easy to type back
+
+
+@pytest.mark.parametrize("seed", [0, 2**63 - 1])
+def test_play_takes_every_seed_of_its_range(seed):
+    head = json.loads(commands.play("stratstone", seed, None, None).split("\n")[0])
+    assert head["seed"] == seed
+
+
+def test_play_records_stops_at_its_ply_limit_without_a_result():
+    records = commands.play_records("stratstone", 1, ["random", "random"], None, max_plies=3)
+    assert [r.get("ply") for r in records[1:]] == [1, 2, 3] and "result" not in records[-1]
 
 
 def test_play_first_player_via_setup():
@@ -73,6 +94,7 @@ def test_play_first_player_via_setup():
         (("sage-stones", 1, ["random"]), UserError, "sage-stones needs 2 to 6 players, got 1"),
         (("stratstone", -1, None), UserError, "seed: -1 is not an integer from 0 to 9223372036854775807"),
         (("stratstone", 2**64, None), UserError, "seed: 18446744073709551616 is not an integer"),
+        (("stratstone", 2**63, None), UserError, "seed: 9223372036854775808 is not an integer"),
     ],
 )
 def test_play_bad_arguments(args, error, message):
@@ -83,6 +105,9 @@ def test_play_bad_arguments(args, error, message):
 
 
 def test_play_bad_setup_and_variant_player_count():
+    with pytest.raises(UserError) as e:
+        commands.play("stratstone", 1, None, None, [1])  # type: ignore[arg-type]
+    assert str(e.value) == "setup: expected an object, got list"
     with pytest.raises(UserError, match="two-player variant needs 2 players, got 3"):
         commands.play("sage-stones", 1, ["random"] * 3, None, {"variant": "two-player"})
     with pytest.raises(UserError, match="setup.first: 'green' is not a player"):
