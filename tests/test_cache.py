@@ -219,3 +219,19 @@ def test_a_module_name_is_found_in_this_package_only():
     assert K._module_path("stratstone_cad") == K.PACKAGE_DIR / "__init__.py"
     for other in ("os", "json.decoder", "stratstone_cad_other.x", "stratstone_cad.nope", "stratstone_cad.games.nope"):
         assert K._module_path(other) is None, other
+
+
+def test_the_classes_in_a_jobs_arguments_bring_their_modules_into_its_code():
+    from stratstone_cad.cad.tiling import Joint, TilePlan
+    from stratstone_cad.jobs import Job
+    from stratstone_cad.params import MeshParams
+
+    plan = TilePlan((100.0, 50.0), [50.0], [], [Joint("x", 50.0, 25.0)])
+    assert K._arg_modules(plan) == {"stratstone_cad.cad.tiling"}
+    assert K._arg_modules({"a": 1, "b": [2, {"c": plan}], "m": MeshParams()}) == {
+        "stratstone_cad.cad.tiling", "stratstone_cad.params"}
+    assert K._arg_modules({"cls": TilePlan, "n": 3, "t": "x"}) == set()  # a class given is not an instance
+    assert K._arg_modules({}) == set() and K._arg_modules([]) == set() and K._arg_modules(()) == set()
+    job = Job("board", "stratstone_cad.cad.terrain:make_board", {"plan": plan}, (), "a board")
+    assert K.job_roots(job) == tuple(sorted({"stratstone_cad.cad.terrain", "stratstone_cad.cad.tiling",
+                                             *K.WRITER_MODULES}))
