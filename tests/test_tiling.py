@@ -207,3 +207,24 @@ def test_a_joint_at_its_smallest_is_not_told_to_shrink():
 
     b = load_params(sets=parse_set(["stratstone.board.joint_width_mm=4", "stratstone.board.joint_length_mm=2"])).stratstone.board
     assert joint_fix(b) == "a larger cell_pitch_mm or a printer with a larger bed"
+
+
+def test_dovetail_spots_on_an_edge_counted_by_hand():
+    """tiling._spots with a 10 mm wide, 6 mm long dovetail: it keeps half its width and a
+    wall from the board's outer edge, its length more from a cut that crosses, one per
+    started 80 mm, on the preferred line nearest each even spot."""
+    from stratstone_cad.cad.tiling import _spots
+    from stratstone_cad.params import MIN_WALL_MM as w
+
+    def spots(lo, hi, size, prefer, fits=lambda c: True, length=6.0):
+        return _spots(lo, hi, size, prefer, length, 10.0, fits)
+
+    assert spots(0, 200, 200, []) == pytest.approx([200 / 6, 100, 1000 / 6])  # three, evenly
+    assert spots(0, 80, 200, []) == [40]  # 80 mm: one, mid-edge
+    assert spots(0, 81, 200, []) == pytest.approx([20.25, 60.75])
+    assert spots(0, 120, 200, [], length=30) == [60]  # two would not clear each other's ends
+    assert spots(0, 200, 200, [10, 30, 50, 95, 105, 170, 200 - 5 - w + 0.01]) == [30, 95, 170]
+    assert spots(0, 200, 200, [5 + w - 0.01, 5 + w, 100]) == [5 + w, 100]  # the outer end's margin
+    assert spots(50, 250, 400, [50 + 11 + w - 0.01, 62, 150, 237, 250 - 11 - w + 0.01]) == [62, 150, 237]
+    assert spots(0, 200, 200, [30, 95, 170], fits=lambda c: c != 95) == [30, 170]
+    assert spots(0, 200, 200, [300]) == [100]  # a preferred line, but none on this edge: mid-edge
