@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import shapely
 from shapely.geometry import Polygon
@@ -228,3 +230,51 @@ def test_dovetail_spots_on_an_edge_counted_by_hand():
     assert spots(50, 250, 400, [50 + 11 + w - 0.01, 62, 150, 237, 250 - 11 - w + 0.01]) == [62, 150, 237]
     assert spots(0, 200, 200, [30, 95, 170], fits=lambda c: c != 95) == [30, 170]
     assert spots(0, 200, 200, [300]) == [100]  # a preferred line, but none on this edge: mid-edge
+
+
+def test_a_dovetails_outline_counted_by_hand():
+    from stratstone_cad.cad.tiling import Joint, dovetail_outline
+
+    assert dovetail_outline(Joint("x", 100.0, 50.0), 6.0, 12.0) == [
+        (94, 46), (100, 46), (106, 44), (106, 56), (100, 54), (94, 54)]  # neck 2/3 of the head
+    assert dovetail_outline(Joint("y", 50.0, 100.0), 6.0, 12.0) == [
+        (104, 44), (104, 50), (106, 56), (94, 56), (96, 50), (96, 44)]  # the same, turned a quarter
+    extra = 0.5 * (math.hypot(6, 2) / 6 - 1)  # the flared sides pushed out by 0.5 along their normal
+    grown = dovetail_outline(Joint("x", 0.0, 0.0), 6.0, 12.0, 0.5)
+    expected = [(-6, -4.5 - extra), (0, -4.5 - extra), (6.5, -6.5 - extra), (6.5, 6.5 + extra), (0, 4.5 + extra),
+                (-6, 4.5 + extra)]
+    assert [c for p in grown for c in p] == pytest.approx([c for p in expected for c in p])
+
+
+def test_cuts_and_sockets_keep_a_wall_from_what_must_stay_whole():
+    from shapely.geometry import box
+
+    from stratstone_cad.cad.tiling import Joint, TilePlan, check_keep_out
+    from stratstone_cad.errors import ParameterError
+    from stratstone_cad.params import MIN_WALL_MM as w
+    from stratstone_cad.params import get_printer
+
+    printer = get_printer(None)
+
+    def check(plan, keep_out, fixes=None):
+        check_keep_out(plan, keep_out, 6.0, 12.0, 0.2, "p", printer, "fix the cut", "fix the joint", fixes)
+
+    def refused(plan, keep_out, fixes=None) -> str:
+        with pytest.raises(ParameterError) as e:
+            check(plan, keep_out, fixes)
+        return str(e.value)
+
+    across = TilePlan((200.0, 100.0), [100.0], [], [Joint("x", 100.0, 50.0)])
+    check(across, [("label", box(100 + w, 0, 110, 5))])  # exactly a wall from the cut, far from the socket
+    assert refused(across, [("well", box(100.5, 10, 110, 20))], {"well": "well.inset_mm"}) == (
+        f"p.cell_pitch_mm: the tile cut at x = 100 mm for printer {printer.name!r} passes 0.50 mm from a well, "
+        f"expected at least {w:g} mm (well.inset_mm, fix the cut)")
+    assert refused(across, [("label", box(106.5, 48, 110, 52))], {"well": "well.inset_mm"}) == (
+        f"p.joint_width_mm = 12: the dovetail at (100, 50) mm comes within 0.30 mm of a label, expected at least "
+        f"{w:g} mm (fix the joint)")
+    up = TilePlan((200.0, 100.0), [], [50.0], [Joint("y", 50.0, 100.0)])
+    check(up, [("label", box(0, 50 + w, 5, 60))])
+    assert refused(up, [("well", box(10, 50.4, 20, 60))]).startswith(
+        f"p.cell_pitch_mm: the tile cut at y = 50 mm for printer {printer.name!r} passes 0.40 mm from a well")
+    assert refused(up, [("label", box(98, 56.5, 102, 60))]).startswith(
+        "p.joint_width_mm = 12: the dovetail at (100, 50) mm comes within 0.30 mm of a label")
