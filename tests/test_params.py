@@ -247,3 +247,47 @@ def test_describe_lists_every_parameter_with_its_default_range_and_words():
     listed = {name: (default, expected) for name, default, expected, _ in StratstoneStones.describe()}
     assert listed["stratstone.stone.marks"] == (["ring", "cross", "bars"], "a list of 3 names from ring, cross, bars, "
                                                 "dot, dots, triangle, none")  # a list default, made by its factory
+
+
+@dataclasses.dataclass(frozen=True)
+class _Kinds(Params):
+    PREFIX = "demo.kinds"
+
+    flag: bool = param(True, "a switch")
+    label: str = param("", "free text")
+    style: str = param("round", "a choice", choices=("round", "square"))
+    names: list[str] = param(["a"], "some names")
+    three: list[str] = param(["a", "b", "c"], "three names", choices=("a", "b", "c", "d"), length=3)
+    count: int = param(3, "a count", lo=1)
+    size: float = param(1.0, "a size")
+
+
+def test_each_kind_of_parameter_says_what_it_expects():
+    assert {name: expected for name, _, expected, _ in _Kinds.describe()} == {
+        "demo.kinds.flag": "true or false",
+        "demo.kinds.label": 'a text ("" for none)',
+        "demo.kinds.style": "one of round, square",
+        "demo.kinds.names": "a list of names",
+        "demo.kinds.three": "a list of 3 names from a, b, c, d",
+        "demo.kinds.count": "an integer of at least 1",
+        "demo.kinds.size": "a number",
+    }
+
+
+def test_set_text_is_read_by_the_parameters_kind():
+    from stratstone_cad.params import parse_text_value
+
+    f = {x.name: x for x in dataclasses.fields(_Kinds)}
+    for word in ("true", "Yes", " ON ", "1"):
+        assert parse_text_value(f["flag"], word, "n") is True, word
+    for word in ("false", "NO", "off", "0"):
+        assert parse_text_value(f["flag"], word, "n") is False, word
+    with pytest.raises(ParameterError, match="^n = 'maybe': expected true or false$"):
+        parse_text_value(f["flag"], "maybe", "n")
+    assert parse_text_value(f["label"], "  a b ", "n") == "a b"
+    assert parse_text_value(f["names"], "x, y ,z", "n") == ["x", "y", "z"]
+    with pytest.raises(ParameterError, match="^n = 'x,,y': expected names separated by commas, with none empty$"):
+        parse_text_value(f["names"], "x,,y", "n")
+    assert parse_text_value(f["count"], " 7 ", "n") == 7 and parse_text_value(f["size"], "2.5", "n") == 2.5
+    with pytest.raises(ParameterError, match="^n = '2.5': expected an integer of at least 1$"):
+        parse_text_value(f["count"], "2.5", "n")
