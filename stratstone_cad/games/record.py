@@ -259,7 +259,9 @@ class _Session:
     # -- showing -------------------------------------------------------------------------
 
     def show(self) -> None:
-        state = self.states[-1]
+        """The position, and the dice entered for the ply being entered (with them the
+        player is to move, not to roll)."""
+        state = self.state
         head = f"after ply {state.ply}" if state.ply else "start"
         if self.records[-1].get("result"):
             turn = ", game over"
@@ -267,7 +269,8 @@ class _Session:
             turn = f", {state.to_move()} to {'roll' if state.is_chance() else 'move'}"
         else:
             turn = ""
-        self.say(f"{head}{turn}\n{state.board_text()}")
+        dice = f"\ndice {_dice(self.dice)}: {state.describe_roll()}" if self.dice else ""  # type: ignore[attr-defined]
+        self.say(f"{head}{turn}\n{state.board_text()}{dice}")
 
     def list_moves(self, square: str) -> None:
         state = self.state

@@ -413,3 +413,29 @@ def test_resume_sweeps_what_a_killed_write_of_its_log_left(tmp_path):
     (tmp_path / ".other.jsonl.ab12cd_9.tmp").write_text("another log's")
     assert cli("--resume", str(out), stdin="quit\n").returncode == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == [".other.jsonl.ab12cd_9.tmp", "g.jsonl"]
+
+
+TRANSCRIPTS = Path(__file__).resolve().parent.parent / "data" / "transcripts"
+SESSIONS = {
+    "stratstone": ([], "show\nmoves\nmoves a1\nmoves a\nmoves zz\nhelp\na1 NNE\nshow\nundo\nundo\nmoves d4\nd4 S\n"
+                       "quit\n"),
+    "sage-stones": (["--setup", '{"variant": "two-player"}'],
+                    "moves\n5-5\n2 3 3\nshow\nmoves\nmoves 8-2\n8-2\nundo\nundo\n1 2 3\n1 1 1\nmoves 3-1\n3-1\nresign\n"),
+    "terrain": (["--terrain-seed", "1"], "moves\nmoves c1\nmoves e5\nmoves zz\nshow\nc1-c2\nundo\nc1-c2\ndraw\n"),
+}
+
+
+@pytest.mark.parametrize("game", sorted(SESSIONS))
+def test_a_session_shows_players_what_the_transcript_says(game, tmp_path):
+    """What players see at the table, pinned whole (read when written: prompts, boards,
+    move lists with and without a square, refusals, undo, the closing line): a change to
+    any of it is seen here and reviewed. Rewrite with STRATSTONE_REWRITE_TRANSCRIPTS=1."""
+    args, typed = SESSIONS[game]
+    out = tmp_path / "g.jsonl"
+    r = cli(game, "--out", str(out), *args, stdin=typed)
+    assert r.returncode == 0, r.stderr
+    seen = r.stdout.replace(str(out), "{out}")
+    path = TRANSCRIPTS / f"{game}.txt"
+    if os.environ.get("STRATSTONE_REWRITE_TRANSCRIPTS"):
+        path.write_text(seen)
+    assert seen == path.read_text()
