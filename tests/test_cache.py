@@ -235,3 +235,30 @@ def test_the_classes_in_a_jobs_arguments_bring_their_modules_into_its_code():
     job = Job("board", "stratstone_cad.cad.terrain:make_board", {"plan": plan}, (), "a board")
     assert K.job_roots(job) == tuple(sorted({"stratstone_cad.cad.terrain", "stratstone_cad.cad.tiling",
                                              *K.WRITER_MODULES}))
+
+
+def test_a_key_holds_each_outputs_file_facts_but_not_its_descriptive_ones():
+    from dataclasses import replace
+
+    from stratstone_cad.jobs import Job, Output
+
+    ps = load_params()
+    profiles = load_profiles()
+    out = Output("stratstone/x.stl", "stratstone", "x", "piece", colour="red")
+    job = Job("x", "stratstone_cad.cad.terrain:make_board", {"n": 1}, (out,), "x")
+    key = K.job_key(job, ps, profiles)
+    for changed in (replace(out, file="stratstone/y.stl"), replace(out, colour="tan"), replace(out, profile="board")):
+        assert K.job_key(replace(job, outputs=(changed,)), ps, profiles) != key, changed
+    for same in (replace(out, count=3), replace(out, printer="mk4"), replace(out, plate="p"), replace(out, info={"a": 1})):
+        assert K.job_key(replace(job, outputs=(same,)), ps, profiles) == key, same
+
+
+def test_a_dataclass_is_keyed_with_its_class_and_anything_else_refused():
+    from stratstone_cad.cad.tiling import Joint
+
+    assert K._plain(Joint("x", 1.0, 2.0)) == {"class": "stratstone_cad.cad.tiling.Joint", "axis": "x", "at": 1.0,
+                                              "along": 2.0}
+    with pytest.raises(TypeError, match="^cannot key object$"):
+        K._plain(object())
+    with pytest.raises(TypeError, match="^cannot key type$"):
+        K._plain(Joint)
