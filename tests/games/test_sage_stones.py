@@ -513,3 +513,34 @@ def test_the_greedy_player_takes_a_best_trap_and_draws_among_equals(variant):
     if variant == "four":  # a trap never takes a colour's own stones: only the two-player variant meets "own"
         seen.pop("own")
     assert all(seen.values()), seen  # each case met
+
+
+FOUR_SETUP_FIELDS = "(expected variant, colours, board, first)"
+
+
+@pytest.mark.parametrize(("players", "setup", "message"), [
+    (FOUR, [1], "setup: expected an object"),
+    (FOUR, {"zz": 2, "bogus": 1}, f"setup: unknown field 'bogus' {FOUR_SETUP_FIELDS}"),
+    (FOUR, {"colours": FOUR}, "setup.colours: only for the two-player variant (players are the colours)"),
+    (["p1", "p2"], {"variant": "two-player", "colours": ["yellow", "red", "blue"]},
+     "setup.colours: expected 4 colours of yellow, red, blue, green, white, black"),
+    (["p1", "p2"], {"variant": "two-player", "colours": ["yellow", "red", "blue", "red"]},
+     "setup.colours: ['yellow', 'red', 'blue', 'red'] has a repeated colour"),
+    (["p1", "p1"], {"variant": "two-player"}, "players: ['p1', 'p1'] has a repeated id"),
+    (["yellow", "yellow"], {}, "players: ['yellow', 'yellow'] has a repeated id"),
+    (FOUR, {"first": "white"}, "setup.first: 'white' is not one of yellow, red, blue, green"),
+    (FOUR, {"first": "x" * 100}, "setup.first: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... is not one of yellow, red, blue, green"),
+    (["yellow"], {}, "players: sage-stones needs 2 to 6 players, got 1"),
+    ([*FOUR, "white", "black", "x"], {}, "players: sage-stones needs 2 to 6 players, got 7"),
+])
+def test_a_bad_setup_is_refused_in_one_line(players, setup, message):
+    with pytest.raises(SetupError) as e:
+        SageStonesState.from_setup(players, setup)
+    assert str(e.value) == message
+
+
+def test_a_two_player_setup_may_name_its_colours_and_who_starts():
+    s = SageStonesState.from_setup(["p1", "p2"], {"variant": "two-player", "colours": ["green", "white", "black", "yellow"]})
+    assert s.colours == ("green", "white", "black", "yellow") and s.to_move() == "p1" and s.dice is None
+    s = SageStonesState.from_setup(["p1", "p2"], {"variant": "two-player", "first": "blue"})
+    assert s.colour_to_move() == "blue" and s.to_move() == "p1"
