@@ -439,3 +439,20 @@ def test_a_session_shows_players_what_the_transcript_says(game, tmp_path):
     if os.environ.get("STRATSTONE_REWRITE_TRANSCRIPTS"):
         path.write_text(seen)
     assert seen == path.read_text()
+
+
+def test_an_answer_over_the_line_limit_is_ignored_whole_and_one_at_it_is_read(tmp_path):
+    """Typed (or pasted) at the table: a line of more than MAX_INPUT characters is dropped
+    in full, however long, and the session goes on; CR LF line ends are read as LF."""
+    from stratstone_cad.games.record import MAX_INPUT
+
+    at_limit = "x" * MAX_INPUT
+    for over in (MAX_INPUT + 1, MAX_INPUT + 70_000):
+        r = cli("stratstone", "--out", str(tmp_path / f"g{over}.jsonl"),
+                stdin="y" * over + "\na1 NNE\r\n" + at_limit + "\nquit\n")
+        assert r.returncode == 0, r.stderr
+        said = r.stdout.splitlines()
+        assert f"yellow to move> ... (a line over {MAX_INPUT} characters, ignored)" in said
+        assert "ply 1: yellow a1 NNE" in said
+        assert any(s.startswith("refused: ply 2: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... does not parse") for s in said)
+        assert "unfinished after 1 ply" in said[-1]
