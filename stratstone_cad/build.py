@@ -24,6 +24,7 @@ import math
 import multiprocessing
 import os
 import re
+import signal
 import stat
 import sys
 import threading
@@ -459,9 +460,16 @@ def _start_fork_server() -> None:
     saved = {k: os.environ.get(k) for k in (PARENT_ENV, "PYTHONWARNINGS")}
     os.environ[PARENT_ENV] = str(os.getpid())
     os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [saved["PYTHONWARNINGS"], _QUIET_TRACKER]))
+    # The server is started with Ctrl-C ignored, as it would set itself only once its
+    # imports are done: a Ctrl-C to the terminal's process group during those seconds
+    # printed its KeyboardInterrupt traceback. (The workers ignore it too: worker_init.)
+    quiet = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if quiet else None
     try:
         forkserver.ensure_running()
     finally:
+        if quiet:
+            signal.signal(signal.SIGINT, previous)
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)

@@ -79,9 +79,11 @@ def test_ctrl_c_stops_a_parallel_build_quickly_with_whole_listed_files(tmp_path)
     p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "build", "--out", str(out), "--jobs", "2"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.monotonic() + 120
-    # the first part written (a board: the stones come last, in a burst that can end the
-    # build between two polls), with the other boards and pieces still being made
-    while not (out.exists() and any(out.rglob("*.stl"))):
+    # the first terrain piece written: the boards (whose CadQuery runs take the longest,
+    # and a stop waits for the parts being made) are done, and the pieces, gems and stones
+    # are still to come (the stones come last, in a burst that can end the build between
+    # two polls)
+    while not any((out / "terrain").glob("*runner*.stl")) if (out / "terrain").exists() else True:
         assert time.monotonic() < deadline and p.poll() is None
         time.sleep(0.05)
     os.killpg(p.pid, signal.SIGINT)
