@@ -75,20 +75,20 @@ def test_ctrl_c_stops_a_parallel_build_quickly_with_whole_listed_files(tmp_path)
     import signal
     import time
 
-    out = tmp_path / "out"
-    p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "build", "--out", str(out), "--jobs", "2"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.monotonic() + 120
-    # the first terrain piece written: the boards (whose CadQuery runs take the longest,
-    # and a stop waits for the parts being made) are done, and the pieces, gems and stones
-    # are still to come (the stones come last, in a burst that can end the build between
-    # two polls)
-    while not any((out / "terrain").glob("*runner*.stl")) if (out / "terrain").exists() else True:
-        assert time.monotonic() < deadline and p.poll() is None
-        time.sleep(0.05)
-    os.killpg(p.pid, signal.SIGINT)
-    t = time.monotonic()
-    _, err = p.communicate(timeout=30)
+    for attempt in range(3):
+        out = tmp_path / f"out{attempt}"
+        p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "build", "--out", str(out), "--jobs", "2"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        deadline = time.monotonic() + 120
+        while not any((out / "stratstone").glob("stone-*.stl")) if (out / "stratstone").exists() else True:
+            assert time.monotonic() < deadline and p.poll() is None
+            time.sleep(0.05)
+        os.killpg(p.pid, signal.SIGINT)
+        t = time.monotonic()
+        _, err = p.communicate(timeout=30)
+        if p.returncode == 0 and "[42/42]" in err:
+            continue  # the last stones came in a burst and the build ended before the signal: again
+        break
     assert time.monotonic() - t < 10
     assert p.returncode == 130 and err.endswith("stratstone-cad: interrupted\n"), err
     assert "Traceback" not in err
