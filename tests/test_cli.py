@@ -77,8 +77,11 @@ def test_ctrl_c_stops_a_parallel_build_quickly_with_whole_listed_files(tmp_path)
 
     for attempt in range(3):
         out = tmp_path / f"out{attempt}"
+        # started as a shell starts it, Ctrl-C at its default (a test before may leave this
+        # process ignoring it, and a child would inherit that)
         p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "build", "--out", str(out), "--jobs", "2"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         deadline = time.monotonic() + 120
         while not any((out / "stratstone").glob("stone-*.stl")) if (out / "stratstone").exists() else True:
             assert time.monotonic() < deadline and p.poll() is None
