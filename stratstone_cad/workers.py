@@ -5,13 +5,21 @@ Imported by the fork server as one of its preloaded modules (see
 names itself in :data:`PARENT_ENV`, the server asks the kernel to kill it the moment that
 build goes (SIGKILL included), and every worker asks the same of the server, so no
 process of a killed build lives on to write into its folder.
+
+The server also imports CadQuery without VTK (:func:`import_cadquery_without_vtk`): the
+workers start only once that import is done, so it is on the critical path of every
+parallel build.
 """
 
 from __future__ import annotations
 
 import ctypes
+import importlib.abc
+import importlib.machinery
 import os
 import signal
+import sys
+import types
 
 PARENT_ENV = "STRATSTONE_CAD_BUILD_PID"
 _PR_SET_PDEATHSIG = 1
@@ -39,7 +47,77 @@ def worker_init() -> None:
     die_with_parent()
 
 
+#: Top-level packages ``import cadquery`` loads that no part's making uses: VTK, which
+#: cadquery (its ``toVtkPolyData``, VTK exporters) and OCP's ``IVtkOCC`` wrapper import at
+#: their own import. Measured on the 2-core machine: ``import cadquery`` 2.2 s with VTK,
+#: 1.5 s without (docs/benchmarks.md).
+WITHOUT = ("vtk", "vtkmodules")
+
+
+class _Absent(types.ModuleType):
+    """A stand-in for a module of :data:`WITHOUT`: any name imported from it is a class
+    that says, when used, that VTK is not loaded here (import-time uses such as type
+    annotations and ``from vtkmodules.x import y`` work; nothing builds with them)."""
+
+    def __getattr__(self, name: str) -> type:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        module = self.__name__
+
+        def refuse(*_args: object, **_kwargs: object) -> None:
+            raise RuntimeError(f"{module}.{name}: VTK is not loaded in the build's worker processes "
+                               "(stratstone_cad.workers.WITHOUT)")
+
+        stand_in = type(name, (), {"__init__": refuse, "__module__": module})
+        setattr(self, name, stand_in)
+        return stand_in
+
+
+class _AbsentFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Answers every import of a :data:`WITHOUT` package or its submodules with an
+    :class:`_Absent` module."""
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> importlib.machinery.ModuleSpec | None:
+        if fullname.partition(".")[0] in WITHOUT:
+            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+        return None
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+        module = _Absent(spec.name)
+        module.__path__ = []
+        return module
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        pass
+
+
+def import_cadquery_without_vtk() -> bool:
+    """Import CadQuery with the :data:`WITHOUT` packages stood in for, in a process that
+    only makes parts (never in the build's own process: a preview there renders with the
+    real VTK). Returns False, with CadQuery imported the ordinary way, if the lighter
+    import fails (a CadQuery release that uses VTK at import): slower, never wrong. The
+    geometry does not depend on it: parts made here and in the build's own process are
+    byte for byte the same (tests/test_build.py)."""
+    if "cadquery" in sys.modules or any(m.partition(".")[0] in WITHOUT for m in sys.modules):
+        return False
+    finder = _AbsentFinder()
+    sys.meta_path.insert(0, finder)
+    try:
+        import cadquery
+        return True
+    except Exception:
+        sys.meta_path.remove(finder)
+        # Forget what was imported with the stand-ins: the VTK packages, CadQuery, and
+        # OCP's VTK wrappers (OCP.IVtk*: they import vtk). OCP's compiled core stays.
+        for name in [m for m in sys.modules if m.partition(".")[0] in (*WITHOUT, "cadquery")
+                     or m.startswith("OCP.IVtk")]:
+            del sys.modules[name]
+        import cadquery  # noqa: F401
+        return False
+
+
 # In the fork server: the build put its pid in the environment just for this process.
 if os.environ.get(PARENT_ENV) == str(os.getppid()):
     del os.environ[PARENT_ENV]
     die_with_parent()
+    import_cadquery_without_vtk()

@@ -357,3 +357,49 @@ def test_an_unexpected_cad_failure_is_a_geometry_error_naming_the_part(tmp_path,
 
 def test_jobs_are_capped_at_the_usable_cores():
     assert 1 <= B.usable_cores() <= (os.cpu_count() or 1)
+
+
+def test_the_workers_make_parts_with_cadquery_loaded_without_vtk():
+    """The workers' fork server imports CadQuery with VTK stood in for (a second of every
+    parallel build's start); ``test_two_builds_are_byte_identical`` compares their parts
+    (``built``: two jobs) with ones made here, where VTK is real."""
+    B._start_fork_server()
+    with B._pool(1) as pool:
+        seen = pool.submit(eval, "[type(__import__('sys').modules.get(m)).__name__ "
+                                 "for m in ('vtk', 'vtkmodules.vtkCommonDataModel', 'cadquery')]").result()
+    assert seen == ["_Absent", "_Absent", "module"]
+
+
+def test_a_vtk_stand_in_says_what_is_missing_when_used():
+    from stratstone_cad.workers import _Absent
+
+    stand_in = _Absent("vtkmodules.vtkCommonDataModel").vtkPolyData
+    assert stand_in.__module__ == "vtkmodules.vtkCommonDataModel" and stand_in.__name__ == "vtkPolyData"
+    with pytest.raises(RuntimeError, match=r"^vtkmodules.vtkCommonDataModel.vtkPolyData: VTK is not loaded in the "
+                                           r"build's worker processes \(stratstone_cad.workers.WITHOUT\)$"):
+        stand_in()
+    with pytest.raises(AttributeError):
+        _Absent("vtk").__wrapped__  # noqa: B018  (dunder look-ups stay real: pickle, inspect, copy ask for them)
+
+
+@pytest.mark.parametrize(("without", "lean"), [(("vtk", "vtkmodules"), True),
+                                               (("vtk", "vtkmodules", "ezdxf"), False)])
+def test_cadquery_is_imported_without_vtk_or_else_the_ordinary_way(without, lean):
+    """In a fresh process: the lighter import stands in for VTK and CadQuery works; when it
+    fails (standing in for ezdxf breaks CadQuery's import: it reads ezdxf.units.MM), it
+    leaves nothing of the stand-ins behind and CadQuery is imported with the real VTK."""
+    import subprocess
+    import sys
+
+    script = f"""
+import sys
+from stratstone_cad import workers as w
+w.WITHOUT = {without!r}
+print(w.import_cadquery_without_vtk())
+import cadquery as cq
+print(round(cq.Workplane().box(2, 3, 4).val().Volume(), 6))
+print(type(sys.modules["vtk"]).__name__)
+print(any(type(f).__name__ == "_AbsentFinder" for f in sys.meta_path))
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.split()
+    assert out == (["True", "24.0", "_Absent", "True"] if lean else ["False", "24.0", "module", "False"])
