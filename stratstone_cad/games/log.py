@@ -363,10 +363,14 @@ def _parse_json(text: str, line_no: int) -> Any:
 
 
 def _human_size(n: int) -> str:
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size:
+    """``n`` bytes in the largest unit that keeps the number below 1024 once rounded (so
+    1 MiB less a byte is "1.0 MiB", not "1024.0 KiB")."""
+    if n < 1 << 10:
+        return f"{n} bytes"
+    for unit, size in (("KiB", 1 << 10), ("MiB", 1 << 20)):
+        if round(n / size, 1) < 1024:
             return f"{n / size:.1f} {unit}"
-    return f"{n} bytes"
+    return f"{n / (1 << 30):.1f} GiB"
 
 
 def _read_lines(path: Path) -> Iterator[tuple[int, Any]]:

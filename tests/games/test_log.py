@@ -559,8 +559,10 @@ def test_a_line_that_is_not_json_is_refused_with_its_column(text, message):
 def test_message_helpers_say_sizes_types_and_cut_long_text():
     from stratstone_cad.games.log import _cut, _human_size, _json_type
 
-    assert [_human_size(n) for n in (1023, 1024, 1536, (1 << 20) - 1, 1 << 20, 3 << 30)] == [
-        "1023 bytes", "1.0 KiB", "1.5 KiB", "1024.0 KiB", "1.0 MiB", "3.0 GiB"]
+    sizes = (1023, 1024, 1536, (1 << 20) - 52, (1 << 20) - 51, (1 << 20) - 1, 1 << 20, (1 << 30) - 1, 3 << 30, 5000 << 30)
+    assert [_human_size(n) for n in sizes] == [
+        "1023 bytes", "1.0 KiB", "1.5 KiB", "1023.9 KiB", "1.0 MiB", "1.0 MiB", "1.0 MiB", "1.0 GiB", "3.0 GiB",
+        "5000.0 GiB"]
     assert [_json_type(v) for v in (True, None, [], "", 1, 1.5, {})] == [
         "a boolean", "null", "an array", "a string", "a number", "a number", "a value"]
     assert _cut("a  b\n c", 10) == "a b c" and _cut("x" * 10, 10) == "x" * 10
