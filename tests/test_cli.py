@@ -77,8 +77,9 @@ def test_ctrl_c_stops_a_parallel_build_quickly_with_whole_listed_files(tmp_path)
 
     for attempt in range(3):
         out = tmp_path / f"out{attempt}"
-        # started as a shell starts it, Ctrl-C at its default (a test before may leave this
-        # process ignoring it, and a child would inherit that)
+        # started as a terminal starts it, Ctrl-C at its default: the suite itself may run
+        # with Ctrl-C ignored (a non-interactive shell starts a background job so), and the
+        # build would inherit that and run to the end
         p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "build", "--out", str(out), "--jobs", "2"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
