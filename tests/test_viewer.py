@@ -64,6 +64,19 @@ def test_a_second_preview_takes_the_meshes_from_the_cache(every, monkeypatch):
     assert np.allclose(again.vertices, first.vertices, atol=1e-5)
 
 
+def test_a_mesh_cache_that_cannot_be_written_does_not_stop_a_preview(every, tmp_path, monkeypatch):
+    """The cache is best-effort: a cache file that cannot be written (here a folder in its
+    place; a full disk alike) leaves the preview its meshes and nothing half-written."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    asset = every["terrain/lancer-red"]
+    A._MEMO.clear()
+    blocked = A._cache_dir() / f"{A._key(asset.job)}.npz"
+    blocked.mkdir(parents=True)
+    mesh = A.asset_mesh(asset)
+    assert mesh.volume_mm3() > 0 and len(mesh.triangles) > 0
+    assert sorted(p.name for p in blocked.parent.iterdir()) == [blocked.name] and blocked.is_dir()
+
+
 def _close(pixel, colour, tol=90):
     rgb = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)])
     return np.abs(np.asarray(pixel[:3], dtype=int) - rgb).sum() < tol

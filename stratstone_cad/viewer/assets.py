@@ -131,13 +131,14 @@ def _load_or_make(job: Job, key: str) -> tuple[Mesh, ...]:
     buf = io.BytesIO()
     np.savez(buf, **{f"v{i}": m.vertices.astype(np.float32) for i, m in enumerate(meshes)},
              **{f"t{i}": m.triangles.astype(np.uint32) for i, m in enumerate(meshes)})
-    try:
-        from ..fileio import atomic_write
+    from ..errors import OutputError
+    from ..fileio import atomic_write
 
+    try:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, buf.getvalue())
-    except OSError:
-        pass  # no cache folder to write: the meshes are made again next time
+    except (OSError, OutputError):
+        pass  # the cache is best-effort (no folder, a full disk): the meshes are made again next time
     return meshes
 
 
