@@ -202,18 +202,14 @@ def publish(out: Path, kind: str, frames: Iterable[np.ndarray], *, fps: int = 10
     (a generator's ``finally`` runs) whatever happens."""
     from ..fileio import OutputError, describe_os_error
 
-    target = out if kind == "dir" else write_target(out, follow_symlinks=True)
     try:
+        target = out if kind == "dir" else write_target(out, follow_symlinks=True)
         sweep(target)  # what a killed export of this name left
         tmp = Temporary(target, out, kind, flag)
-    except BaseException:
-        _close(frames)
-        raise
-    bar = bar or Progress(1, out.name, stream=io.StringIO())  # not a terminal: no bar
-    try:
+        bar = bar or Progress(1, out.name, stream=io.StringIO())  # not a terminal: no bar
         try:
             n = _write(iter(frames), tmp.path, kind, fps, bar)
-            _close(frames)
+            _close(frames)  # the scene is gone before the file appears
             if kind != "dir":
                 try:
                     mode = stat.S_IMODE(os.stat(target).st_mode)  # a file replaced keeps its permissions
@@ -224,11 +220,12 @@ def publish(out: Path, kind: str, frames: Iterable[np.ndarray], *, fps: int = 10
             tmp.close()
         except OSError as e:
             raise OutputError(f"{flag} {out}: cannot write ({describe_os_error(e)})") from None
+        finally:
+            bar.done()
+            if tmp.fd >= 0:
+                tmp.remove()
     finally:
-        bar.done()
         _close(frames)
-        if tmp.fd >= 0:
-            tmp.remove()
     return n
 
 
