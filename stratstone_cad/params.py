@@ -487,9 +487,9 @@ class PlateParams(Params):
     adaptive_max_layer_mm: float = param(0.20, "thickest adaptive layer", lo=0.15, hi=0.3)
 
     def check(self) -> None:
-        if self.adaptive_min_layer_mm > self.adaptive_max_layer_mm - 0.01:
+        if self.adaptive_min_layer_mm > self.adaptive_max_layer_mm - 0.01 + TOL:
             self.fail("adaptive_min_layer_mm", self.adaptive_min_layer_mm,
-                      f"at most {fmt(self.adaptive_max_layer_mm - 0.01)} (below adaptive_max_layer_mm)")
+                      f"at most {fmt_down(self.adaptive_max_layer_mm - 0.01)} (below adaptive_max_layer_mm)")
 
 
 @dataclass(frozen=True)

@@ -291,3 +291,19 @@ def test_set_text_is_read_by_the_parameters_kind():
     assert parse_text_value(f["count"], " 7 ", "n") == 7 and parse_text_value(f["size"], "2.5", "n") == 2.5
     with pytest.raises(ParameterError, match="^n = '2.5': expected an integer of at least 1$"):
         parse_text_value(f["count"], "2.5", "n")
+
+
+def test_the_thinnest_adaptive_layer_is_at_most_the_thickest_less_0_01_mm():
+    """The limit the message names is itself accepted: 0.15 - 0.01 is 0.13999999999999999
+    in floats, and 0.14 must still pass."""
+    from stratstone_cad.params import PlateParams
+
+    with pytest.raises(ParameterError) as e:
+        PlateParams(adaptive_min_layer_mm=0.15, adaptive_max_layer_mm=0.15)
+    assert str(e.value) == "plates.adaptive_min_layer_mm = 0.15: expected at most 0.14 (below adaptive_max_layer_mm)"
+    assert PlateParams(adaptive_min_layer_mm=0.14, adaptive_max_layer_mm=0.15).adaptive_min_layer_mm == 0.14
+    assert PlateParams(adaptive_min_layer_mm=0.15, adaptive_max_layer_mm=0.16).adaptive_min_layer_mm == 0.15
+    # within TOL of the limit passes, as every derived limit does; a hair more does not
+    assert PlateParams(adaptive_min_layer_mm=0.145000001, adaptive_max_layer_mm=0.155).adaptive_min_layer_mm == 0.145000001
+    with pytest.raises(ParameterError, match=r"^plates.adaptive_min_layer_mm = 0.145: expected at most 0.145 "):
+        PlateParams(adaptive_min_layer_mm=0.145000002, adaptive_max_layer_mm=0.155)
