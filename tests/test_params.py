@@ -112,9 +112,14 @@ def test_unknown_name_in_params_file(tmp_path):
 
 
 @pytest.mark.parametrize(("content", "message"), [
-    (None, "file not found"),
-    ("[stratstone.board\n", "invalid TOML"),
-    (b"\xff\xfe", "not UTF-8 text"),
+    (None, "file not found, expected a TOML file"),
+    ("[stratstone.board\n", "invalid TOML (Expected ']' at the end of a table declaration"),
+    (b"\xff\xfe", "not UTF-8 text, expected a TOML file"),
+    # arrays may span lines, so a file of short lines can still nest deeper than the parser recurses
+    ("x = " + "[\n" * 3000 + "]\n" * 3000, "invalid TOML (nested too deeply), expected a TOML file"),
+    # refused before parsing: the line number counts from 1
+    ("[stratstone.stone]\n#" + "x" * 4096 + "\n",
+     "line 2 is 4097 bytes long, expected at most 4096 (split a long list over several lines)"),
 ])
 def test_bad_params_file(tmp_path, content, message):
     f = tmp_path / "p.toml"
@@ -122,8 +127,16 @@ def test_bad_params_file(tmp_path, content, message):
         f.write_bytes(content)
     elif content is not None:
         f.write_text(content)
-    with pytest.raises(ParameterError, match=message):
+    with pytest.raises(ParameterError) as e:
         load_params(f)
+    assert str(e.value).startswith(f"--params file {f}: {message}")
+
+
+def test_a_params_file_line_of_exactly_4096_bytes_is_read(tmp_path):
+    f = tmp_path / "p.toml"
+    f.write_text("[stratstone.stone]\nheight_mm = 8.0 #" + "x" * 4079 + "\n")
+    assert len(f.read_bytes().splitlines()[1]) == 4096
+    assert load_params(f).stratstone.stone.height_mm == 8.0
 
 
 def test_unknown_printer_suggests_the_closest():
@@ -307,3 +320,54 @@ def test_the_thinnest_adaptive_layer_is_at_most_the_thickest_less_0_01_mm():
     assert PlateParams(adaptive_min_layer_mm=0.145000001, adaptive_max_layer_mm=0.155).adaptive_min_layer_mm == 0.145000001
     with pytest.raises(ParameterError, match=r"^plates.adaptive_min_layer_mm = 0.145: expected at most 0.145 "):
         PlateParams(adaptive_min_layer_mm=0.145000002, adaptive_max_layer_mm=0.155)
+
+
+def test_printer_and_profile_presets_are_read_from_the_models_folder(tmp_path):
+    from stratstone_cad.params import Printer, Profile, default_printer, load_printers, load_profiles
+
+    (tmp_path / "printers.toml").write_text('default = "small"\n[printer.small]\ntitle = "A small printer"\n'
+                                            "bed_x_mm = 180\nbed_y_mm = 170\nmargin_mm = 5\nbed_z_mm = 160\n")
+    (tmp_path / "profiles.toml").write_text("[profile.piece]\nlayer_height_mm = 0.15\nfirst_layer_height_mm = 0.2\n")
+    assert load_printers(tmp_path) == {"small": Printer("small", "A small printer", 180.0, 170.0, 5.0, 160.0)}
+    assert default_printer(tmp_path) == "small"
+    assert get_printer(None, tmp_path).usable_mm == (170.0, 160.0)
+    assert load_profiles(tmp_path) == {"piece": Profile("piece", 0.15, 0.2)}
+
+
+def test_a_missing_or_broken_preset_file_is_named_in_one_line(tmp_path):
+    from stratstone_cad.params import default_printer, load_printers, load_profiles, resolve
+
+    printers, profiles, preset = tmp_path / "printers.toml", tmp_path / "profiles.toml", tmp_path / "stratstone.toml"
+    for call, message in [(lambda: load_printers(tmp_path), f"printer presets {printers}: file not found"),
+                          (lambda: load_profiles(tmp_path), f"print profiles {profiles}: file not found"),
+                          (lambda: resolve(SCHEMA, [preset]), f"preset {preset}: file not found")]:
+        with pytest.raises(ParameterError) as e:
+            call()
+        assert str(e.value) == message + ", expected a TOML file"
+    printers.write_text('default = "small\n')  # the CLI reads the default before the printers
+    with pytest.raises(ParameterError) as e:
+        default_printer(tmp_path)
+    assert str(e.value).startswith(f"printer presets {printers}: invalid TOML (")
+
+
+def test_a_preset_file_is_named_with_an_unknown_name_in_it(tmp_path):
+    from stratstone_cad.params import resolve
+
+    preset = tmp_path / "stratstone.toml"
+    preset.write_text("[stratstone.board]\ncells = 5\n")
+    assert resolve(SCHEMA, [preset])["stratstone.board"] == {"cells": 5}
+    preset.write_text("[stratstone.board]\ncell = 5\n")
+    with pytest.raises(ParameterError) as e:
+        resolve(SCHEMA, [preset])
+    assert str(e.value) == f"unknown parameter 'stratstone.board.cell' in {preset}; did you mean stratstone.board.cells?"
+
+
+@pytest.mark.parametrize(("sets", "message"), [
+    # a bare field name is answered with its full name
+    (["footprint_mm=20"], "unknown parameter 'footprint_mm' in --set; did you mean stratstone.stone.footprint_mm?"),
+    (["cells=5"], "unknown parameter 'cells' in --set"),  # nothing close enough to name
+])
+def test_an_unknown_name_is_answered_with_the_closest_full_name_if_any(sets, message):
+    with pytest.raises(ParameterError) as e:
+        load_params(sets=parse_set(sets))
+    assert str(e.value) == message
