@@ -53,7 +53,9 @@ def test_params_file_then_set(tmp_path):
      "stratstone.stone.marks = ['ring', 'star', 'bar']: expected a list of 3 names from ring, cross, bars, dot, dots, triangle, none"),
     (["stratstone.stone.colours=red,red,tan"],
      "stratstone.stone.colours = ['red', 'red', 'tan']: expected three different names"),
-    (["stratstone.stone.colours=red/x,blue,tan"], "expected names of lower-case letters, digits, '-' or '_' (they name files)"),
+    (["stratstone.stone.colours=red/x,blue,tan"],
+     "stratstone.stone.colours = ['red/x', 'blue', 'tan']: expected names of lower-case letters, digits, '-' or '_' (they name "
+     "files)"),
     (["stratstone.stone.colours=Red,red,tan"], "expected names of lower-case letters"),
     (["stratstone.stone.marks=ring,ring,bars"], "stratstone.stone.marks = ['ring', 'ring', 'bars']: expected a different mark for each set"),
     # a ring whose stroke leaves no printable centre: a thinner stroke, or (none thin enough) a larger mark
@@ -205,6 +207,13 @@ class _Demo(Params):
     ("width_mm", 5.0, "at least 60", "", "demo.part.width_mm = 5: expected at least 60"),  # its own limit: reachable
     ("width_mm", 5.0, "at most 1", "", "demo.part.width_mm = 5: expected at most 1"),
     ("width_mm", 5.0, "at least 60.0000000001", "", "demo.part.width_mm = 5: expected at least 60.0000000001"),
+    # exactly TOL (1e-9) past its own limit is still within reach; a limit 2e-9 past is not
+    ("width_mm", 5.0, "at least 60.000000001", "", "demo.part.width_mm = 5: expected at least 60.000000001"),
+    ("width_mm", 5.0, "at most 0.999999999", "", "demo.part.width_mm = 5: expected at most 0.999999999"),
+    ("width_mm", 5.0, "at least 60.000000002", "",
+     "demo.part.width_mm = 5: expected at least 60.000000002; width_mm is at most 60, so change the other values named here"),
+    ("width_mm", 5.0, "at most 0.999999998", "",
+     "demo.part.width_mm = 5: expected at most 0.999999998; width_mm is at least 1, so change the other values named here"),
     ("depth_mm", 3.0, "at least 1000", "", "demo.part.depth_mm = 3: expected at least 1000"),  # no upper limit
     ("depth_mm", 3.0, "at most 1.5", "x",
      "demo.part.depth_mm = 3: expected at most 1.5; depth_mm is at least 2, so x"),
@@ -220,6 +229,7 @@ def test_a_refusal_says_when_the_bound_asked_for_is_out_of_the_parameters_own_ra
 @pytest.mark.parametrize(("value", "shown"), [
     ("ab", "'ab'"), ("x" * 40, repr("x" * 40)), ("x" * 41, repr("x" * 40) + "... (41 characters)"),
     (True, "true"), (False, "false"), (2.0, "2"), (0.25, "0.25"), (1e20, "1e+20"), (7, "7"),
+    (999999999999999.0, "999999999999999"), (1e15, "1e+15"),  # a whole float has digits up to 15 of them
     (10**18 - 1, "999999999999999999"), (10**18, "a whole number of about 19 digits"),
     (-(10**20), "a whole number of about 21 digits"), (2**64, "a whole number of about 20 digits"),
     ([1, 2.5, "a"], "[1, 2.5, 'a']"), (list(range(8)), "[0, 1, 2, 3, 4, 5, 6, 7]"),
@@ -371,3 +381,60 @@ def test_an_unknown_name_is_answered_with_the_closest_full_name_if_any(sets, mes
     with pytest.raises(ParameterError) as e:
         load_params(sets=parse_set(sets))
     assert str(e.value) == message
+
+
+def test_a_bound_out_of_the_parameters_range_without_a_remedy_asks_to_change_the_others():
+    with pytest.raises(ParameterError) as e:
+        _Demo().fail("width_mm", 5.0, "at least 71 to hold the rest")
+    assert str(e.value) == ("demo.part.width_mm = 5: expected at least 71 to hold the rest; width_mm is at most 60, so "
+                            "change the other values named here")
+
+
+def test_a_limit_in_a_message_is_rounded_to_a_thousandth_towards_the_allowed_side():
+    from stratstone_cad.params import fmt_down, fmt_up
+
+    assert (fmt_up(10.3981), fmt_down(0.8949), fmt_up(2.0), fmt_down(2.0)) == ("10.399", "0.894", "2", "2")
+    assert (fmt_up(1.000001), fmt_down(0.999999)) == ("1.001", "0.999")
+    # float noise far below TOL is not taken for a thousandth more (or less): 1 passes there
+    assert (fmt_up(1.0000000003), fmt_down(0.9999999997)) == ("1", "1")
+
+
+@pytest.mark.parametrize(("name", "value", "message"), [
+    ("flag", 1, "demo.kinds.flag = 1: expected true or false"),
+    ("label", 5, 'demo.kinds.label = 5: expected a text ("" for none)'),
+    ("style", "oval", "demo.kinds.style = 'oval': expected one of round, square"),
+    ("names", "ab", "demo.kinds.names = 'ab': expected a list of names"),  # a text is not a list of its letters
+    ("names", ["a", ""], "demo.kinds.names = ['a', '']: expected a list of names"),
+    ("names", ["a", 5], "demo.kinds.names = ['a', 5]: expected a list of names"),
+    ("names", 5, "demo.kinds.names = 5: expected a list of names"),
+    ("three", ["a", "b"], "demo.kinds.three = ['a', 'b']: expected a list of 3 names from a, b, c, d"),
+    ("three", ["a", "b", "e"], "demo.kinds.three = ['a', 'b', 'e']: expected a list of 3 names from a, b, c, d"),
+    ("count", True, "demo.kinds.count = true: expected an integer of at least 1"),  # a bool is no number
+    ("count", 4.5, "demo.kinds.count = 4.5: expected an integer of at least 1"),
+    ("count", 0, "demo.kinds.count = 0: expected an integer of at least 1"),
+    ("count", "4", "demo.kinds.count = '4': expected an integer of at least 1"),
+    ("size", "big", "demo.kinds.size = 'big': expected a number"),
+    ("size", 10**400, "demo.kinds.size = a whole number of about 401 digits: expected a number"),
+    ("size", float("inf"), "demo.kinds.size = inf: expected a number"),
+])
+def test_a_value_of_the_wrong_kind_is_refused_with_what_the_parameter_expects(name, value, message):
+    """What a --params file can hold (any TOML value) reaches the fields unparsed."""
+    with pytest.raises(ParameterError) as e:
+        _Kinds(**{name: value})
+    assert str(e.value) == message
+
+
+def test_a_value_of_the_right_kind_is_kept_in_the_parameters_type():
+    k = _Kinds()
+    assert (k.flag, k.label, k.style, k.names, k.three, k.count, k.size) == (True, "", "round", ["a"], ["a", "b", "c"], 3, 1.0)
+    k = _Kinds(names=("x", "y", "z", "w"), three=("d", "c", "a"), count=4.0, size=2, label="any text")
+    assert k.names == ["x", "y", "z", "w"] and k.three == ["d", "c", "a"]
+    assert k.count == 4 and type(k.count) is int  # a whole float (TOML's 4.0) is the integer
+    assert k.size == 2.0 and type(k.size) is float
+
+
+def test_a_params_file_may_write_an_integer_as_a_whole_float(tmp_path):
+    f = tmp_path / "p.toml"
+    f.write_text("[stratstone.board]\ncells = 5.0\n")
+    cells = load_params(f).stratstone.board.cells
+    assert cells == 5 and type(cells) is int
