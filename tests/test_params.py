@@ -438,3 +438,36 @@ def test_a_params_file_may_write_an_integer_as_a_whole_float(tmp_path):
     f.write_text("[stratstone.board]\ncells = 5.0\n")
     cells = load_params(f).stratstone.board.cells
     assert cells == 5 and type(cells) is int
+
+
+def test_heights_and_depths_snap_to_whole_layers():
+    from stratstone_cad.params import Profile, snap_depth, snap_height
+
+    p = Profile("piece", 0.15, 0.2)
+    # a face at or near the bed goes to the first layer's top, the lowest boundary above it
+    assert (snap_height(0.0, p), snap_height(0.12, p), snap_height(0.3, p)) == (0.2, 0.2, 0.35)
+    assert (snap_height(0.58, p), snap_height(0.0, p, minimum_layers=3)) == (0.65, 0.5)
+    # a depth is at least one layer, or as many as asked
+    assert (snap_depth(0.05, p), snap_depth(0.5, p), snap_depth(0.05, p, minimum_layers=2)) == (0.15, 0.45, 0.3)
+    # mm rounded to 1e-6
+    q = Profile("fine", 0.1234567, 0.2)
+    assert (snap_height(0.3, q), snap_depth(0.5, q)) == (0.323457, 0.493827)
+
+
+def test_a_height_exactly_the_tolerance_off_a_boundary_is_not_on_it():
+    from stratstone_cad.params import Profile, on_layer_boundary
+
+    p = Profile("coarse", 0.5, 0.5)  # boundaries at 0, 0.5, 1, ...; every value here is exact in binary
+    assert on_layer_boundary(0.0625, p, tol=0.125) and not on_layer_boundary(0.125, p, tol=0.125)  # above the bed
+    assert on_layer_boundary(0.5625, p, tol=0.125) and not on_layer_boundary(0.625, p, tol=0.125)  # above a layer
+    assert on_layer_boundary(0.9375, p, tol=0.125) and not on_layer_boundary(0.875, p, tol=0.125)  # below a layer
+    assert not on_layer_boundary(0.0001, Profile("piece", 0.15, 0.2))  # the default tolerance, 1e-4 mm
+
+
+def test_a_part_shows_its_colour_or_else_the_board_colour():
+    from stratstone_cad.params import Colour, display_colour
+
+    colours = {"board": Colour("board", "#9A9A94"), "red": Colour("red", "#C8102E")}
+    assert display_colour(colours, "red") == "#C8102E"
+    assert display_colour(colours, None) == "#9A9A94"  # a part without a colour: a board
+    assert display_colour(colours, "teal") == "#9A9A94"  # a colour colours.toml does not name
