@@ -340,8 +340,9 @@ def on_layer_boundary(z_mm: float, profile: Profile, tol: float = 1e-4) -> bool:
     """Whether a height lies on a layer boundary of ``profile`` (z = 0 is the bed)."""
     if abs(z_mm) < tol:
         return True
-    n = (z_mm - profile.first_layer_height_mm) / profile.layer_height_mm
-    return n > -tol and abs(n - round(n)) * profile.layer_height_mm < tol
+    above = z_mm - profile.first_layer_height_mm  # mm above the first layer's top
+    n = above / profile.layer_height_mm
+    return above > -tol and abs(n - round(n)) * profile.layer_height_mm < tol
 
 
 def load_printers(models_dir: Path = MODELS_DIR) -> dict[str, Printer]:

@@ -254,9 +254,10 @@ def test_a_height_is_on_a_layer_boundary_counting_from_the_first_layer():
     from stratstone_cad.params import Profile, on_layer_boundary
 
     p = Profile("piece", 0.15, 0.2)
-    for z in (0.0, 0.2, 0.35, 0.5, 6.35, 0.2 + 100 * 0.15, 0.00005, 0.35 + 0.00009):
+    # the tolerance is in mm on both sides of every boundary, the first layer's top included
+    for z in (0.0, 0.2, 0.35, 0.5, 6.35, 0.2 + 100 * 0.15, 0.00005, 0.35 + 0.00009, 0.2 - 0.00009):
         assert on_layer_boundary(z, p), z
-    for z in (0.1, 0.15, 0.3, 0.36, 6.4, 0.35 + 0.00011, -0.15, 0.05):
+    for z in (0.1, 0.15, 0.3, 0.36, 6.4, 0.35 + 0.00011, -0.15, 0.05, 0.2 - 0.00011):
         assert not on_layer_boundary(z, p), z
     assert on_layer_boundary(0.36, p, tol=0.011) and not on_layer_boundary(0.36, p, tol=0.009)
 
