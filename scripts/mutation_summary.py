@@ -1,12 +1,14 @@
 """Summarise a mutmut run (``make mutate``): killed, surviving and untested mutants per
 module, from mutmut's ``mutants/**/*.meta`` files, with the mutants known to be equivalent
-(``docs/mutation-equivalents.toml``: each with its reason) set apart. Usage::
+(``docs/mutation-equivalents.toml``) set apart and the survivors left on purpose
+(``docs/mutation-survivors.toml``) counted apart from the unexplained ones; each group in
+those files says why. Usage::
 
     .venv/bin/python scripts/mutation_summary.py [mutants/] [--survivors]
 
-``--survivors`` also lists every mutant no test killed and that is not a known
-equivalent, each with the line it changed, and every listed equivalent that has gone
-(its function changed: mutmut renumbers) or was killed after all.
+``--survivors`` also lists every mutant no test killed that neither file explains, each
+with the line it changed, and every listed mutant that has gone (its function changed:
+mutmut renumbers its mutants) or was killed after all: those entries are stale.
 
 Exit codes mutmut records: 1 (or any non-zero but the ones below) a test failed, the mutant
 is killed; 0 every test passed, it survived; 33 no test covers it; 34 skipped; 36 timeout
@@ -24,18 +26,27 @@ from collections import Counter
 from pathlib import Path
 
 STATUS = {0: "survived", 33: "no tests", 34: "skipped", 36: "killed", None: "not run"}
-EQUIVALENTS = Path(__file__).resolve().parent.parent / "docs" / "mutation-equivalents.toml"
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+EQUIVALENTS = DOCS / "mutation-equivalents.toml"
+LEFT = DOCS / "mutation-survivors.toml"
+
+
+def reasons(path: Path, table: str) -> dict[str, str]:
+    """Mutant name -> the reason its group gives, from the ``[[table]]`` groups of ``path``
+    (``equivalent``: no test can tell it from the code; ``survivor``: left, and why)."""
+    if not path.exists():
+        return {}
+    out: dict[str, str] = {}
+    for group in tomllib.loads(path.read_text()).get(table, []):
+        for name in group["mutants"]:
+            if name in out:
+                raise SystemExit(f"{path.name}: {name} is listed twice")
+            out[name] = group["reason"]
+    return out
 
 
 def equivalents(path: Path = EQUIVALENTS) -> dict[str, str]:
-    """Mutant name -> why it is equivalent (no test can tell it from the code)."""
-    if not path.exists():
-        return {}
-    out = {}
-    for group in tomllib.loads(path.read_text())["equivalent"]:
-        for name in group["mutants"]:
-            out[name] = group["reason"]
-    return out
+    return reasons(path, "equivalent")
 
 
 def results(root: Path) -> dict[str, dict[str, str]]:
@@ -53,35 +64,49 @@ def main() -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     root = Path(args[0] if args else "mutants")
     known = equivalents()
+    left = reasons(LEFT, "survivor")
+    if both := sorted(set(known) & set(left)):
+        raise SystemExit(f"listed both as equivalent and as a survivor: {', '.join(both)}")
     by_module = results(root)
     total: Counter[str] = Counter()
-    print("| module | mutants | killed | survived | no tests | equivalent | not run | killed of the rest |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| module | mutants | killed | equivalent | survived, reason given | survived, unexplained | no tests "
+          "| not run | killed of the rest |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for module, statuses in by_module.items():
-        c = Counter("equivalent" if name in known and s in ("survived", "no tests") else s
-                    for name, s in statuses.items())
+        c = Counter(_status(name, s, known, left) for name, s in statuses.items())
         total += c
         print(_row(module, c))
     print(_row("**all**", total))
     if "--survivors" in sys.argv:
-        _survivors(root, by_module, known)
+        _survivors(root, by_module, known, left)
+
+
+def _status(name: str, status: str, known: dict[str, str], left: dict[str, str]) -> str:
+    if status in ("survived", "no tests"):
+        if name in known:
+            return "equivalent"
+        if name in left and status == "survived":
+            return "explained"
+    return status
 
 
 def _row(name: str, c: Counter[str]) -> str:
-    rest = c["killed"] + c["survived"] + c["no tests"]
+    rest = c["killed"] + c["explained"] + c["survived"] + c["no tests"]
     rate = f"{100 * c['killed'] / rest:.1f} %" if rest else "-"
-    return (f"| {name} | {sum(c.values())} | {c['killed']} | {c['survived']} | {c['no tests']} | {c['equivalent']} "
-            f"| {c['not run']} | {rate} |")
+    return (f"| {name} | {sum(c.values())} | {c['killed']} | {c['equivalent']} | {c['explained']} | {c['survived']} "
+            f"| {c['no tests']} | {c['not run']} | {rate} |")
 
 
-def _survivors(root: Path, by_module: dict[str, dict[str, str]], known: dict[str, str]) -> None:
+def _survivors(root: Path, by_module: dict[str, dict[str, str]], known: dict[str, str],
+               explained: dict[str, str]) -> None:
     every = {name: s for statuses in by_module.values() for name, s in statuses.items()}
-    for name in sorted(set(known) - set(every)):
-        print(f"\nlisted as equivalent but not found (its function changed?): {name}")
-    for name in sorted(n for n in known if every.get(n) == "killed"):
-        print(f"\nlisted as equivalent but killed: {name}")
+    for what, listed in (("equivalent", known), ("a survivor", explained)):
+        for name in sorted(set(listed) - set(every)):
+            print(f"\nlisted as {what} but not found (its function changed?): {name}")
+        for name in sorted(n for n in listed if every.get(n) == "killed"):
+            print(f"\nlisted as {what} but killed: {name}")
     for module, statuses in by_module.items():
-        left = [n for n, s in statuses.items() if s in ("survived", "no tests") and n not in known]
+        left = [n for n, s in statuses.items() if _status(n, s, known, explained) in ("survived", "no tests")]
         if not left:
             continue
         sources = _functions(root / module)
