@@ -278,3 +278,164 @@ def test_cuts_and_sockets_keep_a_wall_from_what_must_stay_whole():
         f"p.cell_pitch_mm: the tile cut at y = 50 mm for printer {printer.name!r} passes 0.40 mm from a well")
     assert refused(up, [("label", box(98, 56.5, 102, 60))]).startswith(
         "p.joint_width_mm = 12: the dovetail at (100, 50) mm comes within 0.30 mm of a label")
+
+
+def test_cuts_on_uneven_wall_lines_take_more_tiles_when_two_spots_would_share_a_line():
+    """Walls at 30, 120 and 210 mm of a 240 mm board on a 100 mm bed: two tiles do not fit,
+    three would put both cuts on the middle wall (the lines nearest 80 and 160 mm), so the
+    planner goes on to four tiles, one cut per wall."""
+    plan = plan_tiles((240.0, 50.0), Printer("t", "", 110, 110, 5), 5.0, 9.0, ([30.0, 120.0, 210.0], []))
+    assert plan.xcuts == [30.0, 120.0, 210.0] and plan.count == 4
+
+
+def test_the_last_tile_carries_no_dovetail_so_it_may_fill_the_bed():
+    """A cut at 90 mm of a 190 mm board on a 100 mm bed: the left tile is 90 + 5 mm of
+    dovetail, the right one exactly 100 mm (its dovetails are the left tile's)."""
+    plan = plan_tiles((190.0, 50.0), Printer("t", "", 110, 110, 5), 5.0, 9.0, ([90.0], []))
+    assert plan.xcuts == [90.0] and plan.count == 2
+
+
+def test_a_last_tile_must_be_wider_than_two_dovetail_lengths():
+    """5 mm dovetails: a last tile of exactly 10 mm is refused, 11 mm is cut."""
+    bed = Printer("t", "", 115, 115, 5)  # usable 105 x 105: the left tile is 100 + 5 mm
+    with pytest.raises(ParameterError, match="a 110 x 50 mm board cannot be cut into tiles"):
+        plan_tiles((110.0, 50.0), bed, 5.0, 9.0, ([100.0], []))
+    assert plan_tiles((111.0, 50.0), bed, 5.0, 9.0, ([100.0], [])).xcuts == [100.0]
+
+
+@pytest.mark.parametrize(("size", "usable", "count", "xcuts", "ycuts", "turned"), [
+    ((250.0, 120.0), (100, 150), 3, 2, 0, True),  # 3 x 1 as it lies, 2 x 2 turned
+    ((90.0, 250.0), (100, 60), 5, 0, 4, True),  # 1 x 5 as it lies, 2 x 3 turned
+    ((250.0, 90.0), (60, 100), 5, 4, 0, True),  # 5 x 1 as it lies, 3 x 2 turned
+    ((120.0, 130.0), (100, 150), 2, 1, 0, False),  # 2 x 1 as it lies, 1 x 2 turned: a tie keeps the tiles unturned
+])
+def test_the_way_round_with_fewer_tiles_is_kept(size, usable, count, xcuts, ycuts, turned):
+    """The planner tries the tiles both ways round on the bed and keeps the fewer; on the
+    bed turned a quarter the same board lies turned (unless both ways take as many)."""
+    plan = plan_tiles(size, Printer("t", "", usable[0] + 10, usable[1] + 10, 5), 5.0, 9.0)
+    assert (plan.count, plan.rotated, len(plan.xcuts), len(plan.ycuts)) == (count, False, xcuts, ycuts)
+    other = plan_tiles(size, Printer("t", "", usable[1] + 10, usable[0] + 10, 5), 5.0, 9.0)
+    assert (other.count, other.rotated) == (count, turned)
+
+
+def test_the_planner_gives_up_past_199_tiles_along_a_side():
+    """1 mm dovetails on an 11 mm bed: 1990 mm is 199 tiles of 10 mm (+ 1 mm of dovetail);
+    2000 mm would need 200 and is refused."""
+    bed = Printer("t", "", 21, 21, 5)
+    assert plan_tiles((1990.0, 10.0), bed, 1.0, 1.0).count == 199
+    with pytest.raises(ParameterError, match="a 2000 x 10 mm board cannot be cut into tiles"):
+        plan_tiles((2000.0, 10.0), bed, 1.0, 1.0)
+
+
+def test_a_refused_board_is_named_by_both_its_sides():
+    with pytest.raises(ParameterError) as e:
+        plan_tiles((300.0, 200.0), Printer("tiny", "", 30, 40, 5), 5.0, 9.0, ([150.0], [100.0]), what="terrain board")
+    assert str(e.value) == ("printer 'tiny': a 300 x 200 mm terrain board cannot be cut into tiles that fit "
+                            "its 20 x 30 mm usable bed")
+
+
+def test_dovetails_on_both_cuts_of_a_four_tile_board_counted_by_hand():
+    """A 160 x 200 mm board on a 110 mm bed: cut at x = 80 and y = 100. 5 x 9 mm dovetails
+    keep 5.3 mm from the board's edge, 10.3 mm from a crossing cut. Along x = 80 the
+    preferred y lines 10 and 190 each fit their tile edge; along y = 100 the x line 10
+    fits the left edge (0-80), 154 the right one (80-160, 158 is too near the board's edge).
+    Every dovetail planned is one ``fits`` was asked about."""
+    asked = []
+
+    def fits(j):
+        asked.append(j)
+        return True
+
+    plan = plan_tiles((160.0, 200.0), Printer("t", "", 120, 120, 5), 5.0, 9.0,
+                      joint_lines=([10.0, 154.0, 158.0], [10.0, 190.0]), fits=fits)
+    assert (plan.xcuts, plan.ycuts) == ([80.0], [100.0])
+    assert plan.joints == [Joint("x", 80.0, 10.0), Joint("x", 80.0, 190.0),
+                           Joint("y", 100.0, 10.0), Joint("y", 100.0, 154.0)]
+    assert set(plan.joints) <= set(asked)
+
+
+def test_a_dovetails_margins_are_exact():
+    """tiling._spots, 10 mm wide and 6 mm long dovetails: a preferred line exactly at the
+    margin (half the width and a wall from the board's edge, the length more from a
+    crossing cut) is taken, 0.01 mm past it is not (the dovetail goes mid-edge). Only the
+    board's own edges (0 and its size) get the short margin, not a cut 1 mm from them."""
+    from stratstone_cad.cad.tiling import _spots
+    from stratstone_cad.params import MIN_WALL_MM as w
+
+    def spots(lo, hi, size, prefer, length=6.0):
+        return _spots(lo, hi, size, prefer, length, 10.0, lambda c: True)
+
+    outer, inner = 5 + w, 5 + w + 6
+    assert spots(0, 200, 200, [outer]) == [outer] and spots(0, 200, 200, [outer - 0.01]) == [100]
+    assert spots(0, 200, 200, [200 - outer]) == [200 - outer] and spots(0, 200, 200, [200 - outer + 0.01]) == [100]
+    assert spots(50, 250, 400, [50 + inner]) == [50 + inner] and spots(50, 250, 400, [50 + inner - 0.01]) == [150]
+    assert spots(50, 250, 400, [250 - inner]) == [250 - inner] and spots(50, 250, 400, [250 - inner + 0.01]) == [150]
+    assert spots(1, 201, 400, [1 + inner - 0.01]) == [101]
+    assert spots(199, 399, 400, [399 - inner + 0.01]) == [299]
+
+
+def test_evenly_spread_dovetails_on_an_inner_edge():
+    """With no preferred lines: one dovetail per started 80 mm of the edge, evenly, when
+    each gets more than twice its reach (half its width, a wall and its length) of the
+    edge; else one mid-edge."""
+    from stratstone_cad.cad.tiling import _spots
+    from stratstone_cad.params import MIN_WALL_MM as w
+
+    def spots(lo, hi, length):
+        return _spots(lo, hi, 400, [], length, 10.0, lambda c: True)
+
+    assert spots(50, 250, 6.0) == pytest.approx([50 + 200 / 6, 150, 250 - 200 / 6])
+    assert spots(100, 220, 30.0) == [160]  # 60 mm each would not clear two 35.8 mm reaches
+    reach = 5 + w + 20
+    assert spots(0, 4 * reach, 20.0) == [2 * reach]  # exactly twice the reach each: one
+    assert spots(0, 4 * reach + 1, 20.0) == pytest.approx([reach + 0.25, 3 * reach + 0.75])
+
+
+def test_a_socket_fits_exactly_a_wall_from_what_must_stay_whole():
+    """socket_fits: the socket is the dovetail grown by the clearance (here a 12 mm wide,
+    6 mm long dovetail, 0.2 mm: its head's face at x = 106.2 for a cut at x = 100); it
+    fits exactly a wall from a keep-out, not 0.01 mm nearer; with nothing to keep out
+    every socket fits."""
+    from shapely.geometry import box
+
+    from stratstone_cad.cad.tiling import socket_fits
+    from stratstone_cad.params import MIN_WALL_MM as w
+
+    j = Joint("x", 100.0, 50.0)
+    assert socket_fits([], 6.0, 12.0, 0.2)(j)
+    assert socket_fits([("label", box(150, 0, 160, 100))], 6.0, 12.0, 0.2)(j)
+    assert socket_fits([("label", box(106.2 + w, 48, 110, 52))], 6.0, 12.0, 0.2)(j)
+    assert not socket_fits([("label", box(106.2 + w - 0.01, 48, 110, 52))], 6.0, 12.0, 0.2)(j)
+    assert not socket_fits([("recess", box(0, 0, 10, 10)), ("label", box(95, 45, 96, 46))], 6.0, 12.0, 0.2)(j)
+
+
+def test_a_cut_keeps_a_wall_to_the_board_edge_and_a_socket_names_its_own_fix():
+    """A keep-out by the board's edge, half a millimetre beside the cut, is refused (the
+    cut runs edge to edge); a socket exactly a wall from a label passes; a socket too near
+    a keep-out that has its own fix names that fix first."""
+    from shapely.geometry import box
+
+    from stratstone_cad.cad.tiling import TilePlan, check_keep_out
+    from stratstone_cad.params import MIN_WALL_MM as w
+    from stratstone_cad.params import get_printer
+
+    printer = get_printer(None)
+
+    def check(plan, keep_out, fixes=None):
+        check_keep_out(plan, keep_out, 6.0, 12.0, 0.2, "p", printer, "fix the cut", "fix the joint", fixes)
+
+    def refused(plan, keep_out, fixes=None) -> str:
+        with pytest.raises(ParameterError) as e:
+            check(plan, keep_out, fixes)
+        return str(e.value)
+
+    across = TilePlan((200.0, 100.0), [100.0], [], [Joint("x", 100.0, 50.0)])
+    assert refused(across, [("label", box(100.5, 0, 110, 0.1))]).startswith(
+        "p.cell_pitch_mm: the tile cut at x = 100 mm for printer")
+    up = TilePlan((200.0, 100.0), [], [50.0], [Joint("y", 50.0, 100.0)])
+    assert refused(up, [("label", box(0, 50.5, 0.1, 60))]).startswith(
+        "p.cell_pitch_mm: the tile cut at y = 50 mm for printer")
+    check(across, [("label", box(106.2 + w, 48, 110, 52))])
+    assert refused(across, [("label", box(106.5, 48, 110, 52))], {"label": "label.size_mm"}) == (
+        f"p.joint_width_mm = 12: the dovetail at (100, 50) mm comes within 0.30 mm of a label, expected at least "
+        f"{w:g} mm (label.size_mm, fix the joint)")
