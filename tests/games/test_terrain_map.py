@@ -101,6 +101,48 @@ def test_crossing_costs_agree_with_a_reference_dijkstra(seed):
     assert crossing_costs(UNFAIR) == (tuple(red), tuple(blue))
 
 
+def reference_exit_costs(heightmap: list[list[int]], exit_rank: int) -> list[int]:
+    """Every square's cheapest cost to any square of ``exit_rank`` (index file + 10 * rank),
+    with heapq from the whole row (independent of terrain_map)."""
+    dist = {(f, exit_rank): 0 for f in range(10)}
+    heap = [(0, f, exit_rank) for f in range(10)]
+    while heap:
+        d, f, r = heapq.heappop(heap)
+        if d > dist[(f, r)]:
+            continue
+        for nf, nr in ((f + 1, r), (f - 1, r), (f, r + 1), (f, r - 1)):
+            if 0 <= nf < 10 and 0 <= nr < 10:
+                nd = d + abs(heightmap[r][f] - heightmap[nr][nf]) + 1
+                if nd < dist.get((nf, nr), 1 << 30):
+                    dist[(nf, nr)] = nd
+                    heapq.heappush(heap, (nd, nf, nr))
+    return [dist[(p % 10, p // 10)] for p in range(100)]
+
+
+# Ranks alternating between levels 0 and 2 (3 points a step up or down) on files a-d, and
+# a flat 1 on e-j (or the other way round): the cheap way from a washboard square runs
+# sideways first, to the flat files.
+WASHBOARD_LEFT = [[2 * (r % 2) if f < 4 else 1 for f in range(10)] for r in range(10)]
+WASHBOARD_RIGHT = [row[::-1] for row in WASHBOARD_LEFT]
+
+
+@pytest.mark.parametrize("heightmap", [hmap(), UNFAIR, WASHBOARD_LEFT, WASHBOARD_RIGHT, generate(0)])
+def test_the_exit_cost_of_every_square_agrees_with_a_reference_dijkstra(heightmap):
+    """Not only the start squares: a1 and the files a and j at the board's sides, each way."""
+    check_heightmap(heightmap)
+    levels = [heightmap[r][f] for r in range(10) for f in range(10)]
+    for exit_rank in (9, 0):
+        assert tm._exit_costs(levels, exit_rank) == reference_exit_costs(heightmap, exit_rank)
+
+
+def test_washboard_exit_costs_counted_by_hand():
+    up = tm._exit_costs([v for row in WASHBOARD_LEFT for v in row], 9)
+    # b1: sideways to d1 (1 + 1), onto the flat e1 (2), up the e file (9)
+    assert (up[1], up[0], up[4]) == (13, 14, 9)
+    up = tm._exit_costs([v for row in WASHBOARD_RIGHT for v in row], 9)
+    assert (up[9], up[9 + 10 * 8]) == (14, 3)  # j1 as b1 above; j9 one step of 3 from j10
+
+
 # ------------------------------------------------------------------------- the generator
 
 
@@ -135,6 +177,23 @@ def test_the_same_seed_gives_the_same_map_and_seeds_differ():
     assert generate(12345) == generate(12345)
     maps = {json.dumps(generate(s)) for s in range(100)}
     assert len(maps) == 100
+
+
+def test_seed_5_gives_the_map_it_always_gave():
+    """The draw of how many hills (6 to 10) is part of a seed's sequence: seed 5's first
+    draw is retried, and a wider range would take it and give another map."""
+    assert generate(5) == [
+        [4, 6, 6, 5, 3, 3, 5, 6, 5, 3],
+        [3, 5, 5, 4, 3, 3, 3, 5, 5, 3],
+        [3, 3, 4, 3, 2, 3, 3, 3, 3, 3],
+        [5, 4, 3, 2, 0, 2, 3, 3, 3, 4],
+        [6, 5, 3, 2, 0, 1, 3, 3, 4, 6],
+        [6, 4, 3, 3, 1, 0, 2, 3, 5, 6],
+        [4, 3, 3, 3, 2, 0, 2, 3, 4, 5],
+        [3, 3, 3, 3, 3, 2, 3, 4, 3, 3],
+        [3, 5, 5, 3, 3, 3, 4, 5, 5, 3],
+        [3, 5, 6, 5, 3, 3, 5, 6, 6, 4],
+    ]
 
 
 def test_generated_maps_have_relief():
@@ -188,6 +247,10 @@ def _bump_at_c4() -> list[list[int]]:
         (hmap(21), "heightmap: a1 = 21 is out of range, expected 0 to 20"),
         ({"heightmap": hmap()}, "heightmap: expected 10 rows of 10 levels (rank 1 first), got an object"),
         ("flat", "heightmap: expected 10 rows of 10 levels (rank 1 first), got a string"),
+        (True, "heightmap: expected 10 rows of 10 levels (rank 1 first), got a boolean"),
+        (1.5, "heightmap: expected 10 rows of 10 levels (rank 1 first), got a number"),
+        (b"[[0]]", "heightmap: expected 10 rows of 10 levels (rank 1 first), got bytes"),  # no JSON kind: its type
+        ([[0] * 10], "heightmap: 1 row, expected 10 (heightmap[0] is rank 1)"),
     ],
 )
 def test_bad_heightmaps(value, message):
@@ -255,6 +318,64 @@ def test_the_heightmap_of_a_log(tmp_path):
     bad.write_text("{")
     with pytest.raises(TerrainError, match="line 1 is not a JSON log header"):
         heightmap_from_log(bad)
+
+
+def test_a_logs_messages_name_the_file_whole(tmp_path):
+    logs = Path(__file__).resolve().parents[1] / "data" / "logs"
+    with pytest.raises(TerrainError) as info:
+        heightmap_from_log(logs / "stratstone_win.jsonl")
+    assert str(info.value) == (f"{logs / 'stratstone_win.jsonl'}: not a terrain-game log "
+                               "(line 1 should be its header with game 'terrain')")
+    with pytest.raises(TerrainError) as info:
+        heightmap_from_log(tmp_path / "nope.jsonl")
+    assert str(info.value) == f"{tmp_path / 'nope.jsonl'}: file not found, expected a terrain-game log"
+
+
+def test_a_read_error_in_a_log_is_one_line_naming_the_file(tmp_path, monkeypatch):
+    import contextlib
+    import errno
+
+    class Failing:
+        def readline(self, limit):
+            raise OSError(errno.EIO, "Input/output error")
+
+    @contextlib.contextmanager
+    def failing(*args):
+        yield Failing()
+
+    monkeypatch.setattr(tm, "open_regular", failing)
+    with pytest.raises(TerrainError) as info:
+        heightmap_from_log(tmp_path / "t.jsonl")
+    assert str(info.value) == f"{tmp_path / 't.jsonl'}: cannot read (Input/output error)"
+
+
+def test_a_log_header_is_read_up_to_1_mib(tmp_path):
+    """Line 1 is read up to 1 MiB and its newline: a header padded to exactly 1 MiB is
+    read; 2 bytes more and it is cut, so not a JSON header."""
+    header = json.dumps({"game": "terrain", "setup": {"heightmap": generate(2)}})
+
+    def log(size: int) -> Path:
+        p = tmp_path / f"{size}.jsonl"
+        p.write_text(header[:-1] + " " * (size - len(header)) + "}\n" + '{"ply": 1}\n')
+        return p
+
+    assert heightmap_from_log(log(tm.MAX_FILE_BYTES)) == generate(2)
+    with pytest.raises(TerrainError, match="line 1 is not a JSON log header"):
+        heightmap_from_log(log(tm.MAX_FILE_BYTES + 2))
+
+
+def test_a_log_header_without_a_heightmap_or_with_nan():
+    from stratstone_cad.games.terrain_map import parse_log_header
+
+    p = Path("t.jsonl")
+    with pytest.raises(TerrainError) as info:
+        parse_log_header(b'{"game": "terrain", "setup": {"terrain_seed": 1}}\n', p)
+    assert str(info.value) == "t.jsonl: line 1: setup.heightmap is missing"
+    good = json.dumps({"game": "terrain", "setup": {"heightmap": generate(2)}})
+    assert parse_log_header(good.encode(), p) == generate(2)
+    with pytest.raises(TerrainError) as info:
+        parse_log_header(good[:-1].encode() + b', "seed": NaN}', p)
+    assert str(info.value) == "t.jsonl: line 1 is not a JSON log header"
 
 
 @pytest.mark.parametrize(("value", "shown"), [
