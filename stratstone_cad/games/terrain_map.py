@@ -344,14 +344,17 @@ def parse_heightmap_file(data: bytes, p: Path) -> list[list[int]]:
 def heightmap_from_log(path: str | os.PathLike[str]) -> list[list[int]]:
     """The heightmap recorded in a terrain-game log's header (line 1), checked against T1.
 
-    Reads only the first line (at most 1 MiB) of a regular file; does not replay the moves
-    (use ``stratstone-cad check-log`` for that). Raises :class:`TerrainError` naming the file.
+    Reads only the first line (at most 1 MiB, its newline not counted) of a regular file;
+    does not replay the moves (use ``stratstone-cad check-log`` for that). Raises
+    :class:`TerrainError` naming the file.
     """
     with open_regular(path, "", "a terrain-game log", TerrainError) as f:
         try:
             first = f.readline(MAX_FILE_BYTES + 1)
         except OSError as e:
             raise TerrainError(f"{path}: cannot read ({describe_os_error(e)})") from None
+    if len(first) > MAX_FILE_BYTES and not first.endswith(b"\n"):
+        raise TerrainError(f"{path}: line 1: longer than the {MAX_FILE_BYTES >> 20} MiB limit for a log header")
     return parse_log_header(first, Path(path))
 
 

@@ -351,7 +351,7 @@ def test_a_read_error_in_a_log_is_one_line_naming_the_file(tmp_path, monkeypatch
 
 def test_a_log_header_is_read_up_to_1_mib(tmp_path):
     """Line 1 is read up to 1 MiB and its newline: a header padded to exactly 1 MiB is
-    read; 2 bytes more and it is cut, so not a JSON header."""
+    read, one a byte longer is refused for its size (it was read whole and accepted)."""
     header = json.dumps({"game": "terrain", "setup": {"heightmap": generate(2)}})
 
     def log(size: int) -> Path:
@@ -360,8 +360,10 @@ def test_a_log_header_is_read_up_to_1_mib(tmp_path):
         return p
 
     assert heightmap_from_log(log(tm.MAX_FILE_BYTES)) == generate(2)
-    with pytest.raises(TerrainError, match="line 1 is not a JSON log header"):
-        heightmap_from_log(log(tm.MAX_FILE_BYTES + 2))
+    for size in (tm.MAX_FILE_BYTES + 1, tm.MAX_FILE_BYTES + 2):
+        with pytest.raises(TerrainError) as info:
+            heightmap_from_log(log(size))
+        assert str(info.value) == f"{tmp_path / f'{size}.jsonl'}: line 1: longer than the 1 MiB limit for a log header"
 
 
 def test_a_log_header_without_a_heightmap_or_with_nan():
