@@ -204,17 +204,36 @@ def test_a_session_killed_between_moves_keeps_every_accepted_ply(tmp_path):
     assert [x["move"] for x in lines(out)[1:]] == ["a1 NNE", "d1 NNW", "d4 SSS"]
 
 
+TERRAIN_MAP = "record terrain: expected --terrain-seed N or --terrain FILE, the map of the board played on " \
+              "(build --terrain-seed N prints board N)"
+LONG_IDS = "r" * 30 + "," + "y" * 30  # 61 characters: the message shows the first 60
+
+
 @pytest.mark.parametrize(("args", "stdin", "message"), [
     ([], "", "record: expected --out FILE.jsonl (a new game) or --resume FILE.jsonl (an unfinished one)"),
-    (["--out", "{tmp}/x.jsonl"], "", "record: expected the game to record"),
-    (["terrain", "--out", "{tmp}/x.jsonl"], "", "record terrain: expected --terrain-seed N or --terrain FILE"),
-    (["stratstone", "--out", "{tmp}/old.jsonl"], "", "output file {tmp}/old.jsonl: already exists, expected a new file"),
-    (["stratstone", "--players", "red,yellow", "--out", "{tmp}/x.jsonl"], "", "players: expected ['yellow', 'red']"),
-    (["sage-stones", "--players", "red,pink", "--out", "{tmp}/x.jsonl"], "", "players: 'pink' is not a colour"),
-    (["--resume", "{tmp}/old.jsonl", "--players", "a,b"], "", "--players with --resume: the log's header already"),
-    (["sage-stones", "--resume", "{tmp}/old.jsonl"], "", "a stratstone log, not sage-stones"),
-    (["sage-stones", "--seed", "3", "--out", "{tmp}/x.jsonl"], "", "--seed 3 without --roll"),
-    (["stratstone", "--out", "{tmp}/no/x.jsonl"], "", "its folder {tmp}/no does not exist"),
+    (["--out", "{tmp}/x.jsonl"], "", "record: expected the game to record: sage-stones, stratstone, terrain"),
+    (["terrain", "--out", "{tmp}/x.jsonl"], "", TERRAIN_MAP),
+    (["terrain", "--setup", '{{"first": "red"}}', "--out", "{tmp}/x.jsonl"], "", TERRAIN_MAP),  # a setup, no map
+    (["stratstone", "--out", "{tmp}/old.jsonl"], "", "output file {tmp}/old.jsonl: already exists, expected a new "
+                                                     "file (record --resume {tmp}/old.jsonl continues a recorded game)"),
+    (["stratstone", "--out", "{tmp}/old.jsonl/x.jsonl"], "", "output file {tmp}/old.jsonl/x.jsonl: cannot be used "
+                                                             "(Not a directory), expected a new file"),
+    (["stratstone", "--players", "red,yellow", "--out", "{tmp}/x.jsonl"], "",
+     "--players red,yellow: players: expected ['yellow', 'red'], got ['red', 'yellow']"),
+    (["stratstone", "--players", LONG_IDS, "--out", "{tmp}/x.jsonl"], "",
+     f"--players {LONG_IDS[:60]}: players: expected ['yellow', 'red'], got ['rrrrrrrrrrrrrrrrrrrrrrrrrrrrrr', 'y..."),
+    (["stratstone", "--players", "yellow", "--out", "{tmp}/x.jsonl"], "", "stratstone needs 2 players, got 1"),
+    (["sage-stones", "--players", "red,pink", "--out", "{tmp}/x.jsonl"], "",
+     "--players red,pink: players: 'pink' is not a colour (expected yellow, red, blue, green, white, black)"),
+    (["sage-stones", "--players", "yellow,red,blue,green,white,black,red", "--out", "{tmp}/x.jsonl"], "",
+     "sage-stones needs 2 to 6 players, got 7"),
+    (["--resume", "{tmp}/old.jsonl", "--players", "a,b"], "",
+     "--players with --resume: the log's header already says it; leave --players out"),
+    (["sage-stones", "--resume", "{tmp}/old.jsonl"], "", "--resume {tmp}/old.jsonl: a stratstone log, not sage-stones"),
+    (["sage-stones", "--seed", "3", "--out", "{tmp}/x.jsonl"], "",
+     "--seed 3 without --roll: the dice are typed in; add --roll to have them rolled"),
+    (["stratstone", "--out", "{tmp}/no/x.jsonl"], "", "output file {tmp}/no/x.jsonl: its folder {tmp}/no does not exist, "
+                                                      "expected a file in a folder that does"),
 ])
 def test_bad_arguments_are_one_line_and_write_nothing(tmp_path, args, stdin, message):
     old = tmp_path / "old.jsonl"
@@ -223,7 +242,7 @@ def test_bad_arguments_are_one_line_and_write_nothing(tmp_path, args, stdin, mes
     before = old.read_bytes()
     r = cli(*[a.format(tmp=tmp_path) for a in args], stdin=stdin)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
-    assert message.format(tmp=tmp_path) in r.stderr, r.stderr
+    assert r.stderr == f"stratstone-cad: error: {message.format(tmp=tmp_path)}\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["old.jsonl"] and old.read_bytes() == before
 
 
@@ -388,12 +407,15 @@ def test_closed_standard_input_is_the_end_of_input(tmp_path):
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--resume", "{tmp}/old.jsonl", "--roll", "--seed", "4"], "--seed with --resume: the log's header already says it"),
-    (["--resume", "{tmp}/old.jsonl", "--roll"], "--roll: stratstone has no dice"),
-    (["stratstone", "--roll", "--out", "{tmp}/x.jsonl"], "--roll: stratstone has no dice"),
+    (["--resume", "{tmp}/old.jsonl", "--roll", "--seed", "4"], "--seed with --resume: the log's header already says it; leave --seed out"),
+    (["--resume", "{tmp}/old.jsonl", "--roll"], "--roll: stratstone has no dice, expected --roll only for a game with dice"),
+    (["stratstone", "--roll", "--out", "{tmp}/x.jsonl"],
+     "--roll: stratstone has no dice, expected --roll only for a game with dice"),
     (["--resume", "{tmp}/empty.jsonl"], "--resume {tmp}/empty.jsonl: line 1: empty log, expected the header"),
     (["stratstone", "--out", "{tmp}/fifo"], "output file {tmp}/fifo: is a FIFO, expected a new file"),
-    (["--resume", "{tmp}/typed.jsonl", "--roll"], "its dice were typed in (the header has no seed); resume without --roll"),
+    (["--resume", "{tmp}/typed.jsonl", "--roll"],
+     "--resume {tmp}/typed.jsonl: its dice were typed in (the header has no seed); resume without --roll"),
+    (["--resume", "{tmp}/missing.jsonl"], "{tmp}/missing.jsonl: file not found, expected a log file"),  # named once
 ])
 def test_flags_that_mean_nothing_or_contradict_the_log_are_refused(tmp_path, args, message):
     commands.play("stratstone", 1, None, tmp_path / "old.jsonl")
@@ -403,7 +425,7 @@ def test_flags_that_mean_nothing_or_contradict_the_log_are_refused(tmp_path, arg
     cli("sage-stones", "--out", str(tmp_path / "typed.jsonl"), stdin="2 3 3\n8-4\nquit\n")
     r = cli(*[a.format(tmp=tmp_path) for a in args])
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
-    assert message.format(tmp=tmp_path) in r.stderr, r.stderr
+    assert r.stderr == f"stratstone-cad: error: {message.format(tmp=tmp_path)}\n"
 
 
 def test_resume_sweeps_what_a_killed_write_of_its_log_left(tmp_path):
