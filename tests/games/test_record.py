@@ -141,6 +141,64 @@ def test_undo_takes_back_the_dice_then_the_plies(tmp_path):
     assert [(x["dice"], x["move"]) for x in lines(out)[1:]] == [([1, 1, 1], "3-9")]
 
 
+def test_a_lost_turn_and_a_board_reset_are_recorded_by_the_dice_and_a_move_typed_with_them_is_ignored(tmp_path):
+    """1-2-3 loses the turn; column 6 full when the dice ask for it resets the board. The
+    prompt records that ``-`` itself, and says so for a move typed on the dice's line."""
+    out = tmp_path / "g.jsonl"
+    fill_six = "".join(f"2 2 2\n6-{row}\n" for row in range(1, 10))  # a triple: blue plays again, 9 times
+    r = cli("sage-stones", "--out", str(out), stdin="1 2 3 -\n3 2 1 9-1\n" + fill_six + "2 2 2 6-1\nquit\n")
+    assert r.returncode == 0, r.stderr
+    said = [s for s in r.stdout.splitlines() if s.startswith("dice ")]
+    assert said[:2] == ["dice 1-2-3: the turn is lost (rolled 1-2-3), recorded as -",
+                        "dice 3-2-1: the turn is lost (rolled 1-2-3), recorded as -; '9-1' ignored"]
+    assert said[2:] == ["dice 2-2-2: place in column 6"] * 9 + [
+        "dice 2-2-2: the board is reset (column 6 is full), recorded as -; '6-1' ignored"]
+    assert "after ply 12, yellow to roll" in r.stdout.splitlines()  # the first player rolls after a reset
+    got = lines(out)[1:]
+    assert [(x["player"], x["move"]) for x in got[:2]] == [("yellow", "-"), ("red", "-")]
+    assert [(x["player"], x["dice"], x["move"]) for x in got[-1:]] == [("blue", [2, 2, 2], "-")] and len(got) == 12
+    assert check_log(out).plies == 12
+
+
+def test_undo_takes_back_a_lost_turn_alone_when_the_dice_were_typed(tmp_path):
+    out = tmp_path / "g.jsonl"
+    r = cli("sage-stones", "--players", "red,blue", "--out", str(out), stdin="2 3 3\n8-4\n1 2 3\nundo\nquit\n")
+    said = r.stdout.splitlines()
+    assert "took back ply 2: blue -" in said and "took back ply 1: red 8-4" not in said
+    assert [x["move"] for x in lines(out)[1:]] == ["8-4"]
+
+
+def test_undo_with_roll_takes_back_the_lost_turns_down_to_the_ply_the_player_chose(tmp_path):
+    """With --roll the dice of ply n come from ``Random(f"{seed}/{n}")``; seed 10 rolls a lost
+    turn for plies 1 and 4, columns 7 and 4 for plies 2 and 3."""
+    import random
+
+    from stratstone_cad.games.sage_stones import SageStonesState
+
+    start = SageStonesState.start(["red", "blue"])
+    assert [start.roll(random.Random(f"10/{n}")) for n in range(1, 5)] == [(3, 1, 2), (3, 2, 2), (1, 2, 1), (3, 1, 2)]
+    out = tmp_path / "g.jsonl"
+    r = cli("sage-stones", "--roll", "--seed", "10", "--players", "red,blue", "--out", str(out),
+            stdin="7-1\n4-1\nundo\nundo\nundo\nquit\n")
+    assert r.returncode == 0, r.stderr
+    took = [s for s in r.stdout.splitlines() if s.startswith("took back")]
+    assert took == ["took back ply 4: blue -", "took back ply 3: red 4-1",  # the lost turn, then the chosen ply
+                    "took back ply 2: blue 7-1",  # a chosen ply alone
+                    "took back ply 1: red -"]  # a lost first turn: no chosen ply before it (the dice lose it again)
+    assert [(x["player"], x["move"]) for x in lines(out)[1:]] == [("red", "-")]
+
+
+def test_a_command_with_a_stray_argument_is_refused_and_resign_names_the_loser(tmp_path):
+    out = tmp_path / "g.jsonl"
+    r = cli("stratstone", "--out", str(out), stdin="show me\n?\nresign pink\nresign red\n")
+    assert r.returncode == 0, r.stderr
+    said = r.stdout.splitlines()
+    assert "show takes no argument, got 'me' (help lists the commands)" in said
+    assert f"yellow to move> ?\n{rec.HELP}\n" in r.stdout
+    assert "refused: resign 'pink': expected one of yellow, red" in said
+    assert said[-1] == f"wrote {out}: stratstone, 0 plies, winner yellow (resignation)"  # red resigned, yellow to move
+
+
 def test_resign_and_draw_end_with_a_result_line_check_log_accepts(tmp_path):
     out = tmp_path / "resign.jsonl"
     r = cli("stratstone", "--out", str(out), stdin="a1 NNE\nresign\n")
