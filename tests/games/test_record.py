@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import TextIO
 
 import pytest
 
@@ -532,7 +533,95 @@ def test_an_answer_over_the_line_limit_is_ignored_whole_and_one_at_it_is_read(tm
                 stdin="y" * over + "\na1 NNE\r\n" + at_limit + "\nquit\n")
         assert r.returncode == 0, r.stderr
         said = r.stdout.splitlines()
-        assert f"yellow to move> ... (a line over {MAX_INPUT} characters, ignored)" in said
-        assert "ply 1: yellow a1 NNE" in said
+        ignored = said.index(f"yellow to move> ... (a line over {MAX_INPUT} characters, ignored)")
+        assert said[ignored + 1:ignored + 3] == ["yellow to move> a1 NNE", "ply 1: yellow a1 NNE"]  # asked again
         assert any(s.startswith("refused: ply 2: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... does not parse") for s in said)
         assert "unfinished after 1 ply" in said[-1]
+
+
+def test_a_last_line_at_the_limit_without_its_line_end_is_read():
+    said: list[str] = []
+    read = rec._reader(io.StringIO("a1 NNE\n" + "x" * rec.MAX_INPUT), said.append, False)
+    assert read("yellow to move> ") == "a1 NNE"
+    assert read("red to move> ") == "x" * rec.MAX_INPUT and read("red to move> ") is None
+    assert said == ["yellow to move> a1 NNE", "red to move> " + "x" * rec.MAX_INPUT]
+
+
+def test_an_answer_over_the_limit_is_skipped_a_piece_at_a_time(tmp_path):
+    """However long the line (a pasted file), only a piece of it is held at once."""
+    import tracemalloc
+
+    def session(stdin: TextIO, out: Path) -> list[str]:
+        said: list[str] = []
+        rec.record("stratstone", out, None, None, roll=False, seed=None, stdin=stdin, say=said.append,
+                   interactive=False, on_warning=said.append)
+        return said
+
+    def standard_input(length: int) -> TextIO:  # a text stream over bytes, as sys.stdin is
+        return io.TextIOWrapper(io.BytesIO(b"y" * length + b"\nquit\n"), encoding="utf-8")
+
+    session(standard_input(2 * rec.MAX_INPUT), tmp_path / "first.jsonl")  # the first session imports what it uses
+    stdin = standard_input(4_000_000)
+    tracemalloc.start()
+    try:
+        said = session(stdin, tmp_path / "g.jsonl")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert f"yellow to move> ... (a line over {rec.MAX_INPUT} characters, ignored)" in said
+    assert peak < 1_000_000, peak  # the line alone is 4 MB
+
+
+def test_the_echo_shows_the_answer_as_typed_without_its_line_end(tmp_path):
+    out = tmp_path / "g.jsonl"
+    r = cli("stratstone", "--out", str(out), stdin="a1 NNX\r\nmoves d1\x0b\nquit\n")
+    said = r.stdout.splitlines()
+    assert said.index("yellow to move> a1 NNX") + 1 == said.index(
+        "refused: ply 1: 'a1 NNX' does not parse: expected a square a1-d4, a space and 1-24 steps of N/E/S/W, e.g. 'b2 NNE'")
+    moves = said.index("yellow to move> moves d1\\x0b")  # a control typed at the end is shown, not taken
+    assert said[moves + 1] == "d1 NNN, d1 NNW, d1 NWN, d1 NWS, d1 NWW, d1 WNN, d1 WNE, d1 WNW, d1 WWN, d1 WWW"
+
+
+def test_no_standard_input_at_all_is_an_empty_one(tmp_path):
+    said: list[str] = []
+    assert rec._reader(None, said.append, False)("yellow to move> ") is None and said == []
+    line = rec.record("stratstone", tmp_path / "g.jsonl", None, None, roll=False, seed=None, stdin=None, say=said.append,
+                      interactive=False, on_warning=said.append)
+    assert line.startswith(f"kept {tmp_path / 'g.jsonl'}: stratstone, unfinished after 0 plies (end of input;")
+
+
+def test_on_a_terminal_the_prompt_is_inputs_and_the_answers_are_not_echoed(tmp_path, monkeypatch):
+    answers: list[str] = []
+    prompts: list[str] = []
+
+    def terminal(prompt: str) -> str:
+        prompts.append(prompt)
+        if not answers:
+            raise EOFError  # Ctrl-D
+        return answers.pop(0)
+
+    monkeypatch.setattr("builtins.input", terminal)
+    out = tmp_path / "g.jsonl"
+    said: list[str] = []
+    answers[:] = ["a1 NNE", "d1 NNW"]
+    line = rec.record("stratstone", out, None, None, roll=False, seed=None, stdin=None, say=said.append,
+                      interactive=True, on_warning=said.append)
+    assert prompts == ["yellow to move> ", "red to move> ", "yellow to move> "]
+    assert "unfinished after 2 plies (end of input;" in line
+    assert "ply 2: red d1 NNW" in said and not [s for s in said if "to move>" in s]  # the terminal shows the typing
+    answers[:] = ["d4 SSS"]
+    line = rec.resume(out, None, roll=False, stdin=None, say=said.append, interactive=True)
+    assert prompts[3:] == ["yellow to move> ", "red to move> "] and "unfinished after 3 plies" in line
+    assert [x["move"] for x in lines(out)[1:]] == ["a1 NNE", "d1 NNW", "d4 SSS"]
+
+
+def test_moves_lists_up_to_120_moves_and_counts_the_rest(tmp_path):
+    """The game of seed 7 has exactly 120 legal moves after ply 7 and 144 after ply 8."""
+    script = typed(played("stratstone", 7)).splitlines(keepends=True)
+    r = cli("stratstone", "--out", str(tmp_path / "g.jsonl"), stdin="".join(script[:7]) + "moves\n" + script[7] + "moves\n")
+    said = r.stdout.splitlines()
+    listed = [said[i + 1] for i, s in enumerate(said) if s.endswith("to move> moves")]
+    assert len(listed[0].split(", ")) == rec.SHOW_MOVES == 120 and " ... " not in listed[0]
+    shown, more = listed[1].split(" ... ")
+    assert len(shown.split(", ")) == 120 and more == "(144 in all; moves SQUARE lists one square's)"
+
