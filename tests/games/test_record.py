@@ -625,3 +625,83 @@ def test_moves_lists_up_to_120_moves_and_counts_the_rest(tmp_path):
     shown, more = listed[1].split(" ... ")
     assert len(shown.split(", ")) == 120 and more == "(144 in all; moves SQUARE lists one square's)"
 
+
+def test_roll_without_a_seed_draws_a_32_bit_one_and_records_it(tmp_path):
+    seeds = []
+    for n in range(20):
+        out = tmp_path / f"g{n}.jsonl"
+        said: list[str] = []
+        rec.record("sage-stones", out, None, ["red", "blue"], roll=True, seed=None, stdin=io.StringIO("quit\n"),
+                   say=said.append, interactive=False, on_warning=said.append)
+        seeds.append(lines(out)[0]["seed"])
+        assert [s for s in said if s.startswith("dice ")], said  # the program rolled ply 1
+    assert all(type(s) is int and 0 <= s < 2**32 for s in seeds) and max(seeds) >= 2**24, seeds
+
+
+def test_a_seed_without_roll_is_not_recorded_and_the_dice_are_typed(tmp_path):
+    out = tmp_path / "g.jsonl"
+    said: list[str] = []
+    rec.record("sage-stones", out, None, ["red", "blue"], roll=False, seed=5, stdin=io.StringIO("quit\n"),
+               say=said.append, interactive=False, on_warning=said.append)
+    assert lines(out)[0]["seed"] is None and "red rolls (three dice, e.g. 2 3 3)> quit" in said
+
+
+def test_an_unfair_map_is_recorded_with_a_warning(tmp_path):
+    unfair = [[2 if rank == 0 and 2 <= file <= 7 else 0 for file in range(10)] for rank in range(10)]  # c1-h1 raised
+    out = tmp_path / "g.jsonl"
+    warned: list[str] = []
+    rec.record("terrain", out, {"heightmap": unfair}, None, roll=False, seed=None, stdin=io.StringIO("quit\n"),
+               say=lambda _: None, interactive=False, on_warning=warned.append)
+    assert warned == ["terrain is not fair: the cheapest crossing costs from the six start squares are "
+                      "red [11, 11, 11, 11, 11, 11] and blue [10, 10, 11, 11, 11, 11] (sum 66 and 64); playing it anyway"]
+    assert lines(out)[0]["setup"]["heightmap"] == unfair
+
+
+def test_resume_says_where_it_goes_on_from_and_refuses_a_resigned_game(tmp_path):
+    out = tmp_path / "g.jsonl"
+    cli("stratstone", "--out", str(out), stdin="quit\n")  # the header alone
+    r = cli("--resume", str(out), stdin="a1 NNE\nd1 NNW\nd4 SSS\nquit\n")
+    assert r.returncode == 0 and r.stdout.splitlines()[0] == f"resuming stratstone (yellow, red) from {out} after ply 0"
+    r = cli("--resume", str(out), stdin="resign\n")
+    assert r.stdout.splitlines()[0] == f"resuming stratstone (yellow, red) from {out} after ply 3"
+    r = cli("--resume", str(out), stdin="quit\n")
+    assert r.returncode == 2 and r.stderr == (f"stratstone-cad: error: --resume {out}: the game is over "
+                                              "(winner yellow (resignation)), nothing to continue\n")
+
+
+def test_resume_with_roll_rolls_on_from_the_seed_and_without_it_asks_for_the_dice(tmp_path):
+    """Seed 10 (see the undo test): ply 1 lost, columns 7 and 4, ply 4 lost, then 2-3-3."""
+    whole, part, typed_in = tmp_path / "whole.jsonl", tmp_path / "part.jsonl", tmp_path / "typed.jsonl"
+    args = ["sage-stones", "--roll", "--seed", "10", "--players", "red,blue"]
+    cli(*args, "--out", str(whole), stdin="7-1\n4-1\nquit\n")
+    cli(*args, "--out", str(part), stdin="7-1\nquit\n")
+    r = cli("--resume", str(part), "--roll", stdin="4-1\nquit\n")
+    said = r.stdout.splitlines()
+    assert said[:2] == [f"resuming sage-stones (red, blue) from {part} after ply 2", "after ply 2, red to roll"]
+    assert "dice 1-2-1: place in column 4" in said and "dice 2-3-3: place in column 8" in said
+    assert part.read_bytes() == whole.read_bytes()
+    r = cli("--resume", str(part), stdin="2 3 3\nquit\n")
+    said = r.stdout.splitlines()
+    assert said[:3] == [f"resuming sage-stones (red, blue) from {part} after ply 4",
+                        "(the program rolled this game's dice with seed 10; --roll goes on rolling them)",
+                        "after ply 4, red to roll"]
+    assert "red rolls (three dice, e.g. 2 3 3)> 2 3 3" in said
+    cli("sage-stones", "--players", "red,blue", "--out", str(typed_in), stdin="2 3 3\n8-4\nquit\n")
+    r = cli("--resume", str(typed_in), stdin="quit\n")
+    assert r.stdout.splitlines()[1] == "after ply 1, blue to roll"  # typed dice: nothing to say about a seed
+
+
+def test_resume_refuses_a_log_or_a_folder_it_cannot_write(tmp_path, monkeypatch):
+    """Seen through ``os.access``, which resume asks (as root every file is writable: the
+    permissions test above is skipped then)."""
+    out = tmp_path / "g.jsonl"
+    cli("stratstone", "--out", str(out), stdin="a1 NNE\nquit\n")
+    before = out.read_bytes()
+    access = os.access
+    for unwritable in (str(out), str(tmp_path)):
+        monkeypatch.setattr(os, "access", lambda p, mode, u=unwritable: not (mode & os.W_OK and os.fspath(p) == u)
+                            and access(p, mode))
+        r = cli("--resume", str(out), stdin="d1 NNW\nquit\n")
+        assert r.returncode == 2 and r.stderr == (f"stratstone-cad: error: --resume {out}: the log or its folder is not "
+                                                  "writable, expected a log this session can extend\n"), unwritable
+        assert out.read_bytes() == before
