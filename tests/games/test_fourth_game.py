@@ -117,6 +117,15 @@ def test_record_serves_a_registered_fourth_game(pile_game: Pile, tmp_path: Any) 
     assert len(lines) == 4 and '"move": "3"' in lines[1] and '"move": "1"' in lines[2]
 
 
+
+def test_record_says_when_the_side_to_move_has_no_legal_move(pile_game: Pile, tmp_path: Any) -> None:
+    """An empty pile: none of the three games ever leaves the side to move without a move."""
+    said: list[str] = []
+    closing = record("pile", tmp_path / "pile.jsonl", {"pile": 0}, None, roll=False, seed=None,
+                     stdin=io.StringIO("moves\nmoves 1\nquit\n"), say=said.append, interactive=False, on_warning=said.append)
+    assert said[-5:-1] == ["north to move> moves", "no legal move", "north to move> moves 1", "1: no legal move from there"]
+    assert "unfinished after 0 plies (quit;" in closing
+
 def test_a_game_keeps_the_defaults_it_does_not_override(pile_game: Pile) -> None:
     """GameBase's defaults, as a fourth game without dice, map or board sees them."""
     from stratstone_cad.games.core import SquareError
