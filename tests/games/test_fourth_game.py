@@ -10,9 +10,10 @@ refuses it until the format lists it.)
 from __future__ import annotations
 
 import io
+import json
 import random
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
@@ -87,6 +88,70 @@ class Pile(GameBase):
         return {"left": after.pile}
 
 
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DicePileState:
+    """The pile game where, from an odd pile, a die (1-2) is rolled first: the most the
+    player may take. A game whose plies do not all start with a roll."""
+
+    pile: int
+    turn: int
+    ply: int = 0
+    die: int | None = None
+    _result: Result | None = None
+
+    def to_move(self) -> str | None:
+        return None if self._result else PLAYERS[self.turn]
+
+    def is_terminal(self) -> bool:
+        return self._result is not None
+
+    def result(self) -> Result | None:
+        return self._result
+
+    def is_chance(self) -> bool:
+        return self._result is None and self.pile % 2 == 1 and self.die is None
+
+    def roll(self, rng: random.Random) -> tuple[int]:
+        return (rng.randint(1, 2),)
+
+    def apply_chance(self, outcome: Sequence[int]) -> tuple[DicePileState, list[Any]]:
+        return replace(self, die=outcome[0]), []
+
+    def describe_roll(self) -> str:
+        return f"take at most {self.die}"
+
+    def legal_moves(self) -> Iterator[Take]:
+        if self._result is None and not self.is_chance():
+            yield from (Take(n) for n in range(1, min(self.die or 3, self.pile) + 1))
+
+    def parse_move(self, text: str) -> Take:
+        return PileState(pile=self.pile, turn=self.turn, ply=self.ply).parse_move(text)
+
+    def apply(self, move: Take | str) -> tuple[DicePileState, list[Any]]:
+        take = self.parse_move(move) if isinstance(move, str) else move
+        if take not in list(self.legal_moves()):
+            raise RuleViolation(str(take), self.ply + 1, f"is not a legal take from {self.pile} (die {self.die})")
+        left = self.pile - take.n
+        result = Result(PLAYERS[self.turn], "took the last") if left == 0 else None
+        return DicePileState(pile=left, turn=1 - self.turn, ply=self.ply + 1, _result=result), []
+
+    def board_text(self) -> str:
+        return f"pile: {self.pile}"
+
+
+class DicePile(Pile):
+    name = "dice-pile"
+    rules = "dice-pile/1"
+    chance_field = "die"
+
+    def new_setup(self, n_players: int, setup: Mapping[str, Any] | None, rng: random.Random) -> tuple[list[str], dict[str, Any]]:
+        """A pile of 4 to 999 stones drawn with ``rng`` unless the setup gives it."""
+        return list(PLAYERS), {"pile": setup["pile"] if setup and "pile" in setup else rng.randrange(4, 1000)}
+
+    def initial_state(self, players: Sequence[str], setup: Mapping[str, Any]) -> DicePileState:
+        return DicePileState(pile=setup["pile"], turn=0)
+
 @pytest.fixture
 def pile_game() -> Iterator[Pile]:
     core._load_builtin()
@@ -94,6 +159,14 @@ def pile_game() -> Iterator[Pile]:
     yield game
     del core._REGISTRY["pile"]
 
+
+
+@pytest.fixture
+def dice_pile_game() -> Iterator[DicePile]:
+    core._load_builtin()
+    game = register(DicePile())
+    yield game
+    del core._REGISTRY["dice-pile"]
 
 def test_play_and_its_players_serve_a_registered_fourth_game(pile_game: Pile) -> None:
     records = play_records("pile", 7, ["greedy", "random"], {"pile": 10})
@@ -125,6 +198,27 @@ def test_record_says_when_the_side_to_move_has_no_legal_move(pile_game: Pile, tm
                      stdin=io.StringIO("moves\nmoves 1\nquit\n"), say=said.append, interactive=False, on_warning=said.append)
     assert said[-5:-1] == ["north to move> moves", "no legal move", "north to move> moves 1", "1: no legal move from there"]
     assert "unfinished after 0 plies (quit;" in closing
+
+
+def test_record_with_roll_logs_the_die_only_of_the_plies_that_roll_it(dice_pile_game: DicePile, tmp_path: Any) -> None:
+    out = tmp_path / "dice-pile.jsonl"
+    said: list[str] = []
+    record("dice-pile", out, {"pile": 4}, None, roll=True, seed=3, stdin=io.StringIO("1\nundo\n1\n1\nquit\n"),
+           say=said.append, interactive=False, on_warning=said.append)
+    assert "took back ply 1: north 1" in said  # a ply without a roll, undone with the next one's die rolled
+    plies = [json.loads(t) for t in out.read_text().splitlines()[1:]]
+    assert [p["move"] for p in plies] == ["1", "1"] and "die" not in plies[0] and plies[1]["die"] in ([1], [2])
+    assert f"dice {plies[1]['die'][0]}: take at most {plies[1]['die'][0]}" in said
+
+
+def test_a_setup_the_engine_draws_comes_from_the_seed_of_roll(dice_pile_game: DicePile, tmp_path: Any) -> None:
+    def header(n: int, seed: int) -> dict[str, Any]:
+        out = tmp_path / f"g{n}.jsonl"
+        record("dice-pile", out, None, None, roll=True, seed=seed, stdin=io.StringIO("quit\n"), say=lambda _: None,
+               interactive=False, on_warning=lambda _: None)
+        return json.loads(out.read_text().splitlines()[0])
+
+    assert header(1, 3)["setup"] == header(2, 3)["setup"] == {"pile": random.Random(3).randrange(4, 1000)}
 
 def test_a_game_keeps_the_defaults_it_does_not_override(pile_game: Pile) -> None:
     """GameBase's defaults, as a fourth game without dice, map or board sees them."""
