@@ -63,6 +63,30 @@ def test_move_text_round_trips(text):
     assert str(parse_move(text)) == text
 
 
+def test_square_text_reads_as_column_and_row_and_anything_else_is_refused_in_full():
+    from stratstone_cad.games.core import SquareError
+
+    assert GAME.parse_square("3-1") == (0, 0) and GAME.parse_square("5-7") == (2, 6) and GAME.parse_square("9-9") == (6, 8)
+    with pytest.raises(SquareError) as e:
+        GAME.parse_square("2-1")
+    assert str(e.value) == "'2-1' is not a square (expected column-row, column 3-9 and row 1-9, such as 5-7)"
+
+
+SAGE_GRAMMAR = "a square column-row with column 3-9 and row 1-9 (e.g. '5-7'), or '-'"
+
+
+@pytest.mark.parametrize(("text", "ply", "message"), [
+    ("5_7", None, f"ply 0: '5_7' does not parse: expected {SAGE_GRAMMAR}"),  # no ply given: ply 0
+    ("5_7", 4, f"ply 4: '5_7' does not parse: expected {SAGE_GRAMMAR}"),
+    (57, 2, f"ply 2: '57' does not parse: expected {SAGE_GRAMMAR}"),  # not text: shown as its repr
+    ([5, 7], 2, f"ply 2: '[5, 7]' does not parse: expected {SAGE_GRAMMAR}"),
+])
+def test_move_text_that_does_not_parse_is_refused_in_full(text, ply, message):
+    with pytest.raises(MoveParseError) as e:
+        parse_move(text) if ply is None else parse_move(text, ply)
+    assert str(e.value) == message
+
+
 @pytest.mark.parametrize("text", ["2-1", "10-1", "5-0", "5-10", "5_7", "57", " 5-7", "", "--", "5-7 "])
 def test_bad_move_text_does_not_parse(text):
     with pytest.raises(MoveParseError, match=r"^ply 1: .* does not parse: expected a square column-row"):
@@ -106,12 +130,27 @@ def test_dice_must_be_three_dice_of_1_to_3():
             sage().apply_chance(bad)
 
 
+@pytest.mark.parametrize(("dice", "shown"), [
+    ((1, True, 1), "[1, True, 1]"),  # True == 1, and hashes alike: only its type tells
+    ((1, 1, 2.0), "[1, 1, 2.0]"),
+    ((1, 1, 1, [1]), "[1, 1, 1, [1]]"),  # unhashable, though its first three are dice
+    (([1],), "[[1]]"),
+    ((1, 2, "x" * 80), "[1, 2, '" + "x" * 47),  # the label is cut at 60 characters
+    ("x" * 80, "'" + "x" * 54),
+])
+def test_a_roll_that_is_not_three_dice_is_refused_in_full(dice, shown):
+    with pytest.raises(IllegalMoveError) as e:
+        sage().apply_chance(dice)
+    assert str(e.value) == f"ply 1: dice {shown} are not three dice of 1-3"
+
+
 def test_move_before_the_roll_and_two_rolls_are_refused():
     with pytest.raises(IllegalMoveError, match="comes before the dice are rolled"):
         sage().apply("5-5")
     s, _ = sage().apply_chance((1, 1, 2))
-    with pytest.raises(IllegalMoveError, match="before the previous roll was played"):
-        s.apply_chance((1, 1, 2))
+    with pytest.raises(IllegalMoveError) as e:
+        s.apply_chance([3, 3, 3])
+    assert str(e.value) == "ply 1: dice [3, 3, 3] come before the previous roll was played"
 
 
 @pytest.mark.parametrize("dice", [(1, 1, 1), (2, 2, 2), (3, 3, 3)])
@@ -313,9 +352,10 @@ def test_a_colour_with_all_ten_stones_on_the_board_wins():
     s, events = turn(sage(board), (1, 1, 2), "4-1")
     assert s.result() == Result("yellow", "all 10 stones on the board")
     assert events[-1] == GameOver("yellow", "all 10 stones on the board")
-    assert s.is_terminal() and not s.is_chance() and s.to_move() is None
-    with pytest.raises(IllegalMoveError, match="come after the end of the game: winner yellow"):
+    assert s.is_terminal() and not s.is_chance() and s.to_move() is None and s.colour_to_move() is None
+    with pytest.raises(IllegalMoveError) as e:
         s.apply_chance((1, 1, 1))
+    assert str(e.value) == "ply 2: dice [1, 1, 1] come after the end of the game: winner yellow (all 10 stones on the board)"
 
 
 def test_the_tenth_stone_wins_even_on_a_triple():
@@ -529,6 +569,8 @@ FOUR_SETUP_FIELDS = "(expected variant, colours, board, first)"
     (["p1", "p1"], {"variant": "two-player"}, "players: ['p1', 'p1'] has a repeated id"),
     (["yellow", "yellow"], {}, "players: ['yellow', 'yellow'] has a repeated id"),
     (FOUR, {"first": "white"}, "setup.first: 'white' is not one of yellow, red, blue, green"),
+    (FOUR, {"board": [["5-5", "red"]]}, "setup.board: expected an object of square -> colour"),
+    (FOUR, {"board": {"2-1": "red"}}, "setup.board: '2-1' is not a square (column 3-9, row 1-9)"),
     (FOUR, {"first": "x" * 100}, "setup.first: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... is not one of yellow, red, blue, green"),
     (["yellow"], {}, "players: sage-stones needs 2 to 6 players, got 1"),
     ([*FOUR, "white", "black", "x"], {}, "players: sage-stones needs 2 to 6 players, got 7"),
