@@ -231,6 +231,17 @@ def test_a_roll_of_6_with_column_6_full_resets():
     assert s2.board == (0,) * 63 and s2.to_move() == "yellow"
 
 
+def test_a_reset_after_a_lost_turn_names_the_rolled_column_and_gives_the_roll_back_to_the_first_player():
+    from stratstone_cad.games.sage_stones import SagePass
+
+    s = sage({**full_column(5), **full_column(6, start=2)}, first="blue")
+    s, events = turn(s, (2, 3, 1), SagePass())  # a pass built by hand is a pass
+    assert events[-1] == TurnLost("blue", "rolled 1-2-3") and s.to_move() == "green"
+    s, events = turn(s, (2, 1, 2), "-")  # green: column 5 is full, and column 6
+    assert events[-1] == BoardReset("column 5 and column 6 are full")
+    assert s.board == (0,) * 63 and s.to_move() == "blue" and s.ply == 2 and s.is_chance()
+
+
 # ------------------------------------------------------------------------- trapping
 
 
@@ -435,6 +446,36 @@ def test_to_setup_round_trips():
     s, _ = turn(s, (1, 1, 2), "4-4")
     again = GAME.initial_state(list(s.owners), s.to_setup())
     assert again.board == s.board and again.seat == s.seat and again.on_board == s.on_board
+
+
+def test_a_two_player_position_writes_its_setup_in_full():
+    s = SageStonesState.from_setup(["p1", "p2"], {"variant": "two-player", "colours": ["green", "white", "black", "yellow"],
+                                                  "board": {"5-5": "white"}, "first": "black"})
+    s, _ = turn(s, (1, 1, 2), "4-4")  # p1 places black
+    assert s.to_setup() == {"variant": "two-player", "colours": ["green", "white", "black", "yellow"],
+                            "board": {"4-4": "black", "5-5": "white"}, "first": "yellow"}
+
+
+def test_a_game_restarted_from_its_setup_is_the_same_state_after_every_kind_of_ply():
+    """After a placement, a lost turn and a reset, the state built from ``to_setup()`` is
+    the state played, field for field, but for the ply count and who began."""
+    import dataclasses
+
+    def restarts_the_same(state):
+        players = list(dict.fromkeys(state.owners))  # p1, p2 (seated twice) in the variant
+        again = GAME.initial_state(players, state.to_setup())
+        assert again.ply == 0 and again.first == state.seat
+        assert dataclasses.replace(again, ply=state.ply, first=state.first) == state
+
+    s = SageStonesState.from_setup(["p1", "p2"], {"variant": "two-player", "board": {"5-5": "red"}})
+    restarts_the_same(s)
+    s, _ = turn(s, (1, 1, 2), "4-4")  # placed
+    restarts_the_same(s)
+    s, _ = turn(s, (3, 1, 2), "-")  # lost
+    restarts_the_same(s)
+    s, _ = turn(sage({**full_column(4), **full_column(6)}, first="red"), (1, 2, 1), "-")  # reset
+    assert s.board == (0,) * 63
+    restarts_the_same(s)
 
 
 def test_apply_leaves_the_old_state_alone():
