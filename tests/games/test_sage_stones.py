@@ -627,3 +627,54 @@ def test_a_two_player_setup_may_name_its_colours_and_who_starts():
     assert s.colours == ("green", "white", "black", "yellow") and s.to_move() == "p1" and s.dice is None
     s = SageStonesState.from_setup(["p1", "p2"], {"variant": "two-player", "first": "blue"})
     assert s.colour_to_move() == "blue" and s.to_move() == "p1"
+
+
+@pytest.mark.parametrize(("line", "ok"), [
+    ({"ply": 1, "player": "yellow", "dice": [1, 2, 3], "move": "-"}, True),
+    ({"ply": 9, "player": "red", "dice": [3, 3, 3], "move": "x" * 64}, True),
+    ({"ply": 9, "player": "red", "dice": [3, 3, 3], "move": "x" * 65}, False),
+    ({"ply": 9, "player": "red", "dice": [3, 3, 3], "move": ""}, False),
+    ({"ply": 0, "player": "red", "dice": [1, 1, 1], "move": "3-1"}, False),
+    ({"ply": 1, "player": "blue", "dice": [1, 1, 1], "move": "3-1"}, False),
+    ({"ply": 1, "player": "red", "dice": [4, 1, 1], "move": "6-1"}, False),
+    ({"ply": 1, "player": "red", "dice": [1, 4, 1], "move": "6-1"}, False),
+    ({"ply": 1, "player": "red", "dice": [1, 1, 4], "move": "6-1"}, False),
+    ({"ply": 1, "player": "red", "dice": [0, 1, 1], "move": "3-1"}, False),
+    ({"ply": 1, "player": "red", "dice": [1.0, 1, 1], "move": "3-1"}, False),
+    ({"ply": 1, "player": "red", "dice": [1, True, 1], "move": "3-1"}, False),
+    ({"ply": 1, "player": "red", "dice": [1, 1, 1.0], "move": "3-1"}, False),
+    ({"ply": 1, "player": "red", "dice": [1, 1], "move": "3-1"}, False),
+    ({"ply": 1, "player": "red", "move": "3-1"}, False),
+    ({"ply": 1, "player": "red", "dice": [1, 1, 1], "move": "3-1", "x": 1}, False),
+])
+def test_the_fast_ply_check_takes_exactly_the_documented_lines(line, ok):
+    """SageStones.fast_ply: ply >= 1, a player of the header, three dice 1-3 and a move of
+    1-64 characters; every line it takes is valid by the schema too."""
+    from stratstone_cad.games.log import validate_line
+
+    assert GAME.fast_ply(line, frozenset({"yellow", "red"})) is ok
+    if ok:
+        assert validate_line(line, "ply", "sage-stones") is None
+
+
+TWO = ["p1", "p2"]
+
+
+@pytest.mark.parametrize(("players", "setup", "ok"), [
+    (FOUR, {}, True),
+    (FOUR, {"variant": "standard", "first": "red"}, True),
+    (TWO, {"variant": "two-player", "colours": ["green", "white", "black", "yellow"], "first": "black"}, True),
+    (TWO, {"variant": "two-player"}, True),
+    (FOUR, {"variant": "five-player"}, False),
+    (FOUR, {"first": "purple"}, False),
+    (FOUR, {"first": 3}, False),
+    (FOUR, {"board": {}}, False),  # a start position: the schema's
+    (TWO, {"variant": "two-player", "colours": ["yellow", "red", "blue", "purple"]}, False),
+    (TWO, {"variant": "two-player", "colours": ["yellow", "red", "blue", "red"]}, False),
+    (TWO, {"variant": "two-player", "colours": ["yellow", "red", "blue"]}, False),
+    (TWO, {"variant": "two-player", "colours": "yellow red blue green"}, False),
+])
+def test_the_fast_header_check_takes_exactly_the_usual_setups(players, setup, ok):
+    """SageStones.fast_header: a variant, ``first`` a colour, ``colours`` four distinct
+    colours, and nothing else."""
+    assert GAME.fast_header(players, setup) is ok
