@@ -70,6 +70,30 @@ def test_bad_move_text_does_not_parse(text):
         StratstoneState.start().parse_move(text)
 
 
+STRAT_GRAMMAR = "a square a1-d4, a space and 1-24 steps of N/E/S/W, e.g. 'b2 NNE'"
+
+
+@pytest.mark.parametrize(("text", "ply", "message"), [
+    ("b2 X", None, f"ply 0: 'b2 X' does not parse: expected {STRAT_GRAMMAR}"),  # no ply given: ply 0
+    ("b2 X", 5, f"ply 5: 'b2 X' does not parse: expected {STRAT_GRAMMAR}"),
+    (57, 3, f"ply 3: '57' does not parse: expected {STRAT_GRAMMAR}"),  # not text: shown as its repr
+    (["b2", "NN"], 3, f"ply 3: \"['b2', 'NN']\" does not parse: expected {STRAT_GRAMMAR}"),
+])
+def test_move_text_that_does_not_parse_is_refused_in_full(text, ply, message):
+    with pytest.raises(MoveParseError) as e:
+        StratstoneMove.parse(text) if ply is None else StratstoneMove.parse(text, ply)
+    assert str(e.value) == message
+
+
+def test_square_text_reads_as_file_and_rank_and_anything_else_is_refused_in_full():
+    from stratstone_cad.games.core import SquareError
+
+    assert GAME.parse_square("a1") == (0, 0) and GAME.parse_square("b3") == (1, 2) and GAME.parse_square("d4") == (3, 3)
+    with pytest.raises(SquareError) as e:
+        GAME.parse_square("e5")
+    assert str(e.value) == "'e5' is not a square (expected a1-d4: file a-d, rank 1-4)"
+
+
 def test_no_diagonal_step_exists_in_the_move_text():
     # Only N, E, S and W are steps: a diagonal has no letter (and "NE" is two steps).
     with pytest.raises(MoveParseError):
@@ -365,8 +389,9 @@ def test_setup_validation():
         StratstoneState.from_setup({"stacks": {}})
     with pytest.raises(SetupError, match="unknown field 'size'"):
         StratstoneState.from_setup({"size": 5})
-    with pytest.raises(SetupError, match=r"players: expected \['yellow', 'red'\]"):
+    with pytest.raises(SetupError) as e:
         GAME.initial_state(["red", "yellow"], {})
+    assert str(e.value) == "players: expected ['yellow', 'red'], got ['red', 'yellow']"
 
 
 def test_to_setup_round_trips():
@@ -398,6 +423,7 @@ def test_moves_built_by_hand_are_checked():
         StratstoneMove(0, (0, 7, 1)),
         StratstoneMove(0, ()),
         StratstoneMove(0, (-1, 0, 0)),
+        StratstoneMove(0, ([0], 0, 0)),  # unhashable
     ]:
         with pytest.raises(IllegalMoveError, match="is not a Stratstone move"):
             s.apply(bad)
