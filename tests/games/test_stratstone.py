@@ -168,6 +168,24 @@ def test_path_must_stay_on_the_board():
         s.apply("d4 SSE")
 
 
+def test_the_tallest_stack_is_sown_along_a_path_of_24_steps():
+    # every stone but red's last on a1: 23 stones, and red's last makes 24
+    s = pos({"a1": "t" * 8 + "y" * 8 + "r" * 7}, first="red")
+    s2, events = s.apply("a1 " + "NESW" * 6)  # six times round a2 b2 b1 a1
+    assert len(events) == 1 + 24 + 1
+    assert [stack(s2, sq) for sq in ("a2", "b2", "b1", "a1")] == ["ttyyrr"] * 4
+    assert s2.result() == Result(None, "all stones placed")
+
+
+def test_a_player_with_no_stone_left_cannot_move():
+    """The guard for a state built by hand: from a setup the player to move always has a stone."""
+    start = StratstoneState.start()
+    s = StratstoneState(stacks=start.stacks, turn=1, hand=(0, 0, 8))
+    with pytest.raises(RuleViolation) as e:
+        s.apply("a1 NNE")
+    assert str(e.value) == "ply 1: a1 NNE but yellow has no stones left"
+
+
 def test_empty_square_cannot_start_a_move():
     with pytest.raises(IllegalMoveError, match=r"^ply 1: b2 NN starts on an empty square$"):
         StratstoneState.start().apply("b2 NN")
@@ -310,6 +328,14 @@ def test_draw_when_both_players_have_placed_all_their_stones():
     assert events[-1] == GameOver(None, "all stones placed")
 
 
+def test_the_first_player_placing_the_last_stone_does_not_end_the_game_while_the_other_has_one():
+    s = pos({"a1": "yyyyyyyt", "b1": "rrrrrrrt", "c3": "t"}, first="red")  # one stone left each
+    s, _ = s.apply("c3 NE")  # c4 <- tan, d4 <- red
+    assert s.hand[1:] == (1, 0) and not s.is_terminal() and s.to_move() == "yellow"
+    s, _ = s.apply("c4 WW")  # b4 <- tan, a4 <- yellow
+    assert s.result() == Result(None, "all stones placed")
+
+
 def test_a_line_on_the_last_stone_wins_rather_than_draws():
     s = pos({"a1": "yyyyyyyt", "b1": "rrrrt", "a2": "r", "b2": "r", "c2": "r", "c3": "t", "d4": "t"})
     s, _ = s.apply("c3 NW")  # c4 <- tan, b4 <- yellow: no line
@@ -369,6 +395,12 @@ def test_winning_moves_agree_with_brute_force_on_random_positions():
         assert bool(found) == bool(brute)
         with_win += bool(brute)
     assert with_win >= 5  # the sample does contain winning positions
+
+
+def test_a_win_whose_last_two_stones_drop_on_b1_then_a1_is_found():
+    s = pos({"a2": "y", "a3": "y", "a4": "y", "c1": "t", "d2": "r", "d3": "r", "c4": "r"})
+    assert [str(m) for m in winning_moves(s)] == ["c1 WW"]  # b1 <- tan, a1 <- yellow: file a
+    assert _brute_force_wins(s) == {"c1 WW"}
 
 
 # ------------------------------------------------------------------------- setup and state
@@ -470,3 +502,28 @@ def test_a_move_of_another_kind_and_a_random_move_after_the_end_are_refused():
     with pytest.raises(RuleViolation) as e:
         won.random_move(random.Random(1))
     assert str(e.value) == f"ply {won.ply + 1}: random move is asked for after the game ended"
+
+
+def test_the_board_text_shows_every_stack_top_first_in_columns_at_least_two_wide():
+    assert pos({"a1": "t", "c3": "y", "d4": "r"}).board_text() == (
+        "   a  b  c  d\n"
+        "4  .  .  .  r\n"
+        "3  .  .  y  .\n"
+        "2  .  .  .  .\n"
+        "1  t  .  .  .\n"
+        "in hand: yellow 7, red 7 (stacks top stone first: y yellow, r red, t tan)"
+    )
+    assert pos({"a1": "tyr", "c3": "t"}).board_text().splitlines()[:2] == ["   a   b   c   d", "4  .   .   .   ."]
+    assert pos({"a1": "tyr", "c3": "t"}).board_text().splitlines()[4] == "1  ryt .   .   ."
+
+
+@pytest.mark.parametrize(("players", "setup", "ok"), [
+    (["yellow", "red"], {}, True),
+    (["yellow", "red"], {"first": "red"}, True),
+    (["yellow", "red"], {"first": "yellow"}, True),
+    (["yellow", "red"], {"first": "blue"}, False),
+    (["yellow", "red"], {"first": "red", "stacks": {"a1": ["tan"]}}, False),  # a start position: the schema's
+    (["red", "yellow"], {}, False),
+])
+def test_the_fast_header_check_takes_exactly_the_usual_setups(players, setup, ok):
+    assert GAME.fast_header(players, setup) is ok
