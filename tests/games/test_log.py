@@ -100,6 +100,8 @@ def test_replay_yields_steps_with_events():
         assert r.header.game == "sage-stones" and r.header.players == ["yellow", "red", "blue", "green"]
         steps = list(r)
     assert len(steps) == 45 and steps[0].line == 2 and steps[0].ply == 1
+    assert r.header.seed == 3 and r.header.setup == {"variant": "standard"}
+    assert (steps[1].player, steps[1].move, steps[1].chance) == ("red", "5-7", (3, 1, 1))  # line 3 of the log
     assert steps[0].events[0].kind == "dice rolled"
     assert steps[-1].events[-1].kind == "game over"
     assert steps[-1].after.result() == r.state.result()
@@ -123,8 +125,9 @@ PLY1 = '{"ply": 1, "player": "yellow", "move": "a4 ESW"}'
 
 
 def test_missing_file(tmp_path):
-    with pytest.raises(LogError, match=r"nope.jsonl: file not found, expected a log file$"):
+    with pytest.raises(LogError) as e:
         check_log(tmp_path / "nope.jsonl")
+    assert str(e.value) == f"{tmp_path / 'nope.jsonl'}: file not found, expected a log file"
 
 
 def test_directory(tmp_path):
@@ -165,6 +168,35 @@ def test_stream_size_cap_even_when_stat_says_small(tmp_path, monkeypatch):
         m.setattr(log.os, "fstat", small)
         with pytest.raises(LogError, match=r"^line 2: the log is larger than the"):
             check_log(p)
+
+
+def test_a_log_exactly_at_the_size_limit_is_read_and_one_byte_more_is_refused(tmp_path, monkeypatch):
+    p = tmp_path / "log.jsonl"
+    p.write_text(HEADER + "\n" + PLY1 + "\n")
+    size = p.stat().st_size
+    monkeypatch.setattr(log, "MAX_LOG_BYTES", size)  # the file's size and the bytes streamed are both at the limit
+    assert check_log(p) == "ok: stratstone, unfinished after 1 plies"
+    monkeypatch.setattr(log, "MAX_LOG_BYTES", size - 1)
+    with pytest.raises(LogError) as e:
+        check_log(p)
+    assert str(e.value) == f"{p}: {size} bytes is larger than the {size - 1} bytes limit for a log"
+
+
+@pytest.mark.parametrize("end", ["\n", ""])
+def test_a_line_of_exactly_1_mib_is_read_and_one_byte_more_is_refused(tmp_path, end):
+    """The limit counts the line without its newline, whether or not it has one."""
+    p = tmp_path / "log.jsonl"
+    exact = PLY1 + " " * (log.MAX_LINE_BYTES - len(PLY1))  # JSON white space after the object
+    p.write_text(HEADER + "\n" + exact + end)
+    assert check_log(p) == "ok: stratstone, unfinished after 1 plies"
+    assert _check(tmp_path, HEADER + "\n" + exact + " " + end) == "line 2: longer than the 1.0 MiB limit for a line"
+
+
+def test_a_file_that_cannot_be_read_is_named():
+    """/proc/self/mem is a regular file whose first bytes cannot be read (EIO)."""
+    with pytest.raises(LogError) as e:
+        check_log(Path("/proc/self/mem"))
+    assert str(e.value) == "/proc/self/mem: cannot read (Input/output error)"
 
 
 def test_empty_file(tmp_path):
@@ -219,6 +251,8 @@ def test_duplicate_keys_are_refused(tmp_path):
         ('{"ply": 1, "player": "yellow", "move": ""}', "line 2, ply 1: move: '' should be non-empty"),
         ('{"ply": 1, "player": "blue", "move": "a4 ESW"}', "line 2, ply 1: player: 'blue' is not one of ['yellow', 'red']"),
         ('{"ply": 1, "player": "yellow", "move": "a4 ESW"} {}', "line 2: not valid JSON (extra data at column 50)"),
+        ('{"ply": 1, "player": "yellow", "move": "a4 ESW"}\x0c', "line 2: not valid JSON (extra data at column 49)"),
+        ("\u00a0", "line 2: not valid JSON (Expecting value at column 1)"),  # U+00A0 is no blank line
         ('"ply"', "line 2: expected a JSON object, got a string"),
         ("null", "line 2: expected a JSON object, got null"),
         ("[" * 5000 + "]" * 5000, "line 2: not valid JSON (nested too deeply)"),
@@ -239,22 +273,32 @@ def test_bad_ply_lines(tmp_path, line, expected):
         ({"version": "1"}, "line 1: version: 1 was expected"),
         ({"seed": -1}, "line 1: seed: -1 is less than the minimum of 0"),
         ({"seed": 2**64}, "line 1: seed: 18446744073709551616 is greater than the maximum of 9223372036854775807"),
+        ({"seed": 2**63}, "line 1: seed: 9223372036854775808 is greater than the maximum of 9223372036854775807"),
         ({"seed": 1.5}, "line 1: seed: 1.5 is not of type 'integer', 'null'"),
         ({"players": ["red", "yellow"]}, "line 1: players: ['yellow', 'red'] was expected"),
         ({"setup": {"first": "green"}}, "line 1: setup.first: 'green' is not one of ['yellow', 'red']"),
         ({"setup": {"stacks": {"a1": ["yellow"] * 9}}}, "line 1: setup.stacks: 9 yellow stones, at most 8"),
         ({"setup": []}, "line 1: setup: [] is not of type 'object'"),
         ({"setup": {"stacks": {"z9": ["tan"]}}}, "line 1: setup.stacks: 'z9' does not match"),
+        ({"ply": 1}, "line 1: Additional properties are not allowed ('ply' was unexpected)"),
+        # a list longer than any the schema allows is named before the schema reads its items
+        ({"players": ["yellow"] * 64}, "line 1: players: 64 items, expected at most 63"),
+        ({"players": "@"}, "line 1: nested too deeply"),  # "@": a list nested 700 deep (see below)
     ],
 )
 def test_bad_headers(tmp_path, change, expected):
     header = {**json.loads(HEADER), **change}
-    msg = _check(tmp_path, json.dumps(header) + "\n" + PLY1 + "\n")
+    text = json.dumps(header).replace('"@"', "[" * 700 + "]" * 700)  # JSON reads it; the schema check runs out of stack
+    msg = _check(tmp_path, text + "\n" + PLY1 + "\n")
     assert msg.startswith(expected)
 
 
 def test_header_must_come_first(tmp_path):
     assert _check(tmp_path, PLY1 + "\n") == "line 1: expected the header first (format, version, game, ...)"
+    first = '{"result": {"winner": null, "reason": "draw agreed"}}\n'
+    assert _check(tmp_path, first) == "line 1: expected the header first (format, version, game, ...)"
+    no_format = {k: v for k, v in json.loads(HEADER).items() if k != "format"}
+    assert _check(tmp_path, json.dumps(no_format) + "\n") == "line 1: 'format' is a required property"
     assert _check(tmp_path, "[1, 2]\n") == "line 1: expected the header object, got an array"
 
 
@@ -267,6 +311,8 @@ def test_sage_player_ids_and_setup_checked(tmp_path):
     )
     bad = {**head, "setup": {"variant": "standard", "board": {"5-5": "white"}}}
     assert _check(tmp_path, json.dumps(bad)) == "line 1: setup.board.5-5: 'white' is not one of yellow, red, blue, green"
+    bad = {**head, "players": ["yellow", "red", "blue", "green", "white", "black", "pink"]}
+    assert _check(tmp_path, json.dumps(bad)) == "line 1: players: ['yellow', 'red', 'blue', 'green', 'white', 'black', 'pink'] is too long"
 
 
 # ------------------------------------------------------------------------- writing
@@ -546,6 +592,9 @@ def test_an_overlong_list_is_named_by_its_path():
     ("[" * 5000, "nested too deeply"),
     ("1" * 5000, "Exceeds the limit (4300 digits) for integer string conversion"),
     ('{"a": 1}\x0c', "extra data at column 9"),  # a form feed is not JSON's white space
+    ('{"a": 1, "b": 2, "b": 3}', "duplicate key 'b'"),
+    ("[-1e999]", "-1e999 is out of range"),
+    ("[" + "1" * 30 + "e999]", "1" * 24 + " is out of range"),  # the number's first 24 characters
     ('  {"a": 1}  x', "extra data at column 13"),
 ])
 def test_a_line_that_is_not_json_is_refused_with_its_column(text, message):
