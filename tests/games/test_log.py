@@ -258,6 +258,10 @@ def test_duplicate_keys_are_refused(tmp_path):
         ("[" * 5000 + "]" * 5000, "line 2: not valid JSON (nested too deeply)"),
         ('{"result": {"winner": "yellow"}}', "line 2: result: 'reason' is a required property"),
         ('{"result": {"winner": 3, "reason": "x"}}', "line 2: result.winner: 3 is not valid under any of the given schemas"),
+        ('{"result": {"reason": "line of four", "by": "red"}}', "line 2: result: 'winner' is a required property"),
+        ('{"result": {"winner": null, "reason": ""}}', "line 2: result.reason: '' should be non-empty"),
+        ('{"result": {"winner": null, "reason": "' + "x" * 201 + '"}}', "line 2: result.reason: 'xxxxx"),
+        ('{"result": {"winner": null, "reason": "x"}, "x": 1}', "line 2: Additional properties are not allowed ('x' was unexpected)"),
     ],
 )
 def test_bad_ply_lines(tmp_path, line, expected):
@@ -534,8 +538,29 @@ def test_the_fast_checks_are_really_taken_for_every_game(tmp_path, monkeypatch, 
 
 
 
+@pytest.mark.parametrize(("game", "seed", "n"), [("stratstone", 0, 2), ("stratstone", 2**63 - 1, 2),
+                                             ("sage-stones", 126, 2), ("sage-stones", 4242, 6)])
+def test_every_header_play_writes_takes_the_fast_check(game, seed, n):
+    """At both ends of play's seed range and with 2 and 6 players (the test above plays seed 6 only)."""
+    from stratstone_cad.games.commands import play_records
+
+    header = play_records(game, seed, ["random"] * n, max_plies=0)[0]
+    assert header["seed"] == seed and len(header["players"]) == n
+    assert log._fast_header(header) is True and log.validate_line(header, "header") is None
+
+
+def test_a_ply_of_no_game_or_of_a_game_the_schema_does_not_know_is_checked_by_the_common_ply_schema():
+    ply = {"ply": 2, "player": "red", "move": "c1-c4"}
+    assert log.validate_line(ply, "ply") is None and log.validate_line(ply, "ply", "pile") is None
+    assert log.validate_line({**ply, "ply": 0}, "ply") == f"{ {**ply, 'ply': 0} } is not valid under any of the given schemas"
+    result = {"result": {"winner": None, "reason": "draw agreed"}}  # a valid line, but no ply
+    assert log.validate_line(result, "ply") == f"{result} is not valid under any of the given schemas"
+    assert log.validate_line(result, "result") is None
+
+
 @pytest.mark.parametrize(("line", "ok"), [
     ({"ply": 1, "player": "yellow", "move": "a1 N"}, True),
+    ({"ply": 7, "player": "red", "move": "x"}, True),
     ({"ply": 7, "player": "red", "move": "x" * 64}, True),
     ({"ply": 7, "player": "red", "move": "x" * 65}, False),
     ({"ply": 7, "player": "red", "move": ""}, False),
