@@ -107,6 +107,81 @@ def test_replay_yields_steps_with_events():
     assert steps[-1].after.result() == r.state.result()
 
 
+def test_a_replay_follows_its_steps_and_ends_on_the_last_ply():
+    with log.replay(LOGS / "stratstone_win.jsonl") as r:
+        assert r.plies == 0 and r.state is r.initial
+        for step in r:
+            assert r.plies == step.ply and r.state is step.after
+        assert r.plies == 13 and r.state.result().describe() == "winner yellow (line of four)"
+    with log.replay(LOGS / "stratstone_win.jsonl") as r:
+        assert r.run() is r.state and r.plies == 13
+
+
+def test_a_replay_left_before_its_end_closes_its_file():
+    def open_files() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    before = open_files()
+    with log.replay(LOGS / "sage_stones_4.jsonl") as r:
+        next(iter(r))
+        assert open_files() == before + 1  # the log
+    assert open_files() == before and r.plies == 1
+
+
+def test_check_log_reports_the_game_its_plies_its_result_and_its_header():
+    done = log.check_log(LOGS / "stratstone_win.jsonl")
+    assert (done.game, done.plies, done.result.describe(), done.has_result_line) == (
+        "stratstone", 13, "winner yellow (line of four)", True)
+    assert done.header.players == ["yellow", "red"] and done.header.seed == 4
+    unfinished = log.check_log(LOGS / "stratstone_unfinished.jsonl")
+    assert (unfinished.plies, unfinished.result, unfinished.has_result_line) == (5, None, False)
+
+
+def test_a_long_reason_of_a_wrong_result_is_cut_to_80_characters(tmp_path):
+    said = "winner red (" + "x" * 150 + ")"
+    cut = said[:77] + "..."
+    line = json.dumps({"result": {"winner": "red", "reason": "x" * 150}})
+    unfinished = (LOGS / "stratstone_unfinished.jsonl").read_text()
+    assert _check(tmp_path, unfinished + line) == f"line 7: result says {cut} but the game is not over after 5 plies"
+    won = (LOGS / "stratstone_win.jsonl").read_text().splitlines()[:-1]  # winner yellow (line of four)
+    assert _check(tmp_path, "\n".join([*won, line])) == (
+        f"line 15: result says {cut} but the moves give winner yellow (line of four)")
+
+
+def _big_capture(captured: list[str]) -> str:
+    """A Sage Stones log of one ply: yellow at 6-5 traps 13 stones in five directions."""
+    board = {"6-6": "red", "6-7": "blue", "6-8": "red", "6-9": "yellow",  # N
+             "6-4": "blue", "6-3": "red", "6-2": "blue", "6-1": "yellow",  # S
+             "7-5": "red", "8-5": "blue", "9-5": "red", "3-5": "yellow",  # E, across the wrap
+             "5-5": "blue", "4-5": "red",  # W, to 3-5
+             "7-6": "green", "8-7": "green", "9-8": "yellow"}  # NE
+    head = log.header_record(get_game("sage-stones"), ["yellow", "red", "blue", "green"], None,
+                             {"variant": "standard", "board": board})
+    ply = {"ply": 1, "player": "yellow", "dice": [2, 2, 2], "move": "6-5", "captured": captured}
+    return log.dumps_line(head) + "\n" + log.dumps_line(ply) + "\n"
+
+
+BIG_CAPTURE = ["4-5", "5-5", "6-2", "6-3", "6-4", "6-6", "6-7", "6-8", "7-5", "7-6", "8-5", "8-7", "9-5"]
+
+
+def test_a_derived_list_is_compared_in_any_order_and_a_wrong_one_cut_to_80_characters(tmp_path):
+    p = tmp_path / "big.jsonl"
+    p.write_text(_big_capture(BIG_CAPTURE[::-1]))
+    assert check_log(p) == "ok: sage-stones, unfinished after 1 plies"
+    assert _check(tmp_path, _big_capture(BIG_CAPTURE[1:])) == (
+        f"line 2, ply 1: captured says {str(BIG_CAPTURE[1:])[:77]}... but the moves give {str(BIG_CAPTURE)[:77]}...")
+
+
+def test_a_game_of_the_format_without_its_engine_is_named(monkeypatch):
+    from stratstone_cad.games import core
+
+    core._load_builtin()
+    monkeypatch.setattr(core, "_REGISTRY", {k: v for k, v in core._REGISTRY.items() if k != "terrain"})
+    with pytest.raises(LogError) as e:
+        check_log(LOGS / "terrain_random.jsonl")
+    assert str(e.value) == "line 1: game 'terrain' has no rules engine installed yet"
+
+
 # ------------------------------------------------------------------------- files and bytes
 
 
