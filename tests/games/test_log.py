@@ -412,6 +412,31 @@ def test_write_log_errors(tmp_path):
         log.write_log(tmp_path, [])
 
 
+def test_write_log_refuses_a_name_too_long_and_writes_through_a_link(tmp_path):
+    long = tmp_path / ("x" * 300) / "g.jsonl"  # said as it is, not as a folder that does not exist
+    with pytest.raises(OutputError) as e:
+        log.write_log(long, [json.loads(HEADER)])
+    assert str(e.value) == f"output file {long}: cannot write (a name in it is too long (255 bytes at most))"
+    target = tmp_path / "kept.jsonl"
+    target.write_text("old\n")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(target)
+    log.write_log(link, [json.loads(HEADER)])
+    assert link.is_symlink() and target.read_text() == HEADER + "\n"
+
+
+def test_a_record_holds_its_roll_before_the_move_and_its_derived_facts_after():
+    rec = log.ply_record(3, "red", "5-5", ("dice", (2, 2, 2)), {"captured": ["5-6"], "on_board": {"red": 4}})
+    assert list(rec) == ["ply", "player", "dice", "move", "captured", "on_board"]
+    assert rec == {"ply": 3, "player": "red", "dice": [2, 2, 2], "move": "5-5", "captured": ["5-6"], "on_board": {"red": 4}}
+
+
+def test_a_line_is_written_in_ascii_and_never_with_nan():
+    assert log.dumps_line({"move": "\u00e9", "n": 1.5}) == '{"move": "\\u00e9", "n": 1.5}'
+    with pytest.raises(ValueError, match="not JSON compliant"):
+        log.dumps_line({"n": float("nan")})
+
+
 def test_write_failure_removes_the_temp_file(tmp_path, monkeypatch):
     import os
 
