@@ -79,6 +79,13 @@ def test_play_records_stops_at_its_ply_limit_without_a_result():
     assert [r.get("ply") for r in records[1:]] == [1, 2, 3] and "result" not in records[-1]
 
 
+def test_play_records_draws_the_terrain_map_seed_from_the_dice_stream_when_the_setup_gives_none():
+    import random
+
+    head = commands.play_records("terrain", 9, ["random", "random"], {"terrain_seed": None}, max_plies=0)[0]
+    assert head["seed"] == 9 and head["setup"]["terrain_seed"] == random.Random(9).randrange(2**32)
+
+
 def test_play_first_player_via_setup():
     lines = commands.play("stratstone", 2, None, None, {"first": "red"}).split("\n")
     assert json.loads(lines[1])["player"] == "red"
@@ -124,6 +131,17 @@ def test_play_output_errors(tmp_path):
 def test_check_log_missing_file_is_a_log_error(tmp_path):
     with pytest.raises(LogError, match="file not found, expected a log file"):
         commands.check_log(tmp_path / "x.jsonl")
+
+
+@pytest.mark.parametrize("error", [RecursionError, MemoryError])
+def test_check_log_turns_running_out_of_stack_or_memory_into_one_log_error(tmp_path, monkeypatch, error):
+    def exhausted(path):
+        raise error()
+
+    monkeypatch.setattr(commands._log, "check_log", exhausted)
+    with pytest.raises(LogError) as e:
+        commands.check_log(tmp_path / "x.jsonl")
+    assert str(e.value) == f"{tmp_path / 'x.jsonl'}: cannot check this log ({error.__name__})"
 
 
 def test_registry_lists_the_engines_and_accepts_plugins():

@@ -178,6 +178,16 @@ def test_play_and_its_players_serve_a_registered_fourth_game(pile_game: Pile) ->
     assert records[-1]["result"]["reason"] == "took the last"
 
 
+def test_play_stops_a_game_at_its_ply_limit_and_says_so(pile_game: Pile, tmp_path: Any) -> None:
+    """A pile of 40,000 takes more than 10,000 plies (3 stones a ply at most): written unfinished, no result line."""
+    from stratstone_cad.games.commands import MAX_PLIES, play
+
+    out = tmp_path / "pile.jsonl"
+    assert play("pile", 7, None, out, {"pile": 40_000}) == f"wrote {out}: pile, unfinished after {MAX_PLIES} plies (limit {MAX_PLIES})"
+    lines = out.read_text().splitlines()
+    assert len(lines) == 1 + MAX_PLIES and '"ply": 10000' in lines[-1]
+
+
 def test_record_serves_a_registered_fourth_game(pile_game: Pile, tmp_path: Any) -> None:
     out = tmp_path / "pile.jsonl"
     said: list[str] = []
