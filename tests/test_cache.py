@@ -231,6 +231,12 @@ def test_the_classes_in_a_jobs_arguments_bring_their_modules_into_its_code():
     assert K._arg_modules({"a": 1, "b": [2, {"c": plan}], "m": MeshParams()}) == {
         "stratstone_cad.cad.tiling", "stratstone_cad.params"}
     assert K._arg_modules({"cls": TilePlan, "n": 3, "t": "x"}) == set()  # a class given is not an instance
+
+    @dataclasses.dataclass
+    class Holder:  # a dataclass of another module holding a plan: both modules' code is run
+        plan: TilePlan
+
+    assert K._arg_modules(Holder(plan)) == {__name__, "stratstone_cad.cad.tiling"}
     assert K._arg_modules({}) == set() and K._arg_modules([]) == set() and K._arg_modules(()) == set()
     job = Job("board", "stratstone_cad.cad.terrain:make_board", {"plan": plan}, (), "a board")
     assert K.job_roots(job) == tuple(sorted({"stratstone_cad.cad.terrain", "stratstone_cad.cad.tiling",
