@@ -94,7 +94,7 @@ def test_stratstone_lines_are_the_four_ranks_four_files_and_two_diagonals():
 
 @pytest.mark.parametrize(("square", "expected"), [
     ("a1", "a2 b1"), ("j10", "j9 i10"), ("e5", "e6 f5 e4 d5"), ("a10", "b10 a9"), ("j1", "j2 i1"),
-    ("c1", "c2 d1 b1"), ("a5", "a6 b5 a4"),
+    ("c1", "c2 d1 b1"), ("a5", "a6 b5 a4"), ("i9", "i10 j9 i8 h9"),
 ])
 def test_terrain_neighbours_are_orthogonal_in_the_order_n_e_s_w(square, expected):
     p = terrain.SQUARES.index(square)
@@ -108,6 +108,8 @@ def test_terrain_neighbours_are_orthogonal_in_the_order_n_e_s_w(square, expected
     ("j10", "i9", "j9:j8 i10:h10"),
     ("b9", "c10 c8 a8 a10", "c9:d9 b8:b7"),
     ("i2", "j3 j1 h1 h3", "i3:i4 h2:g2"),
+    ("h8", "i9 i7 g7 g9", "h9:h10 i8:j8 h7:h6 g8:f8"),
+    ("c3", "d4 d2 b2 b4", "c4:c5 d3:e3 c2:c1 b3:a3"),
 ])
 def test_terrain_runner_diagonals_ne_se_sw_nw_and_jumps_over_the_next_square(square, diagonals, jumps):
     p = terrain.SQUARES.index(square)
