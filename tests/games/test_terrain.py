@@ -20,6 +20,7 @@ from stratstone_cad.games.core import (
     MoveTextError,
     RuleViolation,
     SetupError,
+    SquareError,
     TurnLost,
 )
 from stratstone_cad.games.terrain import (
@@ -31,6 +32,7 @@ from stratstone_cad.games.terrain import (
     TerrainMove,
     TerrainState,
     attack_strengths,
+    parse_square,
 )
 from stratstone_cad.games.terrain_map import generate
 
@@ -93,6 +95,32 @@ def test_bad_move_text(text):
     with pytest.raises(MoveTextError) as info:
         s.parse_move(text)
     assert str(info.value).startswith(f"ply 1: {text!r} does not parse: expected 'c1-c4' (move), 'c1xc5' (attack)")
+
+
+_GRAMMAR = "'c1-c4' (move), 'c1xc5' (attack), 'e7-exit' (exit) or 'pass', with squares a1-j10"
+
+
+def test_a_square_or_a_move_that_does_not_parse_is_refused_in_one_line():
+    with pytest.raises(SquareError) as e:
+        parse_square("k1")
+    assert str(e.value) == "'k1' is not a square (expected a1-j10: file a-j, rank 1-10)"
+    with pytest.raises(MoveTextError) as e:
+        TerrainMove.parse("c1c4")  # parsed outside a game: no ply (0)
+    assert str(e.value) == f"ply 0: 'c1c4' does not parse: expected {_GRAMMAR}"
+    s = TerrainState.start(generate(0))
+    for bad, shown in ((3, "'3'"), (["c1-c4"], "\"['c1-c4']\"")):  # not text: its repr is shown as the text
+        with pytest.raises(MoveTextError) as e:
+            s.parse_move(bad)  # type: ignore[arg-type]
+        assert str(e.value) == f"ply 1: {shown} does not parse: expected {_GRAMMAR}"
+
+
+def test_moves_are_shared_objects():
+    """Legal-move generation hands out one object per move (it runs for every ply of
+    every game the players play), and parsing gives that same object."""
+    s = TerrainState.start(generate(0))
+    first, again = list(s.legal_moves()), list(s.legal_moves())
+    assert all(a is b for a, b in zip(first, again, strict=True))
+    assert s.parse_move(str(first[-1])) is first[-1] and TerrainMove.parse("c1-c4") is TerrainMove.parse("c1-c4")
 
 
 def test_every_legal_move_prints_and_parses_back_to_itself():
@@ -603,9 +631,13 @@ def test_moves_after_the_end_are_refused():
 
 def test_hand_built_moves_are_checked():
     s = position({"c4": "red lancer", **FAR_BLUE})
-    for bad in (TerrainMove("move", 500, 3), TerrainMove("fly", 1, 2), TerrainMove("exit", 1, 5), "nonsense", 3):
-        with pytest.raises((RuleViolation, MoveTextError)):
-            s.apply(bad)  # type: ignore[arg-type]
+    c4 = IDX["c4"]
+    for bad in (TerrainMove("move", 500, 3), TerrainMove("move", 100, 3), TerrainMove("move", c4, 100),
+                TerrainMove("fly", c4, 24), TerrainMove("exit", c4, 5), TerrainMove("pass", c4, -1),
+                TerrainMove("pass", -1, c4), 3):
+        assert violation(s, bad) == f"ply 1: {bad!r} is not a terrain-game move"  # type: ignore[arg-type]
+    with pytest.raises(MoveTextError):
+        s.apply("nonsense")
 
 
 @pytest.mark.parametrize(
