@@ -184,6 +184,12 @@ def test_a_move_cannot_end_on_its_start_or_on_a_piece():
     assert violation(s, "c3-d3") == "ply 1: c3-d3 ends on d3, where a blue runner stands; an attack is written c3xd3"
 
 
+def test_a_far_square_costs_the_way_round_a_hill():
+    # c4 is a hill of 2: over it c3-c8 costs 3 + 3 + 1 + 1 + 1 = 9, round it by b3 b4 b5 c5 c6 c7 c8 seven steps of 1
+    s = position({"c3": "red guardian", **FAR_BLUE}, {"c4": 2})
+    assert violation(s, "c3-c8") == "ply 1: c3-c8 costs 7, the Guardian has 3"
+
+
 def test_moving_the_wrong_piece():
     s = position({"c3": "red lancer", **FAR_BLUE})
     assert violation(s, "j10-j9") == "ply 1: j10-j9 moves a blue runner but red is to move"
@@ -254,6 +260,14 @@ def test_runner_attacks_by_a_diagonal_step_but_walks_in_when_that_is_better():
     _, events = s.apply("e5xf6")
     # walking in beats the alternative; f5 and e6 tie, and f5 comes first (the target's neighbours N, E, S, W)
     assert [e for e in events if isinstance(e, Attacked)] == [Attacked("red", "f5", "f6")]
+
+
+def test_runner_attack_by_a_diagonal_step_from_lower_ground_is_minus_one():
+    s = position({"e5": "red runner", "f6": "blue runner", **FAR_RED, **FAR_BLUE}, HILL)  # e5 (0) onto f6 (4)
+    assert violation(s, "e5xf6") == (
+        "ply 1: e5xf6 is too weak: 0 (Runner 1, -1 from lower ground) against 1 (Runner 1); "
+        "an attack needs at least the defender's strength"
+    )
 
 
 def test_runner_alternatives_never_exit():
@@ -347,6 +361,16 @@ def test_the_attacker_uses_its_best_approach():
     _, events = s.apply("c3xc5")
     attacked = [e for e in events if isinstance(e, Attacked)]
     assert attacked == [Attacked("red", "c4", "c5")]
+
+
+def test_among_approaches_as_high_the_cheapest_then_the_targets_first_neighbour_n_e_s_w():
+    # level ground: the Guardian attacks from where it stands (1 point), not from b5 or d5 (3 points)
+    s = position({"c4": "red guardian", "c5": "blue runner", **FAR_RED, **FAR_BLUE})
+    assert s.apply("c4xc5")[1][0] == Attacked("red", "c4", "c5")
+    # d4 (0) from d5 (1) or e4 (2), both higher: e5 (2) -> d5 -> d4 costs 2 + 2, e5 -> e4 -> d4 1 + 3;
+    # equal, so d5, the target's north neighbour, comes first
+    s = position({"e5": "red runner", "d4": "blue runner", **FAR_RED, **FAR_BLUE}, {"d5": 1, "e4": 2, "e5": 2})
+    assert s.apply("e5xd4")[1][:2] == [Moved("red", ("e5", "d5")), Attacked("red", "d5", "d4")]
 
 
 def test_an_attack_must_reach_the_target():
@@ -444,6 +468,8 @@ def test_guardian_exiting_first_wins_at_once():
     assert after.result().describe() == "winner red (guardian exited first)"
     assert events[-1] == GameOver("red", "guardian exited first")
     assert after.to_move() is None and list(after.legal_moves()) == []
+    assert after.score() == {"red": 3, "blue": 0} and after.exits == 1
+    assert after.reach("e5") == [] and after.reach("a1") == []  # nobody is to move
 
 
 def test_a_guardian_exiting_second_is_just_the_second_exit():
@@ -583,6 +609,15 @@ def test_a_capture_starts_the_repetition_count_again():
     for move in ["a1-a2", "j10-j9", "a2-a1", "j9-j10", "c1xc2", "j10-j9", "a1-a2", "j9-j10", "a2-a1"]:
         s, _ = s.apply(move)
         assert s.result() is None
+
+
+def test_the_history_holds_the_positions_since_the_last_capture_or_exit():
+    s = position({"c4": "red lancer", "a1": "red guardian", "c5": "blue runner", "j10": "blue lancer", "e2": "blue runner"})
+    lengths = []
+    for move in ["a1-a2", "j10-j9", "c4xc5", "e2-exit", "a2-a3"]:
+        s, _ = s.apply(move)
+        lengths.append(len(s.history))
+    assert lengths == [2, 3, 1, 1, 2] and s.result() is None
 
 
 # ------------------------------------------------------------------------- pass (T23)
