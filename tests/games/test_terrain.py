@@ -835,6 +835,19 @@ def test_reach_lists_each_move_of_a_square_with_what_it_costs():
     assert dict(s.reach("b2"))["b2-exit"] == "1 point"  # blue's way out is rank 1
 
 
+def test_reach_costs_an_attack_by_its_cheapest_step_and_names_the_runners_height_blind_steps():
+    # onto d4 (0): from c4 (2) at 2 + 3, from d3 (0) at 2 + 1
+    s = position({"c3": "red runner", "d4": "blue runner", "j1": "red guardian", "j10": "blue guardian"},
+                 {"c3": 1, "c4": 2})
+    assert dict(s.reach("c3"))["c3xd4"] == "3 points"
+    ridge = {f"{f}{r}": level for f in "abcdefghij" for r, level in ((5, 2), (6, 4), (7, 2))}
+    s = position({"e5": "red runner", "e7": "blue runner", **FAR_RED}, ridge)
+    assert dict(s.reach("e5"))["e5xe7"] == "jump"  # walking onto e7 costs 6
+    s = position({"e5": "red runner", "b1": "red lancer", **FAR_BLUE}, RIDGE)
+    assert dict(s.reach("e5"))["e5-e7"] == "jump"
+    assert s.reach("k1") == [] and s.reach("") == []  # not squares (b1 holds a piece of the side to move)
+
+
 @pytest.mark.parametrize(("pieces", "heights", "move", "strengths"), [
     ({"c4": "red runner", "c5": "blue guardian", "b5": "red runner", "d5": "red lancer", "c6": "blue runner",
       "j1": "red guardian"}, {"c5": 1}, "c4xc5",
