@@ -927,6 +927,39 @@ def test_the_greedy_player_follows_its_rule_over_whole_games():
     assert met >= {"move", "attack", "exit"}, met
 
 
+def test_the_greedy_player_with_one_move_plays_it_without_drawing():
+    rng = random.Random(1)
+    state = rng.getstate()
+    assert position(BLOCKED).greedy_move(rng) == PASS and rng.getstate() == state
+
+
+def test_the_greedy_player_exits_rather_than_steps_when_those_are_its_two_moves():
+    # a10 boxed in by the blue lancers: the diagonal step to b9 or the exit
+    s = position({"a10": "red runner", "a9": "blue lancer", "b10": "blue lancer",
+                  "j1": "red runner", "i1": "blue guardian", "j2": "blue guardian", "i2": "blue runner"})
+    assert [str(m) for m in s.legal_moves()] == ["a10-b9", "a10-exit"]
+    assert _every_greedy_choice(s) == {s.parse_move("a10-exit")}
+
+
+def test_the_greedy_player_with_only_losing_moves_plays_any():
+    # blue leads 2-0 after one exit: either red exit is the second and loses
+    s = position({"a10": "red runner", "a9": "blue guardian", "b10": "blue lancer", "b9": "blue runner",
+                  "j10": "red runner", "j9": "blue guardian", "i10": "blue lancer", "i9": "blue runner"},
+                 exits=1, score={"red": 0, "blue": 2})
+    assert _every_greedy_choice(s) == {s.parse_move("a10-exit"), s.parse_move("j10-exit")}
+
+
+def test_the_greedy_player_sees_a_plain_winning_move_on_the_last_ply_of_a_log_that_started_late():
+    # ply 2 is the 200th move: blue wins on the tie-breaks by bringing e6 within 2 ranks of rank 1 (c7 is 3 ranks
+    # from rank 10; the strongest piece is red's), or by taking c7; any of those, not only the longest advance
+    s = position({"c7": "red runner", "a1": "red guardian", "e6": "blue runner", "j10": "blue runner"}, moves_played=198)
+    s, _ = s.apply("a1-b1")
+    choices = _every_greedy_choice(s)
+    assert choices == _greedy_choices(s)
+    assert {str(m) for m in choices} == {"e6-e3", "e6-d3", "e6-f3", "e6-c3", "e6-g3", "e6-e2", "e6-d2", "e6-f2", "e6-e1",
+                                         "e6xc7"}
+
+
 def test_the_text_board_shows_each_squares_level_and_piece_rank_10_first():
     s = position({"a1": "red runner", "b1": "red lancer", "c2": "red guardian", "j10": "blue runner",
                   "i10": "blue lancer", "h9": "blue guardian"}, {"a1": 2, "j10": 1, "e5": 1},
