@@ -22,6 +22,7 @@ from stratstone_cad.games.core import (
     SetupError,
     SquareError,
     TurnLost,
+    get_game,
 )
 from stratstone_cad.games.terrain import (
     KINDS,
@@ -658,6 +659,15 @@ def test_apply_never_mutates_and_to_setup_round_trips():
     assert again.board == after.board and again.to_move() == "blue" and again.moves_played == 1
 
 
+def test_the_map_and_its_seed_go_with_the_position():
+    s = TerrainState.start(generate(3), 3)
+    assert s.terrain.seed == 3 and s.to_setup()["terrain_seed"] == 3
+    again = TerrainState.from_setup(s.apply(next(s.legal_moves()))[0].to_setup())
+    assert again.terrain.seed == 3 and again.terrain == s.terrain and hash(again.terrain) == hash(s.terrain)
+    other = TerrainState.start(generate(4), 4).terrain
+    assert other != s.terrain and hash(other) != hash(s.terrain)
+
+
 def test_moves_after_the_end_are_refused():
     s = position({"c10": "red guardian", "a1": "red runner", **FAR_BLUE})
     after, _ = s.apply("c10-exit")
@@ -709,6 +719,12 @@ def test_bad_setups(setup, message):
 def test_players_must_be_red_and_blue():
     with pytest.raises(SetupError, match=r"players: expected \['red', 'blue'\]"):
         TerrainState.from_setup({"heightmap": hmap()}, ["yellow", "red"])
+    with pytest.raises(SetupError) as e:
+        get_game("terrain").initial_state(["blue", "red"], {"heightmap": hmap()})
+    assert str(e.value) == "players: expected ['red', 'blue'], got ['blue', 'red']"
+    with pytest.raises(SetupError) as e:
+        TerrainState.from_setup({"heightmap": hmap()}, ["x" * 300])
+    assert str(e.value) == f"players: expected ['red', 'blue'], got {['x' * 300]!r}"[:160]
 
 
 # ------------------------------------------------------------------------- brute-force reference
@@ -1021,9 +1037,11 @@ _SCORE = 'setup.score: expected {"red": n, "blue": n} with n from 0 to 2, got '
     ({"first": _LONG}, f"setup.first: {_LONG!r}"[:160]),
     ({"exits": 2}, "setup.exits: 2 is not 0 or 1 (the second exit ends the game)"),
     ({"exits": True}, "setup.exits: True is not 0 or 1 (the second exit ends the game)"),
+    ({"exits": _LONG}, f"setup.exits: {_LONG!r}"[:160]),
     ({"score": {"red": 3, "blue": 0}}, _SCORE + "{'red': 3, 'blue': 0}"),
     ({"score": {"red": 1}}, _SCORE + "{'red': 1}"),
     ({"score": [1]}, _SCORE + "[1]"),
+    ({"score": _LONG}, (_SCORE + repr(_LONG))[:160]),
     ({"score": {"red": 1, "blue": True}, "exits": 1}, _SCORE + "{'red': 1, 'blue': True}"),
     ({"score": {"red": 1, "blue": 0}}, "setup.score: {'red': 1, 'blue': 0} but no piece has exited (exits 0)"),
     ({"score": {"red": 0, "blue": 0}, "exits": 1}, "setup.score: {'red': 0, 'blue': 0} does not match one exit (a "
@@ -1031,6 +1049,7 @@ _SCORE = 'setup.score: expected {"red": n, "blue": n} with n from 0 to 2, got '
     ({"moves_played": 200}, "setup.moves_played: 200 is not an integer from 0 to 199"),
     ({"moves_played": -1}, "setup.moves_played: -1 is not an integer from 0 to 199"),
     ({"moves_played": True}, "setup.moves_played: True is not an integer from 0 to 199"),
+    ({"moves_played": _LONG}, f"setup.moves_played: {_LONG!r}"[:160]),
     ({"bogus": 1}, "setup: unknown field 'bogus' (expected terrain_seed, heightmap, pieces, first, score, exits, "
      "moves_played)"),
 ])
