@@ -403,6 +403,15 @@ def test_lancer_charge_counts_movement_points_not_squares():
     assert violation(s, "c1xc4") == "ply 1: c1xc4 costs 5, the Lancer has 4"
 
 
+def test_lancer_charge_needs_the_cheapest_path_to_cost_4_not_any_path():
+    # d8 (0) steps onto d7 (1) for 2 points; the walks in by e8 e7 or c8 c7 cost 4, but they are not the cheapest
+    s = position({"d8": "red lancer", "d7": "blue guardian"}, {"d7": 1})
+    assert violation(s, "d8xd7") == (
+        "ply 1: d8xd7 is too weak: 1 (Lancer 2, -1 from lower ground) against 3 (Guardian 3); "
+        "an attack needs at least the defender's strength"
+    )
+
+
 def test_an_attack_on_the_last_row_does_not_exit():
     s = position({"c9": "red guardian", "c10": "blue runner", **FAR_BLUE})
     after, events = s.apply("c9xc10")
