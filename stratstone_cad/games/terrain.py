@@ -448,7 +448,7 @@ class TerrainState(NoChance):
         (plies before ply 1, 0-199). Raises :class:`SetupError` with a one-line message.
         """
         if list(players) != list(PLAYERS):
-            raise SetupError(f"players: expected ['red', 'blue'], got {list(players)!r}"[:160])
+            raise SetupError(f"players: expected ['red', 'blue'], got {short_repr(list(players))}")
         terrain = _setup_terrain(setup)
         b = bytes(_setup_board(setup.get("pieces")))
         turn, scores, exits, moves_played = _setup_progress(setup)
@@ -865,7 +865,7 @@ def _setup_terrain(setup: Mapping[str, Any]) -> Terrain:
         raise SetupError("setup.heightmap: missing; a terrain log records the full heightmap (10 rows of 10 levels)")
     seed = setup.get("terrain_seed")
     if seed is not None and (type(seed) is not int or not 0 <= seed <= 2**63 - 1):
-        raise SetupError(f"setup.terrain_seed: {seed!r} is not an integer from 0 to {2**63 - 1} or null"[:160])
+        raise SetupError(f"setup.terrain_seed: {short_repr(seed)} is not an integer from 0 to {2**63 - 1} or null")
     try:
         return Terrain(setup["heightmap"], seed)
     except TerrainError as e:
@@ -885,10 +885,10 @@ def _setup_board(raw: object) -> bytearray:
         raise SetupError('setup.pieces: expected an object of square -> piece, e.g. {"c1": "red guardian"}')
     for name, piece in raw.items():
         if name not in _SQUARE_INDEX:
-            raise SetupError(f"setup.pieces: {name!r} is not a square a1-j10"[:160])
+            raise SetupError(f"setup.pieces: {short_repr(name)} is not a square a1-j10")
         if not isinstance(piece, str) or piece not in _PIECE_NAMES:
             raise SetupError(
-                f"setup.pieces.{name}: {piece!r} is not a piece (expected e.g. 'red runner', 'blue guardian')"[:160]
+                f"setup.pieces.{name}: {short_repr(piece)} is not a piece (expected e.g. 'red runner', 'blue guardian')"
             )
         board[_SQUARE_INDEX[name]] = _PIECE_NAMES[piece]
     counts = [[0, 0, 0], [0, 0, 0]]
@@ -909,28 +909,28 @@ def _setup_progress(setup: Mapping[str, Any]) -> tuple[int, tuple[int, int], int
     far and the plies played before ply 1 (``first``, ``score``, ``exits``, ``moves_played``)."""
     first = setup.get("first", "red")
     if not isinstance(first, str) or first not in PLAYERS:
-        raise SetupError(f"setup.first: {first!r} is not a player (expected red or blue)"[:160])
+        raise SetupError(f"setup.first: {short_repr(first)} is not a player (expected red or blue)")
     exits = setup.get("exits", 0)
     if type(exits) is not int or exits not in (0, 1):
-        raise SetupError(f"setup.exits: {exits!r} is not 0 or 1 (the second exit ends the game)"[:160])
+        raise SetupError(f"setup.exits: {short_repr(exits)} is not 0 or 1 (the second exit ends the game)")
     score = setup.get("score", {"red": 0, "blue": 0})
     if (
         not isinstance(score, Mapping)
         or set(score) != set(PLAYERS)
         or any(type(score[p]) is not int or not 0 <= score[p] <= 2 for p in PLAYERS)
     ):
-        raise SetupError(f'setup.score: expected {{"red": n, "blue": n}} with n from 0 to 2, got {score!r}'[:160])
+        raise SetupError(f'setup.score: expected {{"red": n, "blue": n}} with n from 0 to 2, got {short_repr(score)}')
     scores = (score["red"], score["blue"])
     if exits == 0 and scores != (0, 0):
-        raise SetupError(f"setup.score: {score!r} but no piece has exited (exits 0)"[:160])
+        raise SetupError(f"setup.score: {short_repr(score)} but no piece has exited (exits 0)")
     if exits == 1 and (min(scores) != 0 or max(scores) == 0):
         raise SetupError(
-            f"setup.score: {score!r} does not match one exit (a Runner's 1 or a Lancer's 2 for one side, 0 for the other;"
-            " a Guardian exiting first ends the game)"[:200]
+            f"setup.score: {short_repr(score)} does not match one exit (a Runner's 1 or a Lancer's 2 for one side, 0 for"
+            " the other; a Guardian exiting first ends the game)"
         )
     moves_played = setup.get("moves_played", 0)
     if type(moves_played) is not int or not 0 <= moves_played < MAX_MOVES:
-        raise SetupError(f"setup.moves_played: {moves_played!r} is not an integer from 0 to {MAX_MOVES - 1}"[:160])
+        raise SetupError(f"setup.moves_played: {short_repr(moves_played)} is not an integer from 0 to {MAX_MOVES - 1}")
     return PLAYERS.index(first), scores, exits, moves_played
 
 
@@ -1016,7 +1016,7 @@ class TerrainGame(GameBase):
             if seed is None:
                 seed = rng.randrange(2**32)
             if type(seed) is not int or not 0 <= seed <= 2**63 - 1:
-                raise SetupError(f"setup.terrain_seed: {seed!r} is not an integer from 0 to {2**63 - 1}"[:160])
+                raise SetupError(f"setup.terrain_seed: {short_repr(seed)} is not an integer from 0 to {2**63 - 1}")
             heightmap = generate(seed)
         full = {"terrain_seed": seed, "heightmap": heightmap, **given}
         TerrainState.from_setup(full)  # validate
