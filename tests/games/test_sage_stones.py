@@ -27,6 +27,7 @@ from stratstone_cad.games.sage_stones import (
     capture_squares,
     parse_move,
 )
+from tests.picking import Pick
 
 FOUR = ["yellow", "red", "blue", "green"]
 
@@ -541,17 +542,6 @@ def test_dice_in_a_game_without_them_are_refused_by_name(dice, shown):
         with pytest.raises(RuleViolation) as e:
             state.apply_chance(dice)
         assert str(e.value) == f"ply 1: dice {shown} are not part of {title}"
-
-
-class Pick:
-    """A stand-in for random.Random that picks the k-th of whatever it is offered, so
-    that every choice a player could make can be listed."""
-
-    def __init__(self, k: int) -> None:
-        self.k = k
-
-    def randrange(self, n: int) -> int:
-        return self.k % n
 
 
 @pytest.mark.parametrize("variant", ["four", "two-player"])

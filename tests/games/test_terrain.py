@@ -36,6 +36,7 @@ from stratstone_cad.games.terrain import (
     parse_square,
 )
 from stratstone_cad.games.terrain_map import generate
+from tests.picking import Pick
 
 IDX = {name: i for i, name in enumerate(SQUARES)}
 
@@ -888,18 +889,6 @@ def test_a_too_weak_attack_says_every_term_of_both_strengths(pieces, heights, mo
     neighbours one each, a Lancer's four-point walk is a charge."""
     assert violation(position(pieces, heights), move) == (
         f"ply 1: {move} is too weak: {strengths}; an attack needs at least the defender's strength")
-
-
-class Pick:
-    """A stand-in for random.Random that picks the k-th of whatever it is offered (and
-    remembers how many that was)."""
-
-    def __init__(self, k: int) -> None:
-        self.k, self.offered = k, 1
-
-    def randrange(self, n: int) -> int:
-        self.offered = n
-        return self.k % n
 
 
 def _every_greedy_choice(s: TerrainState) -> set:
