@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .errors import BuildError, UserError, printable
+from .errors import BuildError, UserError, counted, printable
 
 PROG = "stratstone-cad"
 
@@ -351,20 +351,16 @@ def _cmd_preview(a: argparse.Namespace) -> int:
     chosen = select(list_assets(sets=parse_set(a.sets)), a.assets)
     if a.sheet:
         contact_sheet(chosen, a.sheet)
-        print(printable(f"wrote {a.sheet}: {_count(len(chosen), 'asset')}"))
+        print(printable(f"wrote {a.sheet}: {counted(len(chosen), 'asset')}"))
     if kind == ".png":
         render_still(chosen, a.out, size)
-        print(printable(f"wrote {a.out}: {_count(len(chosen), 'asset')}"))
+        print(printable(f"wrote {a.out}: {counted(len(chosen), 'asset')}"))
     elif kind:
         n = render_turntable(chosen, a.out, size, a.frames, a.fps)
-        print(printable(f"wrote {a.out}: {_count(n, 'frame')} of {_count(len(chosen), 'asset')}"))
+        print(printable(f"wrote {a.out}: {counted(n, 'frame')} of {counted(len(chosen), 'asset')}"))
     if not a.out and not a.sheet:
         show(chosen)
     return 0
-
-
-def _count(n: int, thing: str) -> str:
-    return f"{n} {thing}{'' if n == 1 else 's'}"
 
 
 def _cmd_replay(a: argparse.Namespace) -> int:
@@ -390,7 +386,7 @@ def _cmd_replay(a: argparse.Namespace) -> int:
         replay.show_window(rep, a.frames_per_ply, a.fps)
         return 0
     n = replay.export(rep, a.out, size=size, fps=a.fps, per_ply=a.frames_per_ply, ply=a.ply, plies=plies)
-    what = f"the position after ply {rep.count if a.ply is None else a.ply}" if kind == ".png" else _count(n, "frame")
+    what = f"the position after ply {rep.count if a.ply is None else a.ply}" if kind == ".png" else counted(n, "frame")
     print(printable(f"wrote {a.out}: {rep.game}, {rep.count} plies, {what}"))
     return 0
 

@@ -53,3 +53,8 @@ def printable(text: str) -> str:
         else:
             out.append(ch.encode("unicode_escape").decode("ascii"))
     return "".join(out)
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and its noun for a message: "1 frame", "3 frames", "2 plies"."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"

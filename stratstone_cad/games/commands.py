@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from stratstone_cad.errors import GameError, LogError, UserError
+from stratstone_cad.errors import GameError, LogError, UserError, counted
 from stratstone_cad.games import log as _log
 from stratstone_cad.games.core import get_game, short_repr
 from stratstone_cad.games.players import Player, get_player
@@ -130,9 +130,10 @@ def play(
     n_plies = len(records) - 1 - (1 if "result" in records[-1] else 0)
     if "result" in records[-1]:
         res = records[-1]["result"]
-        tail = f"{n_plies} plies, " + ("draw" if res["winner"] is None else f"winner {res['winner']}") + f" ({res['reason']})"
+        outcome = "draw" if res["winner"] is None else f"winner {res['winner']}"
+        tail = f"{counted(n_plies, 'ply', 'plies')}, {outcome} ({res['reason']})"
     else:
-        tail = f"unfinished after {n_plies} plies (limit {MAX_PLIES})"
+        tail = f"unfinished after {counted(n_plies, 'ply', 'plies')} (limit {MAX_PLIES})"
     return f"wrote {out}: {engine.name}, {tail}"
 
 

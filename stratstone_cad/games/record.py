@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from stratstone_cad.errors import GameError, LogError, UserError, printable
+from stratstone_cad.errors import GameError, LogError, UserError, counted, printable
 from stratstone_cad.fileio import describe_os_error, kind_of, sweep_temporary
 from stratstone_cad.games import log as _log
 from stratstone_cad.games.core import (
@@ -249,11 +249,11 @@ class _Session:
         _log.write_log(self.out, self.records)
         self.show()
         plies = len(self.states) - 1
-        return f"wrote {self.name}: {self.game.name}, {plies} {_plies(plies)}, {result.describe()}"
+        return f"wrote {self.name}: {self.game.name}, {counted(plies, 'ply', 'plies')}, {result.describe()}"
 
     def kept(self, why: str) -> str:
         plies = len(self.states) - 1  # every ply is on disk already: nothing to write
-        return (f"kept {self.name}: {self.game.name}, unfinished after {plies} {_plies(plies)} ({why}; "
+        return (f"kept {self.name}: {self.game.name}, unfinished after {counted(plies, 'ply', 'plies')} ({why}; "
                 f"record --resume {self.name} continues it)")
 
     # -- showing -------------------------------------------------------------------------
@@ -294,10 +294,6 @@ class _Session:
 
 def _dice(dice: tuple[int, ...]) -> str:
     return "-".join(map(str, dice))
-
-
-def _plies(n: int) -> str:
-    return "ply" if n == 1 else "plies"
 
 
 def _reader(stdin: TextIO | None, say: Callable[[str], None], interactive: bool) -> Reader:

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from stratstone_cad.errors import UserError
+from stratstone_cad.errors import UserError, counted
 from stratstone_cad.fileio import describe_os_error, open_regular, read_user_file
 
 __all__ = [
@@ -104,13 +104,13 @@ def check_heightmap(value: Any, where: str = "heightmap") -> Heightmap:
     if not isinstance(value, (list, tuple)):
         raise TerrainError(f"{where}: expected 10 rows of 10 levels (rank 1 first), got {_kind(value)}")
     if len(value) != SIZE:
-        raise TerrainError(f"{where}: {_count(len(value), 'row')}, expected 10 (heightmap[0] is rank 1)")
+        raise TerrainError(f"{where}: {counted(len(value), 'row')}, expected 10 (heightmap[0] is rank 1)")
     rows = []
     for r, row in enumerate(value):
         if not isinstance(row, (list, tuple)):
             raise TerrainError(f"{where}[{r}] (rank {r + 1}): expected a row of 10 levels, got {_kind(row)}")
         if len(row) != SIZE:
-            raise TerrainError(f"{where}[{r}] (rank {r + 1}): {_count(len(row), 'level')}, expected 10 (files a-j)")
+            raise TerrainError(f"{where}[{r}] (rank {r + 1}): {counted(len(row), 'level')}, expected 10 (files a-j)")
         for f, level in enumerate(row):
             if type(level) is not int:
                 raise TerrainError(f"{where}: {square_name(f, r)} = {_show(level)} is not an integer level")
@@ -131,10 +131,6 @@ def check_heightmap(value: Any, where: str = "heightmap") -> Heightmap:
                             f"differ by {abs(here - there)}, expected at most {MAX_STEP}"
                         )
     return tuple(rows)
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _kind(value: object) -> str:

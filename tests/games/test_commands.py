@@ -213,3 +213,10 @@ def test_a_plugged_in_engine_is_found_next_to_the_built_in_ones(monkeypatch):
     core.register(Dummy())
     assert game_names() == ["dummy", "sage-stones", "stratstone", "terrain"]
     assert get_game("dummy").rules == "dummy/1"
+
+
+def test_a_count_in_a_message_agrees_with_its_noun():
+    from stratstone_cad.errors import counted
+
+    assert [counted(n, "frame") for n in (0, 1, 2)] == ["0 frames", "1 frame", "2 frames"]
+    assert [counted(n, "ply", "plies") for n in (0, 1, 2)] == ["0 plies", "1 ply", "2 plies"]
