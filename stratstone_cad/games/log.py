@@ -31,7 +31,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from stratstone_cad.errors import GameError, LogError, OutputError
+from stratstone_cad.errors import GameError, LogError, OutputError, counted
 from stratstone_cad.fileio import atomic_write, describe_os_error, open_regular, path_too_long
 from stratstone_cad.games.core import (
     DRAW_AGREED,
@@ -585,7 +585,8 @@ class Replay:
             return
         if actual is None:
             raise LogError(
-                f"line {line_no}: result says {_cut(logged.describe(), 80)} but the game is not over after {state.ply} plies"
+                f"line {line_no}: result says {_cut(logged.describe(), 80)} but the game is not over after "
+                f"{counted(state.ply, 'ply', 'plies')}"
             )
         if actual != logged:
             raise LogError(f"line {line_no}: result says {_cut(logged.describe(), 80)} but the moves give {actual.describe()}")
@@ -670,8 +671,8 @@ class LogReport:
     def summary(self) -> str:
         """``ok: stratstone, 16 plies, winner red (line of four)`` or ``... unfinished after N plies``."""
         if self.result is None:
-            return f"ok: {self.game}, unfinished after {self.plies} plies"
-        return f"ok: {self.game}, {self.plies} plies, {self.result.describe()}"
+            return f"ok: {self.game}, unfinished after {counted(self.plies, 'ply', 'plies')}"
+        return f"ok: {self.game}, {counted(self.plies, 'ply', 'plies')}, {self.result.describe()}"
 
 
 def check_log(path: str | os.PathLike[str]) -> LogReport:

@@ -188,6 +188,13 @@ def test_play_stops_a_game_at_its_ply_limit_and_says_so(pile_game: Pile, tmp_pat
     assert len(lines) == 1 + MAX_PLIES and '"ply": 10000' in lines[-1]
 
 
+def test_a_one_ply_game_is_summed_up_in_the_singular(pile_game: Pile, tmp_path: Any) -> None:
+    from stratstone_cad.games.commands import play
+
+    out = tmp_path / "pile.jsonl"
+    assert play("pile", 7, None, out, {"pile": 1}) == f"wrote {out}: pile, 1 ply, winner north (took the last)"
+
+
 def test_record_serves_a_registered_fourth_game(pile_game: Pile, tmp_path: Any) -> None:
     out = tmp_path / "pile.jsonl"
     said: list[str] = []

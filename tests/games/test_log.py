@@ -185,6 +185,18 @@ def test_a_game_of_the_format_without_its_engine_is_named(monkeypatch):
 # ------------------------------------------------------------------------- files and bytes
 
 
+def test_one_ply_is_said_in_the_singular(tmp_path):
+    one = "\n".join((LOGS / "stratstone_unfinished.jsonl").read_text().splitlines()[:2]) + "\n"
+    p = tmp_path / "one.jsonl"
+    p.write_text(one)
+    assert check_log(p) == "ok: stratstone, unfinished after 1 ply"
+    line = json.dumps({"result": {"winner": "red", "reason": "line of four"}})
+    assert _check(tmp_path, one + line) == "line 3: result says winner red (line of four) but the game is not over after 1 ply"
+    report = log.check_log(p)
+    assert log.LogReport(report.game, 1, log.Result("red", "line of four"), True, report.header).summary() == (
+        "ok: stratstone, 1 ply, winner red (line of four)")
+
+
 def _check(tmp_path: Path, content: bytes | str, name: str = "log.jsonl") -> str:
     p = tmp_path / name
     p.write_bytes(content if isinstance(content, bytes) else content.encode())
