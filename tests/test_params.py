@@ -260,6 +260,7 @@ def test_a_height_is_on_a_layer_boundary_counting_from_the_first_layer():
     for z in (0.1, 0.15, 0.3, 0.36, 6.4, 0.35 + 0.00011, -0.15, 0.05, 0.2 - 0.00011):
         assert not on_layer_boundary(z, p), z
     assert on_layer_boundary(0.36, p, tol=0.011) and not on_layer_boundary(0.36, p, tol=0.009)
+    assert not on_layer_boundary(0.1, p, tol=0.1)  # exactly the tolerance below the first layer's top (0.1 - 0.2 == -0.1)
 
 
 def test_describe_lists_every_parameter_with_its_default_range_and_words():

@@ -360,6 +360,9 @@ def test_a_log_header_is_read_up_to_1_mib(tmp_path):
         return p
 
     assert heightmap_from_log(log(tm.MAX_FILE_BYTES)) == generate(2)
+    alone = tmp_path / "alone.jsonl"  # exactly 1 MiB and no newline: the whole file is its header
+    alone.write_text(header[:-1] + " " * (tm.MAX_FILE_BYTES - len(header)) + "}")
+    assert heightmap_from_log(alone) == generate(2)
     for size in (tm.MAX_FILE_BYTES + 1, tm.MAX_FILE_BYTES + 2):
         with pytest.raises(TerrainError) as info:
             heightmap_from_log(log(size))
