@@ -167,7 +167,7 @@ BIG_CAPTURE = ["4-5", "5-5", "6-2", "6-3", "6-4", "6-6", "6-7", "6-8", "7-5", "7
 def test_a_derived_list_is_compared_in_any_order_and_a_wrong_one_cut_to_80_characters(tmp_path):
     p = tmp_path / "big.jsonl"
     p.write_text(_big_capture(BIG_CAPTURE[::-1]))
-    assert check_log(p) == "ok: sage-stones, unfinished after 1 plies"
+    assert check_log(p) == "ok: sage-stones, unfinished after 1 ply"
     assert _check(tmp_path, _big_capture(BIG_CAPTURE[1:])) == (
         f"line 2, ply 1: captured says {str(BIG_CAPTURE[1:])[:77]}... but the moves give {str(BIG_CAPTURE)[:77]}...")
 
@@ -262,7 +262,7 @@ def test_a_log_exactly_at_the_size_limit_is_read_and_one_byte_more_is_refused(tm
     p.write_text(HEADER + "\n" + PLY1 + "\n")
     size = p.stat().st_size
     monkeypatch.setattr(log, "MAX_LOG_BYTES", size)  # the file's size and the bytes streamed are both at the limit
-    assert check_log(p) == "ok: stratstone, unfinished after 1 plies"
+    assert check_log(p) == "ok: stratstone, unfinished after 1 ply"
     monkeypatch.setattr(log, "MAX_LOG_BYTES", size - 1)
     with pytest.raises(LogError) as e:
         check_log(p)
@@ -275,7 +275,7 @@ def test_a_line_of_exactly_1_mib_is_read_and_one_byte_more_is_refused(tmp_path, 
     p = tmp_path / "log.jsonl"
     exact = PLY1 + " " * (log.MAX_LINE_BYTES - len(PLY1))  # JSON white space after the object
     p.write_text(HEADER + "\n" + exact + end)
-    assert check_log(p) == "ok: stratstone, unfinished after 1 plies"
+    assert check_log(p) == "ok: stratstone, unfinished after 1 ply"
     assert _check(tmp_path, HEADER + "\n" + exact + " " + end) == "line 2: longer than the 1.0 MiB limit for a line"
 
 
@@ -298,7 +298,7 @@ def test_blank_line_inside_the_log(tmp_path):
 def test_trailing_blank_lines_and_crlf_are_accepted(tmp_path):
     p = tmp_path / "log.jsonl"
     p.write_bytes((HEADER + "\r\n" + PLY1 + "\r\n\n").encode())
-    assert check_log(p) == "ok: stratstone, unfinished after 1 plies"
+    assert check_log(p) == "ok: stratstone, unfinished after 1 ply"
 
 
 def test_not_utf8(tmp_path):

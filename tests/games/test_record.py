@@ -205,7 +205,7 @@ def test_resign_and_draw_end_with_a_result_line_check_log_accepts(tmp_path):
     r = cli("stratstone", "--out", str(out), stdin="a1 NNE\nresign\n")
     assert r.returncode == 0 and r.stdout.splitlines()[-1] == f"wrote {out}: stratstone, 1 ply, winner yellow (resignation)"
     assert lines(out)[-1] == {"result": {"winner": "yellow", "reason": "resignation"}}
-    assert check_log(out).summary() == "ok: stratstone, 1 plies, winner yellow (resignation)"
+    assert check_log(out).summary() == "ok: stratstone, 1 ply, winner yellow (resignation)"
     out = tmp_path / "named.jsonl"
     cli("terrain", "--terrain-seed", "1", "--out", str(out), stdin="resign red\n")
     assert lines(out)[-1] == {"result": {"winner": "blue", "reason": "resignation"}}
