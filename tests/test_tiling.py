@@ -246,23 +246,30 @@ def test_a_dovetails_outline_counted_by_hand():
     assert [c for p in grown for c in p] == pytest.approx([c for p in expected for c in p])
 
 
+def check(plan, keep_out, fixes=None):
+    """check_keep_out on the default printer: 6 x 12 mm dovetails, 0.2 mm clearance."""
+    from stratstone_cad.cad.tiling import check_keep_out
+    from stratstone_cad.params import get_printer
+
+    check_keep_out(plan, keep_out, 6.0, 12.0, 0.2, "p", get_printer(None), "fix the cut", "fix the joint", fixes)
+
+
+def refused(plan, keep_out, fixes=None) -> str:
+    from stratstone_cad.errors import ParameterError
+
+    with pytest.raises(ParameterError) as e:
+        check(plan, keep_out, fixes)
+    return str(e.value)
+
+
 def test_cuts_and_sockets_keep_a_wall_from_what_must_stay_whole():
     from shapely.geometry import box
 
-    from stratstone_cad.cad.tiling import Joint, TilePlan, check_keep_out
-    from stratstone_cad.errors import ParameterError
+    from stratstone_cad.cad.tiling import Joint, TilePlan
     from stratstone_cad.params import MIN_WALL_MM as w
     from stratstone_cad.params import get_printer
 
     printer = get_printer(None)
-
-    def check(plan, keep_out, fixes=None):
-        check_keep_out(plan, keep_out, 6.0, 12.0, 0.2, "p", printer, "fix the cut", "fix the joint", fixes)
-
-    def refused(plan, keep_out, fixes=None) -> str:
-        with pytest.raises(ParameterError) as e:
-            check(plan, keep_out, fixes)
-        return str(e.value)
 
     across = TilePlan((200.0, 100.0), [100.0], [], [Joint("x", 100.0, 50.0)])
     check(across, [("label", box(100 + w, 0, 110, 5))])  # exactly a wall from the cut, far from the socket
@@ -415,19 +422,8 @@ def test_a_cut_keeps_a_wall_to_the_board_edge_and_a_socket_names_its_own_fix():
     a keep-out that has its own fix names that fix first."""
     from shapely.geometry import box
 
-    from stratstone_cad.cad.tiling import TilePlan, check_keep_out
+    from stratstone_cad.cad.tiling import TilePlan
     from stratstone_cad.params import MIN_WALL_MM as w
-    from stratstone_cad.params import get_printer
-
-    printer = get_printer(None)
-
-    def check(plan, keep_out, fixes=None):
-        check_keep_out(plan, keep_out, 6.0, 12.0, 0.2, "p", printer, "fix the cut", "fix the joint", fixes)
-
-    def refused(plan, keep_out, fixes=None) -> str:
-        with pytest.raises(ParameterError) as e:
-            check(plan, keep_out, fixes)
-        return str(e.value)
 
     across = TilePlan((200.0, 100.0), [100.0], [], [Joint("x", 100.0, 50.0)])
     assert refused(across, [("label", box(100.5, 0, 110, 0.1))]).startswith(

@@ -32,27 +32,11 @@ def hmap(default: int = 0, **levels: int) -> list[list[int]]:
 
 
 def reference_crossing(heightmap: list[list[int]]) -> tuple[list[int], list[int]]:
-    """Crossing costs with heapq, one Dijkstra per start square (independent of terrain_map)."""
-
-    def cost_to_row(f0: int, r0: int, goal: int) -> int:
-        dist = {(f0, r0): 0}
-        heap = [(0, f0, r0)]
-        while heap:
-            d, f, r = heapq.heappop(heap)
-            if r == goal:
-                return d
-            if d > dist[(f, r)]:
-                continue
-            for nf, nr in ((f + 1, r), (f - 1, r), (f, r + 1), (f, r - 1)):
-                if 0 <= nf < 10 and 0 <= nr < 10:
-                    nd = d + abs(heightmap[r][f] - heightmap[nr][nf]) + 1
-                    if nd < dist.get((nf, nr), 1 << 30):
-                        dist[(nf, nr)] = nd
-                        heapq.heappush(heap, (nd, nf, nr))
-        raise AssertionError("unreachable")
-
-    red = sorted(cost_to_row(f, 0, 9) for f in range(2, 8))
-    blue = sorted(cost_to_row(f, 9, 0) for f in range(2, 8))
+    """Crossing costs of the start squares c-h, from :func:`reference_exit_costs` (a step
+    costs the same both ways, so a square's cost to a rank is the rank's cost to it)."""
+    to_rank_10, to_rank_1 = reference_exit_costs(heightmap, 9), reference_exit_costs(heightmap, 0)
+    red = sorted(to_rank_10[f] for f in range(2, 8))
+    blue = sorted(to_rank_1[90 + f] for f in range(2, 8))
     return red, blue
 
 
