@@ -473,3 +473,35 @@ def test_a_part_shows_its_colour_or_else_the_board_colour():
     assert display_colour(colours, "red") == "#C8102E"
     assert display_colour(colours, None) == "#9A9A94"  # a part without a colour: a board
     assert display_colour(colours, "teal") == "#9A9A94"  # a colour colours.toml does not name
+
+
+def test_display_colours_are_read_whole_and_a_bad_one_is_named(tmp_path):
+    """models/colours.toml as written (upper-cased, "board" among them); a file without a
+    board colour, without the table, or with a value that is not #RRGGBB is one whole line
+    naming the file."""
+    from stratstone_cad.params import Colour, load_colours
+
+    colours = load_colours()
+    assert colours["board"] == Colour("board", "#9A9A94") and colours["red"] == Colour("red", "#C8102E")
+    assert all(c.srgb == c.srgb.upper() and len(c.srgb) == 7 for c in colours.values())
+    assert list(colours)[:3] == ["board", "yellow", "red"]  # in the file's order
+    f = tmp_path / "colours.toml"
+    table = f'colours {f}: expected a [colour] table with a "board" colour (for parts without one)'
+    for text, message in [
+        ('[colour]\nred = "#C8102E"\n', table),
+        ('colour = "#9A9A94"\n', table),
+        ("", table),
+        ('[colour]\nboard = "grey"\n', f'colours {f}: colour.board = \'grey\': expected a colour as "#RRGGBB"'),
+        ('[colour]\nboard = "#9A9A94"\nred = "#C8102"\n',
+         f'colours {f}: colour.red = \'#C8102\': expected a colour as "#RRGGBB"'),
+        ('[colour]\nboard = "#9A9A94"\nred = 3\n', f'colours {f}: colour.red = 3: expected a colour as "#RRGGBB"'),
+        ('[colour]\nboard = "#9A9A94"\nred = "#C8102EE"\n',
+         f'colours {f}: colour.red = \'#C8102EE\': expected a colour as "#RRGGBB"'),
+    ]:
+        f.write_text(text)
+        with pytest.raises(ParameterError) as e:
+            load_colours(tmp_path)
+        assert str(e.value) == message, text
+    f.write_text('[colour]\nboard = "#9a9a94"\n')
+    assert load_colours(tmp_path) == {"board": Colour("board", "#9A9A94")}
+

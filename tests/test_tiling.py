@@ -182,6 +182,34 @@ def test_dovetails_keep_clear_of_recesses_and_labels_or_the_plan_is_refused(prof
                   facts="", cut_fix="x")
 
 
+def test_tiled_lays_the_whole_board_or_its_tiles_on_the_bed_with_the_boards_joints():
+    """``tiled``: a board that fits is one stack, turned when the plan turns it; a board cut
+    in two is its tiles cut with the board's joint sizes, turned too (a 400 x 100 mm board
+    on a 120 x 250 mm bed: two tiles laid 100 mm wide)."""
+    from types import SimpleNamespace
+
+    from shapely.geometry import box
+
+    from stratstone_cad.cad.tiling import tiled
+
+    joints = SimpleNamespace(joint_length_mm=5.0, joint_width_mm=9.0, joint_clearance_mm=0.2)
+    board = [Slab(0.0, 5.0, box(0, 0, 300, 150))]
+    ((whole,),) = tiled(board, plan_tiles((300.0, 150.0), Printer("tall", "", 170, 320, 5), 5.0, 9.0), joints)
+    x0, y0, x1, y1 = whole.region.bounds
+    assert (x1 - x0, y1 - y0) == pytest.approx((150, 300)) and whole.region.area == pytest.approx(300 * 150)
+    long = [Slab(0.0, 5.0, box(0, 0, 400, 100))]
+    plan = plan_tiles((400.0, 100.0), Printer("t", "", 120, 250, 5), 5.0, 9.0)
+    assert plan.rotated and plan.xcuts == [200.0]
+    tiles = tiled(long, plan, joints)
+    assert sorted((round(b[2] - b[0], 6), round(b[3] - b[1], 6)) for b in (t[0].region.bounds for t in tiles)) == [
+        (100, 200), (100, 205)]  # turned: the tile with the dovetail 5 mm longer
+    # cut with the board's own joint sizes, in their places
+    want = lay_on_bed(tile_stack(long, plan, 5.0, 9.0, 0.2), plan)
+    assert all(a.region.equals(b.region) for (a,), (b,) in zip(tiles, want, strict=True))
+    narrower = lay_on_bed(tile_stack(long, plan, 5.0, 9.0, 0.1), plan)
+    assert not tiles[1][0].region.equals(narrower[1][0].region)  # the clearance shows in the socket
+
+
 def test_a_stepped_board_keeps_its_dovetails_in_the_base():
     """Joints of a stepped board are only below joint_top: above it every tile ends on the
     straight cut line; each socket is a pocket a layer taller than its dovetail."""
