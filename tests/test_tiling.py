@@ -144,8 +144,46 @@ def test_a_rotated_plan_turns_the_tiles_on_the_bed():
 
     plan = plan_tiles((300.0, 150.0), Printer("tall", "", 170, 320, 5), 5.0, 9.0)
     ((slab,),) = lay_on_bed([[Slab(0, 5, box(0, 0, 300, 150))]], plan)
-    x0, y0, x1, y1 = slab.region.bounds
-    assert (x1 - x0, y1 - y0) == pytest.approx((150, 300))
+    assert (slab.z0, slab.z1) == (0, 5)  # a quarter turn about z at the origin: heights kept
+    assert slab.region.bounds == pytest.approx((-150, 0, 0, 300))
+
+
+def test_a_plans_tiles_are_numbered_row_by_row_from_the_lower_left():
+    from stratstone_cad.cad.tiling import Tile, TilePlan
+
+    assert TilePlan((200.0, 100.0), [120.0], [40.0], []).tiles() == [
+        Tile(1, 0, 0, 0.0, 0.0, 120.0, 40.0), Tile(2, 1, 0, 120.0, 0.0, 200.0, 40.0),
+        Tile(3, 0, 1, 0.0, 40.0, 120.0, 100.0), Tile(4, 1, 1, 120.0, 40.0, 200.0, 100.0)]
+
+
+def test_a_cut_across_y_gives_the_lower_tile_the_dovetail_and_the_upper_its_socket():
+    from shapely.geometry import Point, box
+
+    from stratstone_cad.cad.tiling import TilePlan
+
+    plan = TilePlan((100.0, 200.0), [], [100.0], [Joint("y", 100.0, 50.0)])
+    (low,), (high,) = tile_stack([Slab(0.0, 5.0, box(0, 0, 100, 200))], plan, 5.0, 9.0, 0.2)
+    assert low.region.bounds == pytest.approx((0, 0, 100, 105)) and low.region.contains(Point(50, 103))
+    assert high.region.bounds == pytest.approx((0, 100, 100, 200))
+    assert not high.region.contains(Point(50, 102)) and high.region.contains(Point(10, 102))
+    assert high.region.area + low.region.area < 200 * 100  # the clearance between them
+
+
+def test_sockets_stop_at_socket_top_and_a_missing_socket_top_is_the_joint_top():
+    """A base of 3 mm under a 1 mm step: the socket is a pocket up to socket_top (3.3 mm),
+    the step above it whole; without socket_top the socket is as tall as the dovetail."""
+    from shapely.geometry import box
+
+    from stratstone_cad.cad.tiling import TilePlan
+
+    plan = TilePlan((200.0, 100.0), [100.0], [], [Joint("x", 100.0, 50.0)])
+    stack = [Slab(0.0, 3.0, box(0, 0, 200, 100)), Slab(3.0, 4.0, box(0, 0, 200, 100))]
+    _, right = tile_stack(stack, plan, 5.0, 9.0, 0.2, joint_top=3.0, socket_top=3.3)
+    assert [(s.z0, s.z1) for s in right] == [(0.0, 3.3), (3.3, 4.0)]
+    assert right[0].region.area < 100 * 100 and right[1].region.area == pytest.approx(100 * 100)
+    left, right = tile_stack(stack, plan, 5.0, 9.0, 0.2, joint_top=3.0)
+    assert [(s.z0, s.z1) for s in right] == [(0.0, 3.0), (3.0, 4.0)] == [(s.z0, s.z1) for s in left]
+    assert right[1].region.area == pytest.approx(100 * 100) and left[1].region.area == pytest.approx(100 * 100)
 
 
 def test_cuts_follow_the_walls_or_none_are_made(params):

@@ -669,6 +669,19 @@ def test_every_header_play_writes_takes_the_fast_check(game, seed, n):
     assert log._fast_header(header) is True and log.validate_line(header, "header") is None
 
 
+def test_a_header_with_a_player_id_the_schema_refuses_is_left_to_the_schema():
+    """Sage Stones' two-player variant takes any ids: one the schema refuses (capitals, a
+    space, too long) must not pass the fast check."""
+    from stratstone_cad.games.commands import play_records
+
+    header = play_records("sage-stones", 1, ["random"] * 2, {"variant": "two-player"}, max_plies=0)[0]
+    assert log._fast_header(header) is True
+    for bad in ("P1", "p 1", "p" * 33, "1p"):
+        odd = {**header, "players": [header["players"][0], bad]}
+        assert log._fast_header(odd) is False, bad
+        assert log.validate_line(odd, "header") is not None, bad
+
+
 def test_a_ply_of_no_game_or_of_a_game_the_schema_does_not_know_is_checked_by_the_common_ply_schema():
     ply = {"ply": 2, "player": "red", "move": "c1-c4"}
     assert log.validate_line(ply, "ply") is None and log.validate_line(ply, "ply", "pile") is None
