@@ -497,6 +497,7 @@ def test_display_colours_are_read_whole_and_a_bad_one_is_named(tmp_path):
         ('[colour]\nboard = "#9A9A94"\nred = 3\n', f'colours {f}: colour.red = 3: expected a colour as "#RRGGBB"'),
         ('[colour]\nboard = "#9A9A94"\nred = "#C8102EE"\n',
          f'colours {f}: colour.red = \'#C8102EE\': expected a colour as "#RRGGBB"'),
+        ("[colour\n", f"colours {f}: invalid TOML (Expected ']' at the end of a table declaration (at line 1, column 8))"),
     ]:
         f.write_text(text)
         with pytest.raises(ParameterError) as e:

@@ -246,6 +246,13 @@ def test_tiled_lays_the_whole_board_or_its_tiles_on_the_bed_with_the_boards_join
     assert all(a.region.equals(b.region) for (a,), (b,) in zip(tiles, want, strict=True))
     narrower = lay_on_bed(tile_stack(long, plan, 5.0, 9.0, 0.1), plan)
     assert not tiles[1][0].region.equals(narrower[1][0].region)  # the clearance shows in the socket
+    # a stepped board: the joint and socket tops reach tile_stack as given
+    stepped = [Slab(0.0, 3.0, box(0, 0, 400, 100)), Slab(3.0, 9.0, box(0, 0, 400, 100))]
+    got = tiled(stepped, plan, joints, joint_top=3.0, socket_top=3.3)
+    want = lay_on_bed(tile_stack(stepped, plan, 5.0, 9.0, 0.2, joint_top=3.0, socket_top=3.3), plan)
+    assert [[(s.z0, s.z1) for s in t] for t in got] == [[(s.z0, s.z1) for s in t] for t in want] == [
+        [(0.0, 3.0), (3.0, 9.0)], [(0.0, 3.3), (3.3, 9.0)]]
+    assert all(a.region.equals(b.region) for ta, tb in zip(got, want, strict=True) for a, b in zip(ta, tb, strict=True))
 
 
 def test_a_stepped_board_keeps_its_dovetails_in_the_base():
