@@ -399,8 +399,31 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM: stop as for Ctrl-C (running parts finish, the manifest stays true)."""
 
 
-def _terminate(signum: int, frame: object) -> None:
-    raise Terminated
+#: How long a stop signal that came during an import waits before it is sent again.
+RESEND_S = 0.05
+
+
+def _importing(frame: Any) -> bool:
+    """Whether ``frame`` runs inside an import (a frame of importlib's bootstrap below it)."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib._bootstrap"):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _stop(signum: int, frame: Any) -> None:
+    """SIGTERM and Ctrl-C: stop by raising :class:`Terminated` or KeyboardInterrupt, but
+    not inside an import. An exception raised there can land in a compiled module's own
+    initialisation (manifold3d's, when the build's first board is meshed), which then
+    aborts the whole process with a C++ "terminate called" message instead of stopping
+    the build. There the signal is sent again a moment later, until the import is done."""
+    if _importing(frame):
+        import threading
+
+        threading.Timer(RESEND_S, os.kill, (os.getpid(), signum)).start()
+        return
+    raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -408,7 +431,10 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     args = _parser().parse_args(argv)
-    previous = signal.signal(signal.SIGTERM, _terminate)
+    previous = signal.signal(signal.SIGTERM, _stop)
+    interrupt = signal.getsignal(signal.SIGINT)
+    if interrupt is signal.default_int_handler:  # left alone when ignored (a background job) or the caller's own
+        signal.signal(signal.SIGINT, _stop)
     try:
         return COMMANDS[args.command](args)
     except UserError as e:
@@ -427,6 +453,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if interrupt is signal.default_int_handler:
+            signal.signal(signal.SIGINT, interrupt)
 
 
 MESSAGE_CHARS = 1000

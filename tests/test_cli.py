@@ -220,3 +220,35 @@ def test_a_bad_heightmap_is_one_line_exit_2_and_nothing_written(tmp_path, conten
 def test_seed_and_heightmap_together_are_refused(tmp_path):
     r = run("build", "terrain", "--terrain-seed", "3", "--heightmap", "x.json", "--out", str(tmp_path / "o"))
     assert r.returncode == 2 and "expected one of them" in r.stderr and not (tmp_path / "o").exists()
+
+
+def test_a_stop_signal_inside_an_import_is_sent_again_once_outside(tmp_path, monkeypatch):
+    """SIGTERM or Ctrl-C raised inside an import can land in a compiled module's own
+    initialisation, which aborts the process ("terminate called after throwing an instance
+    of 'nanobind::python_error'", seen when a build was stopped while it first imported
+    manifold3d): inside one the handler sends the signal again a moment later; outside it
+    raises at once."""
+    import importlib
+    import os
+    import signal
+    import time
+
+    from stratstone_cad import cli
+
+    (tmp_path / "frame_at_import.py").write_text("import sys\nFRAME = sys._getframe()\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "frame_at_import", raising=False)
+    inside = importlib.import_module("frame_at_import").FRAME
+    sent = []
+    monkeypatch.setattr(cli.os, "kill", lambda pid, sig: sent.append((pid, sig)))
+    cli._stop(signal.SIGTERM, inside)
+    cli._stop(signal.SIGINT, inside)
+    deadline = time.monotonic() + 5
+    while len(sent) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert sorted(sent) == sorted([(os.getpid(), signal.SIGTERM), (os.getpid(), signal.SIGINT)])
+    with pytest.raises(cli.Terminated):
+        cli._stop(signal.SIGTERM, sys._getframe())
+    with pytest.raises(KeyboardInterrupt) as e:
+        cli._stop(signal.SIGINT, sys._getframe())
+    assert type(e.value) is KeyboardInterrupt
