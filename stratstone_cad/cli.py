@@ -387,7 +387,7 @@ def _cmd_replay(a: argparse.Namespace) -> int:
         return 0
     n = replay.export(rep, a.out, size=size, fps=a.fps, per_ply=a.frames_per_ply, ply=a.ply, plies=plies)
     what = f"the position after ply {rep.count if a.ply is None else a.ply}" if kind == ".png" else counted(n, "frame")
-    print(printable(f"wrote {a.out}: {rep.game}, {rep.count} plies, {what}"))
+    print(printable(f"wrote {a.out}: {rep.game}, {counted(rep.count, 'ply', 'plies')}, {what}"))
     return 0
 
 

@@ -574,3 +574,13 @@ def test_the_progress_bar_ends_its_line_before_an_error():
     bar.done()
     bar.done()  # again, as after an error: nothing more
     assert out.getvalue().endswith("frame 4/10\n") and out.getvalue().count("\n") == 1
+
+
+def test_a_one_ply_game_is_counted_in_the_singular(tmp_path):
+    one = tmp_path / "one.jsonl"
+    one.write_text("\n".join((LOGS / "stratstone_unfinished.jsonl").read_text().splitlines()[:2]) + "\n")
+    rep = R.load(one)
+    assert R._overlay(rep, 0).startswith(f"{rep.title}: start, 1 ply\n")
+    r = _cli(str(one), "--out", str(tmp_path / "p.png"), "--size", "160x100")
+    assert r.returncode == 0 and r.stdout == f"wrote {tmp_path / 'p.png'}: stratstone, 1 ply, the position after ply 1\n", (
+        r.stdout, r.stderr)

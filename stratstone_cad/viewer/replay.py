@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ParameterError, UserError
+from ..errors import ParameterError, UserError, counted
 from . import writer
 from .writer import Progress
 
@@ -399,7 +399,7 @@ def _overlay(rep: Replay, ply: int, done: bool = True) -> str:
     hand, on the board, the score) and, after the last, the result, once it is ``done``
     (before, the facts of the ply before)."""
     if ply == 0:
-        return f"{rep.title}: start, {rep.count} plies\n{', '.join(rep.players)}"
+        return f"{rep.title}: start, {counted(rep.count, 'ply', 'plies')}\n{', '.join(rep.players)}"
     p = rep.plies[ply - 1]
     head = f"ply {p.number}/{rep.count}   {p.player}   {p.move}"
     if p.dice:
