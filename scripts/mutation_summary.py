@@ -45,10 +45,6 @@ def reasons(path: Path, table: str) -> dict[str, str]:
     return out
 
 
-def equivalents(path: Path = EQUIVALENTS) -> dict[str, str]:
-    return reasons(path, "equivalent")
-
-
 def results(root: Path) -> dict[str, dict[str, str]]:
     """Module path -> mutant name -> status."""
     out: dict[str, dict[str, str]] = {}
@@ -63,7 +59,7 @@ def results(root: Path) -> dict[str, dict[str, str]]:
 def main() -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     root = Path(args[0] if args else "mutants")
-    known = equivalents()
+    known = reasons(EQUIVALENTS, "equivalent")
     left = reasons(LEFT, "survivor")
     if both := sorted(set(known) & set(left)):
         raise SystemExit(f"listed both as equivalent and as a survivor: {', '.join(both)}")
