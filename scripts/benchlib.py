@@ -46,8 +46,10 @@ def pin_cpu(cpu: int | None) -> str:
     return f"pinned to CPU {chosen}"
 
 
-def timed(args: list[str]) -> float:
-    """Seconds the real command line (``python -m stratstone_cad ARGS``) takes, as a user runs it."""
+def timed(args: list[str], env: dict[str, str] | None = None) -> float:
+    """Seconds the real command line (``python -m stratstone_cad ARGS``) takes, as a user
+    runs it; ``env`` is added to this process's environment."""
     t = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "stratstone_cad", *args], check=True, capture_output=True)
+    subprocess.run([sys.executable, "-m", "stratstone_cad", *args], check=True, capture_output=True,
+                   env={**os.environ, **(env or {})})
     return time.perf_counter() - t

@@ -14,11 +14,14 @@ CadQuery.
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .memo import remembered
 from .params import NAME_RE, MeshParams, Params, Printer, Profile
 
 
@@ -141,7 +144,7 @@ def kernel_free(maker: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def board_job(*, game: str, stem: str, maker: str, args: dict[str, Any], board: Any, printer: Printer,
-              keep_out: Sequence[tuple[str, Any]], what: str, facts: str, cut_fix: str,
+              keep_out: functools.partial[Sequence[tuple[str, Any]]], what: str, facts: str, cut_fix: str,
               joint_lines: tuple[list[float], list[float]] | None = None, info: Mapping[str, Any] | None = None,
               cost: float = 3.0, fixes: Mapping[str, str] | None = None) -> Job:
     """The job of a board: one file ``game/stem.stl`` when it fits ``printer``'s bed, else
@@ -154,24 +157,50 @@ def board_job(*, game: str, stem: str, maker: str, args: dict[str, Any], board: 
     sockets keep clear of ``keep_out``. A tiled board's cuts and sockets must keep two extrusions
     from everything in ``keep_out`` (see :func:`~stratstone_cad.cad.tiling.check_keep_out`);
     ``fixes`` names what moves a keep-out away, by its name.
+
+    ``keep_out`` is the game's function of its parameters that gives the keep-out regions
+    (a list of (name, shapely geometry)), given as ``functools.partial(function, params)``:
+    the plan is remembered (:mod:`stratstone_cad.memo`) under that function's name and
+    arguments, so an unchanged rebuild neither draws the regions nor loads shapely.
     """
+    from .cad.tiling import TilePlan
+    from .codeprint import plain
+
+    if not isinstance(keep_out, functools.partial) or keep_out.keywords:
+        raise TypeError("board_job's keep_out: expected functools.partial(function, *args)")
+    lines = board.joint_lines() if joint_lines is None else joint_lines
+    tiles = remembered(
+        "board tiles", (__name__, keep_out.func.__module__),
+        {"board": board, "printer": printer, "joint_lines": lines,
+         "keep_out": {"function": f"{keep_out.func.__module__}:{keep_out.func.__qualname__}",
+                      "args": list(keep_out.args)}},
+        lambda: _board_tiles(board, printer, keep_out(), lines, what, cut_fix, fixes),
+        encode=lambda plan: json.loads(json.dumps(plan, default=plain)), decode=TilePlan.from_plain)
+    if tiles.count == 1:
+        outs: tuple[Output, ...] = (Output(f"{game}/{stem}.stl", game, "board", "board", info=info, plate=stem),)
+    else:
+        outs = tuple(Output(f"{game}/{stem}-tile-{i}-of-{tiles.count}.stl", game, "board-tile", "board", index=i,
+                            of=tiles.count, printer=printer.name, info=info, plate=stem)
+                     for i in range(1, tiles.count + 1))
+    w, h = board.grid().size_mm
+    return Job(f"{game}/{stem}", maker, {**args, "plan": tiles}, outs,
+               f"{what} ({facts}, {w:g} x {h:g} mm, {tiles.count} tile(s) for {printer.name})", cost)
+
+
+def _board_tiles(board: Any, printer: Printer, keep_out: Sequence[tuple[str, Any]],
+                 joint_lines: tuple[list[float], list[float]], what: str, cut_fix: str,
+                 fixes: Mapping[str, str] | None) -> Any:
+    """The tile plan of a board, its cuts and sockets checked against ``keep_out``."""
     from .cad.tiling import check_keep_out, plan_tiles, socket_fits
 
     grid = board.grid()
     fits = socket_fits(list(keep_out), board.joint_length_mm, board.joint_width_mm, board.joint_clearance_mm)
     tiles = plan_tiles(grid.size_mm, printer, board.joint_length_mm, board.joint_width_mm, grid.wall_lines(), what,
-                       board.joint_lines() if joint_lines is None else joint_lines, fits)
-    if tiles.count == 1:
-        outs: tuple[Output, ...] = (Output(f"{game}/{stem}.stl", game, "board", "board", info=info, plate=stem),)
-    else:
+                       joint_lines, fits)
+    if tiles.count > 1:
         check_keep_out(tiles, list(keep_out), board.joint_length_mm, board.joint_width_mm, board.joint_clearance_mm,
                        board.PREFIX, printer, cut_fix, joint_fix(board), fixes)
-        outs = tuple(Output(f"{game}/{stem}-tile-{i}-of-{tiles.count}.stl", game, "board-tile", "board", index=i,
-                            of=tiles.count, printer=printer.name, info=info, plate=stem)
-                     for i in range(1, tiles.count + 1))
-    w, h = grid.size_mm
-    return Job(f"{game}/{stem}", maker, {**args, "plan": tiles}, outs,
-               f"{what} ({facts}, {w:g} x {h:g} mm, {tiles.count} tile(s) for {printer.name})", cost)
+    return tiles
 
 
 def joint_fix(board: Any) -> str:

@@ -112,7 +112,12 @@ class Params:
         for f in dataclasses.fields(self):  # type: ignore[arg-type]
             value = _coerce(f, getattr(self, f.name), f"{self.PREFIX}.{f.name}")
             object.__setattr__(self, f.name, value)
-        self.check()
+        # The checks are pure functions of the fields: a success is remembered under the
+        # fields and the code of the class's module (stratstone_cad.memo), as the label and
+        # mark checks draw with shapely and the font, most of an unchanged rebuild's time.
+        from .memo import remembered
+
+        remembered("check", (type(self).__module__,), self, lambda: self.check() or True)
 
     def check(self) -> None:
         """Derived constraints between fields of this object (override)."""

@@ -139,8 +139,8 @@ def test_every_parameter_that_changes_what_a_part_is_given_changes_its_key(name,
             assert K.job_key(job, ps, profiles) not in before_keys.values(), (name, i)
             continue
         key = K.job_key(job, ps, profiles)
-        same_args = json.dumps(job.args, sort_keys=True, default=K._plain) == json.dumps(
-            before[i].args, sort_keys=True, default=K._plain)
+        same_args = json.dumps(job.args, sort_keys=True, default=K.plain) == json.dumps(
+            before[i].args, sort_keys=True, default=K.plain)
         assert (key == before_keys[i]) == (same_args and _made(job) == _made(before[i])), (name, i)
 
 
@@ -262,9 +262,9 @@ def test_a_key_holds_each_outputs_file_facts_but_not_its_descriptive_ones():
 def test_a_dataclass_is_keyed_with_its_class_and_anything_else_refused():
     from stratstone_cad.cad.tiling import Joint
 
-    assert K._plain(Joint("x", 1.0, 2.0)) == {"class": "stratstone_cad.cad.tiling.Joint", "axis": "x", "at": 1.0,
+    assert K.plain(Joint("x", 1.0, 2.0)) == {"class": "stratstone_cad.cad.tiling.Joint", "axis": "x", "at": 1.0,
                                               "along": 2.0}
     with pytest.raises(TypeError, match="^cannot key object$"):
-        K._plain(object())
+        K.plain(object())
     with pytest.raises(TypeError, match="^cannot key type$"):
-        K._plain(Joint)
+        K.plain(Joint)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import pytest
@@ -216,7 +217,8 @@ def test_dovetails_keep_clear_of_recesses_and_labels_or_the_plan_is_refused(prof
                                              r"0.8 mm \(a smaller joint_width_mm, a smaller joint_length_mm, a larger cell_pitch_mm or a printer with a larger "
                                              r"bed\)$"):
         board_job(game="stratstone", stem="board", maker="m:f", args={}, board=wide.board,
-                  printer=Printer("mini", "", 180, 180, 5), keep_out=SA.keep_out(wide), what="Stratstone board",
+                  printer=Printer("mini", "", 180, 180, 5), keep_out=functools.partial(SA.keep_out, wide),
+                  what="Stratstone board",
                   facts="", cut_fix="x")
 
 

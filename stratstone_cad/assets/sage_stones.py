@@ -13,6 +13,7 @@ Parameters in ``models/sage_stones.toml``; CAD in :mod:`stratstone_cad.cad.sage_
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -199,7 +200,7 @@ def plan(p: SageParams, printer: Printer, profiles: Mapping[str, Profile], mesh:
         game="sage-stones", stem="board", maker="stratstone_cad.cad.sage_stones:make_board",
         args={"board": b, "well_diameter_mm": p.well_diameter_mm, "profile": profiles["board"],
               "tolerance_mm": mesh.tolerance_mm},
-        board=b, printer=printer, keep_out=keep_out(p), what="Sage Stones board",
+        board=b, printer=printer, keep_out=functools.partial(keep_out, p), what="Sage Stones board",
         facts=f"7 x 9 wells of {p.well_diameter_mm:g} mm, pitch {b.cell_pitch_mm:g} mm",
         cut_fix="each tile keeps half the wall between two wells: a larger cell_pitch_mm or a smaller clearance_mm")]
     shape = subset(g, GemShape)

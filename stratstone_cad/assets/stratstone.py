@@ -7,6 +7,7 @@ Parameters in ``models/stratstone.toml`` (sections ``stratstone.board`` and
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -162,7 +163,7 @@ def plan(p: StratstoneParams, printer: Printer, profiles: Mapping[str, Profile],
         game="stratstone", stem="board", maker="stratstone_cad.cad.stratstone:make_board",
         args={"board": b, "recess_diameter_mm": p.recess_diameter_mm, "profile": profiles["board"],
               "tolerance_mm": mesh.tolerance_mm},
-        board=b, printer=printer, keep_out=keep_out(p), what="Stratstone board",
+        board=b, printer=printer, keep_out=functools.partial(keep_out, p), what="Stratstone board",
         facts=f"{b.cells} x {b.cells} cells, pitch {b.cell_pitch_mm:g} mm",
         cut_fix="each tile keeps half the wall between two recesses: a larger cell_pitch_mm or a smaller clearance_mm")]
     shape = subset(s, PebbleParams)

@@ -21,6 +21,7 @@ Parameters in ``models/terrain.toml``; CAD in :mod:`stratstone_cad.cad.terrain`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import math
@@ -377,7 +378,7 @@ def plan(p: TerrainParams, printer: Printer, profiles: Mapping[str, Profile], me
         # from, so the same map from another file or seed is the same cached part
         args={"board": dataclasses.replace(b, seed=0, heightmap=""), "heightmap": p.heightmap,
               "profile": profiles["board"], "tolerance_mm": mesh.tolerance_mm},
-        board=b, printer=printer, keep_out=keep_out(p), what="terrain board",
+        board=b, printer=printer, keep_out=functools.partial(keep_out, p), what="terrain board",
         facts=f"{p.map_name}, pitch {b.cell_pitch_mm:g} mm, step {b.step_mm:g} mm",
         cut_fix="a larger cell_pitch_mm, or smaller labels",
         fixes={"start frame": "a larger frame_inset_mm"},

@@ -62,6 +62,15 @@ class TilePlan:
     def count(self) -> int:
         return (len(self.xcuts) + 1) * (len(self.ycuts) + 1)
 
+    @classmethod
+    def from_plain(cls, data: Mapping[str, Any]) -> TilePlan:
+        """The plan from its JSON form (:func:`stratstone_cad.keys.plain` applied throughout)."""
+        if data.get("class") != f"{cls.__module__}.{cls.__qualname__}":
+            raise ValueError(f"not a tile plan: {data.get('class')!r}")
+        joints = [Joint(str(j["axis"]), float(j["at"]), float(j["along"])) for j in data["joints"]]
+        return cls((float(data["size"][0]), float(data["size"][1])), [float(x) for x in data["xcuts"]],
+                   [float(y) for y in data["ycuts"]], joints, bool(data["rotated"]))
+
     def tiles(self) -> list[Tile]:
         xs = [0.0, *self.xcuts, self.size[0]]
         ys = [0.0, *self.ycuts, self.size[1]]

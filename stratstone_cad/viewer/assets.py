@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import io
 import math
-import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,8 +94,9 @@ def select(assets: dict[str, Asset], names: list[str]) -> list[Asset]:
 
 
 def _cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "stratstone-cad" / "meshes"
+    from ..memo import cache_root
+
+    return cache_root() / "meshes"
 
 
 def _key(job: Job) -> str:
