@@ -14,14 +14,12 @@ without CadQuery are made by the build itself meanwhile. A worker dies with the 
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import contextlib
 import fcntl
 import hashlib
 import importlib
 import json
 import math
-import multiprocessing
 import os
 import re
 import signal
@@ -30,10 +28,9 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .catalog import ParamSet, get_games, load_params
 from .errors import BuildError, GeometryError, OutputError, UserError
@@ -47,6 +44,9 @@ REPORT = "print-report.md"
 LOCK = ".stratstone-cad.lock"
 MANIFEST_FORMAT = "stratstone-cad/manifest"
 MANIFEST_MAX_BYTES = 64 << 20  # a manifest of a few hundred parts is well under 1 MiB
+
+if TYPE_CHECKING:  # the pools' modules are imported where a pool is made: an unchanged rebuild has none
+    import concurrent.futures as cf
 
 
 @dataclass
@@ -416,6 +416,8 @@ def _worker_failure(e: BaseException) -> BaseException:
     """The error to raise for a failure in the worker pool: the part's own error (a
     ``UserError`` from a worker is the user's to fix) as it is, a dead worker or fork
     server as one line that says so, instead of a traceback from the pool's internals."""
+    from concurrent.futures.process import BrokenProcessPool
+
     if isinstance(e, (UserError, KeyboardInterrupt)):
         return e
     if isinstance(e, (BrokenProcessPool, EOFError, ConnectionError)) or (
@@ -432,6 +434,9 @@ def _pool(workers: int) -> cf.ProcessPoolExecutor:
     whose OpenCascade has run a boolean holds TBB worker threads, and a child forked from
     it hangs in its next boolean; the fork server is a fresh process that never builds
     anything. Why not spawn: each spawned worker would import CadQuery again (~1.5 s)."""
+    import concurrent.futures as cf
+    import multiprocessing
+
     from .workers import worker_init
 
     ctx = multiprocessing.get_context("forkserver")
@@ -445,6 +450,7 @@ def _start_fork_server() -> None:
     """Start the workers' fork server now, without waiting for it: it imports CadQuery, the
     CAD modules and the mesh writers in the background while the build plans and makes its
     CadQuery-free parts. (It ends with this process.)"""
+    import multiprocessing
     import pkgutil
     from multiprocessing import forkserver
 
@@ -496,6 +502,8 @@ def _run_all(todo: list[tuple[Job, str]], mesh: MeshParams, profiles: dict[str, 
             bar.step(job.id, len(job.outputs))
             yield result
         return
+    import concurrent.futures as cf
+
     _start_fork_server()
     pool = _pool(min(jobs, len(cad)))
     futures: dict[cf.Future, Job] = {}  # filled by the submitter thread, read here after join
@@ -653,6 +661,8 @@ def _plates(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: ParamS
     # Two plates at a time: lib3mf's writer (most of a plate's time) runs outside the GIL,
     # as do numpy's sorts; threads, because a fork of this process after manifold3d or
     # OpenCascade has run can hang in their thread pools (see _pool).
+    import concurrent.futures as cf
+
     with cf.ThreadPoolExecutor(max_workers=max(1, min(workers, len(todo)))) as pool:
         futures = [pool.submit(plate_bytes, pj, out_dir, ps.plates, __version__) for pj in todo]
         try:

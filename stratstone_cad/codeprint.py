@@ -17,7 +17,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-__all__ = ["KERNEL_DISTS", "PACKAGE", "PACKAGE_DIR", "code_closure", "code_fingerprint", "plain"]
+__all__ = ["KERNEL_DISTS", "PACKAGE", "PACKAGE_DIR", "code_closure", "code_fingerprint", "forget_code", "plain"]
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 PACKAGE = __package__ or "stratstone_cad"
@@ -98,9 +98,22 @@ def code_fingerprint(roots: tuple[str, ...]) -> str:
     h = hashlib.sha256()
     for f in code_closure(list(roots)):
         h.update(f.relative_to(PACKAGE_DIR).as_posix().encode() + b"\0")
-        h.update(f.read_bytes())
+        h.update(_source_digest(f))
     h.update(_kernel_versions().encode())
     return h.hexdigest()
+
+
+@functools.cache
+def _source_digest(path: Path) -> bytes:
+    """sha256 of a module's source, read once a process (an unchanged rebuild fingerprints
+    a dozen overlapping sets of modules)."""
+    return hashlib.sha256(path.read_bytes()).digest()
+
+
+def forget_code() -> None:
+    """Forget the source read so far (for the tests, which change a module's source)."""
+    for cached in (_module_path, _imports, code_fingerprint, _source_digest):
+        cached.cache_clear()
 
 
 @functools.cache

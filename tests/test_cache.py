@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from stratstone_cad import build as B
 from stratstone_cad import keys as K
 from stratstone_cad.catalog import GAMES, SCHEMA, get_games, load_params
+from stratstone_cad.codeprint import forget_code
 from stratstone_cad.errors import UserError
 from stratstone_cad.params import get_printer, load_profiles
 
@@ -39,13 +40,11 @@ def test_a_change_to_one_games_cad_code_rebuilds_that_games_parts_only(module, b
     real_text = Path.read_text
     monkeypatch.setattr(Path, "read_bytes", lambda p: real(p) + (b"\n# changed\n" if p == target else b""))
     monkeypatch.setattr(Path, "read_text", lambda p, *a, **k: real_text(p, *a, **k) + ("\n# changed\n" if p == target else ""))
-    K._imports.cache_clear()
-    K.code_fingerprint.cache_clear()
+    forget_code()
     try:
         r = B.build(None, None, out, jobs=1, progress=None)
     finally:
-        K._imports.cache_clear()
-        K.code_fingerprint.cache_clear()
+        forget_code()
     game = module.replace("_", "-")
     assert r.built and {f.split("/")[0] for f in r.built} == {game}
     assert len(r.built) == len([a for a in B.assets_for(out) if a["game"] == game])

@@ -236,16 +236,34 @@ def test_board_job_takes_its_keep_out_as_a_partial():
 
 def test_an_unchanged_rebuild_loads_neither_shapely_nor_numpy_nor_the_font(on, built_all, tmp_path):
     """What the memo is for: the second rebuild of an unchanged folder recalls every check
-    and plan, so it imports no 2D geometry (a fresh process, as the command line runs)."""
+    and plan, so it imports no 2D geometry, no rules engine (the terrain map of a seed) and
+    no worker pool (a fresh process, as the command line runs)."""
     out = tmp_path / "out"
     shutil.copytree(built_all, out)
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     env.pop(M.ENV, None)
     code = ("import sys; from pathlib import Path; from stratstone_cad.build import build; "
             f"r = build(None, None, Path({str(out)!r}), jobs=1, progress=None); "
-            "print(len(r.built), len(r.cached), sorted(m for m in ('shapely', 'numpy', 'HersheyFonts', 'cadquery') "
-            "if m in sys.modules))")
+            "print(len(r.built), len(r.cached), sorted(m for m in ('shapely', 'numpy', 'HersheyFonts', 'cadquery', "
+            "'stratstone_cad.games', 'concurrent.futures', 'multiprocessing') if m in sys.modules))")
     runs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
             for _ in range(2)]
     assert runs[0].startswith("0 42 [") and runs[0] != "0 42 []\n"  # computed, and remembered
     assert runs[1] == "0 42 []\n", runs
+
+
+def test_a_remembered_terrain_map_is_its_seeds_map_and_a_bad_entry_is_not(on):
+    from stratstone_cad.assets import terrain as TA
+    from stratstone_cad.games.terrain_map import check_heightmap, generate
+
+    board = load_params().terrain.board
+    levels = check_heightmap(generate(board.seed))
+    assert TA.load_map(board) == (levels, f"seed-{board.seed}", {"terrain_seed": board.seed})
+    key = M.memo_key("terrain map", ("stratstone_cad.games.terrain_map",), board.seed)
+    assert json.loads((on / f"{key}.json").read_text())["value"] == [list(row) for row in levels]
+    assert TA.load_map(board)[0] == levels
+    flat = [[0] * 10 for _ in range(10)]
+    for bad in (flat[:9], [*flat[:9], [0] * 9], [*flat[:9], [0.0] * 10], [*flat[:9], [True] * 10], "0" * 100, flat):
+        (on / f"{key}.json").write_text(json.dumps({"key": key, "value": bad}))
+        got = TA.load_map(board)[0]
+        assert got == (tuple(map(tuple, flat)) if bad is flat else levels), bad

@@ -35,6 +35,7 @@ from ..cad.glyphs import Polyline, pip_centres, symbol_outline
 from ..errors import ParameterError
 from ..fileio import read_user_file
 from ..jobs import COLOUR, TILES, GameAssets, Job, Output, Table, board_job, seats_on
+from ..memo import remembered
 from ..params import (
     MIN_WALL_MM,
     TOL,
@@ -294,17 +295,13 @@ def load_map(board: TerrainBoard) -> tuple[tuple[tuple[int, ...], ...], str, dic
     game, else as a heightmap file; either is checked by the engine's terrain rule
     (one line naming the square and the levels when it is broken).
     """
-    from ..games.terrain_map import (
-        MAX_FILE_BYTES,
-        TerrainError,
-        check_heightmap,
-        generate,
-        parse_heightmap_file,
-        parse_log_header,
-    )
-
     if not board.heightmap:
-        return check_heightmap(generate(board.seed)), f"seed-{board.seed}", {"terrain_seed": board.seed}
+        # Remembered (stratstone_cad.memo): an unchanged rebuild then loads no engine.
+        levels = remembered("terrain map", ("stratstone_cad.games.terrain_map",), board.seed,
+                            lambda: _seed_map(board.seed), decode=_levels)
+        return levels, f"seed-{board.seed}", {"terrain_seed": board.seed}
+    from ..games.terrain_map import MAX_FILE_BYTES, TerrainError, check_heightmap, parse_heightmap_file, parse_log_header
+
     path = Path(board.heightmap)
     data = read_user_file(path, "", MAX_FILE_BYTES, "a JSON heightmap or a terrain-game log", TerrainError)
     first = data.split(b"\n", 1)[0]
@@ -312,6 +309,20 @@ def load_map(board: TerrainBoard) -> tuple[tuple[tuple[int, ...], ...], str, dic
     levels = check_heightmap(rows)
     digest = hashlib.sha256(json.dumps(levels).encode()).hexdigest()
     return levels, f"map-{digest[:8]}", {"heightmap_file": str(path), "heightmap_sha256": digest}
+
+
+def _seed_map(seed: int) -> tuple[tuple[int, ...], ...]:
+    from ..games.terrain_map import check_heightmap, generate
+
+    return check_heightmap(generate(seed))
+
+
+def _levels(data: Any) -> tuple[tuple[int, ...], ...]:
+    """A remembered heightmap back from JSON: SIZE rows of SIZE integer levels, or ValueError."""
+    if not (isinstance(data, list) and len(data) == SIZE and all(
+            isinstance(row, list) and len(row) == SIZE and all(type(v) is int for v in row) for row in data)):
+        raise ValueError("not a heightmap")
+    return tuple(tuple(row) for row in data)
 
 
 def _looks_like_log(first: bytes) -> bool:
