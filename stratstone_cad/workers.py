@@ -6,8 +6,8 @@ names itself in :data:`PARENT_ENV`, the server asks the kernel to kill it the mo
 build goes (SIGKILL included), and every worker asks the same of the server, so no
 process of a killed build lives on to write into its folder.
 
-The server also imports CadQuery without VTK (:func:`import_cadquery_without_vtk`): the
-workers start only once that import is done, so it is on the critical path of every
+The server also imports CadQuery without VTK and ezdxf (:func:`import_cadquery_without_vtk`):
+the workers start only once that import is done, so it is on the critical path of every
 parallel build.
 """
 
@@ -49,26 +49,40 @@ def worker_init() -> None:
 
 #: Top-level packages ``import cadquery`` loads that no part's making uses: VTK, which
 #: cadquery (its ``toVtkPolyData``, VTK exporters) and OCP's ``IVtkOCC`` wrapper import at
-#: their own import. Measured on the 2-core machine: ``import cadquery`` 2.2 s with VTK,
-#: 1.5 s without (docs/benchmarks.md).
-WITHOUT = ("vtk", "vtkmodules")
+#: their own import, and ezdxf, which its DXF importer and exporter import. Measured on
+#: the 2-core machine: ``import cadquery`` 2.2 s with both, 1.5 s without VTK; the
+#: workers' preload 1.38 s without VTK, 1.23 s without ezdxf too (docs/benchmarks.md).
+WITHOUT = ("vtk", "vtkmodules", "ezdxf")
+
+
+class _StandIn(type):
+    """The class of a stand-in: any attribute of it is a stand-in too (``units.MM`` as a
+    default argument value at import), and making one says what is missing."""
+
+    def __getattr__(cls, name: str) -> type:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _stand_in(cls.__module__, f"{cls.__qualname__}.{name}")
+
+
+def _stand_in(module: str, name: str) -> type:
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError(f"{module}.{name}: {module.partition('.')[0]} is not loaded in the build's worker "
+                           "processes (stratstone_cad.workers.WITHOUT)")
+
+    return _StandIn(name.rpartition(".")[2], (), {"__init__": refuse, "__module__": module, "__qualname__": name})
 
 
 class _Absent(types.ModuleType):
     """A stand-in for a module of :data:`WITHOUT`: any name imported from it is a class
-    that says, when used, that VTK is not loaded here (import-time uses such as type
-    annotations and ``from vtkmodules.x import y`` work; nothing builds with them)."""
+    that says, when used, that the package is not loaded here (import-time uses such as
+    type annotations, default argument values and ``from vtkmodules.x import y`` work;
+    nothing builds with them)."""
 
     def __getattr__(self, name: str) -> type:
         if name.startswith("__"):
             raise AttributeError(name)
-        module = self.__name__
-
-        def refuse(*_args: object, **_kwargs: object) -> None:
-            raise RuntimeError(f"{module}.{name}: VTK is not loaded in the build's worker processes "
-                               "(stratstone_cad.workers.WITHOUT)")
-
-        stand_in = type(name, (), {"__init__": refuse, "__module__": module})
+        stand_in = _stand_in(self.__name__, name)
         setattr(self, name, stand_in)
         return stand_in
 

@@ -359,35 +359,43 @@ def test_jobs_are_capped_at_the_usable_cores():
     assert 1 <= B.usable_cores() <= (os.cpu_count() or 1)
 
 
-def test_the_workers_make_parts_with_cadquery_loaded_without_vtk():
-    """The workers' fork server imports CadQuery with VTK stood in for (a second of every
-    parallel build's start); ``test_two_builds_are_byte_identical`` compares their parts
-    (``built``: two jobs) with ones made here, where VTK is real."""
+def test_the_workers_make_parts_with_cadquery_loaded_without_vtk_or_ezdxf():
+    """The workers' fork server imports CadQuery with VTK and ezdxf stood in for (a second
+    of every parallel build's start); ``test_two_builds_are_byte_identical`` compares their
+    parts (``built``: two jobs) with ones made here, where both are real."""
     B._start_fork_server()
     with B._pool(1) as pool:
         seen = pool.submit(eval, "[type(__import__('sys').modules.get(m)).__name__ "
-                                 "for m in ('vtk', 'vtkmodules.vtkCommonDataModel', 'cadquery')]").result()
-    assert seen == ["_Absent", "_Absent", "module"]
+                                 "for m in ('vtk', 'vtkmodules.vtkCommonDataModel', 'ezdxf', 'cadquery')]").result()
+    assert seen == ["_Absent", "_Absent", "_Absent", "module"]
 
 
-def test_a_vtk_stand_in_says_what_is_missing_when_used():
+def test_a_stand_in_says_what_is_missing_when_used():
     from stratstone_cad.workers import _Absent
 
     stand_in = _Absent("vtkmodules.vtkCommonDataModel").vtkPolyData
     assert stand_in.__module__ == "vtkmodules.vtkCommonDataModel" and stand_in.__name__ == "vtkPolyData"
-    with pytest.raises(RuntimeError, match=r"^vtkmodules.vtkCommonDataModel.vtkPolyData: VTK is not loaded in the "
-                                           r"build's worker processes \(stratstone_cad.workers.WITHOUT\)$"):
+    with pytest.raises(RuntimeError, match=r"^vtkmodules.vtkCommonDataModel.vtkPolyData: vtkmodules is not loaded in "
+                                           r"the build's worker processes \(stratstone_cad.workers.WITHOUT\)$"):
         stand_in()
+    # an attribute of a stand-in (cadquery's DXF exporter takes ezdxf.units.MM as a default)
+    mm = _Absent("ezdxf").units.MM
+    assert (mm.__module__, mm.__qualname__, mm.__name__) == ("ezdxf", "units.MM", "MM")
+    with pytest.raises(RuntimeError, match=r"^ezdxf.units.MM: ezdxf is not loaded in the build's worker processes"):
+        mm(1)
     with pytest.raises(AttributeError):
         _Absent("vtk").__wrapped__  # noqa: B018  (dunder look-ups stay real: pickle, inspect, copy ask for them)
+    with pytest.raises(AttributeError):
+        mm.__wrapped__  # noqa: B018
 
 
-@pytest.mark.parametrize(("without", "lean"), [(("vtk", "vtkmodules"), True),
-                                               (("vtk", "vtkmodules", "ezdxf"), False)])
+@pytest.mark.parametrize(("without", "lean"), [(("vtk", "vtkmodules", "ezdxf"), True),
+                                               (("vtk", "vtkmodules", "ezdxf", "pyparsing"), False)])
 def test_cadquery_is_imported_without_vtk_or_else_the_ordinary_way(without, lean):
-    """In a fresh process: the lighter import stands in for VTK and CadQuery works; when it
-    fails (standing in for ezdxf breaks CadQuery's import: it reads ezdxf.units.MM), it
-    leaves nothing of the stand-ins behind and CadQuery is imported with the real VTK."""
+    """In a fresh process: the lighter import stands in for VTK and ezdxf and CadQuery
+    works; when it fails (standing in for pyparsing breaks CadQuery's import: its selector
+    grammar is built at import), it leaves nothing of the stand-ins behind and CadQuery is
+    imported with the real VTK."""
     import subprocess
     import sys
 
