@@ -29,8 +29,9 @@ from benchlib import loadavg, machine_line
 
 
 def timed(tree: Path, jobs: int) -> float:
-    with tempfile.TemporaryDirectory() as out:
-        env = dict(os.environ, PYTHONPATH=str(tree))
+    with tempfile.TemporaryDirectory() as out, tempfile.TemporaryDirectory() as cache:
+        # an empty cache folder too: a cold build, with nothing remembered (stratstone_cad.memo)
+        env = dict(os.environ, PYTHONPATH=str(tree), XDG_CACHE_HOME=cache)
         t = time.perf_counter()
         subprocess.run([sys.executable, "-m", "stratstone_cad", "build", "--out", out, "--jobs", str(jobs), "--quiet"],
                        check=True, capture_output=True, env=env, cwd=tree)
