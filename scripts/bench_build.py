@@ -13,6 +13,11 @@ have the memo off (``STRATSTONE_MEMO=off``), which shows what it saves. Targets 
 cold build at most 20 s, unchanged rebuild at most 0.3 s, ``--jobs 2`` at least 1.8x
 faster than ``--jobs 1``.
 
+The machine's own ceiling for that speed-up is measured last (``--ceiling-rounds``): the
+same 16 stones made by the build's worker pool with one worker, then with two, in turn;
+the per-stone times show how much two busy cores slow each other (two vCPUs of a shared
+host), and ``2 x one / two`` is the speed-up two workers can give that work at best.
+
     python scripts/bench_build.py [--runs 5] [--games stratstone ...]
 """
 
@@ -25,10 +30,46 @@ import tempfile
 from benchlib import loadavg, machine_line, timed
 
 
+def _timed_stone(job, mesh, profiles, out: str) -> float:
+    import time
+
+    from stratstone_cad.build import run_job
+
+    t = time.perf_counter()
+    run_job(job, mesh, profiles, out, "bench")
+    return time.perf_counter() - t
+
+
+def ceiling(rounds: int) -> tuple[list[float], list[float]]:
+    """Per-stone seconds of 16 stones made by a pool of one worker and of two, in turn."""
+    import os
+
+    from stratstone_cad import build as B
+    from stratstone_cad.catalog import GAMES, load_params
+    from stratstone_cad.params import get_printer, load_profiles
+
+    ps, profiles = load_params(), load_profiles()
+    stones = [j for j in GAMES["stratstone"].plan(ps.stratstone, get_printer(None), profiles, ps.mesh)
+              if "/stone-" in j.id][:16]
+    one: list[float] = []
+    two: list[float] = []
+    B._start_fork_server()
+    with tempfile.TemporaryDirectory() as d:
+        os.makedirs(os.path.join(d, "stratstone"))
+        for _ in range(rounds):
+            for workers, into in ((1, one), (2, two)):
+                with B._pool(workers) as pool:
+                    for f in [pool.submit(_timed_stone, s, ps.mesh, profiles, d) for s in stones[:workers]]:
+                        f.result()  # each worker's first part pays its first imports
+                    into += [f.result() for f in [pool.submit(_timed_stone, s, ps.mesh, profiles, d) for s in stones]]
+    return one, two
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--games", nargs="*", default=[], help="games to build (default: all)")
+    ap.add_argument("--ceiling-rounds", type=int, default=3, help="rounds of the two-worker ceiling (0: none)")
     a = ap.parse_args()
     load_before = loadavg()
     two, one, warm, off = [], [], [], []
@@ -52,6 +93,10 @@ def main() -> None:
           f"{', '.join(f'{r:.2f}' for r in ratios)}  target >= 1.8x")
     print(f"unchanged rebuild: {med(warm):.3f} s ({min(warm):.3f}-{max(warm):.3f}, {len(warm)} runs)  target <= 0.3 s")
     print(f"unchanged rebuild, memo off: {med(off):.3f} s ({min(off):.3f}-{max(off):.3f}, {len(off)} runs)")
+    if a.ceiling_rounds:
+        solo, pair = ceiling(a.ceiling_rounds)
+        print(f"a stone in a worker, alone: {med(solo):.3f} s; beside another: {med(pair):.3f} s "
+              f"({len(solo)} stones each); ceiling of the speed-up: {2 * med(solo) / med(pair):.2f}x")
     print(f"1-minute load average before / after: {load_before} / {loadavg()}")
 
 
