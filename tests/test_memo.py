@@ -259,7 +259,8 @@ def test_a_remembered_terrain_map_is_its_seeds_map_and_a_bad_entry_is_not(on):
     board = load_params().terrain.board
     levels = check_heightmap(generate(board.seed))
     assert TA.load_map(board) == (levels, f"seed-{board.seed}", {"terrain_seed": board.seed})
-    key = M.memo_key("terrain map", ("stratstone_cad.games.terrain_map",), board.seed)
+    # keyed by the code of the engine's generator and of the module that calls it (_seed_map)
+    key = M.memo_key("terrain map", ("stratstone_cad.games.terrain_map", "stratstone_cad.assets.terrain"), board.seed)
     assert json.loads((on / f"{key}.json").read_text())["value"] == [list(row) for row in levels]
     assert TA.load_map(board)[0] == levels
     flat = [[0] * 10 for _ in range(10)]
@@ -267,3 +268,79 @@ def test_a_remembered_terrain_map_is_its_seeds_map_and_a_bad_entry_is_not(on):
         (on / f"{key}.json").write_text(json.dumps({"key": key, "value": bad}))
         got = TA.load_map(board)[0]
         assert got == (tuple(map(tuple, flat)) if bad is flat else levels), bad
+
+
+def test_the_kernel_free_answer_is_keyed_by_the_maker_and_the_code_that_reads_it(on):
+    from stratstone_cad.keys import _kernel_free
+
+    ps = load_params()
+    board, stone = GAMES["stratstone"].plan(ps.stratstone, get_printer(None), load_profiles(), ps.mesh)[:2]
+    assert (_kernel_free(board), _kernel_free(stone)) == (True, False)
+    for job in (board, stone):
+        module = job.maker.split(":")[0]
+        assert (on / f"{M.memo_key('kernel free', (module, 'stratstone_cad.keys'), job.maker)}.json").is_file()
+    assert (_kernel_free(board), _kernel_free(stone)) == (True, False)
+
+
+def test_the_module_of_the_computation_is_in_its_key(on, monkeypatch):
+    """The code that computes a result is keyed even when the caller names other roots: a
+    change to the function itself (here params.load_profiles) is a new entry."""
+    from stratstone_cad import codeprint
+    from stratstone_cad.params import load_profiles
+
+    seen = []
+    real = codeprint.code_fingerprint
+    monkeypatch.setattr(codeprint, "code_fingerprint", lambda roots: seen.append(roots) or real(roots))
+    M.remembered("x", ROOTS, 1, load_profiles)
+    assert seen == [("stratstone_cad.cad.tiling", "stratstone_cad.params")]
+
+
+@pytest.mark.parametrize("home", ["", "relative/home", "/"])
+def test_without_a_home_folder_nothing_is_cached_anywhere(tmp_path, monkeypatch, home):
+    """No cache folder without a home: not ``./~/.cache`` in the folder the command runs
+    in, not ``/.cache``; the memo and the viewer's meshes then go without one."""
+    from stratstone_cad.viewer import assets as VA
+
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.delenv(M.ENV, raising=False)
+    monkeypatch.setenv("HOME", home)
+    monkeypatch.chdir(tmp_path)
+    assert M.cache_root() is None and M.memo_dir() is None and VA._cache_dir() is None
+    count = Counter(5)
+    assert [M.remembered("x", ROOTS, 1, count) for _ in range(2)] == [5, 5] and count.calls == 2
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_reading_a_folder_where_an_entry_goes_leaks_no_file_descriptor(on):
+    key = M.memo_key("x", ROOTS, 1)
+    _plant(on, key, "folder")
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(50):
+        assert M._read(on / f"{key}.json", key) is None
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_arguments_or_a_result_the_memo_cannot_store_are_computed_every_time(on):
+    count = Counter(1)
+    assert [M.remembered("x", ROOTS, object(), count) for _ in range(2)] == [1, 1] and count.calls == 2
+    odd = Counter({1, 2})  # a set is not JSON data
+    assert [M.remembered("y", ROOTS, 1, odd) for _ in range(2)] == [{1, 2}, {1, 2}] and odd.calls == 2
+    assert not on.exists() or not any(on.iterdir())
+
+
+def test_the_memo_keeps_its_newest_entries_and_no_stale_temporary_file(on, monkeypatch):
+    monkeypatch.setattr(M, "MAX_ENTRIES", 5)
+    monkeypatch.setattr(M, "PRUNED_TO", 3)
+    on.mkdir(parents=True)
+    (on / "notes.txt").write_text("the user's own")
+    old_tmp, new_tmp = on / ".abc.json.k3j5h6g7.tmp", on / ".def.json.a1b2c3d4.tmp"
+    for f in (old_tmp, new_tmp):
+        f.write_text("{")
+    os.utime(old_tmp, (1, 1))
+    names = []
+    for n in range(6):
+        M.remembered("x", ROOTS, n, Counter(n))
+        names.append(f"{M.memo_key('x', ROOTS, n)}.json")
+        os.utime(on / names[-1], (1000 + n, 1000 + n))  # written in this order
+    left = sorted(p.name for p in on.iterdir())
+    assert left == sorted([*names[3:], "notes.txt", new_tmp.name]), left

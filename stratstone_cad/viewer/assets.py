@@ -93,10 +93,12 @@ def select(assets: dict[str, Asset], names: list[str]) -> list[Asset]:
     return out
 
 
-def _cache_dir() -> Path:
+def _cache_dir() -> Path | None:
+    """The mesh cache's folder, or None when there is no cache folder (no home)."""
     from ..memo import cache_root
 
-    return cache_root() / "meshes"
+    root = cache_root()
+    return None if root is None else root / "meshes"
 
 
 def _key(job: Job) -> str:
@@ -120,7 +122,10 @@ def _job_meshes(job: Job) -> tuple[Mesh, ...]:
 
 
 def _load_or_make(job: Job, key: str) -> tuple[Mesh, ...]:
-    path = _cache_dir() / f"{key}.npz"
+    folder = _cache_dir()
+    if folder is None:
+        return _make(job)
+    path = folder / f"{key}.npz"
     try:
         with np.load(path) as data:
             return tuple(Mesh(data[f"v{i}"].astype(np.float64), data[f"t{i}"].astype(np.int64))
