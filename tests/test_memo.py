@@ -7,7 +7,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -78,8 +80,9 @@ def test_a_failure_is_not_kept(on):
     assert failing.calls == 2 and not any(on.glob("*.json"))
 
 
-def test_off_computes_every_time_and_writes_nothing(on, monkeypatch):
-    monkeypatch.setenv(M.ENV, "Off")
+@pytest.mark.parametrize("off", ["Off", "0", "no", " FALSE "])
+def test_off_computes_every_time_and_writes_nothing(on, monkeypatch, off):
+    monkeypatch.setenv(M.ENV, off)
     count = Counter(3)
     assert [M.remembered("x", ROOTS, 1, count) for _ in range(2)] == [3, 3] and count.calls == 2
     assert not on.exists()
@@ -174,7 +177,7 @@ def test_a_write_cut_short_leaves_no_temporary_file(on, monkeypatch):
 def test_a_tile_plan_comes_back_equal_from_its_json():
     plan = TilePlan((370.2, 410.00000000000006), [123.4], [0.1 + 0.2], [Joint("y", 0.30000000000000004, 17.0)], True)
     assert TilePlan.from_plain(_encode(plan)) == plan
-    with pytest.raises(ValueError, match="not a tile plan"):
+    with pytest.raises(ValueError, match=r"^not a tile plan: 'stratstone_cad.cad.tiling.Joint'$"):
         TilePlan.from_plain({"class": "stratstone_cad.cad.tiling.Joint", "axis": "x", "at": 1, "along": 2})
 
 
@@ -332,15 +335,62 @@ def test_the_memo_keeps_its_newest_entries_and_no_stale_temporary_file(on, monke
     monkeypatch.setattr(M, "MAX_ENTRIES", 5)
     monkeypatch.setattr(M, "PRUNED_TO", 3)
     on.mkdir(parents=True)
-    (on / "notes.txt").write_text("the user's own")
+    own = ["notes.txt", "notes.json", ".hidden", "x" * 64 + ".json.bak"]  # the user's, or not named as the memo names
+    for name in own:
+        (on / name).write_text("the user's own")
+        os.utime(on / name, (1, 1))
     old_tmp, new_tmp = on / ".abc.json.k3j5h6g7.tmp", on / ".def.json.a1b2c3d4.tmp"
-    for f in (old_tmp, new_tmp):
-        f.write_text("{")
-    os.utime(old_tmp, (1, 1))
     names = []
     for n in range(6):
+        if n == 5:  # a killed writer's leftovers, found by the prune that also removes entries
+            for f in (old_tmp, new_tmp):
+                f.write_text("{")
+            os.utime(old_tmp, (1, 1))
         M.remembered("x", ROOTS, n, Counter(n))
         names.append(f"{M.memo_key('x', ROOTS, n)}.json")
         os.utime(on / names[-1], (1000 + n, 1000 + n))  # written in this order
     left = sorted(p.name for p in on.iterdir())
-    assert left == sorted([*names[3:], "notes.txt", new_tmp.name]), left
+    assert left == sorted([*names[3:], *own, new_tmp.name]), left
+
+
+def test_an_entry_is_written_through_a_temporary_file_named_for_the_sweep(on, monkeypatch):
+    """The temporary file sits in the memo's folder, named ``.KEY.json.XXXXXXXX.tmp``:
+    what the prune removes when a killed writer leaves one. The folder is the owner's only."""
+    seen = []
+    real = os.replace
+    monkeypatch.setattr(M.os, "replace", lambda a, b: seen.append((a, b)) or real(a, b))
+    M.remembered("x", ROOTS, 1, Counter(1))
+    (src, dst), = seen
+    key = M.memo_key("x", ROOTS, 1)
+    assert Path(dst) == on / f"{key}.json" and Path(src).parent == on
+    assert re.fullmatch(rf"\.{key}\.json\.[a-z0-9_]{{8}}\.tmp", Path(src).name), src
+    assert stat.S_IMODE(on.stat().st_mode) == 0o700
+
+
+def test_an_entry_of_exactly_the_size_limit_is_read(on):
+    key = M.memo_key("x", ROOTS, 1)
+    on.mkdir(parents=True)
+    text = json.dumps({"key": key, "value": 7})
+    (on / f"{key}.json").write_text(" " * (M.MAX_ENTRY_BYTES - len(text)) + text)  # read to its last byte
+    assert (on / f"{key}.json").stat().st_size == M.MAX_ENTRY_BYTES
+    assert M.remembered("x", ROOTS, 1, Counter(8)) == 7
+
+
+def test_a_computation_without_a_module_name_is_remembered_too(on):
+    """A ``functools.partial``'s module is its class's (functools, not this package): it is
+    keyed by the roots given."""
+    import functools
+
+    count = Counter(4)
+    assert [M.remembered("x", ROOTS, 1, functools.partial(count)) for _ in range(2)] == [4, 4]
+    assert count.calls == 1
+
+
+def test_a_passed_check_is_kept_under_its_sections_fields_and_code(on):
+    """Each parameter section's checks, once passed, are one entry: named "check", keyed by
+    the section (every field) and the code of its class's module, holding true."""
+    ps = load_params()
+    board = ps.stratstone.board
+    key = M.memo_key("check", ("stratstone_cad.assets.stratstone", "stratstone_cad.params"), board)
+    assert json.loads((on / f"{key}.json").read_text())["value"] is True
+    assert (on / f"{M.memo_key('check', ('stratstone_cad.params',), ps.mesh)}.json").is_file()

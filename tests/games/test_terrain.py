@@ -481,6 +481,8 @@ def test_guardian_exiting_first_wins_at_once():
     assert after.to_move() is None and list(after.legal_moves()) == []
     assert after.score() == {"red": 3, "blue": 0} and after.exits == 1
     assert after.reach("e5") == [] and after.reach("a1") == []  # nobody is to move
+    # the final position: the Guardian has left the board, everyone else stays
+    assert after.pieces[1] == s.pieces[1] and len(after.pieces[0]) == len(s.pieces[0]) - 1
 
 
 def test_a_guardian_exiting_second_is_just_the_second_exit():
