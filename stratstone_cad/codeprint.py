@@ -129,7 +129,6 @@ def _kernel_versions() -> str:
     return "".join(out)
 
 
-
 def plain(o: Any) -> Any:
     """JSON form of the dataclasses in job arguments (parameters, a tile plan), named by
     their class so two kinds of argument with equal fields never share a key."""

@@ -15,7 +15,6 @@ CadQuery.
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -164,7 +163,6 @@ def board_job(*, game: str, stem: str, maker: str, args: dict[str, Any], board: 
     arguments, so an unchanged rebuild neither draws the regions nor loads shapely.
     """
     from .cad.tiling import TilePlan
-    from .codeprint import plain
 
     if not isinstance(keep_out, functools.partial) or keep_out.keywords:
         raise TypeError("board_job's keep_out: expected functools.partial(function, *args)")
@@ -174,8 +172,7 @@ def board_job(*, game: str, stem: str, maker: str, args: dict[str, Any], board: 
         {"board": board, "printer": printer, "joint_lines": lines,
          "keep_out": {"function": f"{keep_out.func.__module__}:{keep_out.func.__qualname__}",
                       "args": list(keep_out.args)}},
-        lambda: _board_tiles(board, printer, keep_out(), lines, what, cut_fix, fixes),
-        encode=lambda plan: json.loads(json.dumps(plan, default=plain)), decode=TilePlan.from_plain)
+        lambda: _board_tiles(board, printer, keep_out(), lines, what, cut_fix, fixes), decode=TilePlan.from_plain)
     if tiles.count == 1:
         outs: tuple[Output, ...] = (Output(f"{game}/{stem}.stl", game, "board", "board", info=info, plate=stem),)
     else:

@@ -3,9 +3,9 @@
 The key is derived, never listed by hand: the job's arguments (everything its CAD
 function is given: its parameters, print profile, tile plan), the mesh settings, and the
 source of every module of this package that the CAD function and the mesh writers import
-(found by reading their imports, :mod:`stratstone_cad.codeprint`), with the versions of the
-libraries that shape a part's bytes (:data:`KERNEL_DISTS`). So a change to one game's CAD code rebuilds that game's
-parts only. Kept apart from the build (:mod:`stratstone_cad.build`) as pure Python that
+(found by reading their imports, :mod:`stratstone_cad.codeprint`), with the versions of
+the libraries that shape a part's bytes (:data:`KERNEL_DISTS`). So a change to one game's
+CAD code rebuilds that game's parts only. Kept apart from the build (:mod:`stratstone_cad.build`) as pure Python that
 the mutation tests reach (docs/testing.md).
 """
 
@@ -17,15 +17,15 @@ import importlib
 import json
 from typing import TYPE_CHECKING, Any
 
-from .codeprint import KERNEL_DISTS, PACKAGE_DIR, _imports, _module_path, code_closure, code_fingerprint, plain
+from .codeprint import KERNEL_DISTS, PACKAGE_DIR, code_closure, code_fingerprint, plain
 from .jobs import Job
 
 if TYPE_CHECKING:
     from .catalog import ParamSet
     from .params import Profile
 
-__all__ = ["ENTRY_FORMAT", "KERNEL_DISTS", "PACKAGE_DIR", "WRITER_MODULES", "_imports", "_module_path", "code_closure",
-           "code_fingerprint", "job_key", "job_roots", "plain"]
+__all__ = ["ENTRY_FORMAT", "KERNEL_DISTS", "PACKAGE_DIR", "WRITER_MODULES", "code_closure", "code_fingerprint", "job_key",
+           "job_roots", "plain"]
 
 #: What run_job runs besides the maker: tessellation, mesh checks, the STL writer.
 WRITER_MODULES = ("stratstone_cad.mesh.tessellate", "stratstone_cad.mesh.checks", "stratstone_cad.mesh.stl")

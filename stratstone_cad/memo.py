@@ -83,20 +83,22 @@ def memo_key(name: str, roots: Sequence[str], args: Any) -> str:
 
 
 def remembered(name: str, roots: Sequence[str], args: Any, compute: Callable[[], Any],
-               encode: Callable[[Any], Any] = lambda v: v, decode: Callable[[Any], Any] = lambda v: v) -> Any:
+               decode: Callable[[Any], Any] = lambda v: v) -> Any:
     """``compute()``, or the result it gave before for the same ``name``, ``args`` and code.
 
     ``args`` is everything ``compute`` reads (plain data and dataclasses, as a part's key
     takes them); ``roots`` the modules whose code computes it, to which the modules that
-    define ``compute``, ``encode`` and ``decode`` are added (a lambda's is its caller's).
-    ``encode`` turns the result into JSON data and ``decode`` turns that back
-    (``decode(encode(r)) == r``). An exception from ``compute`` passes through and nothing
+    define ``compute`` and ``decode`` are added (a lambda's is its caller's). The result
+    is stored as JSON the way the arguments are keyed (a dataclass as its class and
+    fields) and ``decode`` turns that back into the result. An exception from ``compute`` passes through and nothing
     is kept; arguments or a result the memo cannot key or store are computed every time.
     """
     folder = memo_dir()
     if folder is None:
         return compute()
-    own = {getattr(f, "__module__", None) for f in (compute, encode, decode)} - {None, __name__}
+    own = {getattr(f, "__module__", None) for f in (compute, decode)} - {None, __name__}
+    from .codeprint import plain
+
     try:
         key = memo_key(name, [*roots, *own], args)  # type: ignore[list-item]
     except Exception:  # arguments that are not plain data (a caller's mistake): no memo, never a failure
@@ -110,7 +112,7 @@ def remembered(name: str, roots: Sequence[str], args: Any, compute: Callable[[],
             pass
     value = compute()
     try:
-        entry = json.dumps({"key": key, "name": name, "value": encode(value)}, sort_keys=True)
+        entry = json.dumps({"key": key, "name": name, "value": value}, sort_keys=True, default=plain)
     except Exception:  # a result the memo cannot store is computed again next time
         return value
     _write(folder, path, entry)

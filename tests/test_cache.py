@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from stratstone_cad import build as B
 from stratstone_cad import keys as K
 from stratstone_cad.catalog import GAMES, SCHEMA, get_games, load_params
-from stratstone_cad.codeprint import forget_code
+from stratstone_cad.codeprint import _module_path, forget_code
 from stratstone_cad.errors import UserError
 from stratstone_cad.params import get_printer, load_profiles
 
@@ -213,11 +213,11 @@ def test_the_manifest_says_how_many_to_print_and_where_the_map_came_from(built_a
 
 
 def test_a_module_name_is_found_in_this_package_only():
-    assert K._module_path("stratstone_cad.games.log") == K.PACKAGE_DIR / "games" / "log.py"
-    assert K._module_path("stratstone_cad.games") == K.PACKAGE_DIR / "games" / "__init__.py"
-    assert K._module_path("stratstone_cad") == K.PACKAGE_DIR / "__init__.py"
+    assert _module_path("stratstone_cad.games.log") == K.PACKAGE_DIR / "games" / "log.py"
+    assert _module_path("stratstone_cad.games") == K.PACKAGE_DIR / "games" / "__init__.py"
+    assert _module_path("stratstone_cad") == K.PACKAGE_DIR / "__init__.py"
     for other in ("os", "json.decoder", "stratstone_cad_other.x", "stratstone_cad.nope", "stratstone_cad.games.nope"):
-        assert K._module_path(other) is None, other
+        assert _module_path(other) is None, other
 
 
 def test_the_classes_in_a_jobs_arguments_bring_their_modules_into_its_code():

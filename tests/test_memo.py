@@ -144,7 +144,7 @@ def test_an_entry_that_is_not_what_its_name_says_is_a_miss(on, how):
     key = M.memo_key("x", ROOTS, 1)
     _plant(on, key, how)
     count = Counter(PLAN)
-    assert M.remembered("x", ROOTS, 1, count, encode=_encode, decode=TilePlan.from_plain) == PLAN
+    assert M.remembered("x", ROOTS, 1, count, decode=TilePlan.from_plain) == PLAN
     assert count.calls == 1
 
 
@@ -153,7 +153,7 @@ def test_an_entry_is_recalled_as_the_plan_it_holds(on):
     (on).mkdir(parents=True)
     key = M.memo_key("x", ROOTS, 1)
     (on / f"{key}.json").write_text(json.dumps({"key": key, "value": _encode(PLANTED)}))
-    assert M.remembered("x", ROOTS, 1, Counter(PLAN), encode=_encode, decode=TilePlan.from_plain) == PLANTED
+    assert M.remembered("x", ROOTS, 1, Counter(PLAN), decode=TilePlan.from_plain) == PLANTED
 
 
 def test_a_folder_that_cannot_be_written_costs_only_time(on, monkeypatch):
