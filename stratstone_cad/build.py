@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from .catalog import ParamSet, get_games, load_params
 from .errors import BuildError, GeometryError, OutputError, UserError
-from .fileio import atomic_write, describe_os_error, ensure_writable_dir, kind_of, sweep_temporary, write_target
+from .fileio import atomic_write, atomic_write_all, describe_os_error, ensure_writable_dir, kind_of, sweep_temporary, write_target
 from .jobs import GameAssets, Job, Output
 from .keys import WRITER_MODULES, _kernel_free, code_fingerprint, job_key
 from .params import MeshParams, Profile, get_printer, load_colours, load_profiles
@@ -133,7 +133,7 @@ def run_job(job: Job, mesh_params: MeshParams, profiles: dict[str, Profile], out
     message that names the part and its parameters.
     """
     from .mesh.checks import Mesh, check_mesh, mesh_facts
-    from .mesh.stl import write_stl
+    from .mesh.stl import stl_bytes
 
     module, func = job.maker.split(":")
     maker: Callable[..., list[Any]] = getattr(importlib.import_module(module), func)
@@ -147,7 +147,7 @@ def run_job(job: Job, mesh_params: MeshParams, profiles: dict[str, Profile], out
                             f"{detail[:200]})") from None
     if len(shapes) != len(job.outputs):
         raise RuntimeError(f"{job.id}: made {len(shapes)} parts for {len(job.outputs)} outputs")
-    entries = []
+    entries, files = [], []
     for shape, out in zip(shapes, job.outputs, strict=True):
         if isinstance(shape, Mesh):  # a board: meshed from its stack of 2D regions by the maker
             mesh = shape
@@ -157,7 +157,8 @@ def run_job(job: Job, mesh_params: MeshParams, profiles: dict[str, Profile], out
             mesh = tessellate(shape, mesh_params.tolerance_mm, math.radians(mesh_params.angular_tolerance_deg))
         name = Path(out.file).stem
         check_mesh(mesh, job.describe if job.describe.startswith(name) else f"{name} of the {job.describe}")
-        data = write_stl(Path(out_dir) / out.file, mesh, name)
+        data = stl_bytes(mesh, name)
+        files.append((Path(out_dir) / out.file, data))
         prof = profiles[out.profile]
         entry = {
             "file": out.file, "game": out.game, "part": out.part, "colour": out.colour, "index": out.index,
@@ -168,6 +169,10 @@ def run_job(job: Job, mesh_params: MeshParams, profiles: dict[str, Profile], out
             **mesh_facts(mesh),
         }
         entries.append(described(entry, out))
+    # A job's files are written all or none, after every one is checked: a board's tiles
+    # are one part (one key), and a stop or a failing check part-way must not leave some
+    # of them on disk that no manifest lists.
+    atomic_write_all(files)
     return entries
 
 
@@ -339,6 +344,12 @@ def _build_locked(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: 
         bar.close()
     write_manifest(out_dir, entries)
     if error is not None:
+        # A stop that came between a part's files and its entries (a Ctrl-C or SIGTERM
+        # in the moment after a part is written): its files are this build's and listed
+        # nowhere, so they go, and the manifest lists every part on disk.
+        for f in (o.file for j, _ in todo for o in j.outputs if o.file not in entries):
+            with contextlib.suppress(OSError):
+                (out_dir / f).unlink()
         raise error
     report.removed = _remove_stale(out_dir, plan, chosen, old, entries)
     report.seconds = time.perf_counter() - start

@@ -198,6 +198,46 @@ def atomic_write(path: Path, data: bytes, follow_symlinks: bool = False) -> None
     Never replaces what is not a regular file (see :func:`write_target`); with
     ``follow_symlinks`` a link at ``path`` is written through, else refused.
     """
+    path, tmp = _stage(path, data, follow_symlinks)
+    try:
+        os.replace(tmp, path)
+    except BaseException as e:
+        _discard(tmp)
+        if isinstance(e, OSError):
+            raise OutputError(f"output file {path}: cannot write ({describe_os_error(e)})") from None
+        raise
+
+
+def atomic_write_all(files: list[tuple[Path, bytes]]) -> None:
+    """Write several new files as one, all or none: each is written to its temporary
+    file first (as :func:`atomic_write` does) and only then are they renamed into place,
+    one after another, so a kill at any moment but during the renames (microseconds)
+    leaves none of them or all. On an error or an interrupt (Ctrl-C, SIGTERM), the files
+    already renamed are removed again and the temporary files go: for files that replace
+    others, the old ones are gone then too (the build removes a part's outdated files
+    before it makes the part). Links are refused, as by :func:`atomic_write`."""
+    staged: list[tuple[Path, str]] = []
+    renamed: list[Path] = []
+    try:
+        for path, data in files:
+            staged.append(_stage(path, data, False))
+        for path, tmp in staged:
+            os.replace(tmp, path)
+            renamed.append(path)
+    except BaseException as e:
+        for _, tmp in staged:
+            _discard(tmp)
+        for done in renamed:
+            _discard(done)
+        if isinstance(e, OSError):  # only a rename raises one: staging raises OutputError
+            raise OutputError(f"output file {path}: cannot write ({describe_os_error(e)})") from None
+        raise
+
+
+def _stage(path: Path, data: bytes, follow_symlinks: bool) -> tuple[Path, str]:
+    """``data`` written and synced to a temporary file beside where ``path`` lands, with
+    the permissions of the file it will replace (0644 for a new one); returns where it
+    lands and the temporary file. Nothing is left behind on an error or an interrupt."""
     path = write_target(Path(path), follow_symlinks)
     try:
         mode = stat.S_IMODE(os.stat(path).st_mode)  # a file replaced keeps its permissions (a 0600 log stays private)
@@ -213,15 +253,21 @@ def atomic_write(path: Path, data: bytes, follow_symlinks: bool = False) -> None
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
-        os.replace(tmp, path)
     except BaseException as e:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        _discard(tmp)
         if isinstance(e, OSError):
             raise OutputError(f"output file {path}: cannot write ({describe_os_error(e)})") from None
         raise
+    return path, tmp
+
+
+def _discard(path: Path | str) -> None:
+    """Remove ``path`` if it is there; a file that cannot be removed is left (a later
+    build's sweep or the user can)."""
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def sweep_temporary(folder: Path, names: str) -> list[Path]:

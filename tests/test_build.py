@@ -141,6 +141,49 @@ def test_atomic_write_keeps_the_old_file_when_the_write_fails(tmp_path, monkeypa
     assert [p.name for p in tmp_path.iterdir()] == ["part.stl"]
 
 
+def test_atomic_write_all_writes_every_file(tmp_path):
+    files = [(tmp_path / f"tile-{i}.stl", bytes([i]) * 100) for i in range(3)]
+    fileio.atomic_write_all(files)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tile-0.stl", "tile-1.stl", "tile-2.stl"]
+    assert all(p.read_bytes() == data for p, data in files)
+
+
+def test_atomic_write_all_renames_none_before_every_file_is_staged(tmp_path, monkeypatch):
+    """Every file is written to its temporary file before the first is renamed into place,
+    so a SIGKILL while they are written leaves none of them (seen here as the folder is
+    at the last one's staging); a file that cannot be written means none is written."""
+    real, seen = fileio.tempfile.mkstemp, []
+
+    def mkstemp(*args, prefix="", **kwargs):
+        if prefix.startswith(".tile-2.stl"):
+            seen.extend(p.name for p in tmp_path.iterdir() if not p.name.endswith(".tmp"))
+        return real(*args, prefix=prefix, **kwargs)
+
+    monkeypatch.setattr(fileio.tempfile, "mkstemp", mkstemp)
+    fileio.atomic_write_all([(tmp_path / f"tile-{i}.stl", b"x") for i in range(3)])
+    assert seen == [] and len(list(tmp_path.iterdir())) == 3
+    (tmp_path / "new-2.stl").mkdir()
+    with pytest.raises(OutputError, match="new-2.stl: is a folder"):
+        fileio.atomic_write_all([(tmp_path / f"new-{i}.stl", b"x") for i in range(3)])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new-2.stl", "tile-0.stl", "tile-1.stl", "tile-2.stl"]
+
+
+@pytest.mark.parametrize("fault", [KeyboardInterrupt, OSError(28, "No space left on device")])
+def test_atomic_write_all_takes_back_the_renamed_files_when_stopped_during_the_renames(tmp_path, monkeypatch, fault):
+    real, calls = os.replace, []
+
+    def replace(src, dst):
+        calls.append(dst)
+        if len(calls) == 2:
+            raise fault
+        real(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(KeyboardInterrupt if fault is KeyboardInterrupt else OutputError):
+        fileio.atomic_write_all([(tmp_path / f"tile-{i}.stl", b"x") for i in range(3)])
+    assert len(calls) == 2 and list(tmp_path.iterdir()) == []
+
+
 def test_interrupted_build_leaves_only_whole_files(tmp_path, monkeypatch):
     """Ctrl-C in the middle of a build: finished parts are whole and listed, nothing else is there."""
     real = B.run_job
@@ -204,6 +247,26 @@ def test_a_failing_part_is_an_error_naming_it_and_no_file(tmp_path, monkeypatch)
         B.build(["stratstone"], None, tmp_path, jobs=1, progress=None)
     assert not (tmp_path / "stratstone/stone-red-03.stl").exists()
     assert "stratstone/stone-red-03.stl" not in {a["file"] for a in B.assets_for(tmp_path)}
+
+
+def test_a_tile_failing_its_check_leaves_none_of_the_boards_tiles(tmp_path, monkeypatch):
+    """Every tile of a board is checked before any is written (run_job runs in a worker
+    too, where no stopped build takes files back): a bad third tile, no tile on disk."""
+    from stratstone_cad.mesh import checks
+
+    def reject(mesh, what):
+        if what.startswith("board-seed-1-tile-3-of-4"):
+            raise GeometryError(f"{what}: the mesh is not watertight")
+
+    monkeypatch.setattr(checks, "check_mesh", reject)
+    ps, profiles = B.load_params(games=["terrain"]), B.load_profiles()
+    [terrain] = B.get_games(["terrain"])
+    job = next(j for j in terrain.plan(ps.game("terrain"), B.get_printer(None), profiles, ps.mesh)
+               if len(j.outputs) == 4)
+    (tmp_path / "terrain").mkdir()
+    with pytest.raises(GeometryError, match="^board-seed-1-tile-3-of-4 .*not watertight$"):
+        B.run_job(job, ps.mesh, profiles, str(tmp_path), "key")
+    assert not list(tmp_path.rglob("*.stl")) and not list(tmp_path.rglob("*.tmp"))
 
 
 def test_a_folder_where_a_part_goes_is_refused_before_anything_is_written(tmp_path):

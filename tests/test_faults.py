@@ -253,6 +253,57 @@ def test_a_stop_while_the_manifest_is_written_lists_the_parts_still_running(tmp_
     assert on_disk == set(listed) and len(listed) > 2, (sorted(on_disk - set(listed)), len(listed))
 
 
+def _stl_files(out: Path) -> set[str]:
+    return {q.relative_to(out).as_posix() for q in out.rglob("*") if q.is_file() and q.suffix in (".stl", ".tmp")}
+
+
+def test_a_stop_while_a_boards_tiles_are_written_leaves_none_of_them(tmp_path, monkeypatch):
+    """A stop while the third of the terrain board's four tiles is written: a board's tiles
+    are one part with one key, written all or none, so no tile is on disk that the
+    manifest does not list, neither after a SIGTERM (KeyboardInterrupt) nor at that
+    moment, which is what a SIGKILL would leave (CI caught tiles 1-3 left so)."""
+    from stratstone_cad import fileio
+
+    out = tmp_path / "out"
+    real = fileio.tempfile.mkstemp
+    at_kill: list[set[str]] = []
+
+    def mkstemp(*args, prefix="", **kwargs):
+        if prefix.startswith(".board-seed-1-tile-3-of-4.stl"):
+            at_kill.append({f for f in _stl_files(out) if not f.endswith(".tmp")} - set(_manifest_never_lies(out)))
+            raise KeyboardInterrupt
+        return real(*args, prefix=prefix, **kwargs)
+
+    monkeypatch.setattr(fileio.tempfile, "mkstemp", mkstemp)
+    with pytest.raises(KeyboardInterrupt):
+        B.build(["terrain"], None, out, jobs=1, progress=None)
+    monkeypatch.undo()
+    assert at_kill == [set()], "files on disk that no manifest lists, had the build been killed there"
+    listed = _manifest_never_lies(out)
+    assert _stl_files(out) == set(listed) and not [f for f in listed if "board" in f]
+
+
+def test_a_stop_just_after_a_part_is_written_takes_its_files_back(tmp_path, monkeypatch):
+    """SIGTERM in the moment between a part's files and its manifest entries (here the
+    progress line after the first part): the stopped build removes those files, so the
+    manifest lists every part on disk."""
+    out = tmp_path / "out"
+    real, steps = B.Progress.step, []
+
+    def step(self, label, n=1):
+        steps.append(label)
+        if len(steps) == 2:
+            raise KeyboardInterrupt
+        real(self, label, n)
+
+    monkeypatch.setattr(B.Progress, "step", step)
+    with pytest.raises(KeyboardInterrupt):
+        B.build(["terrain"], None, out, jobs=1, progress=None)
+    monkeypatch.undo()
+    listed = _manifest_never_lies(out)
+    assert len(listed) >= 1 and _stl_files(out) == set(listed), sorted(_stl_files(out) - set(listed))
+
+
 @pytest.fixture(scope="module")
 def parts_only(tmp_path_factory):
     """Every part of every game, no plates: a build with --plates then only writes plates."""
