@@ -210,6 +210,12 @@ class _Session:
         if len(self.states) == 1:
             self.say("nothing to undo: no ply is recorded yet")
             return
+        if self.seed is not None and all(self._forced(self.states[i], self.records[i + 1])
+                                         for i in range(len(self.states) - 1)):
+            # Taken back, the same dice would fall again and force the same plies.
+            self.say(f"nothing to undo: the dice forced every ply recorded ({counted(len(self.states) - 1, 'ply', 'plies')}), "
+                     "and with --roll they fall the same again")
+            return
         # With --roll the pending dice are the program's: undo takes back the last ply the
         # player chose, and the lost turns and resets the dice forced after it.
         while len(self.states) > 1:

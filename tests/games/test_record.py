@@ -184,8 +184,11 @@ def test_undo_with_roll_takes_back_the_lost_turns_down_to_the_ply_the_player_cho
     assert r.returncode == 0, r.stderr
     took = [s for s in r.stdout.splitlines() if s.startswith("took back")]
     assert took == ["took back ply 4: blue -", "took back ply 3: red 4-1",  # the lost turn, then the chosen ply
-                    "took back ply 2: blue 7-1",  # a chosen ply alone
-                    "took back ply 1: red -"]  # a lost first turn: no chosen ply before it (the dice lose it again)
+                    "took back ply 2: blue 7-1"]  # a chosen ply alone
+    # a lost first turn is not taken back: no chosen ply before it, and the same dice would lose it again
+    assert r.stdout.splitlines().count("dice 3-1-2: the turn is lost (rolled 1-2-3), recorded as -") == 2
+    assert ("nothing to undo: the dice forced every ply recorded (1 ply), and with --roll they fall the same again"
+            in r.stdout.splitlines())
     assert [(x["player"], x["move"]) for x in lines(out)[1:]] == [("red", "-")]
 
 
