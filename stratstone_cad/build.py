@@ -674,15 +674,26 @@ def _plates(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: ParamS
     # OpenCascade has run can hang in their thread pools (see _pool).
     import concurrent.futures as cf
 
+    def listed(pj: Any, data: bytes, objects: Any) -> None:
+        entries[pj.file] = plate_entry(pj, data, objects, keys[pj.file])
+        write_manifest(out_dir, entries)
+        if pj.file not in report.plates_built:
+            report.plates_built.append(pj.file)
+
     with cf.ThreadPoolExecutor(max_workers=max(1, min(workers, len(todo)))) as pool:
         futures = [pool.submit(plate_bytes, pj, out_dir, ps.plates, __version__) for pj in todo]
         try:
             for pj, fut in zip(todo, futures, strict=True):
                 data, objects = fut.result()
-                atomic_write(out_dir / pj.file, data)
-                entries[pj.file] = plate_entry(pj, data, objects, keys[pj.file])
-                write_manifest(out_dir, entries)
-                report.plates_built.append(pj.file)
+                try:
+                    atomic_write(out_dir / pj.file, data)
+                    listed(pj, data, objects)
+                except KeyboardInterrupt:
+                    # A stop (Ctrl-C, SIGTERM) as the plate is renamed into place or listed: a
+                    # whole plate on disk is listed before the stop goes on, as a part is.
+                    if sha256_file(out_dir / pj.file) == hashlib.sha256(data).hexdigest():
+                        listed(pj, data, objects)
+                    raise
         finally:
             for fut in futures:
                 fut.cancel()

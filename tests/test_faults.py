@@ -344,8 +344,8 @@ def test_a_build_killed_while_it_writes_plates_leaves_a_true_manifest(parts_only
 
 
 def test_a_stop_in_the_middle_of_the_plates_keeps_the_written_ones_listed(parts_only, tmp_path, monkeypatch):
-    """Ctrl-C as the third plate is renamed into place: the two before are listed with their
-    sha256, the third is on disk unlisted at most, and the next build finishes the job."""
+    """Ctrl-C as the third plate is renamed into place: the two before and the third, whole
+    on disk, are listed with their sha256, and the next build finishes the job."""
     import shutil
 
     out = tmp_path / "out"
@@ -366,9 +366,11 @@ def test_a_stop_in_the_middle_of_the_plates_keeps_the_written_ones_listed(parts_
         B.build(None, None, out, jobs=2, progress=None, plates=True, slice_plates=False)
     monkeypatch.undo()
     m = json.loads((out / "manifest.json").read_text())
-    assert len(m["plates"]) == 2
+    assert len(m["plates"]) == 3
     for entry in m["plates"]:
         assert hashlib.sha256((out / entry["file"]).read_bytes()).hexdigest() == entry["sha256"], entry["file"]
+    on_disk = {q.relative_to(out).as_posix() for q in out.rglob("*.3mf")}
+    assert on_disk == {e["file"] for e in m["plates"]}, "a plate on disk that the manifest does not list"
     r = B.build(None, None, out, jobs=1, progress=None, plates=True, slice_plates=False)
-    assert len(r.plates_cached) == 2 and len(r.plates_built) == 15 and not r.built
+    assert len(r.plates_cached) == 3 and len(r.plates_built) == 14 and not r.built
     assert len(json.loads((out / "manifest.json").read_text())["plates"]) == 17
