@@ -336,11 +336,16 @@ def _build_locked(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: 
                 report.built.append(e["file"])
         write_manifest(out_dir, entries)
 
+    runner = _run_all(todo, ps.mesh, profiles, out_dir, jobs, bar)
     try:
-        _drain(_run_all(todo, ps.mesh, profiles, out_dir, jobs, bar), record)
+        _drain(runner, record)
     except BaseException as e:  # keep what finished in the manifest, then re-raise
         error = e
     finally:
+        # A stop that escaped _drain without reaching the runner (between two of its
+        # steps) closes it here: the pool is shut down, its running parts finish, before
+        # the files nothing lists are removed below.
+        runner.close()
         bar.close()
     write_manifest(out_dir, entries)
     if error is not None:
@@ -470,7 +475,7 @@ def _start_fork_server() -> None:
 
     cad_modules = {f"{cad.__name__}.{m.name}" for m in pkgutil.iter_modules(cad.__path__)}
     multiprocessing.get_context("forkserver").set_forkserver_preload(
-        ["stratstone_cad.workers", *sorted({"cadquery", "manifold3d", *cad_modules, *WRITER_MODULES})])
+        ["stratstone_cad.forkserver_start", *sorted({"cadquery", "manifold3d", *cad_modules, *WRITER_MODULES})])
     # The server (only it) dies with this process. So does the resource tracker started
     # beside it, which then frees the killed build's semaphores: it does so without the
     # two-line "leaked semaphore objects" warning, which would only alarm the user.
@@ -547,10 +552,28 @@ def _run_all(todo: list[tuple[Job, str]], mesh: MeshParams, profiles: dict[str, 
         except BaseException as e:  # re-raised by the main thread
             submit_failed.append(e)
 
+    def take(fut: cf.Future) -> list[dict[str, Any]] | None:
+        """A finished worker part's entries, once (None: cancelled, failed or taken)."""
+        if fut in reported:
+            return None
+        try:
+            result = fut.result()
+        except cf.CancelledError:
+            return None
+        except BaseException as e:
+            stop(e)
+            return None
+        reported.add(fut)
+        job = futures[fut]
+        bar.step(job.id, len(job.outputs))
+        return result
+
     submitter = threading.Thread(target=submit_all, daemon=True)
     try:
         submitter.start()
         for job, key in here:
+            if stopping.is_set():  # a worker's part failed
+                break
             try:
                 result = run_job(job, mesh, profiles, str(out_dir), key)
             except Exception as e:
@@ -560,21 +583,18 @@ def _run_all(todo: list[tuple[Job, str]], mesh: MeshParams, profiles: dict[str, 
                 break
             bar.step(job.id, len(job.outputs))
             yield result
+            # The workers' parts finished meanwhile join the manifest now, not once this
+            # process has made all of its own: what a kill leaves unlisted stays at the
+            # parts being finished at that moment.
+            for fut in [f for f in list(futures) if f.done()]:
+                if (taken := take(fut)) is not None:
+                    yield taken
         submitter.join()
         if submit_failed:
             stop(submit_failed[0])
         for fut in cf.as_completed(list(futures)):
-            try:
-                result = fut.result()
-            except cf.CancelledError:
-                continue
-            except BaseException as e:
-                stop(e)
-                continue
-            reported.add(fut)
-            job = futures[fut]
-            bar.step(job.id, len(job.outputs))
-            yield result
+            if (taken := take(fut)) is not None:
+                yield taken
     except KeyboardInterrupt as e:
         error = e
         stopping.set()

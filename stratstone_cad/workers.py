@@ -1,10 +1,9 @@
 """What the build's worker processes and their fork server run when they start.
 
-Imported by the fork server as one of its preloaded modules (see
-:func:`stratstone_cad.build._start_fork_server`): when the build that started the server
-names itself in :data:`PARENT_ENV`, the server asks the kernel to kill it the moment that
-build goes (SIGKILL included), and every worker asks the same of the server, so no
-process of a killed build lives on to write into its folder.
+The fork server (:mod:`stratstone_cad.forkserver_start`, its first preloaded module)
+asks the kernel to kill it the moment the build that started it goes (SIGKILL included),
+and every worker asks the same of the server (:func:`worker_init`), so no process of a
+killed build lives on to write into its folder.
 
 The server also imports CadQuery without VTK and ezdxf (:func:`import_cadquery_without_vtk`):
 the workers start only once that import is done, so it is on the critical path of every
@@ -128,10 +127,3 @@ def import_cadquery_without_vtk() -> bool:
             del sys.modules[name]
         import cadquery  # noqa: F401
         return False
-
-
-# In the fork server: the build put its pid in the environment just for this process.
-if os.environ.get(PARENT_ENV) == str(os.getppid()):
-    del os.environ[PARENT_ENV]
-    die_with_parent()
-    import_cadquery_without_vtk()

@@ -422,6 +422,26 @@ def test_jobs_are_capped_at_the_usable_cores():
     assert 1 <= B.usable_cores() <= (os.cpu_count() or 1)
 
 
+@pytest.mark.parametrize("named", ["parent", "gone"])
+def test_the_fork_server_serves_its_build_and_exits_when_the_build_has_gone(named):
+    """What the fork server does as it starts (its first preloaded module): for the build
+    that named itself, the server loads CadQuery (its workers are forked from it); when
+    that build ended before the server got there (a build that refused its input), the
+    server exits at once, instead of loading CadQuery for nobody with the build's
+    standard streams held open."""
+    import subprocess
+    import sys
+
+    from stratstone_cad.workers import PARENT_ENV
+
+    env = {**os.environ, PARENT_ENV: str(os.getpid()) if named == "parent" else "999999999"}
+    script = ("import sys, os; import stratstone_cad.forkserver_start; "
+              f"print('cadquery' in sys.modules, {PARENT_ENV!r} in os.environ)")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0 and done.stderr == ""
+    assert done.stdout.split() == (["True", "False"] if named == "parent" else [])
+
+
 def test_the_workers_make_parts_with_cadquery_loaded_without_vtk_or_ezdxf():
     """The workers' fork server imports CadQuery with VTK and ezdxf stood in for (a second
     of every parallel build's start); ``test_two_builds_are_byte_identical`` compares their

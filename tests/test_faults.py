@@ -7,6 +7,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -85,10 +86,20 @@ def test_a_killed_build_leaves_nothing_running_and_a_true_manifest(tmp_path, sig
             assert p.returncode == 143
             assert p.stderr is not None
         listed = _manifest_never_lies(out)
-        # the manifest lists what is on disk: at most the parts the two workers were
-        # finishing at the kill can be there unlisted (between their rename and the manifest)
+        # the manifest lists what is on disk: at most the parts being finished at the kill
+        # (by the two workers and the build itself, between their renames and the
+        # manifest's) can be there unlisted, each whole: a board's tiles all or none
         on_disk = {q.relative_to(out).as_posix() for q in out.rglob("*.stl")}
-        assert set(listed) <= on_disk and len(on_disk - set(listed)) <= 2, sorted(on_disk - set(listed))
+        unlisted = sorted(on_disk - set(listed))
+        parts: dict[str, list[str]] = {}  # the unlisted files by part (a board's tiles are one part)
+        tiles: dict[str, int] = {}  # a tiled board's number of tiles
+        for f in unlisted:
+            m = re.fullmatch(r"(.+)-tile-[0-9]+-of-([0-9]+)\.stl", f)
+            parts.setdefault(m.group(1) if m else f, []).append(f)
+            if m:
+                tiles[m.group(1)] = int(m.group(2))
+        tiles_whole = all(len(parts[board]) == n for board, n in tiles.items())
+        assert set(listed) <= on_disk and len(parts) <= 3 and tiles_whole, unlisted
         # the next build sweeps what the killed one left and makes everything else
         r = B.build(None, None, out, jobs=2, progress=None)
         assert set(r.cached) <= set(listed)
@@ -302,6 +313,30 @@ def test_a_stop_just_after_a_part_is_written_takes_its_files_back(tmp_path, monk
     monkeypatch.undo()
     listed = _manifest_never_lies(out)
     assert len(listed) >= 1 and _stl_files(out) == set(listed), sorted(_stl_files(out) - set(listed))
+
+
+def test_the_workers_parts_are_listed_while_the_build_makes_its_own(tmp_path, monkeypatch):
+    """A stone a worker finished joins the manifest after the build's own part in hand,
+    not once the build has made all of its own (the boards, gems and terrain pieces):
+    what a kill leaves unlisted stays at the parts being finished at that moment."""
+    out = tmp_path / "out"
+    real, own, listed_then = B.Progress.step, [], []
+
+    def step(self, label, n=1):  # in the build's process, as each part is done, before it is listed
+        if not label.startswith("stratstone/stone-"):  # one of the build's own parts
+            own.append(label)
+            if len(own) == 2:  # until a worker has written a stone, and a moment for its result to come back
+                deadline = time.monotonic() + 120
+                while not list(out.glob("stratstone/stone-*.stl")) and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                time.sleep(2.0)
+            elif len(own) == 3:
+                listed_then.extend(f for f in _manifest_never_lies(out) if "/stone-" in f)
+        real(self, label, n)
+
+    monkeypatch.setattr(B.Progress, "step", step)
+    B.build(None, None, out, jobs=2, progress=None)
+    assert len(own) > 3 and listed_then, "no worker's stone was listed while the build made its own parts"
 
 
 @pytest.fixture(scope="module")
