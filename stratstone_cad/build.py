@@ -315,9 +315,9 @@ def _build_locked(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: 
     report.swept = _sweep_temporary(out_dir, chosen)
     # The manifest and the disk agree at every moment a kill can come: the outdated files
     # of the parts to make go first, with their entries, and each part joins the manifest
-    # the moment its files are written (only a part in the instant between its rename and
-    # the manifest's can be on disk unlisted). What a killed build leaves unlisted, the
-    # next build makes again or removes.
+    # as soon as its files are written (only the parts being finished at a kill, by the
+    # workers or this process, can be on disk unlisted). What a killed build leaves
+    # unlisted, the next build makes again or removes.
     outdated = [o.file for j, _ in todo for o in j.outputs if o.file in entries or (out_dir / o.file).exists()]
     if outdated:
         for f in outdated:
