@@ -156,6 +156,15 @@ def test_an_entry_is_recalled_as_the_plan_it_holds(on):
     assert M.remembered("x", ROOTS, 1, Counter(PLAN), decode=TilePlan.from_plain) == PLANTED
 
 
+def test_a_dataclass_result_is_stored_as_plain_json_and_recalled_without_computing(on):
+    """A tile plan (a dataclass, which JSON cannot write by itself) is stored the way
+    arguments are keyed, and the next call decodes it instead of computing it again."""
+    first = Counter(PLAN)
+    assert M.remembered("x", ROOTS, 1, first, decode=TilePlan.from_plain) == PLAN and first.calls == 1
+    again = Counter(PLANTED)
+    assert M.remembered("x", ROOTS, 1, again, decode=TilePlan.from_plain) == PLAN and again.calls == 0
+
+
 def test_a_folder_that_cannot_be_written_costs_only_time(on, monkeypatch):
     on.parent.mkdir(parents=True)
     on.write_text("a file where the memo's folder goes")

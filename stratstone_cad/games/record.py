@@ -217,8 +217,9 @@ class _Session:
                      "and with --roll they fall the same again")
             return
         # With --roll the pending dice are the program's: undo takes back the last ply the
-        # player chose, and the lost turns and resets the dice forced after it.
-        while len(self.states) > 1:
+        # player chose, and the lost turns and resets the dice forced after it (there is
+        # such a ply: without one, nothing was taken back above).
+        while True:
             last = self.records.pop()
             before = self.states[-2]
             self.states.pop()

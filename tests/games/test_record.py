@@ -192,6 +192,29 @@ def test_undo_with_roll_takes_back_the_lost_turns_down_to_the_ply_the_player_cho
     assert [(x["player"], x["move"]) for x in lines(out)[1:]] == [("red", "-")]
 
 
+def test_undo_with_roll_takes_back_no_ply_the_dice_forced_from_the_start(tmp_path):
+    """Seed 15 loses the first two turns; those plies are the dice's, not the players':
+    undo leaves them (the same dice would fall again) and takes back a chosen ply alone."""
+    import random
+
+    from stratstone_cad.games.sage_stones import SageStonesState
+
+    state = SageStonesState.start(["red", "blue"])
+    for n in (1, 2):
+        rolled = state.apply_chance(state.roll(random.Random(f"15/{n}")))[0]
+        assert [str(m) for m in rolled.legal_moves()] == ["-"]
+        state = rolled.apply(next(rolled.legal_moves()))[0]
+    chosen = str(next(state.apply_chance(state.roll(random.Random("15/3")))[0].legal_moves()))
+    out = tmp_path / "g.jsonl"
+    r = cli("sage-stones", "--roll", "--seed", "15", "--players", "red,blue", "--out", str(out),
+            stdin=f"undo\n{chosen}\nundo\nundo\nquit\n")
+    assert r.returncode == 0, r.stderr
+    said = [s for s in r.stdout.splitlines() if s.startswith(("took back", "nothing to undo"))]
+    nothing = "nothing to undo: the dice forced every ply recorded (2 plies), and with --roll they fall the same again"
+    assert said == [nothing, f"took back ply 3: red {chosen}", nothing]
+    assert [(x["player"], x["move"]) for x in lines(out)[1:]] == [("red", "-"), ("blue", "-")]
+
+
 def test_a_command_with_a_stray_argument_is_refused_and_resign_names_the_loser(tmp_path):
     out = tmp_path / "g.jsonl"
     r = cli("stratstone", "--out", str(out), stdin="show me\n?\nresign pink\nresign red\n")
