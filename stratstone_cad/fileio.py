@@ -202,10 +202,7 @@ def atomic_write(path: Path, data: bytes, follow_symlinks: bool = False) -> None
     try:
         os.replace(tmp, path)
     except BaseException as e:
-        _discard(tmp)
-        if isinstance(e, OSError):
-            raise OutputError(f"output file {path}: cannot write ({describe_os_error(e)})") from None
-        raise
+        raise _failed(e, path, [tmp]) from None
 
 
 def atomic_write_all(files: list[tuple[Path, bytes]]) -> None:
@@ -224,14 +221,8 @@ def atomic_write_all(files: list[tuple[Path, bytes]]) -> None:
         for path, tmp in staged:
             os.replace(tmp, path)
             renamed.append(path)
-    except BaseException as e:
-        for _, tmp in staged:
-            _discard(tmp)
-        for done in renamed:
-            _discard(done)
-        if isinstance(e, OSError):  # only a rename raises one: staging raises OutputError
-            raise OutputError(f"output file {path}: cannot write ({describe_os_error(e)})") from None
-        raise
+    except BaseException as e:  # an OSError is a rename's: staging raises OutputError
+        raise _failed(e, path, [tmp for _, tmp in staged] + renamed) from None
 
 
 def _stage(path: Path, data: bytes, follow_symlinks: bool) -> tuple[Path, str]:
@@ -254,20 +245,23 @@ def _stage(path: Path, data: bytes, follow_symlinks: bool) -> tuple[Path, str]:
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
     except BaseException as e:
-        _discard(tmp)
-        if isinstance(e, OSError):
-            raise OutputError(f"output file {path}: cannot write ({describe_os_error(e)})") from None
-        raise
+        raise _failed(e, path, [tmp]) from None
     return path, tmp
 
 
-def _discard(path: Path | str) -> None:
-    """Remove ``path`` if it is there; a file that cannot be removed is left (a later
-    build's sweep or the user can)."""
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
+def _failed(e: BaseException, path: Path, leftovers: list[Path | str]) -> BaseException:
+    """What a write of ``path`` that failed with ``e`` raises, once its ``leftovers`` (its
+    temporary files, files already renamed into place) are removed: an OSError as the
+    OutputError that names the file, anything else (Ctrl-C, SIGTERM) as it came. A file
+    that cannot be removed is left (a later build's sweep, or the user, can)."""
+    for f in leftovers:
+        try:
+            os.unlink(f)
+        except OSError:
+            pass
+    if isinstance(e, OSError):
+        return OutputError(f"output file {path}: cannot write ({describe_os_error(e)})")
+    return e
 
 
 def sweep_temporary(folder: Path, names: str) -> list[Path]:
