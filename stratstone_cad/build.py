@@ -315,9 +315,10 @@ def _build_locked(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: 
     report.swept = _sweep_temporary(out_dir, chosen)
     # The manifest and the disk agree at every moment a kill can come: the outdated files
     # of the parts to make go first, with their entries, and each part joins the manifest
-    # as soon as its files are written (only the parts being finished at a kill, by the
-    # workers or this process, can be on disk unlisted). What a killed build leaves
-    # unlisted, the next build makes again or removes.
+    # as soon as its files are written (only the parts being finished at a kill can be
+    # on disk unlisted, with those the workers finished while this process made one of
+    # its own: they are taken between its parts). What a killed build leaves unlisted,
+    # the next build makes again or removes.
     outdated = [o.file for j, _ in todo for o in j.outputs if o.file in entries or (out_dir / o.file).exists()]
     if outdated:
         for f in outdated:
@@ -345,16 +346,23 @@ def _build_locked(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: 
         # A stop that escaped _drain without reaching the runner (between two of its
         # steps) closes it here: the pool is shut down, its running parts finish, before
         # the files nothing lists are removed below.
-        runner.close()
+        late = _despite_stops(runner.close)
+        error = error or late
         bar.close()
-    write_manifest(out_dir, entries)
+
+    def settle() -> None:
+        write_manifest(out_dir, entries)
+        if error is not None:
+            # Files of this build's parts that no entry lists (a stop between a part's
+            # files and its entries, or a part a worker finished after a second stop):
+            # they go, and the manifest lists every part on disk.
+            for f in (o.file for j, _ in todo for o in j.outputs if o.file not in entries):
+                with contextlib.suppress(OSError):
+                    (out_dir / f).unlink()
+
+    late = _despite_stops(settle)
+    error = error or late
     if error is not None:
-        # A stop that came between a part's files and its entries (a Ctrl-C or SIGTERM
-        # in the moment after a part is written): its files are this build's and listed
-        # nowhere, so they go, and the manifest lists every part on disk.
-        for f in (o.file for j, _ in todo for o in j.outputs if o.file not in entries):
-            with contextlib.suppress(OSError):
-                (out_dir / f).unlink()
         raise error
     report.removed = _remove_stale(out_dir, plan, chosen, old, entries)
     report.seconds = time.perf_counter() - start
@@ -609,12 +617,32 @@ def _run_all(todo: list[tuple[Job, str]], mesh: MeshParams, profiles: dict[str, 
                 continue
             yield result
     finally:
-        stopping.set()
-        if submitter.is_alive():
-            submitter.join()
-        pool.shutdown(wait=True, cancel_futures=True)
+        def shut_down() -> None:
+            stopping.set()
+            if submitter.is_alive():
+                submitter.join()
+            pool.shutdown(wait=True, cancel_futures=True)
+
+        # Seen through to the end whatever further Ctrl-C or SIGTERM comes: cut short, the
+        # running parts would be written after the manifest, listed nowhere, and the
+        # interpreter would wait for ever at exit on a worker left holding the pool's lock.
+        late = _despite_stops(shut_down)  # run first: `error or ...` would skip it after a stop
+        error = error or late
     if error is not None:
         raise error
+
+
+def _despite_stops(action: Callable[[], None]) -> KeyboardInterrupt | None:
+    """Run ``action`` to its end through any Ctrl-C or SIGTERM that comes meanwhile (each
+    starts it again, so it must be safe to run again); returns the first such stop, for
+    the caller to raise once what must be done is done."""
+    stop: KeyboardInterrupt | None = None
+    while True:
+        try:
+            action()
+            return stop
+        except KeyboardInterrupt as e:
+            stop = stop or e
 
 
 def assets_for(out_dir: Path, game: str | None = None) -> list[dict[str, Any]]:

@@ -20,5 +20,5 @@ _BUILD = os.environ.pop(PARENT_ENV, None)
 if _BUILD is not None:
     if _BUILD != str(os.getppid()):  # the build ended before this: the kernel gave the server a new parent
         os._exit(0)
-    die_with_parent()
+    die_with_parent(int(_BUILD))
     import_cadquery_without_vtk()

@@ -264,6 +264,73 @@ def test_a_stop_while_the_manifest_is_written_lists_the_parts_still_running(tmp_
     assert on_disk == set(listed) and len(listed) > 2, (sorted(on_disk - set(listed)), len(listed))
 
 
+def test_a_second_stop_while_the_workers_finish_leaves_nothing_unlisted(tmp_path, monkeypatch):
+    """A stop that escapes the manifest's second write (out of _drain, the runner not told),
+    then another as the pool is shut down: the shutdown is seen through (the running
+    parts finish before the manifest is settled), so no part is written after it and
+    none is on disk unlisted. Cut short, the workers went on writing stones after the
+    build had returned, and the interpreter would hang at exit."""
+    import concurrent.futures as cf
+
+    out = tmp_path / "out"
+    real_write, writes = B.write_manifest, []
+
+    def write_manifest(folder, entries):
+        real_write(folder, entries)
+        writes.append(len(entries))
+        if len(writes) in (3, 4):  # the record, then _drain's second try of it
+            raise KeyboardInterrupt
+
+    real_shutdown, waits = cf.ProcessPoolExecutor.shutdown, []
+
+    def shutdown(self, wait=True, *, cancel_futures=False):
+        if wait:
+            waits.append(1)
+            if len(waits) == 1:
+                raise KeyboardInterrupt  # the second Ctrl-C, as the running parts are waited for
+        return real_shutdown(self, wait=wait, cancel_futures=cancel_futures)
+
+    monkeypatch.setattr(B, "write_manifest", write_manifest)
+    monkeypatch.setattr(cf.ProcessPoolExecutor, "shutdown", shutdown)
+    with pytest.raises(KeyboardInterrupt):
+        B.build(["stratstone"], None, out, jobs=2, progress=None)
+    monkeypatch.undo()
+    assert len(waits) >= 2
+    before = {q.name for q in out.rglob("*.stl")}
+    time.sleep(3.0)
+    on_disk = {q.relative_to(out).as_posix() for q in out.rglob("*.stl")}
+    assert {q.rsplit("/", 1)[1] for q in on_disk} == before, "a part was written after the build returned"
+    assert on_disk == set(_manifest_never_lies(out)), sorted(on_disk - set(_manifest_never_lies(out)))
+
+
+def test_the_fork_server_serves_a_build_that_is_a_containers_first_process():
+    """In a container started without an init, the build is pid 1: its fork server, whose
+    parent is then pid 1, must take that for its build, not for a build gone (every
+    parallel build failed with "a worker process died"). A worker, whose parent is no
+    build, still takes pid 1 for a parent gone."""
+    import shutil
+
+    if shutil.which("unshare") is None:
+        pytest.skip("unshare is not installed")
+    script = """
+import os
+from stratstone_cad.workers import die_with_parent
+for parent in (1, None):
+    child = os.fork()
+    if child == 0:
+        die_with_parent(parent)
+        print("served", parent, flush=True)
+        os._exit(0)
+    os.waitpid(child, 0)
+print("pid", os.getpid())
+"""
+    r = subprocess.run(["unshare", "--fork", "--pid", "--mount-proc", sys.executable, "-c", script],
+                       capture_output=True, text=True, timeout=60, cwd=Path(__file__).parent.parent)
+    if r.returncode != 0 and "unshare" in r.stderr:
+        pytest.skip(f"no PID namespace here: {r.stderr.strip()[:200]}")
+    assert r.stdout.split("\n")[:-1] == ["served 1", "pid 1"], (r.stdout, r.stderr)
+
+
 def _stl_files(out: Path) -> set[str]:
     return {q.relative_to(out).as_posix() for q in out.rglob("*") if q.is_file() and q.suffix in (".stl", ".tmp")}
 
