@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from stratstone_cad.mesh.checks import Mesh
-from stratstone_cad.mesh.stl import stl_bytes, write_stl
+from stratstone_cad.mesh.stl import stl_bytes
 
 RECORD = np.dtype([("normal", "<f4", (3,)), ("v", "<f4", (3, 3)), ("attr", "<u2")])
 
@@ -50,9 +50,3 @@ def test_a_degenerate_triangle_gets_a_zero_normal_not_nan():
     _, rec = _read(stl_bytes(mesh, "flat"))
     assert np.array_equal(rec["normal"][0], np.zeros(3, np.float32))
     assert np.allclose(rec["normal"][1], [0, 0, 1])
-
-
-def test_write_stl_writes_what_it_returns(tmp_path):
-    path = tmp_path / "t.stl"
-    data = write_stl(path, _tetra(), "t")
-    assert path.read_bytes() == data == stl_bytes(_tetra(), "t")

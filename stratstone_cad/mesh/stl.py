@@ -1,12 +1,10 @@
-"""Binary STL: deterministic bytes (fixed header, no timestamp), atomic writes."""
+"""Binary STL: deterministic bytes (fixed header, no timestamp). The build writes a part's
+files all or none (:func:`stratstone_cad.fileio.atomic_write_all`)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
-from ..fileio import atomic_write
 from .checks import Mesh
 
 _RECORD = np.dtype([("normal", "<f4", (3,)), ("v", "<f4", (3, 3)), ("attr", "<u2")])
@@ -23,10 +21,3 @@ def stl_bytes(mesh: Mesh, name: str) -> bytes:
     rec["v"] = tri
     header = f"stratstone-cad {name}".encode("ascii", "replace")[:80].ljust(80, b" ")
     return header + np.uint32(len(tri)).tobytes() + rec.tobytes()
-
-
-def write_stl(path: Path, mesh: Mesh, name: str) -> bytes:
-    """Write ``mesh`` to ``path`` atomically; returns the bytes written."""
-    data = stl_bytes(mesh, name)
-    atomic_write(path, data)
-    return data
