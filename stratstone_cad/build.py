@@ -607,7 +607,11 @@ def _run_all(todo: list[tuple[Job, str]], mesh: MeshParams, profiles: dict[str, 
         error = e
         stopping.set()
         submitter.join()  # the futures it made are all known before they are waited on
-        pool.shutdown(wait=False, cancel_futures=True)
+        # The parts not started are cancelled one by one, not by shutdown(wait=False): after
+        # that call a later shutdown(wait=True) no longer waits for the workers, so a second
+        # stop here left them writing parts after the manifest was settled.
+        for fut in list(futures):
+            fut.cancel()
         for fut in list(futures):  # parts already running finish; list them too
             if fut in reported or fut.cancelled():
                 continue
