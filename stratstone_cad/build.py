@@ -541,9 +541,14 @@ def _run_all(todo: list[tuple[Job, str]], mesh: MeshParams, profiles: dict[str, 
         if error is None:
             error = _worker_failure(e)
         stopping.set()
-        # Cancel each pending future itself: the pool then reports them to
-        # as_completed as it skips them (shutdown(cancel_futures=True) would
-        # cancel them behind as_completed's back and leave it waiting forever).
+        cancel_pending()
+
+    def cancel_pending() -> None:
+        # Each pending future is cancelled itself: the pool then reports them to
+        # as_completed as it skips them (shutdown(cancel_futures=True) would cancel them
+        # behind as_completed's back and leave it waiting forever), and a later
+        # shutdown(wait=True) still waits for the running ones (after shutdown(wait=False)
+        # it no longer does: a second stop then left workers writing unlisted parts).
         for f in list(futures):
             f.cancel()
 
@@ -607,19 +612,10 @@ def _run_all(todo: list[tuple[Job, str]], mesh: MeshParams, profiles: dict[str, 
         error = e
         stopping.set()
         submitter.join()  # the futures it made are all known before they are waited on
-        # The parts not started are cancelled one by one, not by shutdown(wait=False): after
-        # that call a later shutdown(wait=True) no longer waits for the workers, so a second
-        # stop here left them writing parts after the manifest was settled.
-        for fut in list(futures):
-            fut.cancel()
+        cancel_pending()
         for fut in list(futures):  # parts already running finish; list them too
-            if fut in reported or fut.cancelled():
-                continue
-            try:
-                result = fut.result()
-            except BaseException:
-                continue
-            yield result
+            if (taken := take(fut)) is not None:
+                yield taken
     finally:
         def shut_down() -> None:
             stopping.set()
