@@ -7,7 +7,7 @@ output folder, as a user would, several times, and prints the medians with the m
 they ran on. The ``--jobs 1`` and ``--jobs 2`` builds alternate, so both see the same
 machine load and their ratio is measured side by side. Each cold build starts with an
 empty cache folder too (``XDG_CACHE_HOME``: the memo of checks and tile plans,
-:mod:`stratstone_cad.memo`), as a first build on a new machine; the rebuilds that follow
+:mod:`stratstone_cad.base.memo`), as a first build on a new machine; the rebuilds that follow
 find what it remembered, as a user's next build does, and alternate with rebuilds that
 have the memo off (``STRATSTONE_MEMO=off``), which shows what it saves. Targets (issue 7):
 cold build at most 20 s, unchanged rebuild at most 0.3 s, ``--jobs 2`` at least 1.8x
@@ -33,7 +33,7 @@ from benchlib import loadavg, machine_line, timed
 def _timed_stone(job, mesh, profiles, out: str) -> float:
     import time
 
-    from stratstone_cad.build import run_job
+    from stratstone_cad.build.pipeline import run_job
 
     t = time.perf_counter()
     run_job(job, mesh, profiles, out, "bench")
@@ -44,12 +44,12 @@ def ceiling(rounds: int) -> tuple[list[float], list[float]]:
     """Per-stone seconds of 16 stones made by a pool of one worker and of two, in turn."""
     import os
 
-    from stratstone_cad import build as B
-    from stratstone_cad.catalog import GAMES, load_params
-    from stratstone_cad.params import get_printer, load_profiles
+    from stratstone_cad.base.params import get_printer, load_profiles
+    from stratstone_cad.build import pipeline as B
+    from stratstone_cad.registry import GAMES, load_params
 
     ps, profiles = load_params(), load_profiles()
-    stones = [j for j in GAMES["stratstone"].plan(ps.stratstone, get_printer(None), profiles, ps.mesh)
+    stones = [j for j in GAMES["stratstone"].plan(ps.game("stratstone"), get_printer(None), profiles, ps.mesh)
               if "/stone-" in j.id][:16]
     one: list[float] = []
     two: list[float] = []

@@ -30,7 +30,7 @@ from benchlib import loadavg, machine_line
 
 def timed(tree: Path, jobs: int) -> float:
     with tempfile.TemporaryDirectory() as out, tempfile.TemporaryDirectory() as cache:
-        # an empty cache folder too: a cold build, with nothing remembered (stratstone_cad.memo)
+        # an empty cache folder too: a cold build, with nothing remembered (stratstone_cad.base.memo)
         env = dict(os.environ, PYTHONPATH=str(tree), XDG_CACHE_HOME=cache)
         t = time.perf_counter()
         subprocess.run([sys.executable, "-m", "stratstone_cad", "build", "--out", out, "--jobs", str(jobs), "--quiet"],

@@ -29,9 +29,9 @@ sys.path.insert(0, str(ROOT))
 
 from benchlib import loadavg, machine, pin_cpu  # noqa: E402  (scripts/ is on the path when run as a script)
 
-from stratstone_cad.games import commands  # noqa: E402
-from stratstone_cad.games.sage_stones import SageStonesState  # noqa: E402
-from stratstone_cad.games.stratstone import StratstoneState  # noqa: E402
+from stratstone_cad.games.sage_stones.rules import SageStonesState  # noqa: E402
+from stratstone_cad.games.stratstone.rules import StratstoneState  # noqa: E402
+from stratstone_cad.log import commands  # noqa: E402
 
 TARGET_STRATSTONE_GAMES = 500
 TARGET_SAGE_PLIES = 20_000

@@ -8,7 +8,7 @@
    beyond the STL build. The two alternate, so both see the same machine load. Target
    (issue 8): every plate of every game written in at most 2 s beyond the STL build.
 2. Slicing: each plate sliced by PrusaSlicer's command line as the report slices it
-   (``stratstone_cad.slicing.slice_plate``), ``--slice-runs`` times; the median per plate.
+   (``stratstone_cad.printing.slicing.slice_plate``), ``--slice-runs`` times; the median per plate.
 
     python scripts/bench_plates.py [--runs 5] [--slice-runs 1]
 """
@@ -48,8 +48,8 @@ def main() -> None:
         m = json.loads((plated / "manifest.json").read_text())
         sizes = {p["file"]: (plated / p["file"]).stat().st_size for p in m["plates"]}
         triangles = sum(o["triangles"] * o["copies"] for p in m["plates"] for o in p["objects"])
-        from stratstone_cad.params import get_printer
-        from stratstone_cad.slicing import find_prusaslicer, slice_plate, slicer_version
+        from stratstone_cad.base.params import get_printer
+        from stratstone_cad.printing.slicing import find_prusaslicer, slice_plate, slicer_version
 
         exe = find_prusaslicer()
         slicing = {}

@@ -23,8 +23,8 @@ from pathlib import Path
 
 from benchlib import loadavg, machine_line, timed
 
-from stratstone_cad.games.commands import play_records
-from stratstone_cad.games.log import dumps_line
+from stratstone_cad.log.commands import play_records
+from stratstone_cad.log.logfile import dumps_line
 from stratstone_cad.viewer import replay as R
 
 SIZE = (1280, 720)

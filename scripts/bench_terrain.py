@@ -32,9 +32,9 @@ sys.path.insert(0, str(ROOT))
 
 from benchlib import loadavg, machine, pin_cpu  # noqa: E402  (scripts/ is on the path when run as a script)
 
-from stratstone_cad.games import commands  # noqa: E402
-from stratstone_cad.games.terrain import TerrainState  # noqa: E402
-from stratstone_cad.games.terrain_map import generate  # noqa: E402
+from stratstone_cad.games.terrain.rules import TerrainState  # noqa: E402
+from stratstone_cad.games.terrain.terrain_map import generate  # noqa: E402
+from stratstone_cad.log import commands  # noqa: E402
 
 TARGET_PLIES = 2_000
 TARGET_MAPS = 50

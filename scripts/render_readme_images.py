@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pyvista as pv
 
-from stratstone_cad.catalog import load_params
-from stratstone_cad.params import load_profiles, snap_depth, snap_height
+from stratstone_cad.base.params import load_profiles, snap_depth, snap_height
+from stratstone_cad.registry import load_params
 
 COLOURS = {"yellow": "#e8b923", "red": "#b8322a", "tan": "#c8ad7f", "blue": "#2f5fb3", "green": "#3f8f4a",
            "white": "#ece9e2", "black": "#303030"}
@@ -58,7 +58,7 @@ def _mesh(out: Path, file: str, at=(0.0, 0.0, 0.0)) -> pv.PolyData:
 
 def stratstone_board(out: Path, dest: Path) -> None:
     ps, prof = load_params(), load_profiles()
-    b = ps.stratstone.board
+    b = ps.game("stratstone").board
     grid = b.grid()
     p = _plotter()
     p.add_mesh(_mesh(out, "stratstone/board.stl"), color=BOARD, smooth_shading=False, specular=0.2)
@@ -106,7 +106,7 @@ def sage_board(out: Path, dest: Path) -> None:
     """The board as built (it lies turned a quarter on the bed when that is how it fits),
     turned back, with gems in a few wells (column 3-9, row 1-9 as in the log)."""
     ps, prof = load_params(), load_profiles()
-    sage = ps.sage_stones
+    sage = ps.game("sage-stones")
     grid = sage.board.grid()
     board = _mesh(out, "sage-stones/board.stl")
     w, _ = grid.size_mm
@@ -141,7 +141,7 @@ def gems(out: Path, dest: Path) -> None:
 def terrain_board(out: Path, dest: Path) -> None:
     """The four tiles side by side (a few mm apart), each side's pieces on its start row."""
     ps, prof = load_params(), load_profiles()
-    t = ps.terrain
+    t = ps.game("terrain")
     grid = t.board.grid()
     m = json.loads((out / "manifest.json").read_text())
     files = sorted(a["file"] for a in m["assets"] if a["part"] == "board-tile" and a["game"] == "terrain")
@@ -197,8 +197,8 @@ def label_closeups(out: Path, dest: Path) -> None:
     m = json.loads((out / "manifest.json").read_text())
     terrain = sorted(a["file"] for a in m["assets"] if a["game"] == "terrain" and a["part"] == "board-tile")[0]
     p = pv.Plotter(off_screen=True, window_size=(1500, 560), shape=(1, 3), border=False)
-    boards = (("stratstone/board.stl", ps.stratstone.board), ("sage-stones/board.stl", ps.sage_stones.board),
-              (terrain, ps.terrain.board))
+    boards = (("stratstone/board.stl", ps.game("stratstone").board), ("sage-stones/board.stl", ps.game("sage-stones").board),
+              (terrain, ps.game("terrain").board))
     for i, (file, board) in enumerate(boards):
         p.subplot(0, i)
         p.set_background("#d6dde4")  # the boards' tops are white in this shading
@@ -247,7 +247,7 @@ def _plate_meshes(path: Path) -> list[tuple[pv.PolyData, str]]:
 
 def plates(out: Path, dest: Path) -> None:
     """Three print plates as a slicer opens them: the parts on the bed where the plate puts them."""
-    from stratstone_cad.params import get_printer
+    from stratstone_cad.base.params import get_printer
 
     files = ("stratstone/stones-red.3mf", "sage-stones/gems-yellow.3mf", "terrain/pieces-blue.3mf")
     p = pv.Plotter(off_screen=True, window_size=(1500, 520), shape=(1, 3), border=False)

@@ -1,5 +1,5 @@
 """``python -m stratstone_cad`` is the ``stratstone-cad`` command."""
 
-from .cli import entry
+from stratstone_cad.cli import entry
 
 entry()

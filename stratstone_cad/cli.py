@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import __version__
-from .errors import BuildError, UserError, counted, printable
+from stratstone_cad import __version__
+from stratstone_cad.errors import BuildError, UserError, counted, printable
 
 PROG = "stratstone-cad"
 
@@ -165,8 +165,8 @@ def _param_args(p: argparse.ArgumentParser) -> None:
 
 
 def _cmd_build(a: argparse.Namespace) -> int:
-    from .build import build, usable_cores
-    from .params import parse_set
+    from stratstone_cad.base.params import parse_set
+    from stratstone_cad.build.pipeline import build, usable_cores
 
     jobs = usable_cores() if a.jobs is None else a.jobs
     sets = parse_set(a.sets)
@@ -184,8 +184,8 @@ def _cmd_build(a: argparse.Namespace) -> int:
 
 
 def _cmd_list(a: argparse.Namespace) -> int:
-    from .catalog import GAMES, SCHEMA, load_params
-    from .params import default_printer, load_printers, load_profiles, parse_set
+    from stratstone_cad.base.params import default_printer, load_printers, load_profiles, parse_set
+    from stratstone_cad.registry import GAMES, SCHEMA, load_params
 
     ps = load_params(a.params, parse_set(a.sets))
     lines = []
@@ -249,7 +249,7 @@ def _players_arg(a: argparse.Namespace, what: str, example: str) -> list[str] | 
 def _setup_arg(a: argparse.Namespace) -> dict[str, Any] | None:
     if a.setup is None:
         return None
-    from .games.log import loads_strict
+    from stratstone_cad.log.logfile import loads_strict
 
     try:
         setup = loads_strict(a.setup)
@@ -262,7 +262,7 @@ def _setup_arg(a: argparse.Namespace) -> dict[str, Any] | None:
 
 
 def _cmd_play(a: argparse.Namespace) -> int:
-    from .games import commands
+    from stratstone_cad.log import commands
 
     players = _players_arg(a, "player kinds", "random,greedy")
     setup = _setup_arg(a)
@@ -273,7 +273,7 @@ def _cmd_play(a: argparse.Namespace) -> int:
 
 
 def _cmd_record(a: argparse.Namespace) -> int:
-    from .games import record
+    from stratstone_cad.log import record
 
     record.check_args(a.out, a.resume, a.game)
     if a.seed is not None and not a.roll:
@@ -301,7 +301,7 @@ def _cmd_record(a: argparse.Namespace) -> int:
             if a.terrain_seed is not None:
                 setup["terrain_seed"] = a.terrain_seed
             if a.terrain is not None:
-                from .games.terrain_map import load_heightmap_file
+                from stratstone_cad.games.terrain.terrain_map import load_heightmap_file
 
                 setup["heightmap"] = load_heightmap_file(a.terrain)
             line = record.record(a.game, a.out, setup or None, _players_arg(a, "player ids", "yellow,red,blue"),
@@ -318,7 +318,7 @@ def _cmd_record(a: argparse.Namespace) -> int:
 
 
 def _cmd_check_log(a: argparse.Namespace) -> int:
-    from .games import commands
+    from stratstone_cad.log import commands
 
     print(printable(commands.check_log(a.file)))  # the result's reason is the log's text
     return 0
@@ -335,10 +335,10 @@ def _size(text: str | None) -> tuple[int, int]:
 
 
 def _cmd_preview(a: argparse.Namespace) -> int:
-    from .params import parse_set
-    from .viewer.assets import list_assets, select
-    from .viewer.preview import contact_sheet, render_still, render_turntable, show
-    from .viewer.writer import check_frames, check_target
+    from stratstone_cad.base.params import parse_set
+    from stratstone_cad.viewer.assets import list_assets, select
+    from stratstone_cad.viewer.preview import contact_sheet, render_still, render_turntable, show
+    from stratstone_cad.viewer.writer import check_frames, check_target
 
     size = _size(a.size)
     if not 1 <= a.frames <= 3600 or not 1 <= a.fps <= 120:
@@ -364,8 +364,8 @@ def _cmd_preview(a: argparse.Namespace) -> int:
 
 
 def _cmd_replay(a: argparse.Namespace) -> int:
-    from .params import parse_set
-    from .viewer import replay
+    from stratstone_cad.base.params import parse_set
+    from stratstone_cad.viewer import replay
 
     size = _size(a.size)
     if not 1 <= a.frames_per_ply <= 600 or not 1 <= a.fps <= 120:

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-# The persistent memo of checks and tile plans (stratstone_cad.memo) stays off in the
+# The persistent memo of checks and tile plans (stratstone_cad.base.memo) stays off in the
 # tests and in every process they start: each check a test reaches is computed, also
 # under mutation testing, where every mutant runs the same source files. tests/test_memo.py
 # turns it on in its own folders.
 os.environ["STRATSTONE_MEMO"] = "off"
 
-from stratstone_cad.build import build
-from stratstone_cad.catalog import load_params
-from stratstone_cad.params import load_profiles
+from stratstone_cad.base.params import load_profiles
+from stratstone_cad.build.pipeline import build
+from stratstone_cad.registry import load_params
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from stratstone_cad.mesh.checks import Mesh
+from stratstone_cad.printing.checks import Mesh
 
 
 def normals(mesh: Mesh) -> np.ndarray:
@@ -34,7 +34,7 @@ def neighbour_angles(solid, tolerance: float, angular: float) -> float:
     from OCP.BRep import BRep_Tool
     from OCP.TopLoc import TopLoc_Location
 
-    from stratstone_cad.mesh.tessellate import tessellate
+    from stratstone_cad.occ.tessellate import tessellate
 
     tessellate(solid, tolerance, angular)  # leaves its triangulation on the solid's faces
     worst = 0.0

@@ -11,10 +11,10 @@ import pytest
 import trimesh
 from stl import mesh as npstl
 
-from stratstone_cad import build as B
-from stratstone_cad import fileio
+from stratstone_cad.base import fileio
+from stratstone_cad.build import pipeline as B
 from stratstone_cad.errors import GeometryError, OutputError
-from stratstone_cad.mesh.checks import Mesh, check_mesh, merge_vertices
+from stratstone_cad.printing.checks import Mesh, check_mesh, merge_vertices
 
 EXPECTED = {"stratstone/board.stl"} | {f"stratstone/stone-{c}-{i:02d}.stl" for c in ("yellow", "red", "tan")
                                         for i in range(1, 9)}
@@ -50,12 +50,12 @@ def test_manifest_facts_agree_with_the_files(built, manifest):
 def test_written_meshes_are_watertight_and_within_tolerance(built, manifest, params, profiles):
     """The STL (float32) is still closed; a stone's volume is within tolerance x area of the CAD
     volume, and the board's is the exact volume of its stack of slabs."""
-    from stratstone_cad.assets.marks import mark_spec
-    from stratstone_cad.assets.stratstone import PebbleParams
-    from stratstone_cad.cad import stratstone as S
-    from stratstone_cad.cad.boards import stack_volume
-    from stratstone_cad.cad.common import volume
-    from stratstone_cad.jobs import subset
+    from stratstone_cad.games.stratstone import cad as S
+    from stratstone_cad.games.stratstone.parts import PebbleParams
+    from stratstone_cad.geometry.boards import stack_volume
+    from stratstone_cad.geometry.marks import mark_spec
+    from stratstone_cad.occ.common import volume
+    from stratstone_cad.printing.jobs import subset
 
     for a in manifest["assets"]:
         tm = trimesh.load_mesh(built / a["file"])
@@ -64,7 +64,7 @@ def test_written_meshes_are_watertight_and_within_tolerance(built, manifest, par
     def curved_area(solid):  # only curved faces deviate: the volume can differ by tolerance x their area
         return sum(f.Area() for f in solid.Faces() if f.geomType() != "PLANE")
 
-    p = params.stratstone
+    p = params.game("stratstone")
     stack = S.board_stack(p.board, p.recess_diameter_mm, profiles["board"], params.mesh.tolerance_mm)
     tm = trimesh.load_mesh(built / "stratstone/board.stl")
     assert tm.volume == pytest.approx(stack_volume(stack), rel=1e-6)  # float32 coordinates in the file
@@ -73,7 +73,7 @@ def test_written_meshes_are_watertight_and_within_tolerance(built, manifest, par
     tm = trimesh.load_mesh(built / "stratstone/stone-red-03.stl")
     assert abs(tm.volume - volume(stone)) <= params.mesh.tolerance_mm * curved_area(stone)
     # a finer tolerance comes closer
-    from stratstone_cad.mesh.tessellate import tessellate
+    from stratstone_cad.occ.tessellate import tessellate
 
     fine = tessellate(stone, 0.005, 0.02).volume_mm3()
     assert abs(fine - volume(stone)) < abs(tm.volume - volume(stone))
@@ -236,7 +236,7 @@ def test_merge_vertices_closes_a_face_split_mesh():
 
 
 def test_a_failing_part_is_an_error_naming_it_and_no_file(tmp_path, monkeypatch):
-    from stratstone_cad.mesh import checks
+    from stratstone_cad.printing import checks
 
     def reject(mesh, what):
         if "stone-red-03" in what:
@@ -252,7 +252,7 @@ def test_a_failing_part_is_an_error_naming_it_and_no_file(tmp_path, monkeypatch)
 def test_a_tile_failing_its_check_leaves_none_of_the_boards_tiles(tmp_path, monkeypatch):
     """Every tile of a board is checked before any is written (run_job runs in a worker
     too, where no stopped build takes files back): a bad third tile, no tile on disk."""
-    from stratstone_cad.mesh import checks
+    from stratstone_cad.printing import checks
 
     def reject(mesh, what):
         if what.startswith("board-seed-1-tile-3-of-4"):
@@ -328,8 +328,8 @@ def test_only_files_named_as_the_game_names_them_are_removed_as_stale(tmp_path):
     assert r.removed == ["terrain/lancer-green.stl"] and r.built == []
     assert all(f.read_text() == "the user's" for f in mine)
     # every file a game plans is one it owns (else it could never be removed when stale)
-    from stratstone_cad.catalog import GAMES, load_params
-    from stratstone_cad.params import get_printer, load_profiles
+    from stratstone_cad.base.params import get_printer, load_profiles
+    from stratstone_cad.registry import GAMES, load_params
 
     ps, profiles = load_params(), load_profiles()
     for printer in ("prusa-mini", "prusa-mk4"):
@@ -407,7 +407,7 @@ def test_one_build_at_a_time_in_a_folder(tmp_path):
 
 
 def test_an_unexpected_cad_failure_is_a_geometry_error_naming_the_part(tmp_path, monkeypatch):
-    from stratstone_cad.cad import stratstone as S
+    from stratstone_cad.games.stratstone import cad as S
 
     def broken(*a, **k):
         raise ValueError("gp_Circ() - radius should be positive number")
@@ -432,10 +432,10 @@ def test_the_fork_server_serves_its_build_and_exits_when_the_build_has_gone(name
     import subprocess
     import sys
 
-    from stratstone_cad.workers import PARENT_ENV
+    from stratstone_cad.build.workers import PARENT_ENV
 
     env = {**os.environ, PARENT_ENV: str(os.getpid()) if named == "parent" else "999999999"}
-    script = ("import sys, os; import stratstone_cad.forkserver_start; "
+    script = ("import sys, os; import stratstone_cad.build.forkserver_start; "
               f"print('cadquery' in sys.modules, {PARENT_ENV!r} in os.environ)")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0 and done.stderr == ""
@@ -454,12 +454,12 @@ def test_the_workers_make_parts_with_cadquery_loaded_without_vtk_or_ezdxf():
 
 
 def test_a_stand_in_says_what_is_missing_when_used():
-    from stratstone_cad.workers import _Absent
+    from stratstone_cad.build.workers import _Absent
 
     stand_in = _Absent("vtkmodules.vtkCommonDataModel").vtkPolyData
     assert stand_in.__module__ == "vtkmodules.vtkCommonDataModel" and stand_in.__name__ == "vtkPolyData"
     with pytest.raises(RuntimeError, match=r"^vtkmodules.vtkCommonDataModel.vtkPolyData: vtkmodules is not loaded in "
-                                           r"the build's worker processes \(stratstone_cad.workers.WITHOUT\)$"):
+                                           r"the build's worker processes \(stratstone_cad.build.workers.WITHOUT\)$"):
         stand_in()
     # an attribute of a stand-in (cadquery's DXF exporter takes ezdxf.units.MM as a default)
     mm = _Absent("ezdxf").units.MM
@@ -484,7 +484,7 @@ def test_cadquery_is_imported_without_vtk_or_else_the_ordinary_way(without, lean
 
     script = f"""
 import sys
-from stratstone_cad import workers as w
+from stratstone_cad.build import workers as w
 w.WITHOUT = {without!r}
 print(w.import_cadquery_without_vtk())
 import cadquery as cq

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from stratstone_cad import build as B
-from stratstone_cad import keys as K
-from stratstone_cad.catalog import GAMES, SCHEMA, get_games, load_params
-from stratstone_cad.codeprint import _module_path, forget_code
+from stratstone_cad.base.codeprint import _module_path, forget_code
+from stratstone_cad.base.params import get_printer, load_profiles
+from stratstone_cad.build import keys as K
+from stratstone_cad.build import pipeline as B
 from stratstone_cad.errors import UserError
-from stratstone_cad.params import get_printer, load_profiles
+from stratstone_cad.registry import GAMES, SCHEMA, get_games, load_params
 
 
 def _plan(ps, printer=None):
@@ -35,7 +35,7 @@ def _keys(ps, printer=None):
 def test_a_change_to_one_games_cad_code_rebuilds_that_games_parts_only(module, built_all, tmp_path, monkeypatch):
     out = tmp_path / "o"
     shutil.copytree(built_all, out)
-    target = K.PACKAGE_DIR / "cad" / f"{module}.py"
+    target = K.PACKAGE_DIR / "games" / module / "cad.py"
     real = Path.read_bytes
     real_text = Path.read_text
     monkeypatch.setattr(Path, "read_bytes", lambda p: real(p) + (b"\n# changed\n" if p == target else b""))
@@ -53,9 +53,10 @@ def test_a_change_to_one_games_cad_code_rebuilds_that_games_parts_only(module, b
 def test_the_writers_and_shared_code_are_in_every_key():
     for job in _plan(load_params())[0].values():
         files = {p.relative_to(K.PACKAGE_DIR).as_posix() for p in K.code_closure(list(K.job_roots(job)))}
-        assert {"mesh/stl.py", "mesh/checks.py", "params.py", "fileio.py"} <= files, job.id
-        assert f"assets/{job.id.split('/')[0].replace('-', '_')}.py" in files, job.id  # its own parameter classes
-        others = {f"cad/{g.attribute}.py" for g in GAMES.values()} - {f"cad/{job.id.split('/')[0].replace('-', '_')}.py"}
+        assert {"printing/stl.py", "printing/checks.py", "base/params.py", "base/fileio.py"} <= files, job.id
+        folder = job.id.split('/')[0].replace('-', '_')
+        assert f"games/{folder}/parts.py" in files, job.id  # its own parameter classes
+        others = {f"games/{g.name.replace('-', '_')}/cad.py" for g in GAMES.values()} - {f"games/{folder}/cad.py"}
         assert not files & others, (job.id, files & others)
 
 
@@ -82,10 +83,10 @@ def test_every_key_changes_with_the_mesh_tolerance_and_a_profile_changes_its_par
         assert (angle[i] != base[i]) == uses, i
     assert sum(angle[i] == base[i] for i in base) == 3  # the three boards
     models = tmp_path / "models"
-    shutil.copytree(K.PACKAGE_DIR.parent / "models", models)
+    shutil.copytree(PRESETS_DIR, models)
     prof = models / "profiles.toml"
     prof.write_text(prof.read_text().replace("layer_height_mm = 0.15", "layer_height_mm = 0.1"))
-    ps = load_params(models_dir=models)
+    ps = load_params(presets_dir=models)
     jobs, _ = _plan(ps)
     profiles = load_profiles(models)
     thinner = {i: K.job_key(j, ps, profiles) for i, j in jobs.items()}
@@ -152,7 +153,7 @@ def _made(job):
 def test_a_descriptive_change_keeps_the_files_and_refreshes_the_manifest(built_all, tmp_path):
     """How many copies to print, or the same map read from another file, changes no file:
     nothing is rebuilt, and the manifest says the new facts."""
-    from stratstone_cad.games.terrain_map import generate
+    from stratstone_cad.games.terrain.terrain_map import generate
 
     out = tmp_path / "o"
     shutil.copytree(built_all, out)
@@ -213,7 +214,7 @@ def test_the_manifest_says_how_many_to_print_and_where_the_map_came_from(built_a
 
 
 def test_a_module_name_is_found_in_this_package_only():
-    assert _module_path("stratstone_cad.games.log") == K.PACKAGE_DIR / "games" / "log.py"
+    assert _module_path("stratstone_cad.log.logfile") == K.PACKAGE_DIR / "games" / "log.py"
     assert _module_path("stratstone_cad.games") == K.PACKAGE_DIR / "games" / "__init__.py"
     assert _module_path("stratstone_cad") == K.PACKAGE_DIR / "__init__.py"
     for other in ("os", "json.decoder", "stratstone_cad_other.x", "stratstone_cad.nope", "stratstone_cad.games.nope"):
@@ -221,36 +222,36 @@ def test_a_module_name_is_found_in_this_package_only():
 
 
 def test_the_classes_in_a_jobs_arguments_bring_their_modules_into_its_code():
-    from stratstone_cad.cad.tiling import Joint, TilePlan
-    from stratstone_cad.jobs import Job
-    from stratstone_cad.params import MeshParams
+    from stratstone_cad.base.params import MeshParams
+    from stratstone_cad.geometry.tiling import Joint, TilePlan
+    from stratstone_cad.printing.jobs import Job
 
     plan = TilePlan((100.0, 50.0), [50.0], [], [Joint("x", 50.0, 25.0)])
-    assert K._arg_modules(plan) == {"stratstone_cad.cad.tiling"}
+    assert K._arg_modules(plan) == {"stratstone_cad.geometry.tiling"}
     assert K._arg_modules({"a": 1, "b": [2, {"c": plan}], "m": MeshParams()}) == {
-        "stratstone_cad.cad.tiling", "stratstone_cad.params"}
+        "stratstone_cad.geometry.tiling", "stratstone_cad.base.params"}
     assert K._arg_modules({"cls": TilePlan, "n": 3, "t": "x"}) == set()  # a class given is not an instance
 
     @dataclasses.dataclass
     class Holder:  # a dataclass of another module holding a plan: both modules' code is run
         plan: TilePlan
 
-    assert K._arg_modules(Holder(plan)) == {__name__, "stratstone_cad.cad.tiling"}
+    assert K._arg_modules(Holder(plan)) == {__name__, "stratstone_cad.geometry.tiling"}
     assert K._arg_modules({}) == set() and K._arg_modules([]) == set() and K._arg_modules(()) == set()
-    job = Job("board", "stratstone_cad.cad.terrain:make_board", {"plan": plan}, (), "a board")
-    assert K.job_roots(job) == tuple(sorted({"stratstone_cad.cad.terrain", "stratstone_cad.cad.tiling",
+    job = Job("board", "stratstone_cad.games.terrain.cad:make_board", {"plan": plan}, (), "a board")
+    assert K.job_roots(job) == tuple(sorted({"stratstone_cad.games.terrain.cad", "stratstone_cad.geometry.tiling",
                                              *K.WRITER_MODULES}))
 
 
 def test_a_key_holds_each_outputs_file_facts_but_not_its_descriptive_ones():
     from dataclasses import replace
 
-    from stratstone_cad.jobs import Job, Output
+    from stratstone_cad.printing.jobs import Job, Output
 
     ps = load_params()
     profiles = load_profiles()
     out = Output("stratstone/x.stl", "stratstone", "x", "piece", colour="red")
-    job = Job("x", "stratstone_cad.cad.terrain:make_board", {"n": 1}, (out,), "x")
+    job = Job("x", "stratstone_cad.games.terrain.cad:make_board", {"n": 1}, (out,), "x")
     key = K.job_key(job, ps, profiles)
     for changed in (replace(out, file="stratstone/y.stl"), replace(out, colour="tan"), replace(out, profile="board")):
         assert K.job_key(replace(job, outputs=(changed,)), ps, profiles) != key, changed
@@ -259,9 +260,9 @@ def test_a_key_holds_each_outputs_file_facts_but_not_its_descriptive_ones():
 
 
 def test_a_dataclass_is_keyed_with_its_class_and_anything_else_refused():
-    from stratstone_cad.cad.tiling import Joint
+    from stratstone_cad.geometry.tiling import Joint
 
-    assert K.plain(Joint("x", 1.0, 2.0)) == {"class": "stratstone_cad.cad.tiling.Joint", "axis": "x", "at": 1.0,
+    assert K.plain(Joint("x", 1.0, 2.0)) == {"class": "stratstone_cad.geometry.tiling.Joint", "axis": "x", "at": 1.0,
                                               "along": 2.0}
     with pytest.raises(TypeError, match="^cannot key object$"):
         K.plain(object())

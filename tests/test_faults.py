@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from stratstone_cad import build as B
+from stratstone_cad.build import pipeline as B
 
 
 def _descendants(pid: int) -> set[int]:
@@ -314,7 +314,7 @@ def test_the_fork_server_serves_a_build_that_is_a_containers_first_process():
         pytest.skip("unshare is not installed")
     script = """
 import os
-from stratstone_cad.workers import die_with_parent
+from stratstone_cad.build.workers import die_with_parent
 for parent in (1, None):
     child = os.fork()
     if child == 0:
@@ -340,7 +340,7 @@ def test_a_stop_while_a_boards_tiles_are_written_leaves_none_of_them(tmp_path, m
     are one part with one key, written all or none, so no tile is on disk that the
     manifest does not list, neither after a SIGTERM (KeyboardInterrupt) nor at that
     moment, which is what a SIGKILL would leave (CI caught tiles 1-3 left so)."""
-    from stratstone_cad import fileio
+    from stratstone_cad.base import fileio
 
     out = tmp_path / "out"
     real = fileio.tempfile.mkstemp

@@ -9,10 +9,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from stratstone_cad.catalog import SCHEMA, load_params
 from stratstone_cad.cli import printable
 from stratstone_cad.errors import UserError
-from stratstone_cad.games import commands
+from stratstone_cad.log import commands
+from stratstone_cad.registry import SCHEMA, load_params
 
 LOGS = Path(__file__).parent / "data" / "logs"
 VALID = sorted(p for p in LOGS.glob("*.jsonl") if not p.name.startswith("bad_"))

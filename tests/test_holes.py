@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from stratstone_cad import build as B
+from stratstone_cad.build import pipeline as B
 from stratstone_cad.errors import UserError
-from stratstone_cad.games import commands
-from stratstone_cad.games.core import get_game
+from stratstone_cad.log import commands
+from stratstone_cad.registry import get_game
 
 LOGS = Path(__file__).parent / "data" / "logs"
 

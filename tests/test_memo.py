@@ -1,4 +1,4 @@
-"""The persistent memo of checks and tile plans (stratstone_cad.memo): it recalls only what
+"""The persistent memo of checks and tile plans (stratstone_cad.base.memo): it recalls only what
 the same computation gave for the same arguments and code, keeps no failure, never stops
 a build over its own files, and spares an unchanged rebuild shapely and the font."""
 
@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from stratstone_cad import memo as M
-from stratstone_cad.cad.tiling import Joint, TilePlan
-from stratstone_cad.catalog import GAMES, load_params
+from stratstone_cad.base import memo as M
+from stratstone_cad.base.params import get_printer, load_profiles, parse_set
+from stratstone_cad.build.keys import job_key
 from stratstone_cad.errors import ParameterError
-from stratstone_cad.keys import job_key
-from stratstone_cad.params import get_printer, load_profiles, parse_set
+from stratstone_cad.geometry.tiling import Joint, TilePlan
+from stratstone_cad.registry import GAMES, load_params
 
-ROOTS = ("stratstone_cad.cad.tiling",)
+ROOTS = ("stratstone_cad.geometry.tiling",)
 
 
 @pytest.fixture
@@ -65,7 +65,7 @@ def test_another_name_code_or_argument_is_another_entry(on, other):
 
 
 def test_the_code_of_the_roots_is_in_the_key(monkeypatch):
-    from stratstone_cad import codeprint
+    from stratstone_cad.base import codeprint
 
     before = M.memo_key("x", ROOTS, 1)
     monkeypatch.setattr(codeprint, "code_fingerprint", lambda roots: "changed")
@@ -101,7 +101,7 @@ PLANTED = TilePlan((9.0, 9.0), [], [], [], True)  # what a planted entry says: v
 
 
 def _encode(plan: TilePlan):
-    from stratstone_cad.codeprint import plain
+    from stratstone_cad.base.codeprint import plain
 
     return json.loads(json.dumps(plan, default=plain))
 
@@ -186,8 +186,8 @@ def test_a_write_cut_short_leaves_no_temporary_file(on, monkeypatch):
 def test_a_tile_plan_comes_back_equal_from_its_json():
     plan = TilePlan((370.2, 410.00000000000006), [123.4], [0.1 + 0.2], [Joint("y", 0.30000000000000004, 17.0)], True)
     assert TilePlan.from_plain(_encode(plan)) == plan
-    with pytest.raises(ValueError, match=r"^not a tile plan: 'stratstone_cad.cad.tiling.Joint'$"):
-        TilePlan.from_plain({"class": "stratstone_cad.cad.tiling.Joint", "axis": "x", "at": 1, "along": 2})
+    with pytest.raises(ValueError, match=r"^not a tile plan: 'stratstone_cad.geometry.tiling.Joint'$"):
+        TilePlan.from_plain({"class": "stratstone_cad.geometry.tiling.Joint", "axis": "x", "at": 1, "along": 2})
 
 
 def _plans(printer=None):
@@ -238,9 +238,9 @@ def test_a_changed_board_gets_its_own_tile_plan(on):
 
 def test_board_job_takes_its_keep_out_as_a_partial():
     ps = load_params()
-    b = ps.stratstone.board
+    b = ps.game("stratstone").board
     with pytest.raises(TypeError, match="functools.partial"):
-        from stratstone_cad.jobs import board_job
+        from stratstone_cad.printing.jobs import board_job
 
         board_job(game="stratstone", stem="board", maker="m:f", args={}, board=b, printer=get_printer(None),
                   keep_out=lambda: [], what="board", facts="", cut_fix="")  # type: ignore[arg-type]
@@ -254,10 +254,12 @@ def test_an_unchanged_rebuild_loads_neither_shapely_nor_numpy_nor_the_font(on, b
     shutil.copytree(built_all, out)
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     env.pop(M.ENV, None)
-    code = ("import sys; from pathlib import Path; from stratstone_cad.build import build; "
+    code = ("import sys; from pathlib import Path; from stratstone_cad.build.pipeline import build; "
             f"r = build(None, None, Path({str(out)!r}), jobs=1, progress=None); "
             "print(len(r.built), len(r.cached), sorted(m for m in ('shapely', 'numpy', 'HersheyFonts', 'cadquery', "
-            "'stratstone_cad.games', 'concurrent.futures', 'multiprocessing') if m in sys.modules))")
+            "'stratstone_cad.games.stratstone.rules', 'stratstone_cad.games.sage_stones.rules', "
+            "'stratstone_cad.games.terrain.rules', 'stratstone_cad.games.terrain.terrain_map', "
+            "'concurrent.futures', 'multiprocessing') if m in sys.modules))")
     runs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
             for _ in range(2)]
     assert runs[0].startswith("0 42 [") and runs[0] != "0 42 []\n"  # computed, and remembered
@@ -265,14 +267,14 @@ def test_an_unchanged_rebuild_loads_neither_shapely_nor_numpy_nor_the_font(on, b
 
 
 def test_a_remembered_terrain_map_is_its_seeds_map_and_a_bad_entry_is_not(on):
-    from stratstone_cad.assets import terrain as TA
-    from stratstone_cad.games.terrain_map import check_heightmap, generate
+    from stratstone_cad.games.terrain import parts as TA
+    from stratstone_cad.games.terrain.terrain_map import check_heightmap, generate
 
-    board = load_params().terrain.board
+    board = load_params().game("terrain").board
     levels = check_heightmap(generate(board.seed))
     assert TA.load_map(board) == (levels, f"seed-{board.seed}", {"terrain_seed": board.seed})
     # keyed by the code of the engine's generator and of the module that calls it (_seed_map)
-    key = M.memo_key("terrain map", ("stratstone_cad.games.terrain_map", "stratstone_cad.assets.terrain"), board.seed)
+    key = M.memo_key("terrain map", ("stratstone_cad.games.terrain.terrain_map", "stratstone_cad.games.terrain.parts"), board.seed)
     assert json.loads((on / f"{key}.json").read_text())["value"] == [list(row) for row in levels]
     assert TA.load_map(board)[0] == levels
     flat = [[0] * 10 for _ in range(10)]
@@ -283,28 +285,28 @@ def test_a_remembered_terrain_map_is_its_seeds_map_and_a_bad_entry_is_not(on):
 
 
 def test_the_kernel_free_answer_is_keyed_by_the_maker_and_the_code_that_reads_it(on):
-    from stratstone_cad.keys import _kernel_free
+    from stratstone_cad.build.keys import _kernel_free
 
     ps = load_params()
-    board, stone = GAMES["stratstone"].plan(ps.stratstone, get_printer(None), load_profiles(), ps.mesh)[:2]
+    board, stone = GAMES["stratstone"].plan(ps.game("stratstone"), get_printer(None), load_profiles(), ps.mesh)[:2]
     assert (_kernel_free(board), _kernel_free(stone)) == (True, False)
     for job in (board, stone):
         module = job.maker.split(":")[0]
-        assert (on / f"{M.memo_key('kernel free', (module, 'stratstone_cad.keys'), job.maker)}.json").is_file()
+        assert (on / f"{M.memo_key('kernel free', (module, 'stratstone_cad.build.keys'), job.maker)}.json").is_file()
     assert (_kernel_free(board), _kernel_free(stone)) == (True, False)
 
 
 def test_the_module_of_the_computation_is_in_its_key(on, monkeypatch):
     """The code that computes a result is keyed even when the caller names other roots: a
     change to the function itself (here params.load_profiles) is a new entry."""
-    from stratstone_cad import codeprint
-    from stratstone_cad.params import load_profiles
+    from stratstone_cad.base import codeprint
+    from stratstone_cad.base.params import load_profiles
 
     seen = []
     real = codeprint.code_fingerprint
     monkeypatch.setattr(codeprint, "code_fingerprint", lambda roots: seen.append(roots) or real(roots))
     M.remembered("x", ROOTS, 1, load_profiles)
-    assert seen == [("stratstone_cad.cad.tiling", "stratstone_cad.params")]
+    assert seen == [("stratstone_cad.base.params", "stratstone_cad.geometry.tiling")]
 
 
 @pytest.mark.parametrize("home", ["", "relative/home", "/"])
@@ -399,7 +401,7 @@ def test_a_passed_check_is_kept_under_its_sections_fields_and_code(on):
     """Each parameter section's checks, once passed, are one entry: named "check", keyed by
     the section (every field) and the code of its class's module, holding true."""
     ps = load_params()
-    board = ps.stratstone.board
-    key = M.memo_key("check", ("stratstone_cad.assets.stratstone", "stratstone_cad.params"), board)
+    board = ps.game("stratstone").board
+    key = M.memo_key("check", ("stratstone_cad.games.stratstone.parts", "stratstone_cad.base.params"), board)
     assert json.loads((on / f"{key}.json").read_text())["value"] is True
-    assert (on / f"{M.memo_key('check', ('stratstone_cad.params',), ps.mesh)}.json").is_file()
+    assert (on / f"{M.memo_key('check', ('stratstone_cad.base.params',), ps.mesh)}.json").is_file()

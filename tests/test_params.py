@@ -7,15 +7,15 @@ import tomllib
 
 import pytest
 
-from stratstone_cad.catalog import PRESET_FILES, SCHEMA, load_params
+from stratstone_cad.base.params import PRESETS_DIR, Params, _show, get_printer, param, parse_set
 from stratstone_cad.errors import ParameterError
-from stratstone_cad.params import MODELS_DIR, Params, _show, get_printer, param, parse_set
+from stratstone_cad.registry import GAMES, SCHEMA, SHARED_PRESETS, load_params
 
 
 def test_dataclass_defaults_equal_the_presets():
     presets = {}
-    for f in PRESET_FILES:
-        presets.update(tomllib.loads((MODELS_DIR / f).read_text()))
+    for f in [*(g.preset for g in GAMES.values()), *(PRESETS_DIR / f for f in SHARED_PRESETS)]:
+        presets.update(tomllib.loads(f.read_text()))
     for prefix, cls in SCHEMA.items():
         table = presets
         for part in prefix.split("."):
@@ -28,17 +28,17 @@ def test_dataclass_defaults_equal_the_presets():
 def test_set_overrides_a_value_by_its_type():
     ps = load_params(sets=parse_set(["stratstone.stone.height_mm=9", "stratstone.stone.mark=off",
                                      "stratstone.stone.colours=green,blue,white", "stratstone.board.cells=5"]))
-    assert ps.stratstone.stone.height_mm == 9.0
-    assert ps.stratstone.stone.mark is False
-    assert ps.stratstone.stone.colours == ["green", "blue", "white"]
-    assert ps.stratstone.board.cells == 5
+    assert ps.game("stratstone").stone.height_mm == 9.0
+    assert ps.game("stratstone").stone.mark is False
+    assert ps.game("stratstone").stone.colours == ["green", "blue", "white"]
+    assert ps.game("stratstone").board.cells == 5
 
 
 def test_params_file_then_set(tmp_path):
     f = tmp_path / "p.toml"
     f.write_text("[stratstone.stone]\nheight_mm = 8.0\nseed = 7\n[mesh]\ntolerance_mm = 0.02\n")
     ps = load_params(f, parse_set(["stratstone.stone.seed=8"]))
-    assert (ps.stratstone.stone.height_mm, ps.stratstone.stone.seed, ps.mesh.tolerance_mm) == (8.0, 8, 0.02)
+    assert (ps.game("stratstone").stone.height_mm, ps.game("stratstone").stone.seed, ps.mesh.tolerance_mm) == (8.0, 8, 0.02)
 
 
 @pytest.mark.parametrize(("sets", "message"), [
@@ -138,7 +138,7 @@ def test_a_params_file_line_of_exactly_4096_bytes_is_read(tmp_path):
     f = tmp_path / "p.toml"
     f.write_text("[stratstone.stone]\nheight_mm = 8.0 #" + "x" * 4079 + "\n")
     assert len(f.read_bytes().splitlines()[1]) == 4096
-    assert load_params(f).stratstone.stone.height_mm == 8.0
+    assert load_params(f).game("stratstone").stone.height_mm == 8.0
 
 
 def test_unknown_printer_suggests_the_closest():
@@ -170,7 +170,7 @@ def test_limits_in_messages_are_themselves_accepted():
 def test_a_params_file_with_a_byte_order_mark(tmp_path):
     f = tmp_path / "p.toml"
     f.write_bytes(b"\xef\xbb\xbf[stratstone.stone]\nheight_mm = 8.0\n")
-    assert load_params(f).stratstone.stone.height_mm == 8.0
+    assert load_params(f).game("stratstone").stone.height_mm == 8.0
 
 
 def test_param_declares_a_field_with_its_description_and_limits():
@@ -241,7 +241,7 @@ def test_a_value_is_shown_in_a_message_cut_to_a_readable_size(value, shown):
 
 
 def test_set_splits_at_the_first_equals_sign_and_names_a_close_choice():
-    from stratstone_cad.params import _one_of
+    from stratstone_cad.base.params import _one_of
 
     assert parse_set([" a.b =c=d", "a.b=e", "x.y="]) == {"a.b": "e", "x.y": ""}
     assert parse_set(["p.q=r=s"]) == {"p.q": "r=s"}  # a value may hold "="
@@ -251,7 +251,7 @@ def test_set_splits_at_the_first_equals_sign_and_names_a_close_choice():
 
 
 def test_a_height_is_on_a_layer_boundary_counting_from_the_first_layer():
-    from stratstone_cad.params import Profile, on_layer_boundary
+    from stratstone_cad.base.params import Profile, on_layer_boundary
 
     p = Profile("piece", 0.15, 0.2)
     # the tolerance is in mm on both sides of every boundary, the first layer's top included
@@ -267,7 +267,7 @@ def test_describe_lists_every_parameter_with_its_default_range_and_words():
     rows = _Demo.describe()
     assert rows == [("demo.part.width_mm", 10.0, "a number from 1 to 60", "w"),
                     ("demo.part.depth_mm", 5.0, "a number of at least 2", "d")]
-    from stratstone_cad.assets.stratstone import StratstoneStones
+    from stratstone_cad.games.stratstone.parts import StratstoneStones
 
     listed = {name: (default, expected) for name, default, expected, _ in StratstoneStones.describe()}
     assert listed["stratstone.stone.marks"] == (["ring", "cross", "bars"], "a list of 3 names from ring, cross, bars, "
@@ -300,7 +300,7 @@ def test_each_kind_of_parameter_says_what_it_expects():
 
 
 def test_set_text_is_read_by_the_parameters_kind():
-    from stratstone_cad.params import parse_text_value
+    from stratstone_cad.base.params import parse_text_value
 
     f = {x.name: x for x in dataclasses.fields(_Kinds)}
     for word in ("true", "Yes", " ON ", "1"):
@@ -321,7 +321,7 @@ def test_set_text_is_read_by_the_parameters_kind():
 def test_the_thinnest_adaptive_layer_is_at_most_the_thickest_less_0_01_mm():
     """The limit the message names is itself accepted: 0.15 - 0.01 is 0.13999999999999999
     in floats, and 0.14 must still pass."""
-    from stratstone_cad.params import PlateParams
+    from stratstone_cad.base.params import PlateParams
 
     with pytest.raises(ParameterError) as e:
         PlateParams(adaptive_min_layer_mm=0.15, adaptive_max_layer_mm=0.15)
@@ -335,7 +335,7 @@ def test_the_thinnest_adaptive_layer_is_at_most_the_thickest_less_0_01_mm():
 
 
 def test_printer_and_profile_presets_are_read_from_the_models_folder(tmp_path):
-    from stratstone_cad.params import Printer, Profile, default_printer, load_printers, load_profiles
+    from stratstone_cad.base.params import Printer, Profile, default_printer, load_printers, load_profiles
 
     (tmp_path / "printers.toml").write_text('default = "small"\n[printer.small]\ntitle = "A small printer"\n'
                                             "bed_x_mm = 180\nbed_y_mm = 170\nmargin_mm = 5\nbed_z_mm = 160\n")
@@ -347,7 +347,7 @@ def test_printer_and_profile_presets_are_read_from_the_models_folder(tmp_path):
 
 
 def test_a_missing_or_broken_preset_file_is_named_in_one_line(tmp_path):
-    from stratstone_cad.params import default_printer, load_printers, load_profiles, resolve
+    from stratstone_cad.base.params import default_printer, load_printers, load_profiles, resolve
 
     printers, profiles, preset = tmp_path / "printers.toml", tmp_path / "profiles.toml", tmp_path / "stratstone.toml"
     for call, message in [(lambda: load_printers(tmp_path), f"printer presets {printers}: file not found"),
@@ -363,7 +363,7 @@ def test_a_missing_or_broken_preset_file_is_named_in_one_line(tmp_path):
 
 
 def test_a_preset_file_is_named_with_an_unknown_name_in_it(tmp_path):
-    from stratstone_cad.params import resolve
+    from stratstone_cad.base.params import resolve
 
     preset = tmp_path / "stratstone.toml"
     preset.write_text("[stratstone.board]\ncells = 5\n")
@@ -393,7 +393,7 @@ def test_a_bound_out_of_the_parameters_range_without_a_remedy_asks_to_change_the
 
 
 def test_a_limit_in_a_message_is_rounded_to_a_thousandth_towards_the_allowed_side():
-    from stratstone_cad.params import fmt_down, fmt_up
+    from stratstone_cad.base.params import fmt_down, fmt_up
 
     assert (fmt_up(10.3981), fmt_down(0.8949), fmt_up(2.0), fmt_down(2.0)) == ("10.399", "0.894", "2", "2")
     assert (fmt_up(1.000001), fmt_down(0.999999)) == ("1.001", "0.999")
@@ -438,12 +438,12 @@ def test_a_value_of_the_right_kind_is_kept_in_the_parameters_type():
 def test_a_params_file_may_write_an_integer_as_a_whole_float(tmp_path):
     f = tmp_path / "p.toml"
     f.write_text("[stratstone.board]\ncells = 5.0\n")
-    cells = load_params(f).stratstone.board.cells
+    cells = load_params(f).game("stratstone").board.cells
     assert cells == 5 and type(cells) is int
 
 
 def test_heights_and_depths_snap_to_whole_layers():
-    from stratstone_cad.params import Profile, snap_depth, snap_height
+    from stratstone_cad.base.params import Profile, snap_depth, snap_height
 
     p = Profile("piece", 0.15, 0.2)
     # a face at or near the bed goes to the first layer's top, the lowest boundary above it
@@ -457,7 +457,7 @@ def test_heights_and_depths_snap_to_whole_layers():
 
 
 def test_a_height_exactly_the_tolerance_off_a_boundary_is_not_on_it():
-    from stratstone_cad.params import Profile, on_layer_boundary
+    from stratstone_cad.base.params import Profile, on_layer_boundary
 
     p = Profile("coarse", 0.5, 0.5)  # boundaries at 0, 0.5, 1, ...; every value here is exact in binary
     assert on_layer_boundary(0.0625, p, tol=0.125) and not on_layer_boundary(0.125, p, tol=0.125)  # above the bed
@@ -467,7 +467,7 @@ def test_a_height_exactly_the_tolerance_off_a_boundary_is_not_on_it():
 
 
 def test_a_part_shows_its_colour_or_else_the_board_colour():
-    from stratstone_cad.params import Colour, display_colour
+    from stratstone_cad.base.params import Colour, display_colour
 
     colours = {"board": Colour("board", "#9A9A94"), "red": Colour("red", "#C8102E")}
     assert display_colour(colours, "red") == "#C8102E"
@@ -479,7 +479,7 @@ def test_display_colours_are_read_whole_and_a_bad_one_is_named(tmp_path):
     """models/colours.toml as written (upper-cased, "board" among them); a file without a
     board colour, without the table, or with a value that is not #RRGGBB is one whole line
     naming the file."""
-    from stratstone_cad.params import Colour, load_colours
+    from stratstone_cad.base.params import Colour, load_colours
 
     colours = load_colours()
     assert colours["board"] == Colour("board", "#9A9A94") and colours["red"] == Colour("red", "#C8102E")

@@ -154,11 +154,11 @@ def test_silent_surprises_are_refused(tmp_path, args, message):
 
 
 def test_a_repeated_set_takes_the_last_value():
-    from stratstone_cad.catalog import load_params
-    from stratstone_cad.params import parse_set
+    from stratstone_cad.base.params import parse_set
+    from stratstone_cad.registry import load_params
 
     ps = load_params(sets=parse_set(["stratstone.stone.height_mm=8", "stratstone.stone.height_mm=9"]))
-    assert ps.stratstone.stone.height_mm == 9.0
+    assert ps.game("stratstone").stone.height_mm == 9.0
     r = run("list", "--set", "stratstone.stone.height_mm=8", "--set", "stratstone.stone.height_mm=9")
     assert "stratstone.stone.height_mm = 9 (default 7.4)" in r.stdout
 
@@ -175,7 +175,7 @@ def test_a_mebibyte_line_of_objects_is_checked_in_linear_time(tmp_path, field):
     """N distinct objects in a header's players or a ply's captured: checking took 68 s at
     N = 8,000 (every pair compared); a line near the 1 MiB cap must take about a second."""
     from stratstone_cad.errors import UserError
-    from stratstone_cad.games import commands
+    from stratstone_cad.log import commands
 
     header = {"format": "stratstone-cad/log", "version": 1, "game": "sage-stones", "rules": "sage-stones/1",
               "players": ["yellow", "red", "blue", "green"], "seed": None, "setup": {}}
@@ -255,7 +255,7 @@ def test_build_out_that_is_not_a_folder_is_one_line(tmp_path):
 
 def test_build_out_nested_a_thousand_deep_is_made(tmp_path):
     """``mkdir -p`` of 1000 names: Path.mkdir(parents=True) recurses once per name."""
-    from stratstone_cad.fileio import ensure_writable_dir
+    from stratstone_cad.base.fileio import ensure_writable_dir
 
     deep = tmp_path.joinpath(*["d"] * 1000)
     assert ensure_writable_dir(deep) == deep and deep.is_dir()

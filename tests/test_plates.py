@@ -16,13 +16,13 @@ import numpy as np
 import pytest
 import trimesh
 
-from stratstone_cad import build as B
-from stratstone_cad.catalog import get_games, load_params
-from stratstone_cad.mesh.adaptive import adaptive_layers, flat_heights, slicer_profile
-from stratstone_cad.mesh.plates import Part, PlateError, arrange, gap, overlap
-from stratstone_cad.mesh.threemf import read_stl_mesh
-from stratstone_cad.params import load_colours, load_printers, load_profiles
-from stratstone_cad.plating import plan_plates, plate_key
+from stratstone_cad.base.params import load_colours, load_printers, load_profiles
+from stratstone_cad.build import pipeline as B
+from stratstone_cad.printing.adaptive import adaptive_layers, flat_heights, slicer_profile
+from stratstone_cad.printing.plates import Part, PlateError, arrange, gap, overlap
+from stratstone_cad.printing.plating import plan_plates, plate_key
+from stratstone_cad.printing.threemf import read_stl_mesh
+from stratstone_cad.registry import get_games, load_params
 
 SPACING = 6.0  # models/plates.toml
 
@@ -52,7 +52,7 @@ def test_every_plate_of_every_game_fits_every_printer_without_overlap(printer, p
     it (they are made without CadQuery, quickly), the pieces as the default build made them."""
     import importlib
 
-    from stratstone_cad.params import get_printer
+    from stratstone_cad.base.params import get_printer
 
     pr = get_printer(printer)
     ps = load_params()
@@ -364,7 +364,7 @@ def _stepped(levels, base=20.0):
         slab = manifold3d.Manifold.cube([w, w, z1 - z0]).translate([-w / 2, -w / 2, z0])
         body = slab if body is None else body + slab
     m = body.to_mesh()
-    from stratstone_cad.mesh.checks import Mesh
+    from stratstone_cad.printing.checks import Mesh
 
     return Mesh(np.asarray(m.vert_properties, dtype=np.float64)[:, :3], np.asarray(m.tri_verts, dtype=np.int64))
 
@@ -421,7 +421,7 @@ def test_the_layer_profile_of_each_object_is_its_own_by_its_place_in_the_model(p
 
 
 def test_the_plate_key_holds_the_version_the_printer_and_the_palette(plated):
-    from stratstone_cad.params import Colour, get_printer
+    from stratstone_cad.base.params import Colour, get_printer
 
     ps = load_params()
     profiles = load_profiles()
@@ -459,18 +459,18 @@ def test_a_plate_path_that_is_not_a_regular_file_is_one_line_before_anything_is_
 
 
 def test_a_bad_colours_file_is_refused_before_anything_is_written(tmp_path, monkeypatch):
-    from stratstone_cad import params as P
+    from stratstone_cad.base import params as P
     from stratstone_cad.errors import ParameterError
 
     models = tmp_path / "models"
-    shutil.copytree(P.MODELS_DIR, models)
+    shutil.copytree(P.PRESETS_DIR, models)
     (models / "colours.toml").write_text('[colour]\nred = "#C8102E"\n')
     with pytest.raises(ParameterError, match=r'expected a \[colour\] table with a "board" colour'):
         load_colours(models)
     (models / "colours.toml").write_text('[colour]\nboard = "grey"\n')
     with pytest.raises(ParameterError, match=r'colour.board = \'grey\': expected a colour as "#RRGGBB"'):
         load_colours(models)
-    monkeypatch.setattr(P, "MODELS_DIR", models)
+    monkeypatch.setattr(P, "PRESETS_DIR", models)
     monkeypatch.setattr(B, "load_colours", lambda: load_colours(models))
     with pytest.raises(ParameterError):
         B.build(["terrain"], None, tmp_path / "out", jobs=1, progress=None)

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from stratstone_cad.games.core import Sown
+from stratstone_cad.engine.core import Sown
 from stratstone_cad.viewer import replay as R
 from stratstone_cad.viewer import writer as W
 
@@ -41,7 +41,7 @@ def _chroma(rgb: np.ndarray) -> np.ndarray:
 
 
 def _state_after(game: str, ply: int):
-    from stratstone_cad.games.log import replay
+    from stratstone_cad.log.logfile import replay
 
     with replay(LOGS / GAMES[game]) as r:
         state = r.initial
@@ -337,7 +337,7 @@ def test_squares_are_the_board_grids_cells_in_the_logs_notation(game, first, sec
     """The first square of the notation is the board's lower-left cell (column 0, row 0 of
     its grid), the last the upper-right one; files or columns grow along x, rows along y."""
     rep = loaded[game]
-    from stratstone_cad.catalog import load_params
+    from stratstone_cad.registry import load_params
 
     grid = load_params(None, None, games=[game]).game(game).board.grid()
     assert rep.table.seats[first][:2] == pytest.approx(grid.cell_centre(0, 0))
@@ -485,7 +485,7 @@ def test_a_board_reset_lifts_every_gem_away(tmp_path):
     6 full): every gem rises and vanishes; the board is empty after the ply."""
     import json
 
-    from stratstone_cad.games.core import BoardReset
+    from stratstone_cad.engine.core import BoardReset
 
     board = {**{f"4-{r}": "yellow" for r in range(1, 10)}, "6-1": "red", **{f"6-{r}": "blue" for r in range(2, 10)}}
     header = {"format": "stratstone-cad/log", "version": 1, "game": "sage-stones", "rules": "sage-stones/1", "players": ["yellow", "red", "blue"], "seed": None,

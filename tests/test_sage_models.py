@@ -9,24 +9,24 @@ import pytest
 import shapely
 from shapely.geometry import Point
 
-from stratstone_cad.assets import sage_stones as SA
-from stratstone_cad.assets.marks import MarkSpec, mark_spec
-from stratstone_cad.assets.sage_stones import GemShape
-from stratstone_cad.cad import sage_stones as G
-from stratstone_cad.cad.boards import circle_segments, label_strokes, stack_volume, stroke_region
-from stratstone_cad.cad.glyphs import MARKS, mark_area
-from stratstone_cad.catalog import load_params
+from stratstone_cad.base.params import Printer, on_layer_boundary, parse_set, snap_depth, snap_height
 from stratstone_cad.errors import ParameterError
-from stratstone_cad.jobs import subset
-from stratstone_cad.mesh.checks import check_mesh
-from stratstone_cad.mesh.stack import stack_mesh
-from stratstone_cad.params import Printer, on_layer_boundary, parse_set, snap_depth, snap_height
+from stratstone_cad.games.sage_stones import cad as G
+from stratstone_cad.games.sage_stones import parts as SA
+from stratstone_cad.games.sage_stones.parts import GemShape
+from stratstone_cad.geometry.boards import circle_segments, label_strokes, stack_volume, stroke_region
+from stratstone_cad.geometry.glyphs import MARKS, mark_area
+from stratstone_cad.geometry.marks import MarkSpec, mark_spec
+from stratstone_cad.printing.checks import check_mesh
+from stratstone_cad.printing.jobs import subset
+from stratstone_cad.printing.stack import stack_mesh
+from stratstone_cad.registry import load_params
 from tests.meshtools import horizontal_heights, overhang_ok
 
 
 @pytest.fixture(scope="module")
 def sage(params):
-    return params.sage_stones
+    return params.game("sage-stones")
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +115,7 @@ def test_board_volume_closed_form_and_layers(board, stack, sage, profiles, param
 def test_the_board_tiles_on_a_small_bed_with_dovetails_clear_of_wells(sage, profiles, params):
     from shapely.geometry import Polygon
 
-    from stratstone_cad.cad.tiling import dovetail_outline
+    from stratstone_cad.geometry.tiling import dovetail_outline
 
     mini = Printer("prusa-mini", "", 180, 180, 5)
     job = SA.plan(sage, mini, profiles, params.mesh)[0]

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 import trimesh
 
-from stratstone_cad.build import build
-from stratstone_cad.params import get_printer
+from stratstone_cad.base.params import get_printer
+from stratstone_cad.build.pipeline import build
 
 pytestmark = pytest.mark.slicer
 
@@ -114,9 +114,9 @@ def test_prusaslicer_slices_every_plate_with_the_settings_it_carries(plated, tmp
     puts them (--dont-arrange), inside the bed."""
     import json
 
-    from stratstone_cad.catalog import load_params
-    from stratstone_cad.mesh.adaptive import adaptive_layers, flat_heights
-    from stratstone_cad.mesh.threemf import read_stl_mesh
+    from stratstone_cad.printing.adaptive import adaptive_layers, flat_heights
+    from stratstone_cad.printing.threemf import read_stl_mesh
+    from stratstone_cad.registry import load_params
 
     bounds = load_params().plates
     manifest = json.loads((plated / "manifest.json").read_text())
@@ -214,7 +214,7 @@ def test_a_slicer_that_fails_stops_the_report_with_one_line_naming_the_plate(tmp
 
 
 def test_parse_time_reads_every_unit():
-    from stratstone_cad.slicing import parse_time
+    from stratstone_cad.printing.slicing import parse_time
 
     assert parse_time("1d 2h 3m 4s") == 86400 + 7200 + 180 + 4
     assert parse_time("37m 29s") == 37 * 60 + 29

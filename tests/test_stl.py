@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from stratstone_cad.mesh.checks import Mesh
-from stratstone_cad.mesh.stl import stl_bytes
+from stratstone_cad.printing.checks import Mesh
+from stratstone_cad.printing.stl import stl_bytes
 
 RECORD = np.dtype([("normal", "<f4", (3,)), ("v", "<f4", (3, 3)), ("attr", "<u2")])
 

@@ -11,24 +11,16 @@ import pytest
 import shapely
 from shapely.geometry import Polygon, box
 
-from stratstone_cad.assets import terrain as TA
-from stratstone_cad.cad import terrain as T
-from stratstone_cad.cad.boards import label_strokes, stack_volume, stroke_region
-from stratstone_cad.cad.tiling import dovetail_outline
-from stratstone_cad.catalog import load_params
+from stratstone_cad.base.params import Printer, get_printer, load_profiles, on_layer_boundary, parse_set, snap_depth, snap_height
 from stratstone_cad.errors import ParameterError, UserError
-from stratstone_cad.games.terrain_map import generate
-from stratstone_cad.mesh.checks import check_mesh
-from stratstone_cad.mesh.stack import stack_mesh
-from stratstone_cad.params import (
-    Printer,
-    get_printer,
-    load_profiles,
-    on_layer_boundary,
-    parse_set,
-    snap_depth,
-    snap_height,
-)
+from stratstone_cad.games.terrain import cad as T
+from stratstone_cad.games.terrain import parts as TA
+from stratstone_cad.games.terrain.terrain_map import generate
+from stratstone_cad.geometry.boards import label_strokes, stack_volume, stroke_region
+from stratstone_cad.geometry.tiling import dovetail_outline
+from stratstone_cad.printing.checks import check_mesh
+from stratstone_cad.printing.stack import stack_mesh
+from stratstone_cad.registry import load_params
 from tests.meshtools import horizontal_heights, normals, overhang_ok
 
 MK4 = Printer("prusa-mk4", "", 250, 210, 5)
@@ -39,7 +31,7 @@ FLAT = tuple(tuple(0 for _ in range(10)) for _ in range(10))
 
 @pytest.fixture(scope="module")
 def terrain(params):
-    return params.terrain
+    return params.game("terrain")
 
 
 def _top_at(mesh, x: float, y: float) -> float:
@@ -157,16 +149,16 @@ def test_heightmap_from_a_file_or_a_log_and_bad_maps_in_one_line(tmp_path):
     levels = [list(r) for r in STAIRS]
     f = tmp_path / "hills.json"
     f.write_text(json.dumps(levels))
-    p = load_params(sets=parse_set([f"terrain.board.heightmap={f}"])).terrain
+    p = load_params(sets=parse_set([f"terrain.board.heightmap={f}"])).game("terrain")
     assert p.heightmap == STAIRS and p.map_name.startswith("map-") and len(p.map_name) == 12
     assert p.map_source["heightmap_file"] == str(f)
     log = tmp_path / "game.jsonl"
     log.write_text(json.dumps({"format": "stratstone-cad/log", "version": 1, "game": "terrain", "rules": "terrain/1",
                                "players": ["red", "blue"], "seed": None,
                                "setup": {"terrain_seed": None, "heightmap": levels}}) + "\n")
-    q = load_params(sets=parse_set([f"terrain.board.heightmap={log}"])).terrain
+    q = load_params(sets=parse_set([f"terrain.board.heightmap={log}"])).game("terrain")
     assert q.heightmap == STAIRS and q.map_name == p.map_name  # the same map, the same name
-    assert load_params(sets=parse_set(["terrain.board.seed=5"])).terrain.map_name == "seed-5"
+    assert load_params(sets=parse_set(["terrain.board.seed=5"])).game("terrain").map_name == "seed-5"
     bad = [list(r) for r in STAIRS]
     bad[6][2] = 9
     f.write_text(json.dumps(bad))
@@ -257,10 +249,10 @@ def test_a_dovetail_on_a_start_frame_names_the_frame_inset():
                       "terrain.board.joint_length_mm=15"])
     ps = load_params(sets=sets)
     with pytest.raises(ParameterError) as e:
-        TA.plan(ps.terrain, get_printer("prusa-mini"), load_profiles(), ps.mesh)
+        TA.plan(ps.game("terrain"), get_printer("prusa-mini"), load_profiles(), ps.mesh)
     assert "of a start frame, expected at least 0.8 mm (a larger frame_inset_mm, a smaller joint_width_mm" in str(e.value)
     ps = load_params(sets={**sets, "terrain.board.frame_inset_mm": "4"})  # the fix it names works
-    assert len(TA.plan(ps.terrain, get_printer("prusa-mini"), load_profiles(), ps.mesh)[0].outputs) == 9
+    assert len(TA.plan(ps.game("terrain"), get_printer("prusa-mini"), load_profiles(), ps.mesh)[0].outputs) == 9
 
 
 @pytest.mark.parametrize(("sets", "message"), [
@@ -320,7 +312,7 @@ def test_a_heightmap_that_is_not_a_regular_file_is_refused_without_reading_it(tm
 
 def test_a_stratstone_build_goes_past_a_missing_heightmap(tmp_path):
     """build passes its games to load_params: the next check (the printer) is reached."""
-    from stratstone_cad.build import build
+    from stratstone_cad.build.pipeline import build
 
     with pytest.raises(ParameterError, match="printer 'nope': unknown"):
         build(["stratstone"], "nope", tmp_path / "o", sets=parse_set(["terrain.board.heightmap=/nonexistent/map.json"]),
@@ -329,7 +321,7 @@ def test_a_stratstone_build_goes_past_a_missing_heightmap(tmp_path):
 
 
 def test_a_board_taller_than_the_printer_is_refused_naming_the_step_that_fits(tmp_path):
-    from stratstone_cad.build import build
+    from stratstone_cad.build.pipeline import build
 
     hill = tmp_path / "hill.json"
     hill.write_text(json.dumps([[min(20, f + r + 2) for f in range(10)] for r in range(10)]))  # j10 is level 20
@@ -342,5 +334,5 @@ def test_a_board_taller_than_the_printer_is_refused_naming_the_step_that_fits(tm
                                  "thickness_mm)")
     assert not (tmp_path / "o").exists()
     ps = load_params(sets=parse_set([f"terrain.board.heightmap={hill}", "terrain.board.step_mm=8.7"]))
-    (job,) = [j for j in TA.plan(ps.terrain, get_printer("prusa-mini"), load_profiles(), ps.mesh) if "board" in j.id]
+    (job,) = [j for j in TA.plan(ps.game("terrain"), get_printer("prusa-mini"), load_profiles(), ps.mesh) if "board" in j.id]
     assert job.outputs  # the step it names fits

@@ -9,28 +9,28 @@ import pytest
 import shapely
 from shapely.geometry import Polygon
 
-from stratstone_cad.assets import stratstone as SA
-from stratstone_cad.cad import stratstone as S
-from stratstone_cad.cad.boards import Slab, stack_volume
-from stratstone_cad.cad.tiling import Joint, dovetail_outline, lay_on_bed, plan_tiles, tile_stack
-from stratstone_cad.catalog import load_params
+from stratstone_cad.base.params import Printer, parse_set
 from stratstone_cad.errors import ParameterError
-from stratstone_cad.mesh.checks import check_mesh
-from stratstone_cad.mesh.stack import stack_mesh
-from stratstone_cad.params import Printer, parse_set
+from stratstone_cad.games.stratstone import cad as S
+from stratstone_cad.games.stratstone import parts as SA
+from stratstone_cad.geometry.boards import Slab, stack_volume
+from stratstone_cad.geometry.tiling import Joint, dovetail_outline, lay_on_bed, plan_tiles, tile_stack
+from stratstone_cad.printing.checks import check_mesh
+from stratstone_cad.printing.stack import stack_mesh
+from stratstone_cad.registry import load_params
 
 SMALL_BED = Printer("small", "a 110 mm test bed", 110, 110, 5)
 
 
 def _plan(params, printer):
-    b = params.stratstone.board
+    b = params.game("stratstone").board
     g = b.grid()
     return plan_tiles(g.size_mm, printer, b.joint_length_mm, b.joint_width_mm, g.wall_lines())
 
 
 @pytest.fixture(scope="module")
 def tiled(params, profiles):
-    p = params.stratstone
+    p = params.game("stratstone")
     b = p.board
     stack = S.board_stack(b, p.recess_diameter_mm, profiles["board"], params.mesh.tolerance_mm)
     plan = _plan(params, SMALL_BED)
@@ -78,7 +78,7 @@ def test_every_tile_fits_the_bed(tiled):
 def test_tiles_cover_the_board_less_the_joint_gaps(tiled, params):
     """The tiles together are the board less the clearance ring around each dovetail, exactly."""
     stack, plan, tiles = tiled
-    b = params.stratstone.board
+    b = params.game("stratstone").board
     gap = sum(Polygon(dovetail_outline(j, b.joint_length_mm, b.joint_width_mm, b.joint_clearance_mm))
               .difference(Polygon(dovetail_outline(j, b.joint_length_mm, b.joint_width_mm))).area for j in plan.joints)
     # over the full height: the gaps behind the cut lie in the dovetail's own tile and are not cut
@@ -97,7 +97,7 @@ def test_tiles_do_not_overlap_and_joints_line_up(tiled, params):
     another, a dovetail grown by 90 % of the clearance still misses the other tile,
     grown by 150 % it touches it."""
     _, plan, tiles = tiled
-    b = params.stratstone.board
+    b = params.game("stratstone").board
     flat = [shapely.union_all([s.region for s in t]) for t in tiles]
     for i, a in enumerate(flat):
         for c in flat[i + 1:]:
@@ -119,7 +119,7 @@ def test_tiles_mesh_watertight(tiled):
 
 
 def test_a_dovetail_flares(params):
-    b = params.stratstone.board
+    b = params.game("stratstone").board
     pts = dovetail_outline(Joint("x", 0.0, 0.0), b.joint_length_mm, b.joint_width_mm)
     neck = max(y for x, y in pts if x == 0.0) * 2
     head = max(y for x, y in pts if x > 0) * 2
@@ -150,7 +150,7 @@ def test_a_rotated_plan_turns_the_tiles_on_the_bed():
 
 
 def test_a_plans_tiles_are_numbered_row_by_row_from_the_lower_left():
-    from stratstone_cad.cad.tiling import Tile, TilePlan
+    from stratstone_cad.geometry.tiling import Tile, TilePlan
 
     assert TilePlan((200.0, 100.0), [120.0], [40.0], []).tiles() == [
         Tile(1, 0, 0, 0.0, 0.0, 120.0, 40.0), Tile(2, 1, 0, 120.0, 0.0, 200.0, 40.0),
@@ -160,7 +160,7 @@ def test_a_plans_tiles_are_numbered_row_by_row_from_the_lower_left():
 def test_a_cut_across_y_gives_the_lower_tile_the_dovetail_and_the_upper_its_socket():
     from shapely.geometry import Point, box
 
-    from stratstone_cad.cad.tiling import TilePlan
+    from stratstone_cad.geometry.tiling import TilePlan
 
     plan = TilePlan((100.0, 200.0), [], [100.0], [Joint("y", 100.0, 50.0)])
     (low,), (high,) = tile_stack([Slab(0.0, 5.0, box(0, 0, 100, 200))], plan, 5.0, 9.0, 0.2)
@@ -175,7 +175,7 @@ def test_sockets_stop_at_socket_top_and_a_missing_socket_top_is_the_joint_top():
     the step above it whole; without socket_top the socket is as tall as the dovetail."""
     from shapely.geometry import box
 
-    from stratstone_cad.cad.tiling import TilePlan
+    from stratstone_cad.geometry.tiling import TilePlan
 
     plan = TilePlan((200.0, 100.0), [100.0], [], [Joint("x", 100.0, 50.0)])
     stack = [Slab(0.0, 3.0, box(0, 0, 200, 100)), Slab(3.0, 4.0, box(0, 0, 200, 100))]
@@ -189,7 +189,7 @@ def test_sockets_stop_at_socket_top_and_a_missing_socket_top_is_the_joint_top():
 
 def test_cuts_follow_the_walls_or_none_are_made(params):
     """With wall lines given, cuts are only ever on them (never through a recess)."""
-    b = params.stratstone.board
+    b = params.game("stratstone").board
     g = b.grid()
     for bed in (Printer("a", "", 110, 110, 5), Printer("b", "", 70, 70, 5)):
         plan = plan_tiles(g.size_mm, bed, b.joint_length_mm, b.joint_width_mm, g.wall_lines())
@@ -201,17 +201,17 @@ def test_cuts_follow_the_walls_or_none_are_made(params):
 def test_dovetails_keep_clear_of_recesses_and_labels_or_the_plan_is_refused(profiles):
     """Joints go only where their sockets keep two extrusions from every recess and label;
     with nowhere to go, the message names the dovetail, what it hits, and what to change."""
-    from stratstone_cad.jobs import board_job
+    from stratstone_cad.printing.jobs import board_job
 
     ps = load_params(sets=parse_set(["stratstone.board.cell_pitch_mm=44"]))
-    p = ps.stratstone
+    p = ps.game("stratstone")
     job = SA.plan(p, Printer("mini", "", 180, 180, 5), profiles, ps.mesh)[0]
     keep = shapely.union_all([g for _, g in SA.keep_out(p)])
     b = p.board
     for j in job.args["plan"].joints:
         assert Polygon(dovetail_outline(j, b.joint_length_mm, b.joint_width_mm, b.joint_clearance_mm)).distance(keep) >= 0.8
     wide = load_params(sets=parse_set(["stratstone.board.cell_pitch_mm=44", "stratstone.board.joint_width_mm=20",
-                                       "stratstone.board.joint_length_mm=20"])).stratstone
+                                       "stratstone.board.joint_length_mm=20"])).game("stratstone")
     with pytest.raises(ParameterError, match=r"^stratstone.board.joint_width_mm = 20: the dovetail at \(\d+(\.\d+)?, "
                                              r"\d+(\.\d+)?\) mm comes within \d.\d\d mm of a (recess|label), expected at least "
                                              r"0.8 mm \(a smaller joint_width_mm, a smaller joint_length_mm, a larger cell_pitch_mm or a printer with a larger "
@@ -230,7 +230,7 @@ def test_tiled_lays_the_whole_board_or_its_tiles_on_the_bed_with_the_boards_join
 
     from shapely.geometry import box
 
-    from stratstone_cad.cad.tiling import tiled
+    from stratstone_cad.geometry.tiling import tiled
 
     joints = SimpleNamespace(joint_length_mm=5.0, joint_width_mm=9.0, joint_clearance_mm=0.2)
     board = [Slab(0.0, 5.0, box(0, 0, 300, 150))]
@@ -280,9 +280,9 @@ def test_a_stepped_board_keeps_its_dovetails_in_the_base():
 
 def test_a_joint_at_its_smallest_is_not_told_to_shrink():
     """joint_width_mm = 4 is the least it can be: the message names what can still change."""
-    from stratstone_cad.jobs import joint_fix
+    from stratstone_cad.printing.jobs import joint_fix
 
-    b = load_params(sets=parse_set(["stratstone.board.joint_width_mm=4", "stratstone.board.joint_length_mm=2"])).stratstone.board
+    b = load_params(sets=parse_set(["stratstone.board.joint_width_mm=4", "stratstone.board.joint_length_mm=2"])).game("stratstone").board
     assert joint_fix(b) == "a larger cell_pitch_mm or a printer with a larger bed"
 
 
@@ -290,8 +290,8 @@ def test_dovetail_spots_on_an_edge_counted_by_hand():
     """tiling._spots with a 10 mm wide, 6 mm long dovetail: it keeps half its width and a
     wall from the board's outer edge, its length more from a cut that crosses, one per
     started 80 mm, on the preferred line nearest each even spot."""
-    from stratstone_cad.cad.tiling import _spots
-    from stratstone_cad.params import MIN_WALL_MM as w
+    from stratstone_cad.base.params import MIN_WALL_MM as w
+    from stratstone_cad.geometry.tiling import _spots
 
     def spots(lo, hi, size, prefer, fits=lambda c: True, length=6.0):
         return _spots(lo, hi, size, prefer, length, 10.0, fits)
@@ -308,7 +308,7 @@ def test_dovetail_spots_on_an_edge_counted_by_hand():
 
 
 def test_a_dovetails_outline_counted_by_hand():
-    from stratstone_cad.cad.tiling import Joint, dovetail_outline
+    from stratstone_cad.geometry.tiling import Joint, dovetail_outline
 
     assert dovetail_outline(Joint("x", 100.0, 50.0), 6.0, 12.0) == [
         (94, 46), (100, 46), (106, 44), (106, 56), (100, 54), (94, 54)]  # neck 2/3 of the head
@@ -323,8 +323,8 @@ def test_a_dovetails_outline_counted_by_hand():
 
 def check(plan, keep_out, fixes=None):
     """check_keep_out on the default printer: 6 x 12 mm dovetails, 0.2 mm clearance."""
-    from stratstone_cad.cad.tiling import check_keep_out
-    from stratstone_cad.params import get_printer
+    from stratstone_cad.base.params import get_printer
+    from stratstone_cad.geometry.tiling import check_keep_out
 
     check_keep_out(plan, keep_out, 6.0, 12.0, 0.2, "p", get_printer(None), "fix the cut", "fix the joint", fixes)
 
@@ -340,9 +340,9 @@ def refused(plan, keep_out, fixes=None) -> str:
 def test_cuts_and_sockets_keep_a_wall_from_what_must_stay_whole():
     from shapely.geometry import box
 
-    from stratstone_cad.cad.tiling import Joint, TilePlan
-    from stratstone_cad.params import MIN_WALL_MM as w
-    from stratstone_cad.params import get_printer
+    from stratstone_cad.base.params import MIN_WALL_MM as w
+    from stratstone_cad.base.params import get_printer
+    from stratstone_cad.geometry.tiling import Joint, TilePlan
 
     printer = get_printer(None)
 
@@ -441,8 +441,8 @@ def test_a_dovetails_margins_are_exact():
     margin (half the width and a wall from the board's edge, the length more from a
     crossing cut) is taken, 0.01 mm past it is not (the dovetail goes mid-edge). Only the
     board's own edges (0 and its size) get the short margin, not a cut 1 mm from them."""
-    from stratstone_cad.cad.tiling import _spots
-    from stratstone_cad.params import MIN_WALL_MM as w
+    from stratstone_cad.base.params import MIN_WALL_MM as w
+    from stratstone_cad.geometry.tiling import _spots
 
     def spots(lo, hi, size, prefer, length=6.0):
         return _spots(lo, hi, size, prefer, length, 10.0, lambda c: True)
@@ -460,8 +460,8 @@ def test_evenly_spread_dovetails_on_an_inner_edge():
     """With no preferred lines: one dovetail per started 80 mm of the edge, evenly, when
     each gets more than twice its reach (half its width, a wall and its length) of the
     edge; else one mid-edge."""
-    from stratstone_cad.cad.tiling import _spots
-    from stratstone_cad.params import MIN_WALL_MM as w
+    from stratstone_cad.base.params import MIN_WALL_MM as w
+    from stratstone_cad.geometry.tiling import _spots
 
     def spots(lo, hi, length):
         return _spots(lo, hi, 400, [], length, 10.0, lambda c: True)
@@ -480,8 +480,8 @@ def test_a_socket_fits_exactly_a_wall_from_what_must_stay_whole():
     every socket fits."""
     from shapely.geometry import box
 
-    from stratstone_cad.cad.tiling import socket_fits
-    from stratstone_cad.params import MIN_WALL_MM as w
+    from stratstone_cad.base.params import MIN_WALL_MM as w
+    from stratstone_cad.geometry.tiling import socket_fits
 
     j = Joint("x", 100.0, 50.0)
     assert socket_fits([], 6.0, 12.0, 0.2)(j)
@@ -497,8 +497,8 @@ def test_a_cut_keeps_a_wall_to_the_board_edge_and_a_socket_names_its_own_fix():
     a keep-out that has its own fix names that fix first."""
     from shapely.geometry import box
 
-    from stratstone_cad.cad.tiling import TilePlan
-    from stratstone_cad.params import MIN_WALL_MM as w
+    from stratstone_cad.base.params import MIN_WALL_MM as w
+    from stratstone_cad.geometry.tiling import TilePlan
 
     across = TilePlan((200.0, 100.0), [100.0], [], [Joint("x", 100.0, 50.0)])
     assert refused(across, [("label", box(100.5, 0, 110, 0.1))]).startswith(

@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from ..catalog import get_games, load_params
-from ..errors import ParameterError
-from ..jobs import GameAssets, Job, Output
-from ..mesh.checks import Mesh
-from ..params import Colour, MeshParams, Printer, Profile, display_colour, load_colours, load_profiles
+from stratstone_cad.base.params import Colour, MeshParams, Printer, Profile, display_colour, load_colours, load_profiles
+from stratstone_cad.errors import ParameterError
+from stratstone_cad.printing.checks import Mesh
+from stratstone_cad.printing.jobs import GameAssets, Job, Output
+from stratstone_cad.registry import get_games, load_params
 
 __all__ = ["PREVIEW_MESH", "Asset", "asset_mesh", "game_assets", "list_assets", "select"]
 
@@ -95,7 +95,7 @@ def select(assets: dict[str, Asset], names: list[str]) -> list[Asset]:
 
 def _cache_dir() -> Path | None:
     """The mesh cache's folder, or None when there is no cache folder (no home)."""
-    from ..memo import cache_root
+    from stratstone_cad.base.memo import cache_root
 
     root = cache_root()
     return None if root is None else root / "meshes"
@@ -105,7 +105,7 @@ def _key(job: Job) -> str:
     """The key the build would give the job's files, with the viewer's mesh settings."""
     from types import SimpleNamespace
 
-    from ..build import job_key
+    from stratstone_cad.build.pipeline import job_key
 
     return job_key(job, SimpleNamespace(mesh=PREVIEW_MESH), load_profiles())  # type: ignore[arg-type]
 
@@ -136,8 +136,8 @@ def _load_or_make(job: Job, key: str) -> tuple[Mesh, ...]:
     buf = io.BytesIO()
     np.savez(buf, **{f"v{i}": m.vertices.astype(np.float32) for i, m in enumerate(meshes)},
              **{f"t{i}": m.triangles.astype(np.uint32) for i, m in enumerate(meshes)})
-    from ..errors import OutputError
-    from ..fileio import atomic_write
+    from stratstone_cad.base.fileio import atomic_write
+    from stratstone_cad.errors import OutputError
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -157,7 +157,7 @@ def _make(job: Job) -> tuple[Mesh, ...]:
         if isinstance(shape, Mesh):
             out.append(shape)
         else:
-            from ..mesh.tessellate import tessellate
+            from stratstone_cad.occ.tessellate import tessellate
 
             out.append(tessellate(shape, PREVIEW_MESH.tolerance_mm, math.radians(PREVIEW_MESH.angular_tolerance_deg)))
     return tuple(out)

@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UserError
-from ..fileio import atomic_write
-from .assets import Asset, asset_mesh
-from .writer import Progress, check_frames, check_target, png, publish
+from stratstone_cad.base.fileio import atomic_write
+from stratstone_cad.errors import UserError
+from stratstone_cad.viewer.assets import Asset, asset_mesh
+from stratstone_cad.viewer.writer import Progress, check_frames, check_target, png, publish
 
 __all__ = ["Placed", "contact_sheet", "layout", "render_still", "render_turntable", "show"]
 

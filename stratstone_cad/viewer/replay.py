@@ -2,12 +2,12 @@
 
 The log is checked and replayed through its engine once, when it loads (an invalid log is
 refused with check-log's one-line message); every ply's events, named with the pieces
-they move by the game's :class:`~stratstone_cad.games.core.PieceLedger`, and the places
+they move by the game's :class:`~stratstone_cad.engine.core.PieceLedger`, and the places
 of every piece after every ply are kept, so seeking to any ply is instant.
 
 The scene is the game's printed set: the board made for the log's game (the terrain from
 the log's heightmap) and one actor per physical piece (each of Stratstone's 24 pebbles
-its own mesh), placed with the board's own numbers (:class:`~stratstone_cad.jobs.Table`).
+its own mesh), placed with the board's own numbers (:class:`~stratstone_cad.printing.jobs.Table`).
 Actors are added once; a frame only moves them (``SetPosition``) and shows or hides them.
 
 Animation follows the events, in order, each given a share of the ply's time:
@@ -33,9 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ParameterError, UserError, counted
-from . import writer
-from .writer import Progress
+from stratstone_cad.errors import ParameterError, UserError, counted
+from stratstone_cad.viewer import writer
+from stratstone_cad.viewer.writer import Progress
 
 __all__ = ["Replay", "Scene", "Timeline", "load"]
 
@@ -106,10 +106,10 @@ def load(path: Path, sets: dict[str, str] | None = None) -> Replay:
     Raises :class:`LogError` (check-log's message) for an invalid log and
     :class:`ParameterError` for a bad ``--set``.
     """
-    from ..catalog import GAMES, load_params
-    from ..games.log import replay
-    from ..params import load_colours, load_profiles
-    from .assets import asset_mesh, game_assets
+    from stratstone_cad.base.params import load_colours, load_profiles
+    from stratstone_cad.log.logfile import replay
+    from stratstone_cad.registry import GAMES, load_params
+    from stratstone_cad.viewer.assets import asset_mesh, game_assets
 
     with replay(path) as r:
         steps = list(r)
@@ -125,7 +125,7 @@ def load(path: Path, sets: dict[str, str] | None = None) -> Replay:
     profiles = load_profiles()
     assets = {name.split("/", 1)[1]: a for name, a in game_assets(ga, params, profiles, load_colours()).items()}
     ledger = game.ledger(initial)
-    table = ga.table(params, profiles, ledger.pieces)
+    table = ga.table(params, profiles, ledger.pieces, game)
     anchors, heights = {}, {}
     for pid in ledger.pieces:
         lo, hi = asset_mesh(assets[table.assets[pid]]).bounds()
@@ -165,7 +165,7 @@ def _rest(ledger: Any, table: Any, heights: Mapping[str, float]) -> dict[str, Po
 
 def _squares(named: Sequence[Any]) -> tuple[str, ...]:
     """The move's from and to squares: where it starts and where it ends."""
-    from ..games.core import Exited, Moved, Placed, Sown
+    from stratstone_cad.engine.core import Exited, Moved, Placed, Sown
 
     sqs: list[str] = []
     for n in named:
@@ -257,7 +257,7 @@ class Timeline:
     # -- events ------------------------------------------------------------------------
 
     def play(self, named: Sequence[Any], rest: Mapping[str, Point | None]) -> dict[str, list[tuple[float, Point | None]]]:
-        from ..games.core import Attacked, BoardReset, Captured, Exited, Moved, Placed, Sown
+        from stratstone_cad.engine.core import Attacked, BoardReset, Captured, Exited, Moved, Placed, Sown
 
         for n in named:
             e, pieces = n.event, n.pieces
@@ -421,8 +421,8 @@ class Scene:
     def __init__(self, rep: Replay, size: tuple[int, int], off_screen: bool = True, smooth: bool = True) -> None:
         import pyvista as pv
 
-        from .assets import asset_mesh
-        from .preview import BACKGROUND, new_plotter, polydata
+        from stratstone_cad.viewer.assets import asset_mesh
+        from stratstone_cad.viewer.preview import BACKGROUND, new_plotter, polydata
 
         self.rep = rep
         samples = pv.global_theme.multi_samples
@@ -455,7 +455,7 @@ class Scene:
         degrees up, framed to fill the image below the overlay's lines."""
         import numpy as np
 
-        from .preview import project
+        from stratstone_cad.viewer.preview import project
 
         lo, hi = self.rep.board_bounds
         pts = [(x, y, z) for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2] + 10)]
@@ -662,7 +662,7 @@ def bind(scene: Scene, per_ply: int, fps: int) -> Controls:
 
 def show_window(rep: Replay, per_ply: int, fps: int) -> None:
     """The interactive window (it needs a display)."""
-    from .preview import need_display
+    from stratstone_cad.viewer.preview import need_display
 
     need_display("replay", "--out FILE.gif (.mp4, .png, or a folder)")
     scene = Scene(rep, (1280, 800), off_screen=False)

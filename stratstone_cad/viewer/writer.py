@@ -4,7 +4,7 @@ frames, from any stream of rendered frames (the preview's turntable, the replay)
 Files are written whole or not at all: into a temporary file (or folder) beside the target,
 ``.NAME.XXXXXXXX.tmp``, held under an exclusive lock while it is written and renamed over
 the target once complete. Every write error is raised as a one-line
-:class:`~stratstone_cad.fileio.OutputError` and leaves the target as it was. That is why
+:class:`~stratstone_cad.base.fileio.OutputError` and leaves the target as it was. That is why
 the project writes GIFs (Pillow) and MP4s (imageio-ffmpeg) itself rather than through
 PyVista's ``open_gif``/``open_movie``: their ``close()`` swallows a failed write, and a
 file cut short by a full disk would be published with success. An MP4 is also checked for
@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ParameterError, UserError
-from ..fileio import write_target
+from stratstone_cad.base.fileio import write_target
+from stratstone_cad.errors import ParameterError, UserError
 
 __all__ = ["GIF_FPS", "GIF_PIXELS", "Progress", "check_frames", "check_target", "publish"]
 
@@ -53,7 +53,7 @@ def check_target(out: Path, kinds: Sequence[str], size: tuple[int, int] = (1280,
     ``dir``: a new folder for PNG frames, a name without a suffix where nothing is yet),
     refused in one line before anything is rendered: a name too long for its temporary,
     an existing folder, a FIFO or device, a missing folder, another suffix, an odd MP4 size."""
-    from ..fileio import NAME_MAX, path_too_long
+    from stratstone_cad.base.fileio import NAME_MAX, path_too_long
 
     too_long = path_too_long(out)
     if too_long:
@@ -135,7 +135,7 @@ class Temporary:
         import fcntl
         import tempfile
 
-        from ..fileio import OutputError, describe_os_error
+        from stratstone_cad.base.fileio import OutputError, describe_os_error
 
         try:
             if kind == "dir":
@@ -200,7 +200,7 @@ def publish(out: Path, kind: str, frames: Iterable[np.ndarray], *, fps: int = 10
     temporary is made before the first frame is asked for. A new file or folder gets the
     permissions the umask allows; a replaced file keeps its own. ``frames`` is closed
     (a generator's ``finally`` runs) whatever happens."""
-    from ..fileio import OutputError, describe_os_error
+    from stratstone_cad.base.fileio import OutputError, describe_os_error
 
     try:
         target = out if kind == "dir" else write_target(out, follow_symlinks=True)

@@ -12,9 +12,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from stratstone_cad.games.commands import play_records
-from stratstone_cad.games.core import get_game
-from stratstone_cad.games.log import dumps_line
+from stratstone_cad.log.commands import play_records
+from stratstone_cad.log.logfile import dumps_line
+from stratstone_cad.registry import get_game
 
 LOGS = Path(__file__).resolve().parents[1] / "data" / "logs"
 

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from stratstone_cad.engine.core import UnknownGameError
+from stratstone_cad.engine.players import PlayerKindError, greedy
 from stratstone_cad.errors import LogError, OutputError, UserError
-from stratstone_cad.games import commands
-from stratstone_cad.games.core import UnknownGameError, game_names, get_game
-from stratstone_cad.games.players import PlayerKindError, greedy
-from stratstone_cad.games.sage_stones import SageStonesState
-from stratstone_cad.games.stratstone import StratstoneState
+from stratstone_cad.games.sage_stones.rules import SageStonesState
+from stratstone_cad.games.stratstone.rules import StratstoneState
+from stratstone_cad.log import commands
+from stratstone_cad.registry import game_names, get_game
 
 
 def test_play_returns_the_log_text_without_the_final_newline():
@@ -190,7 +191,7 @@ def test_greedy_takes_the_biggest_capture():
 
 def test_games_import_no_cad_or_vtk():
     code = (
-        "import sys; import stratstone_cad.games.commands, stratstone_cad.games.log;"
+        "import sys; import stratstone_cad.log.commands, stratstone_cad.log.logfile;"
         "heavy = ('cadquery', 'OCP', 'vtk', 'vtkmodules', 'pyvista', 'trimesh', 'numpy');"
         "bad = [m for m in sys.modules if m.split('.')[0] in heavy];"
         "print(bad); sys.exit(1 if bad else 0)"
@@ -201,16 +202,16 @@ def test_games_import_no_cad_or_vtk():
 
 
 def test_a_plugged_in_engine_is_found_next_to_the_built_in_ones(monkeypatch):
-    from stratstone_cad.games import core
+    from stratstone_cad import registry
 
-    monkeypatch.setattr(core, "_REGISTRY", dict(core._REGISTRY))
+    monkeypatch.setattr(registry, "_ENGINES", dict(registry._ENGINES))
 
     class Dummy:
         name = "dummy"
         rules = "dummy/1"
         chance_field = None
 
-    core.register(Dummy())
+    registry.register(Dummy())
     assert game_names() == ["dummy", "sage-stones", "stratstone", "terrain"]
     assert get_game("dummy").rules == "dummy/1"
 

@@ -1,7 +1,7 @@
 """A fourth game needs only its own module and its registration.
 
 The game here (one pile, take 1 to 3, who takes the last wins) is written against the
-protocol of :mod:`stratstone_cad.games.core` only and registered; ``play``, the built-in
+protocol of :mod:`stratstone_cad.engine.core` only and registered; ``play``, the built-in
 players and ``record`` then serve it with no change. (The log format names its games in
 ``log_schema.json``: a new game is a new entry of that published format, so ``check-log``
 refuses it until the format lists it.)
@@ -18,10 +18,11 @@ from typing import Any
 
 import pytest
 
-from stratstone_cad.games import core
-from stratstone_cad.games.commands import play_records
-from stratstone_cad.games.core import GameBase, GameOver, MoveTextError, NoChance, Result, RuleViolation, register
-from stratstone_cad.games.record import record
+from stratstone_cad import registry
+from stratstone_cad.engine.core import GameBase, GameOver, MoveTextError, NoChance, Result, RuleViolation
+from stratstone_cad.log.commands import play_records
+from stratstone_cad.log.record import record
+from stratstone_cad.registry import register
 
 PLAYERS = ("north", "south")
 
@@ -154,19 +155,17 @@ class DicePile(Pile):
 
 @pytest.fixture
 def pile_game() -> Iterator[Pile]:
-    core._load_builtin()
     game = register(Pile())
     yield game
-    del core._REGISTRY["pile"]
+    del registry._ENGINES["pile"]
 
 
 
 @pytest.fixture
 def dice_pile_game() -> Iterator[DicePile]:
-    core._load_builtin()
     game = register(DicePile())
     yield game
-    del core._REGISTRY["dice-pile"]
+    del registry._ENGINES["dice-pile"]
 
 def test_play_and_its_players_serve_a_registered_fourth_game(pile_game: Pile) -> None:
     records = play_records("pile", 7, ["greedy", "random"], {"pile": 10})
@@ -180,7 +179,7 @@ def test_play_and_its_players_serve_a_registered_fourth_game(pile_game: Pile) ->
 
 def test_play_stops_a_game_at_its_ply_limit_and_says_so(pile_game: Pile, tmp_path: Any) -> None:
     """A pile of 40,000 takes more than 10,000 plies (3 stones a ply at most): written unfinished, no result line."""
-    from stratstone_cad.games.commands import MAX_PLIES, play
+    from stratstone_cad.log.commands import MAX_PLIES, play
 
     out = tmp_path / "pile.jsonl"
     assert play("pile", 7, None, out, {"pile": 40_000}) == f"wrote {out}: pile, unfinished after {MAX_PLIES} plies (limit {MAX_PLIES})"
@@ -189,7 +188,7 @@ def test_play_stops_a_game_at_its_ply_limit_and_says_so(pile_game: Pile, tmp_pat
 
 
 def test_a_one_ply_game_is_summed_up_in_the_singular(pile_game: Pile, tmp_path: Any) -> None:
-    from stratstone_cad.games.commands import play
+    from stratstone_cad.log.commands import play
 
     out = tmp_path / "pile.jsonl"
     assert play("pile", 7, None, out, {"pile": 1}) == f"wrote {out}: pile, 1 ply, winner north (took the last)"
@@ -239,7 +238,7 @@ def test_a_setup_the_engine_draws_comes_from_the_seed_of_roll(dice_pile_game: Di
 
 def test_a_game_keeps_the_defaults_it_does_not_override(pile_game: Pile) -> None:
     """GameBase's defaults, as a fourth game without dice, map or board sees them."""
-    from stratstone_cad.games.core import SquareError
+    from stratstone_cad.engine.core import SquareError
 
     assert pile_game.chance_field is None and pile_game.map_fields == () and pile_game.squares == ()
     assert pile_game.default_players(None) == 2 and pile_game.play_setup({"pile": 3}, 5) == {"pile": 3}

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from stratstone_cad.errors import LogError, OutputError, UserError
-from stratstone_cad.games import log
-from stratstone_cad.games.commands import check_log
-from stratstone_cad.games.core import get_game
+from stratstone_cad.log import logfile as log
+from stratstone_cad.log.commands import check_log
+from stratstone_cad.registry import get_game
 
 LOGS = Path(__file__).resolve().parents[1] / "data" / "logs"
 
@@ -90,9 +90,9 @@ def test_schema_is_a_valid_draft_2020_12_schema_and_accepts_every_valid_line():
 
 
 def test_schema_ships_inside_the_package():
-    import stratstone_cad.games as games
+    import stratstone_cad.log as log_package
 
-    assert (Path(games.__file__).parent / "log_schema.json").is_file()
+    assert (Path(log_package.__file__).parent / "schema.json").is_file()
 
 
 def test_replay_yields_steps_with_events():
@@ -173,10 +173,10 @@ def test_a_derived_list_is_compared_in_any_order_and_a_wrong_one_cut_to_80_chara
 
 
 def test_a_game_of_the_format_without_its_engine_is_named(monkeypatch):
-    from stratstone_cad.games import core
+    from stratstone_cad import registry
 
-    core._load_builtin()
-    monkeypatch.setattr(core, "_REGISTRY", {k: v for k, v in core._REGISTRY.items() if k != "terrain"})
+    monkeypatch.setattr(registry, "_ENGINES", {k: v for k, v in registry._ENGINES.items() if k != "terrain"})
+    monkeypatch.setattr(registry, "_FOLDER_OF", {k: v for k, v in registry._FOLDER_OF.items() if k != "terrain"})
     with pytest.raises(LogError) as e:
         check_log(LOGS / "terrain_random.jsonl")
     assert str(e.value) == "line 1: game 'terrain' has no rules engine installed yet"
@@ -639,7 +639,7 @@ def test_the_fast_checks_are_really_taken_for_every_game(tmp_path, monkeypatch, 
     """Every ply line of a played game (and the usual headers) passes the game's fast check:
     the schema is never asked about them. The property tests above only prove the fast
     checks never accept too much; this proves they run."""
-    from stratstone_cad.games import commands
+    from stratstone_cad.log import commands
 
     path = tmp_path / "g.jsonl"
     commands.play(game, 6, None, path, setup)
@@ -662,7 +662,7 @@ def test_the_fast_checks_are_really_taken_for_every_game(tmp_path, monkeypatch, 
                                              ("sage-stones", 126, 2), ("sage-stones", 4242, 6)])
 def test_every_header_play_writes_takes_the_fast_check(game, seed, n):
     """At both ends of play's seed range and with 2 and 6 players (the test above plays seed 6 only)."""
-    from stratstone_cad.games.commands import play_records
+    from stratstone_cad.log.commands import play_records
 
     header = play_records(game, seed, ["random"] * n, max_plies=0)[0]
     assert header["seed"] == seed and len(header["players"]) == n
@@ -672,7 +672,7 @@ def test_every_header_play_writes_takes_the_fast_check(game, seed, n):
 def test_a_header_with_a_player_id_the_schema_refuses_is_left_to_the_schema():
     """Sage Stones' two-player variant takes any ids: one the schema refuses (capitals, a
     space, too long) must not pass the fast check."""
-    from stratstone_cad.games.commands import play_records
+    from stratstone_cad.log.commands import play_records
 
     header = play_records("sage-stones", 1, ["random"] * 2, {"variant": "two-player"}, max_plies=0)[0]
     assert log._fast_header(header) is True
@@ -709,13 +709,13 @@ def test_a_ply_of_no_game_or_of_a_game_the_schema_does_not_know_is_checked_by_th
 def test_the_fast_ply_check_of_two_fixed_sides(line, ok):
     """core.fast_two_sides_ply, made afresh (the engines make theirs at import): exactly
     ply >= 1, one of the sides, a move of 1-64 characters."""
-    from stratstone_cad.games.core import fast_two_sides_ply
+    from stratstone_cad.engine.core import fast_two_sides_ply
 
     assert fast_two_sides_ply(("yellow", "red"))(line, frozenset()) is ok
 
 
 def test_json_values_are_alike_exactly_when_json_schema_calls_them_equal():
-    from stratstone_cad.games.log import _canonical, _unique_items
+    from stratstone_cad.log.logfile import _canonical, _unique_items
 
     c = _canonical
     assert c(1) == c(1.0) and c([1, {"a": 2}]) == c([1.0, {"a": 2.0}])
@@ -732,7 +732,7 @@ def test_json_values_are_alike_exactly_when_json_schema_calls_them_equal():
 
 
 def test_an_overlong_list_is_named_by_its_path():
-    from stratstone_cad.games.log import _overlong
+    from stratstone_cad.log.logfile import _overlong
 
     assert _overlong([1, 2, 3], 2) == "the line: 3 items, expected at most 2"
     assert _overlong([1, 2], 2) is None and _overlong("abc", 2) is None and _overlong(7, 0) is None
@@ -756,7 +756,7 @@ def test_an_overlong_list_is_named_by_its_path():
     ('  {"a": 1}  x', "extra data at column 13"),
 ])
 def test_a_line_that_is_not_json_is_refused_with_its_column(text, message):
-    from stratstone_cad.games.log import LogError, _parse_json
+    from stratstone_cad.log.logfile import LogError, _parse_json
 
     with pytest.raises(LogError) as e:
         _parse_json(text, 4)
@@ -764,7 +764,7 @@ def test_a_line_that_is_not_json_is_refused_with_its_column(text, message):
 
 
 def test_message_helpers_say_sizes_types_and_cut_long_text():
-    from stratstone_cad.games.log import _cut, _human_size, _json_type
+    from stratstone_cad.log.logfile import _cut, _human_size, _json_type
 
     sizes = (1023, 1024, 1536, (1 << 20) - 52, (1 << 20) - 51, (1 << 20) - 1, 1 << 20, (1 << 30) - 1, 3 << 30, 5000 << 30)
     assert [_human_size(n) for n in sizes] == [

@@ -7,12 +7,13 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stratstone_cad.games import log
-from stratstone_cad.games.commands import play_records
-from stratstone_cad.games.core import Captured, GameOver, Placed, Sown, get_game
-from stratstone_cad.games.players import get_player
-from stratstone_cad.games.sage_stones import STONES, SageStonesState
-from stratstone_cad.games.stratstone import StratstoneState
+from stratstone_cad.engine.core import Captured, GameOver, Placed, Sown
+from stratstone_cad.engine.players import get_player
+from stratstone_cad.games.sage_stones.rules import STONES, SageStonesState
+from stratstone_cad.games.stratstone.rules import StratstoneState
+from stratstone_cad.log import logfile as log
+from stratstone_cad.log.commands import play_records
+from stratstone_cad.registry import get_game
 
 seeds = st.integers(0, 2**32)
 kinds = st.sampled_from(["random", "greedy"])

@@ -16,9 +16,9 @@ from typing import TextIO
 import pytest
 
 from stratstone_cad.errors import UserError
-from stratstone_cad.games import commands
-from stratstone_cad.games import record as rec
-from stratstone_cad.games.log import check_log
+from stratstone_cad.log import commands
+from stratstone_cad.log import record as rec
+from stratstone_cad.log.logfile import check_log
 
 
 def cli(*args: str, stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess:
@@ -174,7 +174,7 @@ def test_undo_with_roll_takes_back_the_lost_turns_down_to_the_ply_the_player_cho
     turn for plies 1 and 4, columns 7 and 4 for plies 2 and 3."""
     import random
 
-    from stratstone_cad.games.sage_stones import SageStonesState
+    from stratstone_cad.games.sage_stones.rules import SageStonesState
 
     start = SageStonesState.start(["red", "blue"])
     assert [start.roll(random.Random(f"10/{n}")) for n in range(1, 5)] == [(3, 1, 2), (3, 2, 2), (1, 2, 1), (3, 1, 2)]
@@ -197,7 +197,7 @@ def test_undo_with_roll_takes_back_no_ply_the_dice_forced_from_the_start(tmp_pat
     undo leaves them (the same dice would fall again) and takes back a chosen ply alone."""
     import random
 
-    from stratstone_cad.games.sage_stones import SageStonesState
+    from stratstone_cad.games.sage_stones.rules import SageStonesState
 
     state = SageStonesState.start(["red", "blue"])
     for n in (1, 2):
@@ -344,8 +344,8 @@ def test_hostile_answers_are_refused_and_shown_escaped(tmp_path):
 
 
 def test_the_text_boards_show_every_stack_well_and_level():
-    from stratstone_cad.games.sage_stones import SageStonesState
-    from stratstone_cad.games.stratstone import StratstoneState
+    from stratstone_cad.games.sage_stones.rules import SageStonesState
+    from stratstone_cad.games.stratstone.rules import StratstoneState
 
     s, _ = StratstoneState.start().apply("a1 NNE")
     s, _ = s.apply("a3 SS")  # red onto a3's tan, sown a2 (tan), a1 (red last)
@@ -362,8 +362,8 @@ def test_the_text_boards_show_every_stack_well_and_level():
 def test_terrain_moves_of_a_square_come_with_their_walking_cost():
     import heapq
 
-    from stratstone_cad.games.terrain import SQUARES, TerrainState
-    from stratstone_cad.games.terrain_map import generate
+    from stratstone_cad.games.terrain.rules import SQUARES, TerrainState
+    from stratstone_cad.games.terrain.terrain_map import generate
 
     state = TerrainState.start(generate(3), 3)
     levels = state.terrain.levels
@@ -442,7 +442,7 @@ def test_dice_and_the_winning_move_on_one_line_end_the_game(tmp_path):
 def test_undo_with_roll_takes_back_the_chosen_ply_and_the_same_dice_come_back(tmp_path):
     import random
 
-    from stratstone_cad.games.sage_stones import SageStonesState
+    from stratstone_cad.games.sage_stones.rules import SageStonesState
 
     start = SageStonesState.start(["red", "blue"])
     dice = start.roll(random.Random("8/1"))  # the dice of ply 1 with --seed 8
@@ -551,7 +551,7 @@ def test_a_session_shows_players_what_the_transcript_says(game, tmp_path):
 def test_an_answer_over_the_line_limit_is_ignored_whole_and_one_at_it_is_read(tmp_path):
     """Typed (or pasted) at the table: a line of more than MAX_INPUT characters is dropped
     in full, however long, and the session goes on; CR LF line ends are read as LF."""
-    from stratstone_cad.games.record import MAX_INPUT
+    from stratstone_cad.log.record import MAX_INPUT
 
     at_limit = "x" * MAX_INPUT
     for over in (MAX_INPUT + 1, MAX_INPUT + 70_000):

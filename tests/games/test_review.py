@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from stratstone_cad.engine.core import Captured, SetupError
+from stratstone_cad.engine.players import greedy
 from stratstone_cad.errors import LogError
-from stratstone_cad.games import commands
-from stratstone_cad.games.core import Captured, SetupError
-from stratstone_cad.games.players import greedy
-from stratstone_cad.games.sage_stones import SQUARES, SageStonesState, capture_squares
-from stratstone_cad.games.stratstone import StratstoneState
+from stratstone_cad.games.sage_stones.rules import SQUARES, SageStonesState, capture_squares
+from stratstone_cad.games.stratstone.rules import StratstoneState
+from stratstone_cad.log import commands
 
 FOUR = ["yellow", "red", "blue", "green"]
 

@@ -6,27 +6,9 @@ import random
 
 import pytest
 
+from stratstone_cad.engine.core import BoardReset, Captured, DiceRolled, ExtraTurn, GameOver, Placed, Result, SetupError, TurnLost
 from stratstone_cad.errors import IllegalMoveError, MoveParseError
-from stratstone_cad.games.core import (
-    BoardReset,
-    Captured,
-    DiceRolled,
-    ExtraTurn,
-    GameOver,
-    Placed,
-    Result,
-    SetupError,
-    TurnLost,
-)
-from stratstone_cad.games.sage_stones import (
-    GAME,
-    PASS,
-    SQUARES,
-    SagePlace,
-    SageStonesState,
-    capture_squares,
-    parse_move,
-)
+from stratstone_cad.games.sage_stones.rules import GAME, PASS, SQUARES, SagePlace, SageStonesState, capture_squares, parse_move
 from tests.picking import Pick
 
 FOUR = ["yellow", "red", "blue", "green"]
@@ -65,7 +47,7 @@ def test_move_text_round_trips(text):
 
 
 def test_square_text_reads_as_column_and_row_and_anything_else_is_refused_in_full():
-    from stratstone_cad.games.core import SquareError
+    from stratstone_cad.engine.core import SquareError
 
     assert GAME.parse_square("3-1") == (0, 0) and GAME.parse_square("5-7") == (2, 6) and GAME.parse_square("9-9") == (6, 8)
     with pytest.raises(SquareError) as e:
@@ -233,7 +215,7 @@ def test_a_roll_of_6_with_column_6_full_resets():
 
 
 def test_a_reset_after_a_lost_turn_names_the_rolled_column_and_gives_the_roll_back_to_the_first_player():
-    from stratstone_cad.games.sage_stones import SagePass
+    from stratstone_cad.games.sage_stones.rules import SagePass
 
     s = sage({**full_column(5), **full_column(6, start=2)}, first="blue")
     s, events = turn(s, (2, 3, 1), SagePass())  # a pass built by hand is a pass
@@ -508,7 +490,7 @@ def test_the_diagram_shows_each_wells_colour_row_9_first():
 
 def test_every_refusal_and_roll_description_reads_in_full():
     """The messages players see in ``record``, pinned whole."""
-    from stratstone_cad.games.core import RuleViolation
+    from stratstone_cad.engine.core import RuleViolation
 
     s = sage()
     assert s.describe_roll() == "no roll yet"
@@ -533,10 +515,10 @@ def test_every_refusal_and_roll_description_reads_in_full():
     ((1, 2, "x" * 80), "[1, 2, '" + "x" * 44 + "..."),
 ])
 def test_dice_in_a_game_without_them_are_refused_by_name(dice, shown):
-    from stratstone_cad.games.core import RuleViolation
-    from stratstone_cad.games.stratstone import StratstoneState
-    from stratstone_cad.games.terrain import TerrainState
-    from stratstone_cad.games.terrain_map import generate
+    from stratstone_cad.engine.core import RuleViolation
+    from stratstone_cad.games.stratstone.rules import StratstoneState
+    from stratstone_cad.games.terrain.rules import TerrainState
+    from stratstone_cad.games.terrain.terrain_map import generate
 
     for state, title in ((StratstoneState.start(), "Stratstone"), (TerrainState.start(generate(1), 1), "the terrain game")):
         with pytest.raises(RuleViolation) as e:
@@ -549,8 +531,8 @@ def test_the_greedy_player_takes_a_best_trap_and_draws_among_equals(variant):
     """Over whole random games: greedy's choices are exactly the placements that trap the
     most stones of other owners minus its own (counted here with capture_squares), or any
     placement when any one wins; random's are every empty well of the column."""
-    from stratstone_cad.games.core import RuleViolation
-    from stratstone_cad.games.sage_stones import STONES
+    from stratstone_cad.engine.core import RuleViolation
+    from stratstone_cad.games.sage_stones.rules import STONES
 
     rng = random.Random(11)
     seen = {"tie": 0, "unique": 0, "winning": 0, "own": 0}
@@ -640,7 +622,7 @@ def test_a_two_player_setup_may_name_its_colours_and_who_starts():
 def test_the_fast_ply_check_takes_exactly_the_documented_lines(line, ok):
     """SageStones.fast_ply: ply >= 1, a player of the header, three dice 1-3 and a move of
     1-64 characters; every line it takes is valid by the schema too."""
-    from stratstone_cad.games.log import validate_line
+    from stratstone_cad.log.logfile import validate_line
 
     assert GAME.fast_ply(line, frozenset({"yellow", "red"})) is ok
     if ok:

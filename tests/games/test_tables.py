@@ -11,9 +11,9 @@ import functools
 
 import pytest
 
-from stratstone_cad.games import sage_stones as sage
-from stratstone_cad.games import stratstone as strat
-from stratstone_cad.games import terrain
+from stratstone_cad.games.sage_stones import rules as sage
+from stratstone_cad.games.stratstone import rules as strat
+from stratstone_cad.games.terrain import rules as terrain
 
 
 def _sage(square: str) -> int:
@@ -120,7 +120,7 @@ def test_terrain_runner_diagonals_ne_se_sw_nw_and_jumps_over_the_next_square(squ
 
 
 def test_short_repr_cuts_long_values_and_names_ones_it_cannot_show():
-    from stratstone_cad.games.core import short_repr
+    from stratstone_cad.engine.core import short_repr
 
     assert short_repr("a" * 38) == repr("a" * 38)  # 40 characters with the quotes: whole
     assert short_repr("a" * 39) == repr("a" * 39)[:37] + "..."
@@ -133,7 +133,7 @@ def test_short_repr_cuts_long_values_and_names_ones_it_cannot_show():
 
 
 def test_a_move_that_does_not_parse_says_its_ply_text_and_what_was_expected():
-    from stratstone_cad.games.core import MoveTextError, SquareError
+    from stratstone_cad.engine.core import MoveTextError, SquareError
 
     with pytest.raises(MoveTextError) as e:
         strat.StratstoneState.start().parse_move("z9 N")

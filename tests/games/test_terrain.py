@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from stratstone_cad.games.core import (
+from stratstone_cad.engine.core import (
     Attacked,
     Captured,
     Exited,
@@ -22,9 +22,8 @@ from stratstone_cad.games.core import (
     SetupError,
     SquareError,
     TurnLost,
-    get_game,
 )
-from stratstone_cad.games.terrain import (
+from stratstone_cad.games.terrain.rules import (
     KINDS,
     MAX_MOVES,
     PASS,
@@ -35,7 +34,8 @@ from stratstone_cad.games.terrain import (
     attack_strengths,
     parse_square,
 )
-from stratstone_cad.games.terrain_map import generate
+from stratstone_cad.games.terrain.terrain_map import generate
+from stratstone_cad.registry import get_game
 from tests.picking import Pick
 
 IDX = {name: i for i, name in enumerate(SQUARES)}
@@ -1000,7 +1000,7 @@ _CUT = "'" + "x" * 36 + "..."  # a long value in a message: its repr cut to 40 c
 
 
 def test_a_new_game_draws_its_map_seed_from_the_rng_unless_given():
-    from stratstone_cad.games.core import get_game
+    from stratstone_cad.registry import get_game
 
     g = get_game("terrain")
     players, setup = g.new_setup(2, None, random.Random(9))
@@ -1021,7 +1021,7 @@ def test_a_new_game_draws_its_map_seed_from_the_rng_unless_given():
     (2, {"terrain_seed": _LONG}, f"setup.terrain_seed: {_CUT} is not an integer from 0 to {_HUGE}"),
 ])
 def test_a_new_games_bad_setup_is_refused_in_one_line(n, setup, message):
-    from stratstone_cad.games.core import get_game
+    from stratstone_cad.registry import get_game
 
     with pytest.raises(SetupError) as e:
         get_game("terrain").new_setup(n, setup, random.Random(1))

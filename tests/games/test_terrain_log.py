@@ -18,13 +18,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from stratstone_cad.engine.core import Captured, Exited, GameOver
+from stratstone_cad.engine.players import get_player, greedy
 from stratstone_cad.errors import LogError, UserError
-from stratstone_cad.games import commands, log
-from stratstone_cad.games.commands import GameWarning, play_records
-from stratstone_cad.games.core import Captured, Exited, GameOver, get_game
-from stratstone_cad.games.players import get_player, greedy
-from stratstone_cad.games.terrain import STRENGTH, TerrainState
-from stratstone_cad.games.terrain_map import TerrainError, generate
+from stratstone_cad.games.terrain.rules import STRENGTH, TerrainState
+from stratstone_cad.games.terrain.terrain_map import TerrainError, generate
+from stratstone_cad.log import commands
+from stratstone_cad.log import logfile as log
+from stratstone_cad.log.commands import GameWarning, play_records
+from stratstone_cad.registry import get_game
 
 LOGS = Path(__file__).resolve().parents[1] / "data" / "logs"
 
@@ -204,7 +206,8 @@ def test_the_header_holds_the_heightmap_and_the_terrain_seed():
 
 
 def test_a_replay_does_not_depend_on_the_generator(monkeypatch, tmp_path):
-    from stratstone_cad.games import terrain, terrain_map
+    from stratstone_cad.games.terrain import rules as terrain
+    from stratstone_cad.games.terrain import terrain_map
 
     def broken(seed: int) -> list[list[int]]:
         raise AssertionError("the generator was called")

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from stratstone_cad.errors import UserError
-from stratstone_cad.games import terrain_map as tm
-from stratstone_cad.games.terrain_map import (
+from stratstone_cad.games.terrain import terrain_map as tm
+from stratstone_cad.games.terrain.terrain_map import (
     TerrainError,
     check_heightmap,
     crossing_costs,
@@ -193,8 +193,8 @@ def test_generate_refuses_a_non_integer_seed():
 
 def test_terrain_map_imports_without_the_engine():
     code = (
-        "import sys; from stratstone_cad.games.terrain_map import generate; generate(1);"
-        "bad = [m for m in sys.modules if m in ('stratstone_cad.games.terrain', 'stratstone_cad.games.log', 'jsonschema')"
+        "import sys; from stratstone_cad.games.terrain.terrain_map import generate; generate(1);"
+        "bad = [m for m in sys.modules if m in ('stratstone_cad.games.terrain.rules', 'stratstone_cad.log.logfile', 'jsonschema')"
         " or m.split('.')[0] in ('cadquery', 'OCP', 'vtk', 'pyvista', 'numpy')];"
         "print(bad); sys.exit(1 if bad else 0)"
     )
@@ -355,7 +355,7 @@ def test_a_log_header_is_read_up_to_1_mib(tmp_path):
 
 
 def test_a_log_header_without_a_heightmap_or_with_nan():
-    from stratstone_cad.games.terrain_map import parse_log_header
+    from stratstone_cad.games.terrain.terrain_map import parse_log_header
 
     p = Path("t.jsonl")
     with pytest.raises(TerrainError) as info:
@@ -375,19 +375,19 @@ def test_a_log_header_without_a_heightmap_or_with_nan():
     (-(10**40), "a whole number of about 41 digits"),
 ])
 def test_a_heightmap_value_is_shown_short_in_a_message(value, shown):
-    from stratstone_cad.games.terrain_map import _show
+    from stratstone_cad.games.terrain.terrain_map import _show
 
     assert _show(value) == shown
 
 
 def test_a_step_costs_one_point_and_one_more_per_level_of_change():
-    from stratstone_cad.games.terrain_map import step_cost
+    from stratstone_cad.games.terrain.terrain_map import step_cost
 
     assert [step_cost(0, 0), step_cost(0, 2), step_cost(3, 1), step_cost(-1, 1)] == [1, 3, 3, 3]
 
 
 def test_two_boards_of_the_same_levels_are_one_terrain():
-    from stratstone_cad.games.terrain import Terrain
+    from stratstone_cad.games.terrain.rules import Terrain
 
     a, b, other = Terrain(generate(4), 4), Terrain(generate(4), None), Terrain(generate(5), 5)
     assert a == b and hash(a) == hash(b) and a != other and a != generate(4)

@@ -10,8 +10,8 @@ import random
 import pytest
 from test_terrain import position  # the hand-built positions' helpers
 
-from stratstone_cad.games.core import RuleViolation
-from stratstone_cad.games.terrain import TerrainState
+from stratstone_cad.engine.core import RuleViolation
+from stratstone_cad.games.terrain.rules import TerrainState
 
 
 def violation(state: TerrainState, text: str) -> str:

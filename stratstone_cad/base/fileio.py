@@ -1,0 +1,285 @@
+"""Every path a user gives goes through here: checked reads and atomic, checked writes.
+
+A file is written to a temporary name in the same folder and renamed over the target, so
+a reader (or a crash) never sees half a file: an interrupted write leaves the old file
+(or no file) and removes its temporary file. A write never replaces what is not a regular
+file: a FIFO, a device or a folder at the path is refused; a symbolic link is written
+through (its target is replaced, the link stays) or, for the build's own files, refused.
+
+A read takes only a regular file under a size cap (a FIFO would block, ``/dev/zero``
+never end), and every OS error (a symlink loop, a name over 255 bytes, no permission)
+becomes one line naming the path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import re
+import stat
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+from stratstone_cad.errors import OutputError, UserError
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"), (stat.S_ISLNK, "a symbolic link"))
+
+
+NAME_MAX = 255  # bytes in one name of a path (Linux, macOS)
+PATH_MAX = 4095  # bytes in a whole path (Linux: 4096 with the closing NUL)
+
+
+def describe_os_error(e: OSError) -> str:
+    """A short reason for an OS error, in the words a user knows."""
+    if e.errno == errno.ELOOP:
+        return "a loop of symbolic links"
+    if e.errno == errno.ENAMETOOLONG:
+        return path_too_long(e.filename) or f"a name in it is too long ({NAME_MAX} bytes at most)"
+    return e.strerror or str(e)
+
+
+def path_too_long(path: object) -> str:
+    """Why ``path`` is too long for the system, or '' when it is not."""
+    if not isinstance(path, str | bytes | os.PathLike):
+        return ""
+    raw = os.fsencode(path)
+    if any(len(name) > NAME_MAX for name in raw.split(b"/")):
+        return f"a name in it is too long ({NAME_MAX} bytes at most)"
+    if len(os.fsencode(os.path.abspath(raw))) > PATH_MAX:
+        return f"the path is too long ({PATH_MAX} bytes at most)"
+    return ""
+
+
+def kind_of(mode: int) -> str:
+    """'a FIFO', 'a folder', ... for a file mode that is not a regular file's."""
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+@contextlib.contextmanager
+def open_regular(path: Path | str, what: str, expected: str,
+                 error: type[UserError] = UserError) -> Iterator[BinaryIO]:
+    """A regular file opened for reading in binary, or ``error`` with one line
+    ``<what> <path>: <why>, expected <expected>``.
+
+    The file is opened without blocking and checked once open, so a FIFO (or one put in
+    its place after a check) cannot hang the read, and a device cannot be read forever.
+    """
+    text = str(path)
+    where = f"{what} {text}" if what else text
+    if not text.strip():
+        raise error(f"{what or 'path'} {text!r}: expected a path to {expected}")
+    try:
+        fd = os.open(text, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise error(f"{where}: file not found, expected {expected}") from None
+    except IsADirectoryError:
+        raise error(f"{where}: is a folder, expected {expected}") from None
+    except OSError as e:
+        raise error(f"{where}: cannot read ({describe_os_error(e)}), expected {expected}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError as e:
+        os.close(fd)
+        raise error(f"{where}: cannot read ({describe_os_error(e)}), expected {expected}") from None
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise error(f"{where}: is {kind_of(mode)}, expected {expected}")
+    with os.fdopen(fd, "rb") as f:
+        yield f
+
+
+def read_user_file(path: Path | str, what: str, limit: int, expected: str,
+                   error: type[UserError] = UserError) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes, or ``error`` with one line
+    ``<what> <path>: <why>, expected <expected>`` (see :func:`open_regular`)."""
+    where = f"{what} {path}" if what else str(path)
+    with open_regular(path, what, expected, error) as f:
+        try:
+            size = os.fstat(f.fileno()).st_size
+            if size > limit:
+                raise error(f"{where}: {size} bytes is larger than the {limit} byte limit, expected {expected}")
+            data = f.read(limit + 1)  # a file that grows while read, or whose size the kernel does not know
+        except OSError as e:
+            raise error(f"{where}: cannot read ({describe_os_error(e)}), expected {expected}") from None
+    if len(data) > limit:
+        raise error(f"{where}: larger than the {limit} byte limit, expected {expected}")
+    return data
+
+
+def ensure_writable_dir(path: Path, what: str = "output folder", room: int = 0) -> Path:
+    """Create ``path`` (and its parents) if needed and prove it is writable; raises
+    OutputError with one line. ``room`` is how many bytes the longest path written under
+    it adds, so a path that cannot hold its files is refused before any folder is made."""
+    path = Path(path)
+    where = f"{what} {path}"
+    why = path_too_long(path) or (path_too_long(os.path.join(os.path.abspath(path), "x" * room)) if room else "")
+    if why:
+        raise OutputError(f"{where}: cannot be made ({why}), expected a folder")
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        if os.path.lexists(path):
+            raise OutputError(f"{where}: is a symbolic link to nothing, expected a folder") from None
+        _make_dirs(path, where)
+    except NotADirectoryError:
+        blocker = next((a for a in Path(os.path.abspath(path)).parents if os.path.lexists(a) and not os.path.isdir(a)),
+                       None)
+        raise OutputError(f"{where}: cannot be made ({blocker or 'a name in it'} is a file), expected a folder") from None
+    except OSError as e:
+        raise OutputError(f"{where}: cannot be used ({describe_os_error(e)}), expected a folder") from None
+    else:
+        if not stat.S_ISDIR(st.st_mode):
+            kind = "a file" if stat.S_ISREG(st.st_mode) else kind_of(st.st_mode)
+            raise OutputError(f"{where}: is {kind}, expected a folder")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".probe-", dir=path)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise OutputError(f"{where}: not writable ({describe_os_error(e)})") from None
+    return path
+
+
+def _make_dirs(path: Path, where: str) -> None:
+    """``mkdir -p`` without recursion (a path of thousands of names is fine), each
+    failure one line."""
+    missing = []
+    head = Path(os.path.abspath(path))
+    while not os.path.lexists(head) and head != head.parent:
+        missing.append(head)
+        head = head.parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder)
+        except FileExistsError:
+            if not os.path.isdir(folder):
+                raise OutputError(f"{where}: {folder} is not a folder, expected a folder there") from None
+        except OSError as e:
+            raise OutputError(f"{where}: cannot be made ({describe_os_error(e)})") from None
+
+
+def write_target(path: Path, follow_symlinks: bool) -> Path:
+    """Where a write to ``path`` lands: the path itself, or a symbolic link's target
+    (``follow_symlinks``). Raises OutputError for anything at the path (or the link's
+    target) that is not a regular file, and for a link when links are not followed."""
+    path = Path(path)
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return path
+    except OSError as e:
+        raise OutputError(f"output file {path}: cannot write ({describe_os_error(e)})") from None
+    if stat.S_ISLNK(st.st_mode):
+        if not follow_symlinks:
+            raise OutputError(f"output file {path}: is a symbolic link, expected a regular file (or none) of this build")
+        try:
+            target = Path(os.path.realpath(path, strict=False))
+            st = os.stat(path)
+        except FileNotFoundError:
+            return target  # a dangling link: its target is created
+        except OSError as e:
+            raise OutputError(f"output file {path}: cannot write ({describe_os_error(e)})") from None
+        if not stat.S_ISREG(st.st_mode):
+            raise OutputError(f"output file {path}: links to {kind_of(st.st_mode)}, expected a regular file (or none)")
+        return target
+    if not stat.S_ISREG(st.st_mode):
+        raise OutputError(f"output file {path}: is {kind_of(st.st_mode)}, expected a regular file (or none)")
+    return path
+
+
+def atomic_write(path: Path, data: bytes, follow_symlinks: bool = False) -> None:
+    """Write ``data`` to ``path`` atomically (temp file in the same folder + rename), with
+    the permissions of the file it replaces (0644 for a new one).
+
+    Never replaces what is not a regular file (see :func:`write_target`); with
+    ``follow_symlinks`` a link at ``path`` is written through, else refused.
+    """
+    path, tmp = _stage(path, data, follow_symlinks)
+    try:
+        os.replace(tmp, path)
+    except BaseException as e:
+        raise _failed(e, path, [tmp]) from None
+
+
+def atomic_write_all(files: list[tuple[Path, bytes]]) -> None:
+    """Write several new files as one, all or none: each is written to its temporary
+    file first (as :func:`atomic_write` does) and only then are they renamed into place,
+    one after another, so a kill at any moment but during the renames (microseconds)
+    leaves none of them or all. On an error or an interrupt (Ctrl-C, SIGTERM), the files
+    already renamed are removed again and the temporary files go: for files that replace
+    others, the old ones are gone then too (the build removes a part's outdated files
+    before it makes the part). Links are refused, as by :func:`atomic_write`."""
+    staged: list[tuple[Path, str]] = []
+    renamed: list[Path] = []
+    try:
+        for path, data in files:
+            staged.append(_stage(path, data, False))
+        for path, tmp in staged:
+            os.replace(tmp, path)
+            renamed.append(path)
+    except BaseException as e:  # an OSError is a rename's: staging raises OutputError
+        raise _failed(e, path, [tmp for _, tmp in staged] + renamed) from None
+
+
+def _stage(path: Path, data: bytes, follow_symlinks: bool) -> tuple[Path, str]:
+    """``data`` written and synced to a temporary file beside where ``path`` lands, with
+    the permissions of the file it will replace (0644 for a new one); returns where it
+    lands and the temporary file. Nothing is left behind on an error or an interrupt."""
+    path = write_target(Path(path), follow_symlinks)
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)  # a file replaced keeps its permissions (a 0600 log stays private)
+    except OSError:
+        mode = 0o644
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as e:
+        raise OutputError(f"output file {path}: cannot write ({describe_os_error(e)})") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+    except BaseException as e:
+        raise _failed(e, path, [tmp]) from None
+    return path, tmp
+
+
+def _failed(e: BaseException, path: Path, leftovers: list[Path | str]) -> BaseException:
+    """What a write of ``path`` that failed with ``e`` raises, once its ``leftovers`` (its
+    temporary files, files already renamed into place) are removed: an OSError as the
+    OutputError that names the file, anything else (Ctrl-C, SIGTERM) as it came. A file
+    that cannot be removed is left (a later build's sweep, or the user, can)."""
+    for f in leftovers:
+        try:
+            os.unlink(f)
+        except OSError:
+            pass
+    if isinstance(e, OSError):
+        return OutputError(f"output file {path}: cannot write ({describe_os_error(e)})")
+    return e
+
+
+def sweep_temporary(folder: Path, names: str) -> list[Path]:
+    """Remove the temporary files a killed :func:`atomic_write` left in ``folder`` for the
+    targets whose names match the regular expression ``names`` (``.NAME.XXXXXXXX.tmp``, as
+    :func:`tempfile.mkstemp` names them there); returns those removed. A folder that cannot
+    be listed, or a file that cannot be removed, is left as it is: it harms nothing."""
+    pattern = re.compile(rf"\.(?:{names})\.[a-z0-9_]{{8}}\.tmp")
+    try:
+        found = sorted(p for p in Path(folder).iterdir() if pattern.fullmatch(p.name))
+    except OSError:
+        return []
+    swept = []
+    for p in found:
+        try:
+            if p.is_file() and not p.is_symlink():
+                p.unlink()
+                swept.append(p)
+        except OSError:
+            pass
+    return swept

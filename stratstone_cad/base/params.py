@@ -1,0 +1,530 @@
+"""Typed parameter objects, presets from models/*.toml, overrides and validation.
+
+A model's parameters are one frozen dataclass. Each field carries its unit (in its
+name: ``height_mm``), its allowed range or choices and a one-line description in the
+field metadata. Defaults live in ``models/<game>.toml``; the dataclass defaults are
+only the schema's fallback and are kept equal to the presets by a test.
+
+Overrides come in two forms, both addressed by dotted names:
+
+* ``--set stratstone.stone.height_mm=9`` (one value, parsed by the field's type)
+* ``--params FILE.toml`` (a TOML file with the same ``[stratstone.stone]`` tables)
+
+Every check raises :class:`~stratstone_cad.errors.ParameterError` with a one-line
+message naming the parameter, the value and what was expected. Unknown names are
+rejected with the closest valid name.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import math
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn
+
+from stratstone_cad.errors import ParameterError
+
+#: The shared presets (printers, print profiles, plates, mesh tolerance, colours), package data.
+PRESETS_DIR = Path(__file__).resolve().parent / "presets"
+
+#: One extrusion width of a 0.4 mm nozzle; walls must be at least two of them.
+EXTRUSION_WIDTH_MM = 0.4
+MIN_WALL_MM = 2 * EXTRUSION_WIDTH_MM
+
+
+def param(
+    default: Any,
+    doc: str,
+    *,
+    lo: float | None = None,
+    hi: float | None = None,
+    choices: tuple[str, ...] | None = None,
+    length: int | None = None,
+) -> Any:
+    """A dataclass field with its description, range or choices in the metadata."""
+    meta = {"doc": doc, "lo": lo, "hi": hi, "choices": choices, "length": length}
+    if isinstance(default, list):
+        return field(default_factory=lambda: list(default), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+def _describe_expected(f: dataclasses.Field) -> str:
+    m = f.metadata
+    kind = _kind(f)
+    if kind == "str":
+        return "one of " + ", ".join(m["choices"]) if m.get("choices") else "a text (\"\" for none)"
+    if kind == "list":
+        n = m.get("length")
+        what = f"a list of {n} names" if n else "a list of names"
+        if m.get("choices"):
+            what += " from " + ", ".join(m["choices"])
+        return what
+    if kind == "bool":
+        return "true or false"
+    lo, hi = m.get("lo"), m.get("hi")
+    word = "an integer" if kind == "int" else "a number"
+    if lo is not None and hi is not None:
+        return f"{word} from {fmt(lo)} to {fmt(hi)}"
+    if lo is not None:
+        return f"{word} of at least {fmt(lo)}"
+    return word
+
+
+def fmt(x: float) -> str:
+    """A number as a user would write it: 36, 0.6, 2147483647 (no exponent for integers)."""
+    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 1e15):
+        return str(int(x))
+    return f"{x:.6g}"
+
+
+def fmt_up(x: float) -> str:
+    """A lower limit for a message, rounded up to 0.001 so the limit itself passes."""
+    return fmt(math.ceil(round(x * 1000, 6)) / 1000)
+
+
+def fmt_down(x: float) -> str:
+    """An upper limit for a message, rounded down to 0.001 so the limit itself passes."""
+    return fmt(math.floor(round(x * 1000, 6)) / 1000)
+
+
+TOL = 1e-9  # slack for comparing derived limits, so a value equal to its limit passes
+
+
+def _kind(f: dataclasses.Field) -> str:
+    t = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+    t = t.replace(" ", "")
+    if t.startswith("list"):
+        return "list"
+    return {"float": "float", "int": "int", "bool": "bool", "str": "str"}[t]
+
+
+class Params:
+    """Mixin for parameter dataclasses: range checks, coercion, description."""
+
+    #: dotted prefix of this object's parameters, e.g. ``stratstone.stone``
+    PREFIX = ""
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            value = _coerce(f, getattr(self, f.name), f"{self.PREFIX}.{f.name}")
+            object.__setattr__(self, f.name, value)
+        # The checks are pure functions of the fields: a success is remembered under the
+        # fields and the code of the class's module (stratstone_cad.base.memo), as the label and
+        # mark checks draw with shapely and the font, most of an unchanged rebuild's time.
+        from stratstone_cad.base.memo import remembered
+
+        remembered("check", (type(self).__module__,), self, lambda: self.check() or True)
+
+    def check(self) -> None:
+        """Derived constraints between fields of this object (override)."""
+
+    def fail(self, name: str, value: Any, expected: str, instead: str = "") -> NoReturn:
+        """Refuse ``name``: ``expected`` says what it should be. A bound that ``name`` itself
+        cannot reach (``at least 71`` for a field of at most 60) is said to be out of its
+        range, with ``instead``: what else to change."""
+        bound = re.match(r"at (least|most) (-?[0-9]+(?:\.[0-9]+)?)", expected)
+        meta = self.__dataclass_fields__[name].metadata  # type: ignore[attr-defined]
+        lo, hi = meta.get("lo"), meta.get("hi")
+        if bound:
+            x = float(bound[2])
+            side = "most" if bound[1] == "least" else "least"
+            limit = hi if bound[1] == "least" else lo
+            if limit is not None and (x > limit + TOL if bound[1] == "least" else x < limit - TOL):
+                expected += (f"; {name} is at {side} {fmt(limit)}, so "
+                             f"{instead or 'change the other values named here'}")
+        raise ParameterError(f"{self.PREFIX}.{name} = {_show(value)}: expected {expected}")
+
+    @classmethod
+    def describe(cls) -> list[tuple[str, Any, str, str]]:
+        """(dotted name, default, expected, description) for every field."""
+        rows = []
+        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+            default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+            rows.append((f"{cls.PREFIX}.{f.name}", default, _describe_expected(f), f.metadata["doc"]))
+        return rows
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)  # type: ignore[call-overload]
+
+
+SHOW_CHARS = 40  # a message quotes at most this much of a text the user gave
+
+
+def _show(value: Any) -> str:
+    """A value for a message, cut short so a crafted one cannot flood the terminal: a
+    text to :data:`SHOW_CHARS` characters, a whole number of more than 18 digits by its
+    length (``str()`` of a 5000-digit int even raises)."""
+    if isinstance(value, str):
+        return show_text(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return fmt(value)
+    if isinstance(value, int) and abs(value) >= 10**18:
+        digits = int(abs(value).bit_length() * math.log10(2)) + 1
+        return f"a whole number of about {digits} digits"
+    if isinstance(value, list | tuple):
+        more = f", ... ({len(value)} items)" if len(value) > 8 else ""
+        return "[" + ", ".join(_show(v) for v in value[:8]) + more + "]"
+    if isinstance(value, dict):
+        return "a table" if value else "an empty table"
+    return str(value)
+
+
+def show_text(text: str) -> str:
+    """``repr(text)``, cut to :data:`SHOW_CHARS` characters with the full length said."""
+    if len(text) <= SHOW_CHARS:
+        return repr(text)
+    return f"{text[:SHOW_CHARS]!r}... ({len(text)} characters)"
+
+
+def _coerce(f: dataclasses.Field, value: Any, name: str) -> Any:
+    """Check a value against a field's type and range; returns the typed value."""
+    kind = _kind(f)
+    m = f.metadata
+    expected = _describe_expected(f)
+
+    def bad() -> ParameterError:
+        return ParameterError(f"{name} = {_show(value)}: expected {expected}")
+
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise bad()
+        return value
+    if kind == "str":
+        if not isinstance(value, str) or (m.get("choices") and value not in m["choices"]):
+            raise bad()
+        return value
+    if kind == "list":
+        if not isinstance(value, list | tuple) or not all(isinstance(v, str) and v for v in value):
+            raise bad()
+        if m.get("length") is not None and len(value) != m["length"]:
+            raise bad()
+        if m.get("choices") and any(v not in m["choices"] for v in value):
+            raise bad()
+        return list(value)
+    # numbers
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise bad()
+    if kind == "int":
+        if isinstance(value, float):
+            if not value.is_integer():
+                raise bad()
+            value = int(value)
+    else:
+        try:
+            value = float(value)
+        except OverflowError:  # an int beyond a float's range
+            raise bad() from None
+        if not math.isfinite(value):
+            raise bad()
+    lo, hi = m.get("lo"), m.get("hi")
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        raise bad()
+    return value
+
+
+def parse_text_value(f: dataclasses.Field, text: str, name: str) -> Any:
+    """Parse the text of ``--set name=text`` by the field's type."""
+    kind = _kind(f)
+    t = text.strip()
+    if kind == "bool":
+        low = t.lower()
+        if low in ("true", "yes", "on", "1"):
+            return True
+        if low in ("false", "no", "off", "0"):
+            return False
+        raise ParameterError(f"{name} = {show_text(t)}: expected true or false")
+    if kind == "str":
+        return t
+    if kind == "list":
+        names = [p.strip() for p in t.split(",")]
+        if not all(names):
+            raise ParameterError(f"{name} = {show_text(t)}: expected names separated by commas, with none empty")
+        return names
+    try:
+        return int(t) if kind == "int" else float(t)
+    except ValueError:
+        raise ParameterError(f"{name} = {show_text(t)}: expected {_describe_expected(f)}") from None
+
+
+# --------------------------------------------------------------------------- presets
+
+
+TOML_MAX_BYTES = 1 << 20  # a parameter file is a few kilobytes
+TOML_MAX_LINE = 4096
+
+
+def _load_toml(path: Path, what: str) -> dict[str, Any]:
+    """A TOML file's tables; one-line ParameterError for anything else (see fileio)."""
+    from stratstone_cad.base.fileio import read_user_file
+
+    data = read_user_file(path, what, TOML_MAX_BYTES, "a TOML file", ParameterError)
+    # tomllib takes time quadratic in a dotted key's length (a 60 000-character key
+    # takes minutes); a parameter file's lines are short, so a long one is refused first.
+    for n, line in enumerate(data.splitlines(), 1):
+        if len(line) > TOML_MAX_LINE:
+            raise ParameterError(f"{what} {path}: line {n} is {len(line)} bytes long, expected at most "
+                                 f"{TOML_MAX_LINE} (split a long list over several lines)")
+    try:
+        return tomllib.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise ParameterError(f"{what} {path}: not UTF-8 text, expected a TOML file") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ParameterError(f"{what} {path}: invalid TOML ({e})") from None
+    except RecursionError:
+        raise ParameterError(f"{what} {path}: invalid TOML (nested too deeply), expected a TOML file") from None
+
+
+def flatten(table: dict[str, Any]) -> dict[str, Any]:
+    """``{"a": {"b": 1}}`` -> ``{"a.b": 1}`` (lists stay values). Iterative: a file's
+    tables may nest as deep as its longest line allows."""
+    out: dict[str, Any] = {}
+    todo: list[tuple[str, dict[str, Any]]] = [("", table)]
+    while todo:
+        prefix, t = todo.pop()
+        for k, v in t.items():
+            key = f"{prefix}.{k}" if prefix else k
+            if isinstance(v, dict):
+                todo.append((key, v))
+            else:
+                out[key] = v
+    return out
+
+
+@dataclass(frozen=True)
+class Printer:
+    """A printer bed: the area a single part (or tile) must fit."""
+
+    name: str
+    title: str
+    bed_x_mm: float
+    bed_y_mm: float
+    margin_mm: float
+    bed_z_mm: float = math.inf  # the build height: the tallest part it prints
+
+    @property
+    def usable_mm(self) -> tuple[float, float]:
+        """Bed size minus the margin on every side, in mm."""
+        return (self.bed_x_mm - 2 * self.margin_mm, self.bed_y_mm - 2 * self.margin_mm)
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A print profile: where the slicer puts layer boundaries."""
+
+    name: str
+    layer_height_mm: float
+    first_layer_height_mm: float
+
+
+def snap_height(z_mm: float, profile: Profile, minimum_layers: int = 1) -> float:
+    """The layer boundary nearest ``z_mm`` (at least ``minimum_layers`` above the bed).
+
+    Boundaries are ``first + n * layer`` for n >= 0. Returns mm, rounded to 1e-6 so
+    repeated snapping is stable. Every model puts its horizontal faces on such
+    boundaries, so the slicer never rounds a recess, a plateau or an engraving floor up
+    or down by a partial layer.
+    """
+    first, layer = profile.first_layer_height_mm, profile.layer_height_mm
+    n = max(minimum_layers - 1, round((z_mm - first) / layer))
+    return round(first + n * layer, 6)
+
+
+def snap_depth(depth_mm: float, profile: Profile, minimum_layers: int = 1) -> float:
+    """A depth measured down from a layer boundary: a whole number of layers (mm)."""
+    layer = profile.layer_height_mm
+    return round(max(minimum_layers, round(depth_mm / layer)) * layer, 6)
+
+
+def on_layer_boundary(z_mm: float, profile: Profile, tol: float = 1e-4) -> bool:
+    """Whether a height lies on a layer boundary of ``profile`` (z = 0 is the bed)."""
+    if abs(z_mm) < tol:
+        return True
+    above = z_mm - profile.first_layer_height_mm  # mm above the first layer's top
+    n = above / profile.layer_height_mm
+    return above > -tol and abs(n - round(n)) * profile.layer_height_mm < tol
+
+
+def load_printers(presets_dir: Path = PRESETS_DIR) -> dict[str, Printer]:
+    data = _load_toml(presets_dir / "printers.toml", "printer presets")
+    return {
+        name: Printer(name, t["title"], float(t["bed_x_mm"]), float(t["bed_y_mm"]), float(t["margin_mm"]),
+                      float(t["bed_z_mm"]))
+        for name, t in data["printer"].items()
+    }
+
+
+def default_printer(presets_dir: Path = PRESETS_DIR) -> str:
+    return _load_toml(presets_dir / "printers.toml", "printer presets")["default"]
+
+
+def get_printer(name: str | None, presets_dir: Path = PRESETS_DIR) -> Printer:
+    printers = load_printers(presets_dir)
+    name = default_printer(presets_dir) if name is None else name
+    if name not in printers:
+        raise ParameterError(f"printer {show_text(name)}: unknown, expected {_one_of(name, printers)}")
+    return printers[name]
+
+
+def load_profiles(presets_dir: Path = PRESETS_DIR) -> dict[str, Profile]:
+    data = _load_toml(presets_dir / "profiles.toml", "print profiles")
+    return {
+        name: Profile(name, float(t["layer_height_mm"]), float(t["first_layer_height_mm"]))
+        for name, t in data["profile"].items()
+    }
+
+
+def _one_of(value: str, names: Any) -> str:
+    names = sorted(names)
+    close = difflib.get_close_matches(value, names, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return "one of " + ", ".join(names) + hint
+
+
+# --------------------------------------------------------------------------- overrides
+
+
+def parse_set(items: list[str]) -> dict[str, str]:
+    """``["a.b=1", ...]`` -> ``{"a.b": "1"}``; a missing ``=`` is an error. A name given
+    twice takes its last value, as a later option overrides an earlier one everywhere on
+    a command line."""
+    out = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise ParameterError(f"--set {show_text(item)}: expected NAME=VALUE, e.g. stratstone.stone.height_mm=9")
+        out[name.strip()] = value
+    return out
+
+
+def resolve(
+    schema: dict[str, type[Params]],
+    preset_files: list[Path],
+    params_file: Path | None = None,
+    sets: dict[str, str] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Merge presets, a ``--params`` file and ``--set`` overrides into raw field values.
+
+    ``schema`` maps a prefix (``"stratstone.stone"``) to its Params class. Returns
+    ``{prefix: {field: value}}``, not yet constructed (constructing checks them).
+    Unknown names anywhere raise ParameterError with the closest valid name.
+    """
+    fields = {}
+    for prefix, cls in schema.items():
+        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+            fields[f"{prefix}.{f.name}"] = (prefix, f)
+    values: dict[str, dict[str, Any]] = {p: {} for p in schema}
+
+    def put(key: str, value: Any, source: str, from_text: bool) -> None:
+        if key not in fields:
+            close = difflib.get_close_matches(key, list(fields), n=1, cutoff=0.5)
+            hint = f"; did you mean {close[0]}?" if close else ""
+            raise ParameterError(f"unknown parameter {show_text(key)} in {source}{hint}")
+        prefix, f = fields[key]
+        if from_text:
+            value = parse_text_value(f, value, key)
+        values[prefix][f.name] = value
+
+    for path in preset_files:
+        for key, value in flatten(_load_toml(path, "preset")).items():
+            put(key, value, str(path), False)
+    if params_file is not None:
+        for key, value in flatten(_load_toml(params_file, "--params file")).items():
+            put(key, value, str(params_file), False)
+    for key, text in (sets or {}).items():
+        put(key, text, "--set", True)
+    return values
+
+
+# --------------------------------------------------------------------------- shared checks
+
+#: Names that become parts of file names (colours): lower-case letters, digits, - and _.
+NAME_RE = re.compile(r"[a-z][a-z0-9_-]{0,31}")
+
+
+def check_names(obj: Params, name: str, values: list[str], count_word: str) -> None:
+    """Colour names name files: they must be simple and different from each other."""
+    if not all(NAME_RE.fullmatch(c) for c in values):
+        obj.fail(name, values, "names of lower-case letters, digits, '-' or '_' (they name files)")
+    if len(set(values)) != len(values):
+        obj.fail(name, values, f"{count_word} different names")
+
+
+# --------------------------------------------------------------------------- meshing
+
+
+@dataclass(frozen=True)
+class MeshParams(Params):
+    """How CAD solids become triangles."""
+
+    PREFIX = "mesh"
+
+    tolerance_mm: float = param(0.05, "largest distance of the mesh from the true surface", lo=0.001, hi=1)
+    angular_tolerance_deg: float = param(2.5, "largest turn of a curved surface within one facet (neighbouring "
+                                              "facets of a smooth side then differ by 8 degrees at most)", lo=1, hi=45)
+
+
+# --------------------------------------------------------------------------- print plates
+
+IRONING = ("topmost", "top", "none")
+
+
+@dataclass(frozen=True)
+class PlateParams(Params):
+    """Print plates (``build --plates``): one 3MF per print job, its settings embedded."""
+
+    PREFIX = "plates"
+
+    spacing_mm: float = param(6.0, "gap between neighbouring parts on a plate", lo=2, hi=50)
+    piece_ironing: str = param("topmost", "ironing of the pieces (stones, gems, terrain pieces): the topmost "
+                                          "surface of each, every top surface, or none", choices=IRONING)
+    board_ironing: str = param("none", "ironing of the boards (every top surface of the Stratstone board adds "
+                                       "about 5 h)", choices=IRONING)
+    adaptive_layers: bool = param(True, "stones and gems at variable layer heights: thin where the surface is "
+                                        "shallow, thick on steep sides, every flat face on a layer top")
+    adaptive_step_mm: float = param(0.07, "largest step an adaptive layer may leave on a sloped surface (a layer "
+                                          "h thick leaves h x the slope's cosine)", lo=0.02, hi=0.3)
+    adaptive_min_layer_mm: float = param(0.07, "thinnest adaptive layer", lo=0.05, hi=0.15)
+    adaptive_max_layer_mm: float = param(0.20, "thickest adaptive layer", lo=0.15, hi=0.3)
+
+    def check(self) -> None:
+        if self.adaptive_min_layer_mm > self.adaptive_max_layer_mm - 0.01 + TOL:
+            self.fail("adaptive_min_layer_mm", self.adaptive_min_layer_mm,
+                      f"at most {fmt_down(self.adaptive_max_layer_mm - 0.01)} (below adaptive_max_layer_mm)")
+
+
+@dataclass(frozen=True)
+class Colour:
+    """A colour name's display colour in a plate (a 3MF base material), sRGB ``#RRGGBB``."""
+
+    name: str
+    srgb: str
+
+
+BOARD_COLOUR = "board"  # the colours.toml entry of a part without a colour
+
+
+def display_colour(colours: dict[str, Colour], name: str | None) -> str:
+    """The ``#RRGGBB`` of colour ``name``: a part without a colour, or of one colours.toml
+    does not name, shows as the board colour."""
+    return (colours.get(name or BOARD_COLOUR) or colours[BOARD_COLOUR]).srgb
+
+
+def load_colours(presets_dir: Path = PRESETS_DIR) -> dict[str, Colour]:
+    """The display colours of models/colours.toml, by name."""
+    path = presets_dir / "colours.toml"
+    table = _load_toml(path, "colours").get("colour")
+    if not isinstance(table, dict) or BOARD_COLOUR not in table:
+        raise ParameterError(f"colours {path}: expected a [colour] table with a \"board\" colour (for parts without one)")
+    out = {}
+    for name, value in table.items():
+        if not isinstance(value, str) or not re.fullmatch(r"#[0-9A-Fa-f]{6}", value):
+            raise ParameterError(f"colours {presets_dir / 'colours.toml'}: colour.{name} = {_show(value)}: "
+                                 "expected a colour as \"#RRGGBB\"")
+        out[name] = Colour(name, value.upper())
+    return out

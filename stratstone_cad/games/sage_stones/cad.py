@@ -1,0 +1,99 @@
+"""Sage Stones: the board with a well per cell and the printable gems.
+
+Board coordinates as in :mod:`stratstone_cad.geometry.boards`: column 3 on the left, row 1
+nearest, z up from the bed. A gem stands on z = 0 centred on the origin: a straight side
+``edge_height_mm`` high, then a spherical dome up to a flat top at the gem's height, its
+colour's mark engraved in the top. Both are built from 2D regions with manifold3d (see
+:mod:`stratstone_cad.geometry.boards` for why), not CadQuery.
+"""
+
+from __future__ import annotations
+
+import math
+
+from stratstone_cad.base.params import Profile, snap_depth, snap_height
+from stratstone_cad.games.sage_stones.parts import GemShape, SageBoard
+from stratstone_cad.geometry.boards import (
+    Slab,
+    circle_segments,
+    discs,
+    label_strokes,
+    layered,
+    mark_region,
+    outline,
+    stroke_region,
+)
+from stratstone_cad.geometry.glyphs import mark_strokes
+from stratstone_cad.geometry.marks import MarkSpec
+from stratstone_cad.geometry.tiling import TilePlan, tiled
+from stratstone_cad.printing.checks import Mesh
+from stratstone_cad.printing.jobs import kernel_free
+from stratstone_cad.printing.stack import manifold_mesh, prism, stack_mesh
+
+
+def board_stack(board: SageBoard, well_diameter_mm: float, profile: Profile, tolerance_mm: float) -> list[Slab]:
+    """The whole board (before any tiling) as a stack of slabs: plate, 63 wells, numbers
+    and wrap arrows (see :mod:`stratstone_cad.geometry.boards`)."""
+    top = snap_height(board.thickness_mm, profile, minimum_layers=3)
+    grid = board.grid()
+    marks = stroke_region(label_strokes(board.labels(), board.label_height_mm) + board.arrows(), board.label_stroke_mm)
+    return layered([(outline(grid, tolerance_mm), top)],
+                   [(discs(grid.centres(), well_diameter_mm / 2, tolerance_mm),
+                     top - snap_depth(board.well_depth_mm, profile), top),
+                    (marks, top - snap_depth(board.engrave_depth_mm, profile), top)])
+
+
+def dome(shape: GemShape, height: float) -> tuple[float, float]:
+    """(centre z, radius) of the sphere through the side's top edge and the flat top's edge."""
+    a, b, e = shape.diameter_mm / 2, shape.top_diameter_mm / 2, shape.edge_height_mm
+    c = (a * a - b * b + e * e - height * height) / (2 * (e - height))
+    return c, math.hypot(a, e - c)
+
+
+def gem_profile(shape: GemShape, height: float, tolerance_mm: float, angle_deg: float) -> list[tuple[float, float]]:
+    """The gem's half section (r, z), counter-clockwise from the axis at the bed: the flat
+    bottom, the straight side, the dome as an arc of ``dome`` sampled so that every chord
+    stays within ``tolerance_mm`` of it and turns by at most ``angle_deg``, the flat top."""
+    a, b, e = shape.diameter_mm / 2, shape.top_diameter_mm / 2, shape.edge_height_mm
+    c, r = dome(shape, height)
+    t0, t1 = math.atan2(e - c, a), math.atan2(height - c, b)
+    step = min(math.radians(angle_deg), 2 * math.acos(max(-1.0, 1 - tolerance_mm / r)))
+    n = max(2, math.ceil((t1 - t0) / step))
+    arc = [(r * math.cos(t0 + (t1 - t0) * i / n), c + r * math.sin(t0 + (t1 - t0) * i / n)) for i in range(1, n)]
+    return [(0.0, 0.0), (a, 0.0), (a, e), *arc, (b, height), (0.0, height)]
+
+
+def gem(shape: GemShape, mark: MarkSpec | None, profile: Profile, tolerance_mm: float, angle_deg: float) -> Mesh:
+    """One gem standing on z = 0: a revolved side-and-dome section (see :func:`gem_profile`)
+    with its mark engraved in the flat top. Built from 2D regions with manifold3d, like
+    the boards: the mark's floor and the top are exact planes on the layers, the round
+    surfaces polygons within ``tolerance_mm`` whose neighbouring facets turn by at most
+    ``angle_deg``."""
+    import manifold3d
+
+    height = snap_height(shape.height_mm, profile, minimum_layers=4)
+    section = manifold3d.CrossSection([gem_profile(shape, height, tolerance_mm, angle_deg)])
+    around = max(circle_segments(shape.diameter_mm / 2, tolerance_mm), 4 * math.ceil(90 / angle_deg))
+    body = manifold3d.Manifold.revolve(section, around)
+    if mark is not None:
+        depth = snap_depth(mark.depth_mm, profile)
+        region = mark_region(mark_strokes(mark.kind, mark.size_mm, mark.stroke_mm), mark.stroke_mm,
+                             math.ceil(90 / angle_deg))
+        body = body - prism(region, height - depth, height + 1.0)
+    return manifold_mesh(body, "gem")
+
+
+# --------------------------------------------------------------------------- build makers
+
+
+@kernel_free
+def make_board(board: SageBoard, well_diameter_mm: float, profile: Profile, plan: TilePlan,
+               tolerance_mm: float) -> list[Mesh]:
+    stack = board_stack(board, well_diameter_mm, profile, tolerance_mm)
+    return [stack_mesh(t, "sage stones board") for t in tiled(stack, plan, board)]
+
+
+@kernel_free
+def make_gem(shape: GemShape, mark: MarkSpec | None, profile: Profile, tolerance_mm: float,
+             angular_tolerance_deg: float) -> list[Mesh]:
+    return [gem(shape, mark, profile, tolerance_mm, angular_tolerance_deg)]

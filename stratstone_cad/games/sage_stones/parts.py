@@ -1,0 +1,250 @@
+"""Sage Stones' printable assets: the 7 x 9 board with a well per cell for the 18 mm
+glass gems the game is played with, and printable gems for people without glass ones.
+
+The board's columns are numbered 3-9 (the totals of three three-sided dice) along the
+short edges, its rows 1-9 along the long edges, so a square of the log (``5-7``: column
+5, row 7) can be read off the board from either end. Both long edges carry matching
+arrows at every row: the rows wrap there (east of column 9 comes column 3).
+
+A gem is a domed disc with a flat bottom and a small flat top carrying its colour's
+tactile mark; all gems of a colour are the same part, made once and printed 10 times.
+Parameters in ``preset.toml`` beside this module; CAD in :mod:`stratstone_cad.games.sage_stones.cad`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from stratstone_cad.base.params import (
+    MIN_WALL_MM,
+    TOL,
+    MeshParams,
+    Params,
+    Printer,
+    Profile,
+    check_names,
+    fmt,
+    fmt_down,
+    fmt_up,
+    param,
+    snap_depth,
+    snap_height,
+)
+from stratstone_cad.games.sage_stones.facts import COLOURS as ENGINE_COLOURS
+from stratstone_cad.games.sage_stones.facts import COLUMNS as N_COLUMNS
+from stratstone_cad.games.sage_stones.facts import FIRST_COLUMN, NAME
+from stratstone_cad.games.sage_stones.facts import ROWS as N_ROWS
+from stratstone_cad.geometry.boards import BoardParams, GridBoard, Label, edge_labels, label_strokes, stroke_region
+from stratstone_cad.geometry.glyphs import MARKS, Polyline
+from stratstone_cad.geometry.marks import MarkSpec, check_mark_floor, check_marks, mark_spec
+from stratstone_cad.printing.jobs import (
+    BOARD_FILES,
+    COLOUR,
+    CadFunctions,
+    GameAssets,
+    Job,
+    Output,
+    Table,
+    board_job,
+    seats_on,
+    subset,
+)
+
+#: The game's default parameters (package data).
+PRESET = Path(__file__).with_name("preset.toml")
+#: The CAD functions of this game's parts, in cad.py (named, not imported: see CadFunctions).
+CAD = CadFunctions("stratstone_cad.games.sage_stones.cad", ("make_board", "make_gem"))
+
+COLUMNS = tuple(str(FIRST_COLUMN + c) for c in range(N_COLUMNS))  # 3-9, the totals of three 3-sided dice
+ROWS = tuple(str(r) for r in range(1, N_ROWS + 1))
+
+
+@dataclass(frozen=True)
+class SageBoard(BoardParams):
+    """The Sage Stones board: 7 columns x 9 rows of wells, numbers on every edge."""
+
+    PREFIX = "sage-stones.board"
+
+    cell_pitch_mm: float = param(22.0, "centre-to-centre distance of two wells", lo=10, hi=120)
+    side_rim_width_mm: float = param(21.0, "width of the long edges' rims: row numbers outside, wrap arrows inside",
+                                     lo=6, hi=60)
+    well_depth_mm: float = param(2.4, "depth of a gem's well, snapped to whole layers (a gem sits in it when the "
+                                      "board is bumped)", lo=0.6, hi=10)
+    clearance_mm: float = param(0.5, "gap between a gem and its well, per side", lo=0.1, hi=3)
+    arrow_length_mm: float = param(6.0, "length of the wrap arrows on the long edges", lo=3, hi=30)
+
+    def grid(self) -> GridBoard:
+        return GridBoard(len(COLUMNS), len(ROWS), self.cell_pitch_mm, self.side_rim_width_mm, self.rim_width_mm,
+                         self.corner_radius_mm)
+
+    def col_texts(self) -> list[str]:
+        return list(COLUMNS)
+
+    def row_texts(self) -> list[str]:
+        return list(ROWS)
+
+    def row_label_room(self) -> tuple[float, str]:
+        return self.rim_width_mm, "rim_width_mm"  # the outer strip of the long rims, as wide as the short rims
+
+    def labels(self) -> list[Label]:
+        return edge_labels(self.grid(), COLUMNS, ROWS, row_label_x=self.rim_width_mm / 2)
+
+    def arrows(self) -> list[Polyline]:
+        """An arrow pointing east at every row on both long edges, in the strip between the
+        row numbers and the wells: rows leave the board on the right and come back on the left."""
+        grid = self.grid()
+        w, _ = grid.size_mm
+        half, head = self.arrow_length_mm / 2, self.arrow_length_mm * 0.3
+        centre = (self.rim_width_mm + self.side_rim_width_mm) / 2
+        lines: list[Polyline] = []
+        for r in range(len(ROWS)):
+            _, y = grid.cell_centre(0, r)
+            for x in (centre, w - centre):
+                lines.append([(x - half, y), (x + half, y)])
+                lines.append([(x + half - head, y + head), (x + half, y), (x + half - head, y - head)])
+        return lines
+
+    def check(self) -> None:
+        super().check()
+        strip = self.side_rim_width_mm - self.rim_width_mm
+        need = self.arrow_length_mm + self.label_stroke_mm + 2 * MIN_WALL_MM
+        if strip < need - TOL:
+            self.fail("side_rim_width_mm", self.side_rim_width_mm,
+                      f"at least {fmt_up(self.rim_width_mm + need)}: the row numbers take the outer "
+                      f"{fmt(self.rim_width_mm)} mm (rim_width_mm) and the {fmt(self.arrow_length_mm)} mm wrap arrows "
+                      f"need {fmt_up(need)} mm beside them", "use a smaller rim_width_mm or arrow_length_mm")
+        if 0.6 * self.arrow_length_mm + self.label_stroke_mm + MIN_WALL_MM > self.cell_pitch_mm + TOL:
+            self.fail("arrow_length_mm", self.arrow_length_mm,
+                      f"at most {fmt_down((self.cell_pitch_mm - self.label_stroke_mm - MIN_WALL_MM) / 0.6)} so the "
+                      "arrows of neighbouring rows stay apart")
+        if self.well_depth_mm > self.thickness_mm - 1.0 + TOL:
+            self.fail("well_depth_mm", self.well_depth_mm,
+                      f"at most {fmt_down(self.thickness_mm - 1.0)} to leave a 1 mm floor under the wells in the "
+                      f"{fmt(self.thickness_mm)} mm board (sage-stones.board.thickness_mm)", "use a thicker board")
+
+
+@dataclass(frozen=True)
+class GemShape:
+    """What a gem's CAD function reads of ``sage-stones.gem`` to shape a gem."""
+
+    diameter_mm: float
+    height_mm: float
+    edge_height_mm: float
+    top_diameter_mm: float
+
+
+@dataclass(frozen=True)
+class SageGems(Params):
+    """Printable gems: one domed disc per colour, its colour's mark on its flat top."""
+
+    PREFIX = "sage-stones.gem"
+
+    diameter_mm: float = param(18.0, "gem diameter: the glass gems' and the printed ones' (the wells fit it)",
+                               lo=8, hi=40)
+    height_mm: float = param(6.0, "height of a printed gem, snapped to the piece profile's layers", lo=3, hi=20)
+    edge_height_mm: float = param(2.4, "height of a printed gem's straight side, under the dome", lo=0.6, hi=15)
+    top_diameter_mm: float = param(9.5, "diameter of the flat top that carries the mark", lo=2, hi=36)
+    per_colour: int = param(10, "gems of each colour the game needs (the manifest's print count)", lo=1, hi=50)
+    colours: list[str] = param(list(ENGINE_COLOURS), "names of the six colours, in the engine's colour order",
+                               length=6)
+    mark: bool = param(True, "engrave each colour's mark on its gems' tops")
+    marks: list[str] = param(["ring", "cross", "bars", "dot", "triangle", "dots"],
+                             "mark of each colour (six that differ by touch, every one the same groove area)",
+                             length=6, choices=MARKS)
+    mark_size_mm: float = param(6.8, "width of a mark", lo=3, hi=30)
+    mark_stroke_mm: float = param(1.0, "groove width of a mark (two 0.4 mm extrusions at least)", lo=MIN_WALL_MM, hi=4)
+    mark_depth_mm: float = param(0.6, "depth of a mark, snapped to whole layers", lo=0.15, hi=3)
+
+    def check(self) -> None:
+        check_names(self, "colours", self.colours, "six")
+        if self.edge_height_mm > self.height_mm - 0.5 + TOL:
+            self.fail("edge_height_mm", self.edge_height_mm, f"at most {fmt_down(self.height_mm - 0.5)} so the gem "
+                                                             f"has a dome (sage-stones.gem.height_mm {fmt(self.height_mm)})")
+        if self.top_diameter_mm > self.diameter_mm - 2 + TOL:
+            self.fail("top_diameter_mm", self.top_diameter_mm, f"at most {fmt_down(self.diameter_mm - 2)} so the "
+                                                               "gem has a dome")
+        # A sphere through the side's top edge and the flat top's edge; its centre must not
+        # lie above the edge, or the dome would bulge out past the side (an overhang).
+        a, b, dome = self.diameter_mm / 2, self.top_diameter_mm / 2, self.height_mm - self.edge_height_mm
+        if a * a < b * b + dome * dome - TOL:
+            self.fail("height_mm", self.height_mm,
+                      f"at most {fmt_down(self.edge_height_mm + math.sqrt(a * a - b * b))} with a "
+                      f"{fmt(self.edge_height_mm)} mm side under a {fmt(self.top_diameter_mm)} mm top, or the dome "
+                      "would bulge past the side and need supports")
+        if self.mark and self.mark_depth_mm > self.height_mm - 1.0 + TOL:
+            self.fail("mark_depth_mm", self.mark_depth_mm, f"at most {fmt_down(self.height_mm - 1.0)}")
+        check_marks(self, self.top_diameter_mm, "a gem's flat top")
+
+
+@dataclass(frozen=True)
+class SageParams:
+    board: SageBoard
+    gem: SageGems
+
+    @property
+    def well_diameter_mm(self) -> float:
+        return self.gem.diameter_mm + 2 * self.board.clearance_mm
+
+
+def combine(sections: Mapping[str, Any], profiles: Mapping[str, Profile]) -> SageParams:
+    p = SageParams(sections["board"], sections["gem"])
+    b, g = p.board, p.gem
+    b.check_pocket_fits(p.well_diameter_mm, f"gem {fmt(g.diameter_mm)} + 2 x clearance {fmt(b.clearance_mm)}")
+    board, piece = profiles["board"], profiles["piece"]
+    b.check_floors(board, snap_height(b.thickness_mm, board, minimum_layers=3), ("well_depth_mm", "engrave_depth_mm"))
+    check_mark_floor(g, snap_height(g.height_mm, piece, minimum_layers=4), piece, "a gem")
+    return p
+
+def keep_out(p: SageParams) -> list[tuple[str, Any]]:
+    """What a tile cut or a dovetail socket must stay clear of: wells, numbers, arrows."""
+    import shapely
+    from shapely.geometry import Point
+
+    b = p.board
+    wells = shapely.union_all([Point(c).buffer(p.well_diameter_mm / 2, quad_segs=32) for c in b.grid().centres()])
+    return [("well", wells),
+            ("label", stroke_region(label_strokes(b.labels(), b.label_height_mm), b.label_stroke_mm)),
+            ("wrap arrow", stroke_region(b.arrows(), b.label_stroke_mm))]
+
+
+def plan(p: SageParams, printer: Printer, profiles: Mapping[str, Profile], mesh: MeshParams) -> list[Job]:
+    b, g = p.board, p.gem
+    jobs = [board_job(
+        game=NAME, stem="board", maker=CAD.make_board,
+        args={"board": b, "well_diameter_mm": p.well_diameter_mm, "profile": profiles["board"],
+              "tolerance_mm": mesh.tolerance_mm},
+        board=b, printer=printer, keep_out=functools.partial(keep_out, p), what="Sage Stones board",
+        facts=f"7 x 9 wells of {p.well_diameter_mm:g} mm, pitch {b.cell_pitch_mm:g} mm",
+        cut_fix="each tile keeps half the wall between two wells: a larger cell_pitch_mm or a smaller clearance_mm")]
+    shape = subset(g, GemShape)
+    for c, colour in enumerate(g.colours):
+        mark: MarkSpec | None = mark_spec(g, g.marks[c])
+        jobs.append(Job(f"{NAME}/gem-{colour}", CAD.make_gem,
+                        {"shape": shape, "mark": mark, "profile": profiles["piece"], "tolerance_mm": mesh.tolerance_mm,
+                         "angular_tolerance_deg": mesh.angular_tolerance_deg},
+                        (Output(f"{NAME}/gem-{colour}.stl", NAME, "gem", "piece", colour,
+                                count=g.per_colour, plate=f"gems-{colour}", adaptive=True),),
+                        f"gem-{colour} (sage-stones.gem {g.diameter_mm:g} x {g.height_mm:g} mm, "
+                        f"mark {mark.kind if mark else 'off'})", cost=0.5))
+    return jobs
+
+
+def table(p: SageParams, profiles: Mapping[str, Profile], pieces: Mapping[str, Any], game: Any) -> Table:
+    """Gems rest on their well's floor; square ``5-7`` (the engine's parser) is column 5, row 7."""
+    b, g = p.board, p.gem
+    grid = b.grid()
+    top = snap_height(b.thickness_mm, profiles["board"], minimum_layers=3)
+    floor = top - snap_depth(b.well_depth_mm, profiles["board"])
+    seats = seats_on(grid, game, lambda col, row: floor, "the Sage Stones board")
+    assets = {pid: f"gem-{g.colours[ENGINE_COLOURS.index(piece.colour)]}" for pid, piece in pieces.items()}
+    return Table("board", seats, b.cell_pitch_mm, assets, tops=dict.fromkeys(seats, top))
+
+
+ASSETS = GameAssets(NAME, "Sage Stones: 7 x 9 board with wells for 18 mm gems, and printable gems",
+                    PRESET, {"sage-stones.board": SageBoard, "sage-stones.gem": SageGems}, combine, plan, CAD,
+                    files=rf"{BOARD_FILES}|gem-{COLOUR}", table=table)

@@ -1,0 +1,97 @@
+"""The terrain game: the terrain board from a heightmap, and the Runner, Lancer and Guardian.
+
+The board is a stack of slabs (see :mod:`stratstone_cad.geometry.boards`): the base with the
+rim's engraved coordinates, then a column per cell up to its level, start frames
+engraved into their cells' tops. Tiles are cut on the cell boundaries with the
+dovetails in the base only (under the cells; each socket a pocket a layer taller than
+its dovetail), so the terrain above is never notched.
+
+Pieces stand on z = 0 centred on the origin; their marks are a 2D region
+(:func:`stratstone_cad.games.terrain.parts.mark_region`) engraved into each marked face with
+vertical walls and a floor parallel to the face, so nothing overhangs. Boards and pieces are made of flat
+faces and built without CadQuery (see :mod:`stratstone_cad.geometry.boards` for why).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+import shapely
+from shapely.geometry import box
+
+from stratstone_cad.base.params import Profile, snap_depth, snap_height
+from stratstone_cad.games.terrain.parts import PieceBody, PieceMark, TerrainBoard, heights, mark_region
+from stratstone_cad.geometry.boards import Slab, circle_segments, disc, label_strokes, layered, outline, stroke_region
+from stratstone_cad.geometry.tiling import TilePlan, tiled
+from stratstone_cad.printing.checks import Mesh
+from stratstone_cad.printing.jobs import kernel_free
+from stratstone_cad.printing.stack import face_prism, manifold_mesh, prism, stack_mesh
+
+
+def board_stack(board: TerrainBoard, heightmap: tuple[tuple[int, ...], ...], profile: Profile,
+                tolerance_mm: float) -> list[Slab]:
+    """The whole board (before any tiling) as a stack of slabs. ``heightmap[rank][file]``:
+    ``heightmap[0][0]`` is a1, as in the engine log."""
+    base, step = heights(board, profile)
+    grid = board.grid()
+    by_level: dict[int, list] = defaultdict(list)
+    for r, row in enumerate(heightmap):
+        for f, level in enumerate(row):
+            if level > 0:
+                by_level[level].append(box(*grid.cell_box(f, r)))
+    columns = [(outline(grid, tolerance_mm), base)]
+    columns += [(shapely.union_all(cells), base + level * step) for level, cells in sorted(by_level.items())]
+    depth = snap_depth(board.engrave_depth_mm, profile)
+    labels = stroke_region(label_strokes(board.labels(), board.label_height_mm), board.label_stroke_mm)
+    cuts = [(labels, base - depth, base)]
+    for (f, r), lines in sorted(board.frames().items()):
+        top = base + heightmap[r][f] * step
+        cuts.append((stroke_region(lines, board.label_stroke_mm), top - depth, top))
+    return layered(columns, cuts)
+
+
+def piece(body: PieceBody, mark: PieceMark, profile: Profile, tolerance_mm: float, angle_deg: float) -> Mesh:
+    """A piece standing on z = 0 with its mark on its top (Runner) or on its four sides.
+
+    Built from flat faces (see :mod:`stratstone_cad.printing.stack`): a square frustum is
+    exact; the Runner's cylinder and the marks' round ends are polygons within
+    ``tolerance_mm`` of the circle whose neighbouring sides turn by ``angle_deg`` at most.
+    """
+    import manifold3d
+
+    height = snap_height(body.height_mm, profile, minimum_layers=4)
+    if body.round:
+        r = body.base_mm / 2
+        n = max(circle_segments(r, tolerance_mm), 4 * math.ceil(90 / angle_deg))
+        solid = prism(disc((0.0, 0.0), r, tolerance_mm, hole=False, segments=n), 0.0, height)
+        depth = snap_depth(mark.relief_mm, profile)  # the top's relief lands on a layer boundary
+    else:
+        solid = manifold3d.CrossSection.square((body.base_mm, body.base_mm), center=True).extrude(
+            height, scale_top=(body.top_mm / body.base_mm, body.top_mm / body.base_mm))
+        depth = mark.relief_mm  # a side's relief has no horizontal face
+    region = mark_region(mark, body.mark_centre(mark), quad_segs=math.ceil(90 / angle_deg))
+    tools = []
+    for origin, u, v in body.faces(height):
+        n_z = u[0] * v[1] - u[1] * v[0]  # the face normal's z: a vertical offset dz moves the face by dz x n_z
+        tools.append(face_prism(region, origin, u, v, -depth / n_z, 1.0))  # from the floor up into the air
+    body_mesh = manifold3d.Manifold.batch_boolean([solid, *tools], manifold3d.OpType.Subtract)
+    return manifold_mesh(body_mesh, f"{body.kind} ({mark.symbol})")
+
+
+# --------------------------------------------------------------------------- build makers
+
+
+@kernel_free
+def make_board(board: TerrainBoard, heightmap: tuple[tuple[int, ...], ...], profile: Profile, plan: TilePlan,
+               tolerance_mm: float) -> list[Mesh]:
+    base, _ = heights(board, profile)
+    stack = board_stack(board, heightmap, profile, tolerance_mm)
+    tiles = tiled(stack, plan, board, joint_top=base, socket_top=base + profile.layer_height_mm)
+    return [stack_mesh(t, "terrain board") for t in tiles]
+
+
+@kernel_free
+def make_piece(body: PieceBody, mark: PieceMark, profile: Profile, tolerance_mm: float,
+               angular_tolerance_deg: float) -> list[Mesh]:
+    return [piece(body, mark, profile, tolerance_mm, angular_tolerance_deg)]

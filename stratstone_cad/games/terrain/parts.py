@@ -1,0 +1,452 @@
+"""The terrain game's printable assets: the 10 x 10 terrain board built from a heightmap,
+and the Runner, Lancer and Guardian of each side (two of each per side).
+
+The board: each cell a flat-topped column at base + level x step (both on the board
+profile's layers), files a-j and ranks 1-10 engraved on the rim from both sides, and the
+start squares framed: Red's (c1-h1) with a full square, Blue's (c10-h10) with corner
+brackets. Its heightmap is the engine's fair map of ``terrain.board.seed`` (default 1),
+or the one in ``terrain.board.heightmap`` (a JSON 10 x 10 list of levels, or a
+terrain-game log whose header holds one), checked by the engine's own terrain rule.
+
+The pieces: a Runner is a cylinder, a Lancer a truncated square pyramid, a Guardian a
+square pyramid with its apex blunted to a printable flat top. Each carries the game's
+symbol for it (pentagon, diamond, triangle) and its strength as pips (1, 2, 3) under the
+symbol: on the Runner's top, on each of the four sides of the others. Red's symbols are
+outlines and Blue's are filled, as white and black pieces in a chess diagram, so the
+sides differ at a glance, by touch and in a one-colour print. Every mark is engraved with
+vertical walls (a raised mark on a steep side would need a tall vertical skirt).
+Parameters in ``preset.toml`` beside this module; CAD in :mod:`stratstone_cad.games.terrain.cad`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from stratstone_cad.base.fileio import read_user_file
+from stratstone_cad.base.memo import remembered
+from stratstone_cad.base.params import (
+    MIN_WALL_MM,
+    TOL,
+    MeshParams,
+    Params,
+    Printer,
+    Profile,
+    check_names,
+    fmt,
+    fmt_down,
+    param,
+    snap_depth,
+    snap_height,
+)
+from stratstone_cad.errors import ParameterError
+from stratstone_cad.games.terrain import facts
+from stratstone_cad.games.terrain.facts import FILES, NAME, SIZE, START_FILES
+from stratstone_cad.geometry.boards import BoardParams, GridBoard, label_strokes, stroke_region
+from stratstone_cad.geometry.glyphs import Polyline, pip_centres, symbol_outline
+from stratstone_cad.printing.jobs import COLOUR, TILES, CadFunctions, GameAssets, Job, Output, Table, board_job, seats_on
+
+#: The game's default parameters (package data).
+PRESET = Path(__file__).with_name("preset.toml")
+#: The CAD functions of this game's parts, in cad.py (named, not imported: see CadFunctions).
+CAD = CadFunctions("stratstone_cad.games.terrain.cad", ("make_board", "make_piece"))
+
+#: (kind, symbol, strength), the game's pieces in the engine's terms.
+KINDS = tuple(zip(facts.KINDS, facts.SYMBOLS, facts.STRENGTH, strict=True))
+#: The engine's side ids, in its order: piece colour i of the parameters is side i.
+ENGINE_SIDES = facts.PLAYERS
+
+
+@dataclass(frozen=True)
+class TerrainBoard(BoardParams):
+    """The terrain board: 10 x 10 cells, each a column at its level's height."""
+
+    PREFIX = "terrain.board"
+
+    cell_pitch_mm: float = param(30.0, "centre-to-centre distance of two cells", lo=10, hi=120)
+    rim_width_mm: float = param(16.0, "width of the rim around the cells, carries the coordinates", lo=4, hi=60)
+    thickness_mm: float = param(3.0, "height of the base: the rim's and the level-0 cells' top, snapped to the "
+                                     "board profile's layers (the tile dovetails are in it)", lo=1.5, hi=30)
+    step_mm: float = param(2.4, "height of one terrain level, snapped to whole layers of the board profile", lo=0.3,
+                           hi=20)
+    seed: int = param(1, "the terrain: the engine's fair map of this seed (ignored when heightmap is given)",
+                      lo=0, hi=2**31 - 1)
+    heightmap: str = param("", "a heightmap file: a JSON 10 x 10 list of levels (rank 1 first) or a terrain-game log "
+                               "whose header holds one; empty for the map of the seed")
+    label_height_mm: float = param(7.5, "cap height of the engraved coordinates", lo=2.5, hi=30)
+    frame_inset_mm: float = param(2.5, "inset of the engraved frames that mark the start squares", lo=1, hi=20)
+
+    def grid(self) -> GridBoard:
+        return GridBoard(SIZE, SIZE, self.cell_pitch_mm, self.rim_width_mm, self.rim_width_mm, self.corner_radius_mm)
+
+    def col_texts(self) -> list[str]:
+        return list(FILES)
+
+    def row_texts(self) -> list[str]:
+        return [str(r) for r in range(1, SIZE + 1)]
+
+    def joint_lines(self) -> tuple[list[float], list[float]]:
+        return self.grid().centre_lines()  # dovetails in the base, under the middle of a cell
+
+    def frames(self) -> dict[tuple[int, int], list[Polyline]]:
+        """The start-square frames by (file, rank) index: a full square on Red's c1-h1,
+        corner brackets on Blue's c10-h10."""
+        grid, d = self.grid(), self.frame_inset_mm
+        out: dict[tuple[int, int], list[Polyline]] = {}
+        for f in START_FILES:
+            x0, y0, x1, y1 = grid.cell_box(f, 0)
+            out[(f, 0)] = [[(x0 + d, y0 + d), (x1 - d, y0 + d), (x1 - d, y1 - d), (x0 + d, y1 - d), (x0 + d, y0 + d)]]
+            x0, y0, x1, y1 = grid.cell_box(f, SIZE - 1)
+            arm = (x1 - x0 - 2 * d) / 3
+            out[(f, SIZE - 1)] = [[(cx + sx * arm, cy), (cx, cy), (cx, cy + sy * arm)]
+                                  for cx, cy, sx, sy in ((x0 + d, y0 + d, 1, 1), (x1 - d, y0 + d, -1, 1),
+                                                         (x1 - d, y1 - d, -1, -1), (x0 + d, y1 - d, 1, -1))]
+        return out
+
+    def check(self) -> None:
+        super().check()
+        if 2 * self.frame_inset_mm + self.label_stroke_mm + 2 * MIN_WALL_MM > self.cell_pitch_mm - TOL:
+            self.fail("frame_inset_mm", self.frame_inset_mm,
+                      f"at most {fmt_down((self.cell_pitch_mm - self.label_stroke_mm - 2 * MIN_WALL_MM) / 2)} so the "
+                      f"start frames fit a {fmt(self.cell_pitch_mm)} mm cell",
+                      "use a larger cell_pitch_mm or a smaller label_stroke_mm")
+        if self.frame_inset_mm < self.label_stroke_mm / 2 + MIN_WALL_MM - TOL:
+            self.fail("frame_inset_mm", self.frame_inset_mm,
+                      f"at least {fmt(self.label_stroke_mm / 2 + MIN_WALL_MM)} so a frame keeps a "
+                      f"{MIN_WALL_MM:g} mm wall to its cell's edge")
+
+
+@dataclass(frozen=True)
+class TerrainPieces(Params):
+    """The pieces' proportions and marks (the same for both sides)."""
+
+    PREFIX = "terrain.piece"
+
+    clearance_mm: float = param(1.0, "least gap between a piece's foot and its cell's edge, per side", lo=0.2, hi=10)
+    runner_diameter_mm: float = param(20.0, "Runner: diameter of the cylinder", lo=6, hi=100)
+    runner_height_mm: float = param(12.0, "Runner: height, snapped to the piece profile's layers", lo=3, hi=100)
+    lancer_base_mm: float = param(21.0, "Lancer: side of the square foot", lo=6, hi=100)
+    lancer_top_mm: float = param(12.0, "Lancer: side of the square top", lo=2, hi=100)
+    lancer_height_mm: float = param(18.0, "Lancer: height, snapped to the piece profile's layers", lo=3, hi=100)
+    guardian_base_mm: float = param(23.0, "Guardian: side of the square foot", lo=6, hi=100)
+    guardian_top_mm: float = param(4.0, "Guardian: side of the flat top that blunts the apex (printable)",
+                                   lo=1.5, hi=100)
+    guardian_height_mm: float = param(26.0, "Guardian: height, snapped to the piece profile's layers", lo=3, hi=100)
+    symbol_size_mm: float = param(9.0, "width across the corners of the symbol (pentagon, diamond, triangle)",
+                                  lo=3, hi=60)
+    stroke_mm: float = param(1.0, "line width of the symbol (two 0.4 mm extrusions at least)", lo=MIN_WALL_MM, hi=4)
+    pip_diameter_mm: float = param(2.2, "diameter of a strength pip", lo=MIN_WALL_MM, hi=10)
+    relief_mm: float = param(0.6, "depth of the engraved marks, square to the face (on a top: snapped to whole "
+                                  "layers)", lo=0.3, hi=3)
+    per_kind: int = param(2, "pieces of each kind per side (the manifest's print count)", lo=1, hi=10)
+    colours: list[str] = param(list(ENGINE_SIDES), "names of the two sides, in the engine's order (the first's "
+                                                    "symbols outlined, the second's filled)", length=2)
+
+    def body(self, kind: str) -> PieceBody:
+        if kind == "runner":
+            return PieceBody(kind, self.runner_diameter_mm, self.runner_diameter_mm, self.runner_height_mm, True)
+        base, top, height = (getattr(self, f"{kind}_{f}_mm") for f in ("base", "top", "height"))
+        return PieceBody(kind, base, top, height, False)
+
+    def check(self) -> None:
+        check_names(self, "colours", self.colours, "two")
+        for kind in ("lancer", "guardian"):
+            base, top = getattr(self, f"{kind}_base_mm"), getattr(self, f"{kind}_top_mm")
+            if top > base - 2 + TOL:
+                self.fail(f"{kind}_top_mm", top, f"at most {fmt_down(base - 2)} so the sides lean in (the "
+                                                 f"{fmt(base)} mm foot, terrain.piece.{kind}_base_mm)")
+        misfits = [(kind, symbol, strength) for kind, symbol, strength in KINDS
+                   if not self.body(kind).mark_fits(self.mark(symbol, strength))]
+        if misfits:  # the largest symbol that fits every piece
+            most, kind, strength = min((_largest_symbol(self, self.body(k), self.mark(s, n)), k, n) for k, s, n in KINDS)
+            body = self.body(kind)
+            self.fail("symbol_size_mm", self.symbol_size_mm,
+                      f"at most {fmt_down(most)} so the {kind}'s symbol and {strength} pip(s) fit its "
+                      f"{'top' if body.round else 'sides'} with {MIN_WALL_MM:g} mm to spare" if most >= 3 else
+                      f"a {misfits[0][0]} large enough for its symbol and pips (terrain.piece.{misfits[0][0]}_* or "
+                      "pip_diameter_mm)")
+
+    def mark(self, symbol: str, strength: int, filled: bool = False) -> PieceMark:
+        return PieceMark(symbol, strength, self.symbol_size_mm, self.stroke_mm, self.pip_diameter_mm, self.relief_mm,
+                         filled)
+
+
+@dataclass(frozen=True)
+class PieceBody:
+    """A piece's solid (mm): a cylinder (``round``) or a square frustum, foot on the bed."""
+
+    kind: str
+    base_mm: float
+    top_mm: float
+    height_mm: float
+    round: bool
+
+    def slant_mm(self, height: float | None = None) -> float:
+        h = self.height_mm if height is None else height
+        return math.hypot((self.base_mm - self.top_mm) / 2, h)
+
+    def faces(self, height: float) -> list[tuple[tuple[float, float, float], tuple[float, float, float],
+                                                 tuple[float, float, float]]]:
+        """(origin, u, v) of each face that carries the mark: the top of a cylinder, the
+        four sides of a frustum (origin at the middle of the foot's edge, u along it, v
+        up the side)."""
+        if self.round:
+            return [((0.0, 0.0, height), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0))]
+        half, run = self.base_mm / 2, (self.base_mm - self.top_mm) / 2
+        slant = math.hypot(run, height)
+        out = []
+        for k in range(4):  # front (-y), right (+x), back (+y), left (-x), each read from outside
+            c, s = round(math.cos(math.pi / 2 * k), 12), round(math.sin(math.pi / 2 * k), 12)
+            out_dir = (s, -c)  # outward direction of the face in the plane
+            u = (c, s, 0.0)
+            v = (-out_dir[0] * run / slant, -out_dir[1] * run / slant, height / slant)
+            out.append(((out_dir[0] * half, out_dir[1] * half, 0.0), u, v))
+        return out
+
+    def mark_room(self) -> Any:
+        """Where a mark may go in a face's own coordinates: the face less a two-extrusion wall."""
+        from shapely.geometry import Point, Polygon
+
+        if self.round:
+            return Point(0, 0).buffer(self.base_mm / 2, quad_segs=32).buffer(-MIN_WALL_MM)
+        slant = self.slant_mm()
+        face = Polygon([(-self.base_mm / 2, 0), (self.base_mm / 2, 0), (self.top_mm / 2, slant), (-self.top_mm / 2, slant)])
+        return face.buffer(-MIN_WALL_MM, join_style="mitre")
+
+    def mark_centre(self, mark: PieceMark) -> tuple[float, float]:
+        """Where a mark's box is centred in face coordinates: mid-top; on a side 42 % up (a
+        little low, where the side is wider), but high enough that its pocket keeps a
+        1 mm floor above the bed: a pocket's walls are vertical, so on a steep side it
+        reaches ``relief / normal_z`` straight down from the face."""
+        if self.round:
+            return (0.0, 0.0)
+        slant = self.slant_mm()
+        rise = self.height_mm / slant  # height gained per mm up the side
+        normal_z = (self.base_mm - self.top_mm) / 2 / slant
+        lowest = (mark.relief_mm / normal_z + 1.0) / rise  # the mark's lowest point, up the side
+        box = mark_region(mark).bounds
+        return (0.0, max(0.42 * slant, lowest + (box[3] - box[1]) / 2))
+
+    def mark_fits(self, mark: PieceMark) -> bool:
+        return bool(self.mark_room().contains(mark_region(mark, self.mark_centre(mark))))
+
+
+@dataclass(frozen=True)
+class PieceMark:
+    """The mark a piece carries: its symbol (outlined or filled) above its strength in pips."""
+
+    symbol: str
+    strength: int
+    size_mm: float
+    stroke_mm: float
+    pip_diameter_mm: float
+    relief_mm: float
+    filled: bool
+
+
+def mark_region(mark: PieceMark, centre: tuple[float, float] = (0.0, 0.0), quad_segs: int = 0) -> Any:
+    """The mark's 2D region (shapely), its box centred on ``centre``: the symbol's outline
+    drawn ``stroke_mm`` wide (or the symbol filled, to the same outer edge), and under it
+    a row of ``strength`` pips (arcs with ``quad_segs`` segments per quarter circle, as
+    :func:`stroke_region`)."""
+    import shapely
+    from shapely import affinity
+    from shapely.geometry import Polygon
+
+    outline = symbol_outline(mark.symbol, mark.size_mm)
+    symbol = stroke_region([outline], mark.stroke_mm, quad_segs=quad_segs)
+    if mark.filled:
+        symbol = shapely.union_all([symbol, Polygon(outline)])
+    gap = max(MIN_WALL_MM, mark.pip_diameter_mm / 2)
+    spacing = mark.pip_diameter_mm + gap
+    y = symbol.bounds[1] - gap - mark.pip_diameter_mm / 2
+    pips = stroke_region([], 0.0, [(x, py, mark.pip_diameter_mm / 2) for x, py in pip_centres(mark.strength, spacing, y)],
+                         quad_segs=quad_segs)
+    region = shapely.union_all([symbol, pips])
+    x0, y0, x1, y1 = region.bounds
+    return affinity.translate(region, centre[0] - (x0 + x1) / 2, centre[1] - (y0 + y1) / 2)
+
+
+def _largest_symbol(p: TerrainPieces, body: PieceBody, mark: PieceMark) -> float:
+    lo, hi = 0.0, max(p.symbol_size_mm, 60.0)
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        m = PieceMark(mark.symbol, mark.strength, mid, mark.stroke_mm, mark.pip_diameter_mm, mark.relief_mm, False)
+        lo, hi = (mid, hi) if body.mark_fits(m) else (lo, mid)
+    return lo
+
+
+@dataclass(frozen=True)
+class TerrainParams:
+    board: TerrainBoard
+    piece: TerrainPieces
+    heightmap: tuple[tuple[int, ...], ...]
+    map_name: str  # "seed-1" or "map-<8 hex of the heightmap's sha256>": names the board's files
+    map_source: dict[str, Any]  # for the manifest
+
+
+def load_map(board: TerrainBoard) -> tuple[tuple[tuple[int, ...], ...], str, dict[str, Any]]:
+    """The board's heightmap, a name for its files and where it came from.
+
+    A file is read as a terrain-game log when its first line is a JSON object naming a
+    game, else as a heightmap file; either is checked by the engine's terrain rule
+    (one line naming the square and the levels when it is broken).
+    """
+    if not board.heightmap:
+        # Remembered (stratstone_cad.base.memo): an unchanged rebuild then loads no engine.
+        levels = remembered("terrain map", ("stratstone_cad.games.terrain.terrain_map",), board.seed,
+                            lambda: _seed_map(board.seed), decode=_levels)
+        return levels, f"seed-{board.seed}", {"terrain_seed": board.seed}
+    from stratstone_cad.games.terrain.terrain_map import (
+        MAX_FILE_BYTES,
+        TerrainError,
+        check_heightmap,
+        parse_heightmap_file,
+        parse_log_header,
+    )
+
+    path = Path(board.heightmap)
+    data = read_user_file(path, "", MAX_FILE_BYTES, "a JSON heightmap or a terrain-game log", TerrainError)
+    first = data.split(b"\n", 1)[0]
+    rows = parse_log_header(first, path) if _looks_like_log(first) else parse_heightmap_file(data, path)
+    levels = check_heightmap(rows)
+    digest = hashlib.sha256(json.dumps(levels).encode()).hexdigest()
+    return levels, f"map-{digest[:8]}", {"heightmap_file": str(path), "heightmap_sha256": digest}
+
+
+def _seed_map(seed: int) -> tuple[tuple[int, ...], ...]:
+    from stratstone_cad.games.terrain.terrain_map import check_heightmap, generate
+
+    return check_heightmap(generate(seed))
+
+
+def _levels(data: Any) -> tuple[tuple[int, ...], ...]:
+    """A remembered heightmap back from JSON: SIZE rows of SIZE integer levels, or ValueError."""
+    if not (isinstance(data, list) and len(data) == SIZE and all(
+            isinstance(row, list) and len(row) == SIZE and all(type(v) is int for v in row) for row in data)):
+        raise ValueError("not a heightmap")
+    return tuple(tuple(row) for row in data)
+
+
+def _looks_like_log(first: bytes) -> bool:
+    """Whether a file's first line is a JSON object naming a game (a log's header)."""
+    try:
+        header = json.loads(first.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return False  # parse_heightmap_file names what is wrong with the file
+    return isinstance(header, dict) and "game" in header
+
+
+def combine(sections: Mapping[str, Any], profiles: Mapping[str, Profile]) -> TerrainParams:
+    b, pc = sections["board"], sections["piece"]
+    room = b.cell_pitch_mm - 2 * pc.clearance_mm
+    for kind, _, _ in KINDS:
+        foot = pc.body(kind).base_mm
+        if foot > room + TOL:
+            name = "runner_diameter_mm" if kind == "runner" else f"{kind}_base_mm"
+            raise ParameterError(
+                f"terrain.piece.{name} = {fmt(foot)}: expected at most {fmt_down(room)} so a {kind} stands in a "
+                f"{fmt(b.cell_pitch_mm)} mm cell (terrain.board.cell_pitch_mm) with {fmt(pc.clearance_mm)} mm to "
+                "spare on each side")
+    board = profiles["board"]
+    b.check_floors(board, snap_height(b.thickness_mm, board, minimum_layers=3), ("engrave_depth_mm",))  # the rim
+    levels, name, source = load_map(b)
+    return TerrainParams(b, pc, levels, name, source)
+
+
+def keep_out(p: TerrainParams) -> list[tuple[str, Any]]:
+    """What a tile cut or a dovetail socket must stay clear of: the labels and start frames."""
+    b = p.board
+    frames = [line for lines in b.frames().values() for line in lines]
+    return [("label", stroke_region(label_strokes(b.labels(), b.label_height_mm), b.label_stroke_mm)),
+            ("start frame", stroke_region(frames, b.label_stroke_mm))]
+
+
+def heights(board: TerrainBoard, profile: Profile) -> tuple[float, float]:
+    """(base, step) in mm after snapping: a cell at level L has its top at base + L x step."""
+    return (snap_height(board.thickness_mm, profile, minimum_layers=3), snap_depth(board.step_mm, profile))
+
+
+def check_build_height(p: TerrainParams, printer: Printer, profile: Profile) -> None:
+    """The board's highest cell must be under the printer's build height (tiling cuts
+    it across, never up)."""
+    b = p.board
+    base, step = heights(b, profile)
+    level = max(max(row) for row in p.heightmap)
+    top = base + level * step
+    if top > printer.bed_z_mm + TOL:
+        most = math.floor((printer.bed_z_mm - base) / level / profile.layer_height_mm + TOL) * profile.layer_height_mm
+        raise ParameterError(
+            f"terrain.board.step_mm = {fmt(b.step_mm)}: the {p.map_name} board's level-{level} cells stand {fmt(top)} mm "
+            f"tall ({fmt(base)} mm base + {level} x {fmt(step)} mm), expected at most {fmt(printer.bed_z_mm)} mm, "
+            f"the build height of {printer.title} (a step_mm of at most {fmt_down(most)}, or a smaller "
+            f"thickness_mm)")
+
+
+def plan(p: TerrainParams, printer: Printer, profiles: Mapping[str, Profile], mesh: MeshParams) -> list[Job]:
+    b, pc = p.board, p.piece
+    check_build_height(p, printer, profiles["board"])
+    jobs = [board_job(
+        game=NAME, stem=f"board-{p.map_name}", maker=CAD.make_board,
+        # the board as the CAD function sees it: the map's levels, not where they were read
+        # from, so the same map from another file or seed is the same cached part
+        args={"board": dataclasses.replace(b, seed=0, heightmap=""), "heightmap": p.heightmap,
+              "profile": profiles["board"], "tolerance_mm": mesh.tolerance_mm},
+        board=b, printer=printer, keep_out=functools.partial(keep_out, p), what="terrain board",
+        facts=f"{p.map_name}, pitch {b.cell_pitch_mm:g} mm, step {b.step_mm:g} mm",
+        cut_fix="a larger cell_pitch_mm, or smaller labels",
+        fixes={"start frame": "a larger frame_inset_mm"},
+        info={"heightmap": p.map_source})]
+    for side, colour in enumerate(pc.colours):
+        for kind, symbol, strength in KINDS:
+            mark = PieceMark(symbol, strength, pc.symbol_size_mm, pc.stroke_mm, pc.pip_diameter_mm, pc.relief_mm,
+                             filled=side == 1)
+            name = f"{kind}-{colour}"
+            jobs.append(Job(f"{NAME}/{name}", CAD.make_piece,
+                            {"body": pc.body(kind), "mark": mark, "profile": profiles["piece"],
+                             "tolerance_mm": mesh.tolerance_mm, "angular_tolerance_deg": mesh.angular_tolerance_deg},
+                            (Output(f"{NAME}/{name}.stl", NAME, kind, "piece", colour, count=pc.per_kind,
+                                    plate=f"pieces-{colour}"),),
+                            f"{name} (terrain.piece {kind}, strength {strength}, "
+                            f"{'filled' if mark.filled else 'outlined'} symbol)", cost=0.8))
+    return jobs
+
+
+def for_setup(p: TerrainParams, setup: Mapping[str, Any]) -> TerrainParams:
+    """The parameters with the board of a logged game: the heightmap of its setup (a
+    checked log's, so valid), named as the build names it (``seed-N`` for the map of a seed)."""
+    levels = tuple(tuple(row) for row in setup["heightmap"])
+    seed = setup.get("terrain_seed")
+    if isinstance(seed, int):
+        from stratstone_cad.games.terrain.terrain_map import generate
+
+        if tuple(map(tuple, generate(seed))) == levels:
+            return dataclasses.replace(p, heightmap=levels, map_name=f"seed-{seed}",
+                                       map_source={"terrain_seed": seed})
+    digest = hashlib.sha256(json.dumps(levels).encode()).hexdigest()  # as load_map names a map file
+    return dataclasses.replace(p, heightmap=levels, map_name=f"map-{digest[:8]}", map_source={"heightmap_sha256": digest})
+
+
+def table(p: TerrainParams, profiles: Mapping[str, Profile], pieces: Mapping[str, Any], game: Any) -> Table:
+    """A piece stands on its cell's top, at base + level x step; ``heightmap[0][0]`` is a1
+    (the engine's square parser gives the cell)."""
+    b, pc = p.board, p.piece
+    grid = b.grid()
+    base, step = heights(b, profiles["board"])
+    seats = seats_on(grid, game, lambda col, row: base + p.heightmap[row][col] * step,
+                     "the terrain board")
+    assets = {pid: f"{piece.kind}-{pc.colours[ENGINE_SIDES.index(piece.colour)]}" for pid, piece in pieces.items()}
+    return Table(f"board-{p.map_name}", seats, b.cell_pitch_mm, assets)
+
+
+ASSETS = GameAssets(NAME, "The terrain game: 10 x 10 terrain boards from a heightmap, Runner / Lancer / Guardian",
+                    PRESET, {"terrain.board": TerrainBoard, "terrain.piece": TerrainPieces}, combine, plan, CAD,
+                    files=rf"board-(?:seed-[0-9]+|map-[0-9a-f]{{8}}){TILES}|(?:runner|lancer|guardian)-{COLOUR}",
+                    table=table, for_setup=for_setup)

@@ -1,0 +1,83 @@
+"""Parts made of flat faces, built from 2D regions -> watertight triangle meshes (manifold3d).
+
+A board is a stack of slabs: each slab's region is extruded between its heights and the
+extrusions are united by manifold3d, whose booleans always return a manifold mesh. A
+terrain piece is a frustum or cylinder with a relief: a region drawn on a face and
+extruded straight up or down (a sheared prism). No CadQuery: see
+:mod:`stratstone_cad.geometry.boards` for why these parts are built this way. Every mesh is
+returned with merged vertices in a canonical order, so the same part gives the same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from stratstone_cad.errors import GeometryError
+from stratstone_cad.printing.checks import Mesh, merge_vertices
+
+
+def _cross_section(region: Any) -> Any:
+    import manifold3d
+
+    contours = []
+    for poly in getattr(region, "geoms", [region]):
+        if poly.is_empty:
+            continue
+        contours.append(np.asarray(poly.exterior.coords[:-1], dtype=np.float64))
+        contours += [np.asarray(r.coords[:-1], dtype=np.float64) for r in poly.interiors]
+    return manifold3d.CrossSection(contours, manifold3d.FillRule.EvenOdd)
+
+
+def prism(region: Any, z0: float, z1: float) -> Any:
+    """A manifold: ``region`` extruded from height ``z0`` to ``z1``."""
+    return _cross_section(region).extrude(z1 - z0).translate((0.0, 0.0, z0))
+
+
+def face_prism(region: Any, origin: Sequence[float], u: Sequence[float], v: Sequence[float],
+               w0: float, w1: float) -> Any:
+    """A manifold: ``region``, drawn in a face's coordinates (``u``, ``v`` unit vectors in
+    the face from ``origin``), extruded straight up from ``w0`` to ``w1`` mm above the face
+    (measured along z, so the walls are vertical whatever the face's slope)."""
+    m = np.array([[u[0], v[0], 0.0, origin[0]], [u[1], v[1], 0.0, origin[1]], [u[2], v[2], 1.0, origin[2] + w0]])
+    return _cross_section(region).extrude(w1 - w0).transform(m)
+
+
+def stack_mesh(slabs: Sequence[Any], what: str = "board") -> Mesh:
+    """The mesh of a stack of :class:`~stratstone_cad.geometry.boards.Slab` (mm)."""
+    import manifold3d
+
+    parts = [prism(s.region, s.z0, s.z1) for s in slabs if not s.region.is_empty and s.z1 > s.z0]
+    if not parts:
+        raise GeometryError(f"{what}: the board has no material")
+    return manifold_mesh(manifold3d.Manifold.batch_boolean(parts, manifold3d.OpType.Add), what)
+
+
+def manifold_mesh(body: Any, what: str) -> Mesh:
+    """A manifold's triangles as a :class:`Mesh` (merged, canonical order)."""
+    import manifold3d
+
+    if body.status() != manifold3d.Error.NoError:
+        raise GeometryError(f"{what}: manifold3d cannot build the part ({body.status().name})")
+    m = body.to_mesh64()
+    v = np.asarray(m.vert_properties, dtype=np.float64)[:, :3]
+    f = np.asarray(m.tri_verts, dtype=np.int64)
+    return canonical(merge_vertices(v, f))
+
+
+def canonical(mesh: Mesh) -> Mesh:
+    """The same mesh in an order that depends only on its geometry: vertices sorted by
+    (x, y, z), each triangle starting at its smallest vertex (winding kept), triangles
+    sorted. A boolean library free to order its output (threads) then still gives
+    byte-identical files."""
+    order = np.lexsort((mesh.vertices[:, 2], mesh.vertices[:, 1], mesh.vertices[:, 0]))
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    tri = rank[mesh.triangles]
+    shift = np.argmin(tri, axis=1)
+    rows = np.arange(len(tri))[:, None]
+    tri = tri[rows, (shift[:, None] + np.arange(3)) % 3]
+    tri = tri[np.lexsort((tri[:, 2], tri[:, 1], tri[:, 0]))]
+    return Mesh(mesh.vertices[order], tri)

@@ -1,0 +1,135 @@
+"""The one list of games: each registered once, and everything that comes from it.
+
+A game is a folder under ``stratstone_cad/games/`` (``facts.py``, ``rules.py``,
+``parts.py``, ``cad.py``, ``preset.toml``) and one entry of :data:`FOLDERS`. From that
+entry come its rules engine (:func:`get_game`, loaded on first use: check-log and play
+need one engine, a build none), its printable parts (:data:`GAMES`, with their CAD
+functions checked against the CAD module's source here), its parameters and presets
+(:data:`SCHEMA`, :func:`load_params`), its CLI options and the help's game lists. The log
+format names its games too (``stratstone_cad/log/schema.json``): a new game is a new
+entry of that published format.
+
+:func:`load_params` merges the presets (each game's ``preset.toml``, the shared
+``base/presets/mesh.toml`` and ``plates.toml``), a ``--params`` file and ``--set``
+overrides, constructs every section (which checks it), then lets each game check what
+its sections say together.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import importlib
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from stratstone_cad.base.params import PRESETS_DIR, MeshParams, Params, PlateParams, load_profiles, resolve
+from stratstone_cad.engine.core import Game, UnknownGameError, short_repr
+from stratstone_cad.errors import ParameterError
+from stratstone_cad.printing.jobs import GameAssets
+
+#: Every game, registered once: its folder under stratstone_cad/games/.
+FOLDERS = ("stratstone", "sage_stones", "terrain")
+
+
+def _parts(folder: str) -> GameAssets:
+    """A game's printable parts (its ``parts.ASSETS``), their CAD functions checked."""
+    assets: GameAssets = importlib.import_module(f"stratstone_cad.games.{folder}.parts").ASSETS
+    assets.cad.check()
+    return assets
+
+
+#: Every game's printable parts, by the game's name.
+GAMES: dict[str, GameAssets] = {a.name: a for a in map(_parts, FOLDERS)}
+_FOLDER_OF = dict(zip(GAMES, FOLDERS, strict=True))
+
+#: Every parameter section: prefix -> Params class (the games' sections, then the mesh and the plates).
+SCHEMA: dict[str, type[Params]] = {**{p: c for g in GAMES.values() for p, c in g.sections.items()}, "mesh": MeshParams,
+                                   "plates": PlateParams}
+#: The shared presets beside the games' own (each game's ``preset``).
+SHARED_PRESETS = ("mesh.toml", "plates.toml")
+
+_ENGINES: dict[str, Game] = {}
+
+
+def register(game: Game) -> Game:
+    """Add an engine under ``game.name`` beside the games of :data:`FOLDERS` (a game
+    defined outside the package, such as a test's)."""
+    _ENGINES[game.name] = game
+    return game
+
+
+def get_game(name: str) -> Game:
+    """The rules engine of the game called ``name``; raises :class:`UnknownGameError`."""
+    engine = _ENGINES.get(name) if isinstance(name, str) else None
+    if engine is None and isinstance(name, str) and name in _FOLDER_OF:
+        # imported on first use: each engine's tables cost tens of milliseconds to import
+        engine = _ENGINES[name] = importlib.import_module(f"stratstone_cad.games.{_FOLDER_OF[name]}.rules").GAME
+    if engine is None:
+        raise UnknownGameError(f"unknown game {short_repr(name)}: expected one of {', '.join(game_names())}")
+    return engine
+
+
+def game_names() -> list[str]:
+    """Names of the games, sorted."""
+    return sorted({*GAMES, *_ENGINES})
+
+
+def get_games(names: list[str] | None) -> list[GameAssets]:
+    """The games named (all when none), checked; unknown names raise ParameterError."""
+    if not names:
+        return list(GAMES.values())
+    out = []
+    for n in names:
+        if n not in GAMES:
+            close = difflib.get_close_matches(n, list(GAMES), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ParameterError(f"game {n!r}: unknown, expected one of {', '.join(GAMES)}{hint}")
+        if GAMES[n] not in out:
+            out.append(GAMES[n])
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class ParamSet:
+    """Every game's parameters, checked, the mesh settings and the print plates'.
+
+    ``ps.game("sage-stones")`` is the object that game's ``combine`` returned.
+    """
+
+    games: dict[str, Any]
+    mesh: MeshParams
+    plates: PlateParams
+
+    def game(self, name: str) -> Any:
+        return self.games[name]
+
+    def section(self, prefix: str) -> dict[str, Any]:
+        """The plain values of one section, e.g. ``"stratstone.stone"``."""
+        if prefix in ("mesh", "plates"):
+            return getattr(self, prefix).as_dict()
+        for g in GAMES.values():
+            if prefix in g.sections:
+                return getattr(self.games[g.name], prefix.rsplit(".", 1)[1]).as_dict()
+        raise KeyError(prefix)
+
+
+def load_params(params_file: Path | None = None, sets: dict[str, str] | None = None,
+                presets_dir: Path = PRESETS_DIR, games: Iterable[str] | None = None) -> ParamSet:
+    """Load and check every parameter; raises ParameterError naming the first bad one.
+
+    Every section's values are checked, but only the ``games`` named (all by default)
+    are combined into their game's parameters: a build of Stratstone does not read a
+    terrain heightmap, nor fail on one that is missing.
+    """
+    raw = resolve(SCHEMA, [*(g.preset for g in GAMES.values()), *(presets_dir / f for f in SHARED_PRESETS)],
+                  params_file, sets)
+    profiles = load_profiles(presets_dir)
+    chosen = set(GAMES) if games is None else set(games)
+    combined = {}
+    for g in GAMES.values():
+        sections = {p.rsplit(".", 1)[1]: cls(**raw[p]) for p, cls in g.sections.items()}
+        if g.name in chosen:
+            combined[g.name] = g.combine(sections, profiles)
+    return ParamSet(combined, MeshParams(**raw["mesh"]), PlateParams(**raw["plates"]))
