@@ -4,7 +4,6 @@ and random parameter sets never crash, never hang and never print more than one 
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -13,8 +12,8 @@ from stratstone_cad.cli import printable
 from stratstone_cad.errors import UserError
 from stratstone_cad.log import commands
 from stratstone_cad.registry import SCHEMA, load_params
+from tests import LOGS
 
-LOGS = Path(__file__).parent / "data" / "logs"
 VALID = sorted(p for p in LOGS.glob("*.jsonl") if not p.name.startswith("bad_"))
 NAMES = sorted(f"{prefix}.{name}" for prefix, cls in SCHEMA.items() for name in cls.__dataclass_fields__)
 

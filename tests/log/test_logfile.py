@@ -16,8 +16,7 @@ from stratstone_cad.errors import LogError, OutputError, UserError
 from stratstone_cad.log import logfile as log
 from stratstone_cad.log.commands import check_log
 from stratstone_cad.registry import get_game
-
-LOGS = Path(__file__).resolve().parents[1] / "data" / "logs"
+from tests import LOGS
 
 VALID = {
     "stratstone_draw.jsonl": "ok: stratstone, 16 plies, draw (all stones placed)",

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from stratstone_cad.build import pipeline as B
+from tests import ROOT
 
 
 def _descendants(pid: int) -> set[int]:
@@ -325,7 +326,7 @@ for parent in (1, None):
 print("pid", os.getpid())
 """
     r = subprocess.run(["unshare", "--fork", "--pid", "--mount-proc", sys.executable, "-c", script],
-                       capture_output=True, text=True, timeout=60, cwd=Path(__file__).parent.parent)
+                       capture_output=True, text=True, timeout=60, cwd=ROOT)
     if r.returncode != 0 and "unshare" in r.stderr:
         pytest.skip(f"no PID namespace here: {r.stderr.strip()[:200]}")
     assert r.stdout.split("\n")[:-1] == ["served 1", "pid 1"], (r.stdout, r.stderr)

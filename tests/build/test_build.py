@@ -494,3 +494,16 @@ print(any(type(f).__name__ == "_AbsentFinder" for f in sys.meta_path))
 """
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.split()
     assert out == (["True", "24.0", "_Absent", "True"] if lean else ["False", "24.0", "module", "False"])
+
+
+def test_the_build_caps_its_jobs_at_the_usable_cores(tmp_path, monkeypatch):
+    """--jobs 8 on a process allowed one core builds in that one process: no worker pool."""
+    monkeypatch.setattr(B, "usable_cores", lambda: 1)
+
+    def no_pool(workers: int):
+        raise AssertionError(f"a pool of {workers} workers was started on one core")
+
+    monkeypatch.setattr(B, "_pool", no_pool)
+    r = B.build(["sage-stones", "stratstone"], None, tmp_path, jobs=8, progress=None,
+                sets={"stratstone.stone.per_colour": "1"})
+    assert len(r.built) == 7 + 4

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from stratstone_cad.base.codeprint import _module_path, forget_code
-from stratstone_cad.base.params import get_printer, load_profiles
+from stratstone_cad.base.params import PRESETS_DIR, get_printer, load_profiles
 from stratstone_cad.build import keys as K
 from stratstone_cad.build import pipeline as B
 from stratstone_cad.errors import UserError

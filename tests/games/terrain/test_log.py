@@ -11,7 +11,6 @@ import copy
 import json
 import random
 import warnings
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,8 +26,7 @@ from stratstone_cad.log import commands
 from stratstone_cad.log import logfile as log
 from stratstone_cad.log.commands import GameWarning, play_records
 from stratstone_cad.registry import get_game
-
-LOGS = Path(__file__).resolve().parents[1] / "data" / "logs"
+from tests import LOGS
 
 
 def hmap(default: int = 0, **levels: int) -> list[list[int]]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -16,6 +15,7 @@ from stratstone_cad.games.sage_stones.rules import SageStonesState
 from stratstone_cad.games.stratstone.rules import StratstoneState
 from stratstone_cad.log import commands
 from stratstone_cad.registry import game_names, get_game
+from tests import LOGS, ROOT
 
 
 def test_play_returns_the_log_text_without_the_final_newline():
@@ -196,7 +196,7 @@ def test_games_import_no_cad_or_vtk():
         "bad = [m for m in sys.modules if m.split('.')[0] in heavy];"
         "print(bad); sys.exit(1 if bad else 0)"
     )
-    root = Path(__file__).resolve().parents[2]
+    root = ROOT
     done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -221,3 +221,30 @@ def test_a_count_in_a_message_agrees_with_its_noun():
 
     assert [counted(n, "frame") for n in (0, 1, 2)] == ["0 frames", "1 frame", "2 frames"]
     assert [counted(n, "ply", "plies") for n in (0, 1, 2)] == ["0 plies", "1 ply", "2 plies"]
+
+
+def test_a_logged_result_with_the_right_winner_and_a_wrong_reason_is_refused(tmp_path):
+    lines = (LOGS / "stratstone_win.jsonl").read_text().splitlines()
+    assert json.loads(lines[-1]) == {"result": {"winner": "yellow", "reason": "line of four"}}
+    lines[-1] = json.dumps({"result": {"winner": "yellow", "reason": "all stones placed"}})
+    log = tmp_path / "g.jsonl"
+    log.write_text("\n".join(lines) + "\n")
+    with pytest.raises(UserError, match=r"result says winner yellow \(all stones placed\) but the moves give winner "
+                                        r"yellow \(line of four\)"):
+        commands.check_log(log)
+
+
+@pytest.mark.parametrize("die", [0, 1, 2])
+@pytest.mark.parametrize("value", [0, 4])
+def test_the_fast_sage_check_refuses_each_die_out_of_range(die, value, tmp_path):
+    """The fast check must accept strictly less than the schema: a die of 0 or 4 in any of
+    the three places is left to the schema, whose message names the die."""
+    dice = [1, 2, 3]
+    dice[die] = value
+    ply = {"ply": 1, "player": "yellow", "dice": dice, "move": "5-1"}
+    assert not get_game("sage-stones").fast_ply(ply, frozenset({"yellow", "red"}))
+    lines = (LOGS / "sage_stones_4.jsonl").read_text().splitlines()[:1] + [json.dumps(ply)]
+    log = tmp_path / "g.jsonl"
+    log.write_text("\n".join(lines) + "\n")
+    with pytest.raises(UserError, match=rf"line 2, ply 1: dice\[{die}\]: {value} is (less|greater) than"):
+        commands.check_log(log)

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
 from stratstone_cad.log.commands import play_records
 from stratstone_cad.log.logfile import dumps_line
 from stratstone_cad.registry import get_game
-
-LOGS = Path(__file__).resolve().parents[1] / "data" / "logs"
+from tests import LOGS
 
 
 def _write(name: str, records: list[Any]) -> None:

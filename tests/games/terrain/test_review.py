@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from test_terrain import position  # the hand-built positions' helpers
+from tests.games.terrain.test_rules import position  # the hand-built positions' helpers
 
 from stratstone_cad.engine.core import RuleViolation
 from stratstone_cad.games.terrain.rules import TerrainState

@@ -19,6 +19,7 @@ from stratstone_cad.errors import UserError
 from stratstone_cad.log import commands
 from stratstone_cad.log import record as rec
 from stratstone_cad.log.logfile import check_log
+from tests import TRANSCRIPTS
 
 
 def cli(*args: str, stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess:
@@ -522,7 +523,7 @@ def test_resume_sweeps_what_a_killed_write_of_its_log_left(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == [".other.jsonl.ab12cd_9.tmp", "g.jsonl"]
 
 
-TRANSCRIPTS = Path(__file__).resolve().parent.parent / "data" / "transcripts"
+
 SESSIONS = {
     "stratstone": ([], "show\nmoves\nmoves a1\nmoves a\nmoves zz\nhelp\na1 NNE\nshow\nundo\nundo\nmoves d4\nd4 S\n"
                        "quit\n"),

@@ -22,6 +22,7 @@ from stratstone_cad.games.terrain.terrain_map import (
     is_fair,
     load_heightmap_file,
 )
+from tests import LOGS, ROOT
 
 
 def hmap(default: int = 0, **levels: int) -> list[list[int]]:
@@ -198,7 +199,7 @@ def test_terrain_map_imports_without_the_engine():
         " or m.split('.')[0] in ('cadquery', 'OCP', 'vtk', 'pyvista', 'numpy')];"
         "print(bad); sys.exit(1 if bad else 0)"
     )
-    root = Path(__file__).resolve().parents[2]
+    root = ROOT
     done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -291,7 +292,7 @@ def test_a_directory_is_not_a_terrain_file(tmp_path):
 
 
 def test_the_heightmap_of_a_log(tmp_path):
-    logs = Path(__file__).resolve().parents[1] / "data" / "logs"
+    logs = LOGS
     assert heightmap_from_log(logs / "terrain_random.jsonl") == generate(1)
     with pytest.raises(TerrainError, match="not a terrain-game log"):
         heightmap_from_log(logs / "stratstone_win.jsonl")
@@ -306,7 +307,7 @@ def test_the_heightmap_of_a_log(tmp_path):
 
 
 def test_a_logs_messages_name_the_file_whole(tmp_path):
-    logs = Path(__file__).resolve().parents[1] / "data" / "logs"
+    logs = LOGS
     with pytest.raises(TerrainError) as info:
         heightmap_from_log(logs / "stratstone_win.jsonl")
     assert str(info.value) == (f"{logs / 'stratstone_win.jsonl'}: not a terrain-game log "

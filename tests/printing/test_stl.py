@@ -50,3 +50,18 @@ def test_a_degenerate_triangle_gets_a_zero_normal_not_nan():
     _, rec = _read(stl_bytes(mesh, "flat"))
     assert np.array_equal(rec["normal"][0], np.zeros(3, np.float32))
     assert np.allclose(rec["normal"][1], [0, 0, 1])
+
+
+def test_stored_stl_normals_point_out_of_the_part(built_all):
+    """The normal written with each triangle agrees with its winding (outwards): a reader
+    that recomputes normals would not notice a writer that stores them reversed."""
+    for path in sorted(built_all.rglob("*.stl"))[::5]:
+        raw = path.read_bytes()
+        n = int(np.frombuffer(raw, "<u4", 1, 80)[0])
+        rec = np.frombuffer(raw, np.dtype([("normal", "<f4", (3,)), ("v", "<f4", (3, 3)), ("attr", "<u2")]), n, 84)
+        v = rec["v"].astype(np.float64)
+        cross = np.cross(v[:, 1] - v[:, 0], v[:, 2] - v[:, 0])
+        good = np.linalg.norm(cross, axis=1) > 1e-9
+        assert (np.einsum("ij,ij->i", rec["normal"][good].astype(np.float64), cross[good]) > 0).all(), path.name
+        # and the winding is outwards: the mesh's signed volume is positive
+        assert np.einsum("ij,ij->i", v[:, 0], np.cross(v[:, 1], v[:, 2])).sum() > 0, path.name

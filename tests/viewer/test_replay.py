@@ -7,7 +7,6 @@ import io
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,8 +14,8 @@ import pytest
 from stratstone_cad.engine.core import Sown
 from stratstone_cad.viewer import replay as R
 from stratstone_cad.viewer import writer as W
+from tests import LOGS, ROOT
 
-LOGS = Path(__file__).parent / "data" / "logs"
 GAMES = {"stratstone": "stratstone_win.jsonl", "sage-stones": "sage_stones_4.jsonl", "terrain": "terrain_greedy.jsonl"}
 
 
@@ -381,7 +380,7 @@ def test_the_window_opens_and_its_keys_and_timer_play_the_game(tmp_path):
     script.write_text(WINDOW)
     r = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", sys.executable, str(script),
                         str(LOGS / "stratstone_win.jsonl")], capture_output=True, text=True, timeout=300,
-                       cwd=Path(__file__).parent.parent)
+                       cwd=ROOT)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "keys 1 True" in r.stdout and "played True" in r.stdout, r.stdout
 
