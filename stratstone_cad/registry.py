@@ -22,33 +22,61 @@ import difflib
 import importlib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-from stratstone_cad.base.params import PRESETS_DIR, MeshParams, Params, PlateParams, load_profiles, resolve
 from stratstone_cad.engine.core import Game, UnknownGameError, short_repr
 from stratstone_cad.errors import ParameterError
-from stratstone_cad.printing.jobs import GameAssets
+
+if TYPE_CHECKING:
+    from stratstone_cad.base.params import MeshParams, Params, PlateParams
+    from stratstone_cad.printing.jobs import GameAssets
 
 #: Every game, registered once: its folder under stratstone_cad/games/.
 FOLDERS = ("stratstone", "sage_stones", "terrain")
 
+#: Each game's facts module (its name, board, colours, the flags of its map), by the game's
+#: name: cheap to import, so every command and the help read them.
+FACTS: dict[str, ModuleType] = {
+    m.NAME: m for m in (importlib.import_module(f"stratstone_cad.games.{folder}.facts") for folder in FOLDERS)}
+_FOLDER_OF = dict(zip(FACTS, FOLDERS, strict=True))
+
+#: Every game's printable parts (its ``parts.ASSETS``), by the game's name; made on first use
+#: (:func:`__getattr__`): the log commands need one engine and none of the parts.
+GAMES: dict[str, GameAssets]
+#: Every parameter section: prefix -> Params class (the games' sections, then the mesh and the plates).
+SCHEMA: dict[str, type[Params]]
+#: The shared presets beside the games' own (each game's ``preset``).
+SHARED_PRESETS = ("mesh.toml", "plates.toml")
+
 
 def _parts(folder: str) -> GameAssets:
-    """A game's printable parts (its ``parts.ASSETS``), their CAD functions checked."""
+    """A game's printable parts, their CAD functions checked against the CAD module's source."""
     assets: GameAssets = importlib.import_module(f"stratstone_cad.games.{folder}.parts").ASSETS
     assets.cad.check()
     return assets
 
 
-#: Every game's printable parts, by the game's name.
-GAMES: dict[str, GameAssets] = {a.name: a for a in map(_parts, FOLDERS)}
-_FOLDER_OF = dict(zip(GAMES, FOLDERS, strict=True))
+def __getattr__(name: str) -> Any:
+    """:data:`GAMES` and :data:`SCHEMA`, made when first asked for (PEP 562)."""
+    if name not in ("GAMES", "SCHEMA"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name in globals():
+        return globals()[name]
+    from stratstone_cad.base.params import MeshParams, PlateParams  # start-up speed: with the parts only
 
-#: Every parameter section: prefix -> Params class (the games' sections, then the mesh and the plates).
-SCHEMA: dict[str, type[Params]] = {**{p: c for g in GAMES.values() for p, c in g.sections.items()}, "mesh": MeshParams,
-                                   "plates": PlateParams}
-#: The shared presets beside the games' own (each game's ``preset``).
-SHARED_PRESETS = ("mesh.toml", "plates.toml")
+    games = {a.name: a for a in map(_parts, FOLDERS)}
+    globals()["GAMES"] = games
+    globals()["SCHEMA"] = {**{p: c for g in games.values() for p, c in g.sections.items()}, "mesh": MeshParams,
+                           "plates": PlateParams}
+    return globals()[name]
+
+
+def _games() -> dict[str, GameAssets]:
+    """:data:`GAMES`, for this module's own functions (a module's ``__getattr__`` answers
+    only lookups from outside it)."""
+    return __getattr__("GAMES")
+
 
 _ENGINES: dict[str, Game] = {}
 
@@ -73,21 +101,21 @@ def get_game(name: str) -> Game:
 
 def game_names() -> list[str]:
     """Names of the games, sorted."""
-    return sorted({*GAMES, *_ENGINES})
+    return sorted({*FACTS, *_ENGINES})
 
 
 def get_games(names: list[str] | None) -> list[GameAssets]:
     """The games named (all when none), checked; unknown names raise ParameterError."""
     if not names:
-        return list(GAMES.values())
+        return list(_games().values())
     out = []
     for n in names:
-        if n not in GAMES:
-            close = difflib.get_close_matches(n, list(GAMES), n=1)
+        if n not in _games():
+            close = difflib.get_close_matches(n, list(_games()), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise ParameterError(f"game {n!r}: unknown, expected one of {', '.join(GAMES)}{hint}")
-        if GAMES[n] not in out:
-            out.append(GAMES[n])
+            raise ParameterError(f"game {n!r}: unknown, expected one of {', '.join(_games())}{hint}")
+        if _games()[n] not in out:
+            out.append(_games()[n])
     return out
 
 
@@ -109,26 +137,29 @@ class ParamSet:
         """The plain values of one section, e.g. ``"stratstone.stone"``."""
         if prefix in ("mesh", "plates"):
             return getattr(self, prefix).as_dict()
-        for g in GAMES.values():
+        for g in _games().values():
             if prefix in g.sections:
                 return getattr(self.games[g.name], prefix.rsplit(".", 1)[1]).as_dict()
         raise KeyError(prefix)
 
 
 def load_params(params_file: Path | None = None, sets: dict[str, str] | None = None,
-                presets_dir: Path = PRESETS_DIR, games: Iterable[str] | None = None) -> ParamSet:
+                presets_dir: Path | None = None, games: Iterable[str] | None = None) -> ParamSet:
     """Load and check every parameter; raises ParameterError naming the first bad one.
 
     Every section's values are checked, but only the ``games`` named (all by default)
     are combined into their game's parameters: a build of Stratstone does not read a
     terrain heightmap, nor fail on one that is missing.
     """
-    raw = resolve(SCHEMA, [*(g.preset for g in GAMES.values()), *(presets_dir / f for f in SHARED_PRESETS)],
+    from stratstone_cad.base.params import PRESETS_DIR, MeshParams, PlateParams, load_profiles, resolve
+
+    presets_dir = PRESETS_DIR if presets_dir is None else presets_dir
+    raw = resolve(__getattr__("SCHEMA"), [*(g.preset for g in _games().values()), *(presets_dir / f for f in SHARED_PRESETS)],
                   params_file, sets)
     profiles = load_profiles(presets_dir)
-    chosen = set(GAMES) if games is None else set(games)
+    chosen = set(_games()) if games is None else set(games)
     combined = {}
-    for g in GAMES.values():
+    for g in _games().values():
         sections = {p.rsplit(".", 1)[1]: cls(**raw[p]) for p, cls in g.sections.items()}
         if g.name in chosen:
             combined[g.name] = g.combine(sections, profiles)
