@@ -12,10 +12,12 @@ import re
 import signal
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from stratstone_cad import __version__
 from stratstone_cad.errors import BuildError, UserError, counted, printable
+from stratstone_cad.registry import FACTS, get_game
 
 PROG = "stratstone-cad"
 
@@ -28,8 +30,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog=PROG, description="Printable assets, rules engines and replays for Stratstone, "
-                                       "Sage Stones and the terrain game.")
+    p = _Parser(prog=PROG, description=f"Printable assets, rules engines and replays for "
+                                       f"{_listed([f.TITLE for f in FACTS.values()], 'and')}.")
     p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
@@ -50,12 +52,14 @@ def _parser() -> argparse.ArgumentParser:
                    help="with --plates: do not slice the plates with PrusaSlicer for the print report's times and "
                         "filament (slicing every plate the first time takes a few minutes)")
     _param_args(b)
-    b.add_argument("--terrain-seed", metavar="N", type=_integer, default=None,
-                   help="terrain board: the engine's fair map of seed N (default 1; the same as "
-                        "--set terrain.board.seed=N)")
-    b.add_argument("--heightmap", metavar="FILE", type=_path, default=None,
-                   help="terrain board: the map in FILE, a JSON 10 x 10 list of levels (rank 1 first) or a "
-                        "terrain-game log whose header holds one (--set terrain.board.heightmap=FILE)")
+    for g in _map_games():  # a game played on a map: its board's map by seed or from a file
+        b.add_argument(g.MAP_FLAGS["seed"], metavar="N", type=_integer, default=None, dest=_map_dest(g, "seed"),
+                       help=f"{g.NAME} board: the engine's fair map of seed N (the same as "
+                            f"--set {g.MAP_PARAMETERS['seed']}=N; the preset's seed by default)")
+        b.add_argument(g.MAP_FLAGS["board file"], metavar="FILE", type=_path, default=None,
+                       dest=_map_dest(g, "board file"),
+                       help=f"{g.NAME} board: the map in FILE, {g.MAP_TEXT} or a {g.NAME}-game log whose header "
+                            f"holds one (--set {g.MAP_PARAMETERS['board file']}=FILE)")
     b.add_argument("--quiet", action="store_true", help="no progress bar")
 
     ls = sub.add_parser("list", help="list the models, their parameters and the printers",
@@ -66,23 +70,24 @@ def _parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("play", help="play a whole game between built-in players and write its log",
                         description="Play a game between built-in players (random, greedy) and write "
                                     "its engine log (JSON Lines).")
-    pl.add_argument("game", metavar="GAME", help="stratstone, sage-stones or terrain")
+    pl.add_argument("game", metavar="GAME", help=_listed(list(FACTS), "or"))
     pl.add_argument("--seed", type=_integer, default=None, help="seed of the players' and the dice's randomness")
     pl.add_argument("--players", default=None, help="comma-separated player kinds, e.g. random,greedy")
     pl.add_argument("--out", metavar="FILE", type=_path, default=None, help="log file (default: standard output)")
     pl.add_argument("--setup", metavar="JSON", default=None,
                     help='the game\'s setup as a JSON object, e.g. \'{"first": "red"}\' (Stratstone) or '
                          '\'{"variant": "two-player"}\' (Sage Stones); see docs/log-format.md')
-    pl.add_argument("--terrain", metavar="FILE.json", type=Path, default=None,
-                    help="terrain game: play on this heightmap (10 x 10 levels, rank 1 first) instead of the "
-                         "map generated from --seed; an unfair map is played with a warning")
+    for g in _map_games():
+        pl.add_argument(g.MAP_FLAGS["file"], metavar="FILE.json", type=Path, default=None, dest=_map_dest(g, "file"),
+                        help=f"{g.NAME} game: play on this heightmap ({g.MAP_TEXT}) instead of the map generated "
+                             "from --seed; an unfair map is played with a warning")
 
     rc = sub.add_parser("record", help="record a game played at the table, move by move",
                         description="Record a game played at the table: the prompt shows the position and "
                                     "reads one move at a time in the log's notation, checked by the rules "
                                     "engine; the log is written after every move. Reads standard input when "
                                     "it is not a terminal. Type help at the prompt for the commands.")
-    rc.add_argument("game", nargs="?", metavar="GAME", help="stratstone, sage-stones or terrain")
+    rc.add_argument("game", nargs="?", metavar="GAME", help=_listed(list(FACTS), "or"))
     rc.add_argument("--out", metavar="FILE.jsonl", type=_path, default=None, help="the new log file")
     rc.add_argument("--resume", metavar="FILE.jsonl", type=_path, default=None,
                     help="continue this unfinished log instead of starting a game")
@@ -92,10 +97,12 @@ def _parser() -> argparse.ArgumentParser:
     rc.add_argument("--setup", metavar="JSON", default=None, help="the game's setup, as for play")
     rc.add_argument("--roll", action="store_true", help="Sage Stones: the program rolls the dice")
     rc.add_argument("--seed", type=_integer, default=None, help="with --roll: the dice's seed (recorded)")
-    rc.add_argument("--terrain-seed", metavar="N", type=_integer, default=None,
-                    help="terrain game: played on the map of seed N (the board build --terrain-seed N prints)")
-    rc.add_argument("--terrain", metavar="FILE.json", type=_path, default=None,
-                    help="terrain game: played on this heightmap (10 x 10 levels, rank 1 first)")
+    for g in _map_games():
+        seed = g.MAP_FLAGS["seed"]
+        rc.add_argument(seed, metavar="N", type=_integer, default=None, dest=_map_dest(g, "seed"),
+                        help=f"{g.NAME} game: played on the map of seed N (the board build {seed} N prints)")
+        rc.add_argument(g.MAP_FLAGS["file"], metavar="FILE.json", type=_path, default=None, dest=_map_dest(g, "file"),
+                        help=f"{g.NAME} game: played on this heightmap ({g.MAP_TEXT})")
 
     pv_ = sub.add_parser("preview", help="look at assets in 3D: a window, a still, a turntable or a contact sheet",
                          description="Show the assets named (game/part such as stratstone/stone-red-03, a whole "
@@ -141,6 +148,27 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _listed(items: list[str], last: str) -> str:
+    """``a, b and c`` (``last`` is "and" or "or")."""
+    return f"{', '.join(items[:-1])} {last} {items[-1]}" if len(items) > 1 else "".join(items)
+
+
+def _map_games() -> list[ModuleType]:
+    """The facts of the games played on a map (those that name its flags)."""
+    return [f for f in FACTS.values() if getattr(f, "MAP_FLAGS", None)]
+
+
+def _map_dest(game: ModuleType, what: str) -> str:
+    """The argparse attribute of a map flag (``map_terrain_seed``)."""
+    return f"map_{game.NAME}_{what}".replace("-", "_").replace(" ", "_")
+
+
+def _map_args(a: argparse.Namespace, what: str) -> list[tuple[ModuleType, str, Any]]:
+    """(game facts, flag, value) of each map flag ``what`` the command has."""
+    return [(g, g.MAP_FLAGS[what], getattr(a, _map_dest(g, what), None)) for g in _map_games()
+            if hasattr(a, _map_dest(g, what))]
+
+
 def _path(text: str) -> Path:
     """A path argument; an empty one is an error (``Path("")`` would quietly mean ".")."""
     if not text.strip():
@@ -170,13 +198,14 @@ def _cmd_build(a: argparse.Namespace) -> int:
 
     jobs = usable_cores() if a.jobs is None else a.jobs
     sets = parse_set(a.sets)
-    if a.terrain_seed is not None and a.heightmap is not None:
-        raise UserError(f"--terrain-seed {a.terrain_seed} and --heightmap {a.heightmap}: expected one of them, the "
-                        "terrain board has one map")
-    if a.terrain_seed is not None:
-        sets["terrain.board.seed"] = str(a.terrain_seed)
-    if a.heightmap is not None:
-        sets["terrain.board.heightmap"] = str(a.heightmap)
+    for (g, seed_flag, seed), (_, file_flag, file) in zip(_map_args(a, "seed"), _map_args(a, "board file"), strict=True):
+        if seed is not None and file is not None:
+            raise UserError(f"{seed_flag} {seed} and {file_flag} {file}: expected one of them, the {g.NAME} board has "
+                            "one map")
+        if seed is not None:
+            sets[g.MAP_PARAMETERS["seed"]] = str(seed)
+        if file is not None:
+            sets[g.MAP_PARAMETERS["board file"]] = str(file)
     report = build(a.games, a.printer, a.out, jobs, a.params, sets, progress=None if a.quiet else sys.stderr,
                    plates=a.plates, slice_plates=not a.no_slice)
     print(printable(report.summary()))  # it names the output folder, as the user typed it
@@ -266,7 +295,8 @@ def _cmd_play(a: argparse.Namespace) -> int:
 
     players = _players_arg(a, "player kinds", "random,greedy")
     setup = _setup_arg(a)
-    text = commands.play(a.game, a.seed, players, a.out, setup, terrain=a.terrain,
+    map_file = next((file for _, _, file in _map_args(a, "file") if file is not None), None)
+    text = commands.play(a.game, a.seed, players, a.out, setup, map_file=map_file,
                          on_warning=lambda m: print(f"{PROG}: warning: {printable(m)}", file=sys.stderr))
     sys.stdout.write("".join(printable(line) + "\n" for line in text.split("\n")))  # it names --out
     return 0
@@ -289,21 +319,22 @@ def _cmd_record(a: argparse.Namespace) -> int:
     log = a.out or a.resume
     try:
         if a.resume is not None:
-            for flag, value in (("--setup", a.setup), ("--players", a.players), ("--terrain-seed", a.terrain_seed),
-                                ("--terrain", a.terrain), ("--seed", a.seed)):
+            maps = [(flag, value) for what in ("seed", "file") for _, flag, value in _map_args(a, what)]
+            for flag, value in (("--setup", a.setup), ("--players", a.players), *maps, ("--seed", a.seed)):
                 if value is not None:
                     raise UserError(f"{flag} with --resume: the log's header already says it; leave {flag} out")
             line = record.resume(a.resume, a.game, roll=a.roll, stdin=stdin, say=say, interactive=interactive)
         else:
             setup = _setup_arg(a) or {}
-            if a.terrain_seed is not None and a.terrain is not None:
-                raise UserError(f"--terrain-seed {a.terrain_seed} and --terrain {a.terrain}: expected one of them")
-            if a.terrain_seed is not None:
-                setup["terrain_seed"] = a.terrain_seed
-            if a.terrain is not None:
-                from stratstone_cad.games.terrain.terrain_map import load_heightmap_file
-
-                setup["heightmap"] = load_heightmap_file(a.terrain)
+            for (g, seed_flag, seed), (_, file_flag, file) in zip(_map_args(a, "seed"), _map_args(a, "file"),
+                                                                    strict=True):
+                if seed is not None and file is not None:
+                    raise UserError(f"{seed_flag} {seed} and {file_flag} {file}: expected one of them")
+                map_field, seed_field = g.MAP_FIELDS
+                if seed is not None:
+                    setup[seed_field] = seed
+                if file is not None:
+                    setup[map_field] = get_game(g.NAME).load_map(file)
             line = record.record(a.game, a.out, setup or None, _players_arg(a, "player ids", "yellow,red,blue"),
                                  roll=a.roll, seed=a.seed, stdin=stdin, say=say, interactive=interactive,
                                  on_warning=lambda m: print(f"{PROG}: warning: {printable(m)}", file=sys.stderr))

@@ -86,7 +86,7 @@ def play(
     out: pathlib.Path | None,
     setup: dict[str, Any] | None = None,
     *,
-    terrain: pathlib.Path | None = None,
+    map_file: pathlib.Path | None = None,
     on_warning: Callable[[str], None] | None = None,
 ) -> str:
     """Play a whole game between built-in players and write its log.
@@ -99,8 +99,8 @@ def play(
     stratstone, 16 plies, winner red (line of four)``); without it the log text itself
     is returned, without the final newline (the CLI's ``print`` adds it).
 
-    Terrain game: the map is generated from ``seed`` unless ``terrain`` names a JSON
-    heightmap file (a 10 x 10 list of lists, rank 1 first, or ``{"heightmap": [...]}``),
+    A game played on a map (the terrain game): the map is generated from ``seed`` unless
+    ``map_file`` names its file, for the terrain game a JSON heightmap file (a 10 x 10 list of lists, rank 1 first, or ``{"heightmap": [...]}``),
     which is checked against the terrain rule (one-line :class:`UserError` naming the
     square and the values). A valid but unfair map is played, and its warning (naming
     both crossing-cost lists) goes to ``on_warning`` (default: :func:`warnings.warn`
@@ -111,13 +111,13 @@ def play(
     elif type(seed) is not int or not 0 <= seed <= SEED_MAX:
         raise PlayArgumentError(f"seed: {short_repr(seed)} is not an integer from 0 to {SEED_MAX}")
     engine = get_game(game)
-    if terrain is not None:
+    if map_file is not None:
         if not engine.map_fields:
-            raise PlayArgumentError(f"terrain file {terrain}: only the terrain game is played on a heightmap")
+            raise PlayArgumentError(f"terrain file {map_file}: only the terrain game is played on a heightmap")
         field = engine.map_fields[0]
         if setup and field in setup:
-            raise PlayArgumentError(f"terrain file {terrain}: the setup gives a {field} too; give only one")
-        setup = {**(setup or {}), field: engine.load_map(terrain)}
+            raise PlayArgumentError(f"terrain file {map_file}: the setup gives a {field} too; give only one")
+        setup = {**(setup or {}), field: engine.load_map(map_file)}
     kinds = list(players) if players else ["random"] * engine.default_players(setup)
     records = play_records(engine.name, seed, kinds, setup)
     for text in engine.setup_warnings(records[0]["setup"]):

@@ -7,6 +7,7 @@ tenth of its time (docs/architecture.md).
 """
 
 NAME = "sage-stones"
+TITLE = "Sage Stones"
 COLUMNS = 7
 """Columns of the board, numbered 3-9 (the totals of three 3-sided dice)."""
 ROWS = 9

@@ -7,6 +7,7 @@ tenth of its time (docs/architecture.md).
 """
 
 NAME = "stratstone"
+TITLE = "Stratstone"
 SIZE = 4
 """Cells per side of the board."""
 FILES = "abcd"

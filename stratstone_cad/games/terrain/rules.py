@@ -48,7 +48,7 @@ from stratstone_cad.engine.core import (
     short_repr,
     square_cell,
 )
-from stratstone_cad.games.terrain.facts import FILES, KINDS, NAME, PLAYERS, STRENGTH, TITLES
+from stratstone_cad.games.terrain.facts import FILES, KINDS, MAP_FIELDS, NAME, PLAYERS, STRENGTH, TITLES
 from stratstone_cad.games.terrain.terrain_map import (
     SIZE,
     TerrainError,
@@ -984,7 +984,7 @@ class TerrainGame(GameBase):
     name = NAME
     rules = RULES
     players = PLAYERS
-    map_fields = ("heightmap", "terrain_seed")
+    map_fields = MAP_FIELDS
 
     def load_map(self, path: Any) -> list[list[int]]:
         """A heightmap file (a JSON 10 x 10 list, rank 1 first, or ``{"heightmap": [...]}``),

@@ -246,7 +246,7 @@ def test_play_terrain_file_and_check_log(tmp_path):
     terrain.write_text(json.dumps({"heightmap": generate(5)}))
     out = tmp_path / "g.jsonl"
     seen: list[str] = []
-    summary = commands.play("terrain", 3, ["greedy", "greedy"], out, terrain=terrain, on_warning=seen.append)
+    summary = commands.play("terrain", 3, ["greedy", "greedy"], out, map_file=terrain, on_warning=seen.append)
     assert summary.startswith(f"wrote {out}: terrain, ") and seen == []
     head = json.loads(out.read_text().split("\n")[0])
     assert head["setup"] == {"terrain_seed": None, "heightmap": generate(5)}
@@ -257,14 +257,14 @@ def test_an_unfair_terrain_file_is_played_with_a_warning_naming_both_costs(tmp_p
     terrain = tmp_path / "unfair.json"
     terrain.write_text(json.dumps(UNFAIR))
     seen: list[str] = []
-    text = commands.play("terrain", 3, None, None, terrain=terrain, on_warning=seen.append)
+    text = commands.play("terrain", 3, None, None, map_file=terrain, on_warning=seen.append)
     assert json.loads(text.split("\n")[0])["setup"]["heightmap"] == UNFAIR
     assert seen == [
         "terrain is not fair: the cheapest crossing costs from the six start squares are "
         "red [11, 11, 11, 11, 11, 11] and blue [10, 10, 11, 11, 11, 11] (sum 66 and 64); playing it anyway"
     ]
     with pytest.warns(GameWarning, match=r"red \[11, 11, 11, 11, 11, 11\] and blue \[10, 10, 11, 11, 11, 11\]") as caught:
-        commands.play("terrain", 3, None, None, terrain=terrain)
+        commands.play("terrain", 3, None, None, map_file=terrain)
     assert [w.filename for w in caught] != [commands.__file__]  # it points at play's caller, not inside play
     with pytest.warns(GameWarning, match="not fair"):
         commands.play("terrain", 3, None, None, {"heightmap": UNFAIR})
@@ -288,7 +288,7 @@ def test_a_bad_terrain_file_is_one_user_error_naming_the_square(tmp_path, conten
     terrain = tmp_path / "bad.json"
     terrain.write_text(content)
     with pytest.raises(UserError) as info:
-        commands.play("terrain", 1, None, None, terrain=terrain)
+        commands.play("terrain", 1, None, None, map_file=terrain)
     assert str(info.value) == f"{terrain}: {message}" or str(info.value).startswith(f"{terrain}: {message}")
     assert isinstance(info.value, TerrainError) and "\n" not in str(info.value)
 
@@ -297,9 +297,9 @@ def test_play_terrain_argument_errors(tmp_path):
     terrain = tmp_path / "map.json"
     terrain.write_text(json.dumps(generate(1)))
     with pytest.raises(UserError, match="only the terrain game is played on a heightmap"):
-        commands.play("stratstone", 1, None, None, terrain=terrain)
+        commands.play("stratstone", 1, None, None, map_file=terrain)
     with pytest.raises(UserError, match="the setup gives a heightmap too"):
-        commands.play("terrain", 1, None, None, {"heightmap": generate(1)}, terrain=terrain)
+        commands.play("terrain", 1, None, None, {"heightmap": generate(1)}, map_file=terrain)
     with pytest.raises(UserError, match="terrain needs 2 players, got 3"):
         commands.play("terrain", 1, ["random"] * 3, None)
     with pytest.raises(UserError, match=r"setup.terrain_seed: 'x' is not an integer"):
@@ -307,7 +307,7 @@ def test_play_terrain_argument_errors(tmp_path):
     with pytest.raises(UserError, match=r"setup.heightmap: c3 = 0 and c4 = 7 differ by 7"):
         commands.play("terrain", 1, None, None, {"heightmap": hmap(c4=7)})
     with pytest.raises(TerrainError, match="file not found"):
-        commands.play("terrain", 1, None, None, terrain=tmp_path / "nope.json")
+        commands.play("terrain", 1, None, None, map_file=tmp_path / "nope.json")
 
 
 def test_the_registry_knows_the_terrain_game():
