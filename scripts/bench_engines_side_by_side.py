@@ -32,9 +32,14 @@ import json, os, random, statistics, sys, tempfile, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 reps = int(sys.argv[2])
-from stratstone_cad.log import commands
-from stratstone_cad.registry import get_game
-from stratstone_cad.games.terrain.terrain_map import generate
+try:  # the folder-per-game layout
+    from stratstone_cad.log import commands
+    from stratstone_cad.registry import get_game
+    from stratstone_cad.games.terrain.terrain_map import generate
+except ImportError:  # a tree from before it (games/ held the engines and the log)
+    from stratstone_cad.games import commands
+    from stratstone_cad.games.core import get_game
+    from stratstone_cad.games.terrain_map import generate
 
 def median_rate(fn):
     fn()  # warm-up

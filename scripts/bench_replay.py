@@ -10,7 +10,8 @@ ply: 1,001 frames (the start, then 10 a ply). Measured, median of ``--rounds``:
 - the whole command as a user runs it (``stratstone-cad replay LOG --out x.mp4``: Python
   start, checking and loading the log, the meshes from the cache, the export).
 
-Run: ``.venv/bin/python scripts/bench_replay.py [--rounds 3]``.
+Run: ``.venv/bin/python scripts/bench_replay.py [--rounds 3]``; with ``PYTHONPATH=TREE`` it measures
+another checkout's code (side by side with this one, in turn).
 """
 
 from __future__ import annotations
@@ -23,9 +24,14 @@ from pathlib import Path
 
 from benchlib import loadavg, machine_line, timed
 
-from stratstone_cad.log.commands import play_records
-from stratstone_cad.log.logfile import dumps_line
 from stratstone_cad.viewer import replay as R
+
+try:  # the folder-per-game layout
+    from stratstone_cad.log.commands import play_records
+    from stratstone_cad.log.logfile import dumps_line
+except ImportError:  # a tree from before it, measured side by side (PYTHONPATH=that tree)
+    from stratstone_cad.games.commands import play_records
+    from stratstone_cad.games.log import dumps_line
 
 SIZE = (1280, 720)
 PER_PLY = 10
@@ -39,7 +45,7 @@ def write_log(folder: Path) -> Path:
     return path
 
 
-def floor(rep: R.Replay, n: int = 40) -> float:
+def floor(rep: R.GameOnTable, n: int = 40) -> float:
     scene = R.Scene(rep, SIZE, smooth=False)
     try:
         scene.show(rep.count)

@@ -217,15 +217,16 @@ def _cmd_list(a: argparse.Namespace) -> int:
     from stratstone_cad.registry import GAMES, SCHEMA, load_params
 
     ps = load_params(a.params, parse_set(a.sets))
+    defaults = load_params()  # the presets alone: the one place the defaults are written
     lines = []
     for game in GAMES.values():
         lines.append(f"{game.name}: {game.title}")
         for section in game.sections:
-            lines += _section_lines(section, SCHEMA[section], ps)
+            lines += _section_lines(section, SCHEMA[section], ps, defaults)
     lines.append("mesh: tessellation of every part")
-    lines += _section_lines("mesh", SCHEMA["mesh"], ps)
+    lines += _section_lines("mesh", SCHEMA["mesh"], ps, defaults)
     lines.append("plates: print plates (build --plates)")
-    lines += _section_lines("plates", SCHEMA["plates"], ps)
+    lines += _section_lines("plates", SCHEMA["plates"], ps, defaults)
     lines.append("")
     lines.append("profiles (layer boundaries at first + n x layer):")
     for pr in load_profiles().values():
@@ -242,11 +243,13 @@ def _cmd_list(a: argparse.Namespace) -> int:
     return 0
 
 
-def _section_lines(section: str, cls: type, ps: object) -> list[str]:
+def _section_lines(section: str, cls: type, ps: object, defaults: object) -> list[str]:
     current = ps.section(section)  # type: ignore[attr-defined]
+    preset = defaults.section(section)  # type: ignore[attr-defined]
     out = []
-    for name, default, expected, doc in cls.describe():
-        value = current[name.rsplit(".", 1)[1]]
+    for name, expected, doc in cls.describe():
+        field = name.rsplit(".", 1)[1]
+        value, default = current[field], preset[field]
         shown = _toml(value)
         changed = "" if value == default else f" (default {_toml(default)})"
         out.append(f"  {name} = {shown}{changed}\n      {doc}; {expected}")

@@ -7,7 +7,9 @@ need one engine, a build none), its printable parts (:data:`GAMES`, with their C
 functions checked against the CAD module's source here), its parameters and presets
 (:data:`SCHEMA`, :func:`load_params`), its CLI options and the help's game lists. The log
 format names its games too (``stratstone_cad/log/schema.json``): a new game is a new
-entry of that published format.
+entry of that published format (its name in the header's ``game`` enum, a ``ply_<game>``
+definition of its plies and that definition in the ``ply`` anyOf), which check-log
+needs; docs/architecture.md says how to add a game.
 
 :func:`load_params` merges the presets (each game's ``preset.toml``, the shared
 ``base/presets/mesh.toml`` and ``plates.toml``), a ``--params`` file and ``--set``

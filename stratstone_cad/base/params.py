@@ -1,9 +1,10 @@
-"""Typed parameter objects, presets from models/*.toml, overrides and validation.
+"""Typed parameter objects, presets (TOML files shipped in the package), overrides and validation.
 
 A model's parameters are one frozen dataclass. Each field carries its unit (in its
 name: ``height_mm``), its allowed range or choices and a one-line description in the
-field metadata. Defaults live in ``models/<game>.toml``; the dataclass defaults are
-only the schema's fallback and are kept equal to the presets by a test.
+field metadata. Defaults live in one place, the presets: each game's ``preset.toml``
+and ``base/presets/mesh.toml`` and ``plates.toml`` (package data); the dataclasses have
+none, and :func:`resolve` refuses presets that leave a field out.
 
 Overrides come in two forms, both addressed by dotted names:
 
@@ -37,7 +38,6 @@ MIN_WALL_MM = 2 * EXTRUSION_WIDTH_MM
 
 
 def param(
-    default: Any,
     doc: str,
     *,
     lo: float | None = None,
@@ -45,11 +45,10 @@ def param(
     choices: tuple[str, ...] | None = None,
     length: int | None = None,
 ) -> Any:
-    """A dataclass field with its description, range or choices in the metadata."""
-    meta = {"doc": doc, "lo": lo, "hi": hi, "choices": choices, "length": length}
-    if isinstance(default, list):
-        return field(default_factory=lambda: list(default), metadata=meta)
-    return field(default=default, metadata=meta)
+    """A dataclass field with its description, range or choices in the metadata. It has no
+    default: the defaults live in one place, the presets (each game's ``preset.toml``,
+    ``base/presets/*.toml``), and a preset that leaves a field out is refused."""
+    return field(metadata={"doc": doc, "lo": lo, "hi": hi, "choices": choices, "length": length})
 
 
 def _describe_expected(f: dataclasses.Field) -> str:
@@ -139,13 +138,10 @@ class Params:
         raise ParameterError(f"{self.PREFIX}.{name} = {_show(value)}: expected {expected}")
 
     @classmethod
-    def describe(cls) -> list[tuple[str, Any, str, str]]:
-        """(dotted name, default, expected, description) for every field."""
-        rows = []
-        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-            default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
-            rows.append((f"{cls.PREFIX}.{f.name}", default, _describe_expected(f), f.metadata["doc"]))
-        return rows
+    def describe(cls) -> list[tuple[str, str, str]]:
+        """(dotted name, expected, description) for every field."""
+        return [(f"{cls.PREFIX}.{f.name}", _describe_expected(f), f.metadata["doc"])
+                for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)  # type: ignore[call-overload]
@@ -433,6 +429,11 @@ def resolve(
     for path in preset_files:
         for key, value in flatten(_load_toml(path, "preset")).items():
             put(key, value, str(path), False)
+    missing = [key for key, (prefix, f) in fields.items() if f.name not in values[prefix]]
+    if missing:  # the presets are the defaults' one place: each field has its value there
+        raise ParameterError(f"presets {', '.join(str(p) for p in preset_files)}: no value for {missing[0]}"
+                             f"{f' (and {len(missing) - 1} more)' if len(missing) > 1 else ''}, expected one for "
+                             "every parameter")
     if params_file is not None:
         for key, value in flatten(_load_toml(params_file, "--params file")).items():
             put(key, value, str(params_file), False)
@@ -464,9 +465,9 @@ class MeshParams(Params):
 
     PREFIX = "mesh"
 
-    tolerance_mm: float = param(0.05, "largest distance of the mesh from the true surface", lo=0.001, hi=1)
-    angular_tolerance_deg: float = param(2.5, "largest turn of a curved surface within one facet (neighbouring "
-                                              "facets of a smooth side then differ by 8 degrees at most)", lo=1, hi=45)
+    tolerance_mm: float = param("largest distance of the mesh from the true surface", lo=0.001, hi=1)
+    angular_tolerance_deg: float = param("largest turn of a curved surface within one facet (neighbouring "
+                                         "facets of a smooth side then differ by 8 degrees at most)", lo=1, hi=45)
 
 
 # --------------------------------------------------------------------------- print plates
@@ -480,17 +481,17 @@ class PlateParams(Params):
 
     PREFIX = "plates"
 
-    spacing_mm: float = param(6.0, "gap between neighbouring parts on a plate", lo=2, hi=50)
-    piece_ironing: str = param("topmost", "ironing of the pieces (stones, gems, terrain pieces): the topmost "
-                                          "surface of each, every top surface, or none", choices=IRONING)
-    board_ironing: str = param("none", "ironing of the boards (every top surface of the Stratstone board adds "
-                                       "about 5 h)", choices=IRONING)
-    adaptive_layers: bool = param(True, "stones and gems at variable layer heights: thin where the surface is "
-                                        "shallow, thick on steep sides, every flat face on a layer top")
-    adaptive_step_mm: float = param(0.07, "largest step an adaptive layer may leave on a sloped surface (a layer "
-                                          "h thick leaves h x the slope's cosine)", lo=0.02, hi=0.3)
-    adaptive_min_layer_mm: float = param(0.07, "thinnest adaptive layer", lo=0.05, hi=0.15)
-    adaptive_max_layer_mm: float = param(0.20, "thickest adaptive layer", lo=0.15, hi=0.3)
+    spacing_mm: float = param("gap between neighbouring parts on a plate", lo=2, hi=50)
+    piece_ironing: str = param("ironing of the pieces (stones, gems, terrain pieces): the topmost "
+                               "surface of each, every top surface, or none", choices=IRONING)
+    board_ironing: str = param("ironing of the boards (every top surface of the Stratstone board adds "
+                               "about 5 h)", choices=IRONING)
+    adaptive_layers: bool = param("stones and gems at variable layer heights: thin where the surface is "
+                                  "shallow, thick on steep sides, every flat face on a layer top")
+    adaptive_step_mm: float = param("largest step an adaptive layer may leave on a sloped surface (a layer "
+                                    "h thick leaves h x the slope's cosine)", lo=0.02, hi=0.3)
+    adaptive_min_layer_mm: float = param("thinnest adaptive layer", lo=0.05, hi=0.15)
+    adaptive_max_layer_mm: float = param("thickest adaptive layer", lo=0.15, hi=0.3)
 
     def check(self) -> None:
         if self.adaptive_min_layer_mm > self.adaptive_max_layer_mm - 0.01 + TOL:
@@ -516,7 +517,7 @@ def display_colour(colours: dict[str, Colour], name: str | None) -> str:
 
 
 def load_colours(presets_dir: Path = PRESETS_DIR) -> dict[str, Colour]:
-    """The display colours of models/colours.toml, by name."""
+    """The display colours of ``presets/colours.toml``, by name."""
     path = presets_dir / "colours.toml"
     table = _load_toml(path, "colours").get("colour")
     if not isinstance(table, dict) or BOARD_COLOUR not in table:

@@ -5,7 +5,7 @@ A board is ``cols`` x ``rows`` square cells of one pitch inside a rim: the rim o
 left and right (``rim_x_mm``) carries the row labels, the rim on the near and far side
 (``rim_y_mm``) the column labels. The origin is the board's lower-left corner, x grows
 along the columns (file a, column 3, ...), y along the rows (rank 1 first), z up from
-the bed. Everything here is pure Python (shapely for 2D regions), so the catalog plans
+the bed. Everything here is pure Python (shapely for 2D regions), so the registry plans
 tiles, checks parameters and the viewer places pieces with the very numbers the boards
 are made from.
 
@@ -181,17 +181,17 @@ class BoardParams(Params):
     hold for every board.
     """
 
-    cell_pitch_mm: float = param(36.0, "centre-to-centre distance of two cells", lo=10, hi=120)
-    rim_width_mm: float = param(12.0, "width of the rim around the cells, carries the coordinates", lo=4, hi=60)
-    thickness_mm: float = param(4.8, "board height, snapped to the board profile's layers", lo=1.5, hi=30)
-    corner_radius_mm: float = param(4.0, "radius of the board's outer corners", lo=0, hi=30)
-    label_height_mm: float = param(7.0, "cap height of the engraved coordinates", lo=2.5, hi=30)
-    label_stroke_mm: float = param(1.2, "groove width of the engraved coordinates (two 0.4 mm extrusions at least)",
+    cell_pitch_mm: float = param("centre-to-centre distance of two cells", lo=10, hi=120)
+    rim_width_mm: float = param("width of the rim around the cells, carries the coordinates", lo=4, hi=60)
+    thickness_mm: float = param("board height, snapped to the board profile's layers", lo=1.5, hi=30)
+    corner_radius_mm: float = param("radius of the board's outer corners", lo=0, hi=30)
+    label_height_mm: float = param("cap height of the engraved coordinates", lo=2.5, hi=30)
+    label_stroke_mm: float = param("groove width of the engraved coordinates (two 0.4 mm extrusions at least)",
                                    lo=MIN_WALL_MM, hi=4)
-    engrave_depth_mm: float = param(1.2, "depth of the engraved coordinates, snapped to whole layers", lo=0.3, hi=3)
-    joint_clearance_mm: float = param(0.2, "gap between a dovetail and its socket when tiled, per side", lo=0.05, hi=1)
-    joint_width_mm: float = param(9.0, "width of a tile joint's dovetail head", lo=4, hi=40)
-    joint_length_mm: float = param(5.0, "how far a dovetail reaches into the next tile", lo=2, hi=20)
+    engrave_depth_mm: float = param("depth of the engraved coordinates, snapped to whole layers", lo=0.3, hi=3)
+    joint_clearance_mm: float = param("gap between a dovetail and its socket when tiled, per side", lo=0.05, hi=1)
+    joint_width_mm: float = param("width of a tile joint's dovetail head", lo=4, hi=40)
+    joint_length_mm: float = param("how far a dovetail reaches into the next tile", lo=2, hi=20)
 
     # ---- what a game's board says about itself (override)
     def grid(self) -> GridBoard:

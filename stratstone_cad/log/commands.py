@@ -99,11 +99,12 @@ def play(
     stratstone, 16 plies, winner red (line of four)``); without it the log text itself
     is returned, without the final newline (the CLI's ``print`` adds it).
 
-    A game played on a map (the terrain game): the map is generated from ``seed`` unless
-    ``map_file`` names its file, for the terrain game a JSON heightmap file (a 10 x 10 list of lists, rank 1 first, or ``{"heightmap": [...]}``),
-    which is checked against the terrain rule (one-line :class:`UserError` naming the
-    square and the values). A valid but unfair map is played, and its warning (naming
-    both crossing-cost lists) goes to ``on_warning`` (default: :func:`warnings.warn`
+    A game played on a map (the terrain game): the map is generated from ``seed``
+    unless ``map_file`` names its file, for the terrain game a JSON heightmap file (a
+    10 x 10 list of lists, rank 1 first, or ``{"heightmap": [...]}``), which is checked
+    against the terrain rule (one-line :class:`UserError` naming the square and the
+    values). A valid but unfair map is played, and its warning (naming both
+    crossing-cost lists) goes to ``on_warning`` (default: :func:`warnings.warn`
     with :class:`GameWarning`).
     """
     if seed is None:
@@ -146,7 +147,7 @@ def check_log(path: pathlib.Path) -> str:
     such as ``line 7, ply 6: b2 NNS steps straight back``.
     """
     try:
-        return _log.check_log(path).summary()
+        return _log.validate(path).summary()
     except UserError:
         raise
     except (RecursionError, MemoryError) as e:  # pragma: no cover - defensive

@@ -47,7 +47,6 @@ __all__ = [
     "Replay",
     "Step",
     "agreed_end",
-    "check_log",
     "dumps_line",
     "header_record",
     "load_schema",
@@ -55,6 +54,7 @@ __all__ = [
     "ply_record",
     "replay",
     "result_record",
+    "validate",
     "validate_line",
     "validator_class",
     "write_log",
@@ -651,7 +651,7 @@ def replay(path: str | os.PathLike[str]) -> Replay:
 
 @dataclass(frozen=True)
 class LogReport:
-    """What :func:`check_log` found in a valid log."""
+    """What :func:`validate` found in a valid log."""
 
     game: str
     plies: int
@@ -666,7 +666,7 @@ class LogReport:
         return f"ok: {self.game}, {counted(self.plies, 'ply', 'plies')}, {self.result.describe()}"
 
 
-def check_log(path: str | os.PathLike[str]) -> LogReport:
+def validate(path: str | os.PathLike[str]) -> LogReport:
     """Validate a log: schema, then every ply through the engine, then the result line.
 
     Raises :class:`LogError` with ``line N, ply P: <move> <rule>`` style one-line messages.

@@ -1,8 +1,9 @@
 """How a game describes its printable assets to the build: pure Python, no CadQuery.
 
-A game registers one :class:`GameAssets` (in ``stratstone_cad/assets/<game>.py``, listed
-in :mod:`stratstone_cad.registry`): its parameter sections and presets, how the checked
-sections combine into the game's parameters, and its plan, the list of :class:`Job`.
+A game registers one :class:`GameAssets` (``ASSETS`` in its ``games/<game>/parts.py``,
+found through :data:`stratstone_cad.registry.FOLDERS`): its parameter sections and preset,
+how the checked sections combine into the game's parameters, and its plan, the list of
+:class:`Job`.
 
 A job makes one or more parts with a CAD function of the game's ``cad.py``, named through
 the game's :class:`CadFunctions` (``CAD.make_board``: a name the game declares, checked
@@ -141,8 +142,10 @@ class GameAssets:
     ``preset`` is the game's TOML file of their defaults (package data beside its
     ``parts.py``). ``combine(sections, profiles)`` checks what the sections say together
     (a gem fits a well, heights after snapping to the layers) and returns the game's
-    parameters; ``plan(params, printer, profiles, mesh)`` lists the jobs; ``cad`` names
-    the CAD functions they call.
+    parameters: an object with one attribute per section, named by the prefix's last part
+    (``params.board``, ``params.gem``: ``list`` and the manifest read the sections back so);
+    ``plan(params, printer, profiles, mesh)`` lists the jobs; ``cad`` names the CAD
+    functions they call.
     """
 
     name: str

@@ -25,12 +25,12 @@ from stratstone_cad.errors import UserError
 from stratstone_cad.viewer.assets import Asset, asset_mesh
 from stratstone_cad.viewer.writer import Progress, check_frames, check_target, png, publish
 
-__all__ = ["Placed", "contact_sheet", "layout", "render_still", "render_turntable", "show"]
+__all__ = ["PlacedAsset", "contact_sheet", "layout", "render_still", "render_turntable", "show"]
 
 BACKGROUND = "white"
 
 
-class Placed:
+class PlacedAsset:
     """An asset's mesh moved to its place in the scene."""
 
     def __init__(self, asset: Asset, offset: tuple[float, float]) -> None:
@@ -57,7 +57,7 @@ def polydata(mesh: Any) -> Any:
     return pv.PolyData(mesh.vertices, faces)
 
 
-def layout(assets: Sequence[Asset]) -> list[Placed]:
+def layout(assets: Sequence[Asset]) -> list[PlacedAsset]:
     """The assets side by side in rows, in the order given, a gap a tenth of the largest
     apart, rows about as wide as the block is deep."""
     sized = []
@@ -73,7 +73,7 @@ def layout(assets: Sequence[Asset]) -> list[Placed]:
         w, d = hi[0] - lo[0], hi[1] - lo[1]
         if x > 0 and x + w > width:
             x, y, row = 0.0, y - row - gap, 0.0
-        out.append(Placed(a, (x - lo[0], y - hi[1])))
+        out.append(PlacedAsset(a, (x - lo[0], y - hi[1])))
         x += w + gap
         row = max(row, d)
     return out
@@ -101,7 +101,7 @@ def _plotter(size: tuple[int, int], off_screen: bool = True, shape: tuple[int, i
     return p
 
 
-def _add(p: Any, placed: Sequence[Placed]) -> None:
+def _add(p: Any, placed: Sequence[PlacedAsset]) -> None:
     for item in placed:
         p.add_mesh(item.polydata(), color=item.asset.colour, smooth_shading=True, split_sharp_edges=True,
                    specular=0.3, name=item.asset.name)
@@ -127,7 +127,7 @@ def project(p: Any, point: Sequence[float]) -> tuple[int, int]:
 
 
 def render_still(assets: Sequence[Asset], out: Path,
-                 size: tuple[int, int] = (1280, 720)) -> list[tuple[Placed, tuple[int, int]]]:
+                 size: tuple[int, int] = (1280, 720)) -> list[tuple[PlacedAsset, tuple[int, int]]]:
     """A PNG of the assets; returns each placed asset with the pixel its top's centre shows at."""
     placed = layout(assets)
     p = _plotter(size)

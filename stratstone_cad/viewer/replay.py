@@ -37,7 +37,7 @@ from stratstone_cad.errors import ParameterError, UserError, counted
 from stratstone_cad.viewer import writer
 from stratstone_cad.viewer.writer import Progress
 
-__all__ = ["Replay", "Scene", "Timeline", "load"]
+__all__ = ["GameOnTable", "Scene", "Timeline", "load"]
 
 Point = tuple[float, float, float]
 LIFT_MM = 14.0  # how high a stack or a gem is lifted
@@ -67,7 +67,7 @@ class Ply:
 
 
 @dataclass
-class Replay:
+class GameOnTable:
     """A loaded log: the game, the table, the piece meshes' sizes, the start and every ply."""
 
     game: str
@@ -100,7 +100,7 @@ class Replay:
         return out
 
 
-def load(path: Path, sets: dict[str, str] | None = None) -> Replay:
+def load(path: Path, sets: dict[str, str] | None = None) -> GameOnTable:
     """Check and replay the log at ``path`` and lay its game out on the board.
 
     Raises :class:`LogError` (check-log's message) for an invalid log and
@@ -132,7 +132,7 @@ def load(path: Path, sets: dict[str, str] | None = None) -> Replay:
         anchors[pid] = np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, lo[2]])
         heights[pid] = float(hi[2] - lo[2])
     board_bounds = asset_mesh(assets[table.board]).bounds()
-    rep = Replay(game.name, ga.title.split(":")[0], list(header.players), table, assets, dict(ledger.pieces), anchors,
+    rep = GameOnTable(game.name, ga.title.split(":")[0], list(header.players), table, assets, dict(ledger.pieces), anchors,
                  heights, _rest(ledger, table, heights), [], final.describe() if final else None, board_bounds)
     before = rep.initial
     for st in steps:
@@ -206,7 +206,7 @@ class Timeline:
 
     ARC = 8  # keyframes along an arc
 
-    def __init__(self, rep: Replay, start: Mapping[str, Point | None], stacks: Mapping[str, list[str]]) -> None:
+    def __init__(self, rep: GameOnTable, start: Mapping[str, Point | None], stacks: Mapping[str, list[str]]) -> None:
         self.rep = rep
         self.now = 0.0
         self.pos: dict[str, Point | None] = dict(start)
@@ -394,7 +394,7 @@ class Timeline:
 # --------------------------------------------------------------------------- the scene
 
 
-def _overlay(rep: Replay, ply: int, done: bool = True) -> str:
+def _overlay(rep: GameOnTable, ply: int, done: bool = True) -> str:
     """The overlay's lines while ``ply`` is shown: its move; the facts after it (stones in
     hand, on the board, the score) and, after the last, the result, once it is ``done``
     (before, the facts of the ply before)."""
@@ -418,7 +418,7 @@ class Scene:
     """The plotter with the board and one actor per piece, added once; :meth:`show` moves
     them to a ply and a time within it."""
 
-    def __init__(self, rep: Replay, size: tuple[int, int], off_screen: bool = True, smooth: bool = True) -> None:
+    def __init__(self, rep: GameOnTable, size: tuple[int, int], off_screen: bool = True, smooth: bool = True) -> None:
         import pyvista as pv
 
         from stratstone_cad.viewer.assets import asset_mesh
@@ -534,7 +534,7 @@ def _frame(pitch: float) -> Any:
 # --------------------------------------------------------------------------- exports
 
 
-def frames(rep: Replay, per_ply: int, first: int = 1, last: int | None = None) -> list[tuple[int, float]]:
+def frames(rep: GameOnTable, per_ply: int, first: int = 1, last: int | None = None) -> list[tuple[int, float]]:
     """(ply, u) of every frame of an export: the position before ``first``, then
     ``per_ply`` frames of each ply to ``last``, the last of each at its end."""
     last = rep.count if last is None else last
@@ -551,7 +551,7 @@ def check_out(out: Path, size: tuple[int, int] = (1280, 720)) -> str:
     return writer.check_target(out, KINDS, size)
 
 
-def export(rep: Replay, out: Path, *, size: tuple[int, int] = (1280, 720), fps: int = 10, per_ply: int = 10,
+def export(rep: GameOnTable, out: Path, *, size: tuple[int, int] = (1280, 720), fps: int = 10, per_ply: int = 10,
            ply: int | None = None, plies: tuple[int, int] | None = None, progress: Progress | None = None) -> int:
     """Write the replay (or the position after ``ply`` as a PNG; ``plies``: only plies
     first-last); returns the frames written. Written whole or not at all, by
@@ -571,7 +571,7 @@ def export(rep: Replay, out: Path, *, size: tuple[int, int] = (1280, 720), fps: 
     return writer.publish(out, kind, _render(rep, todo, size, smooth=kind == ".png"), fps=fps, bar=bar)
 
 
-def _render(rep: Replay, todo: Sequence[tuple[int, float]], size: tuple[int, int], smooth: bool) -> Iterator[np.ndarray]:
+def _render(rep: GameOnTable, todo: Sequence[tuple[int, float]], size: tuple[int, int], smooth: bool) -> Iterator[np.ndarray]:
     """The frames of ``todo`` (ply, time within it), rendered one by one as they are asked for."""
     scene = Scene(rep, size, smooth=smooth)
     try:
@@ -660,7 +660,7 @@ def bind(scene: Scene, per_ply: int, fps: int) -> Controls:
     return controls
 
 
-def show_window(rep: Replay, per_ply: int, fps: int) -> None:
+def show_window(rep: GameOnTable, per_ply: int, fps: int) -> None:
     """The interactive window (it needs a display)."""
     from stratstone_cad.viewer.preview import need_display
 

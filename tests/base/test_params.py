@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import tomllib
 
 import pytest
@@ -12,17 +13,29 @@ from stratstone_cad.errors import ParameterError
 from stratstone_cad.registry import GAMES, SCHEMA, SHARED_PRESETS, load_params
 
 
-def test_dataclass_defaults_equal_the_presets():
+def test_the_defaults_are_written_in_the_presets_only():
+    """No parameter class carries a default: each field's one default is its preset's."""
+    for prefix, cls in SCHEMA.items():
+        for f in dataclasses.fields(cls):
+            assert f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING, (prefix, f.name)
     presets = {}
     for f in [*(g.preset for g in GAMES.values()), *(PRESETS_DIR / f for f in SHARED_PRESETS)]:
         presets.update(tomllib.loads(f.read_text()))
-    for prefix, cls in SCHEMA.items():
+    for prefix, cls in SCHEMA.items():  # and each preset gives every field of its sections, and nothing else
         table = presets
         for part in prefix.split("."):
             table = table[part]
-        defaults = {f.name: (f.default if f.default is not dataclasses.MISSING else f.default_factory())
-                    for f in dataclasses.fields(cls)}
-        assert table == defaults, prefix
+        assert set(table) == {f.name for f in dataclasses.fields(cls)}, prefix
+
+
+def test_a_preset_that_leaves_a_parameter_out_is_refused(tmp_path):
+    presets = tmp_path / "presets"
+    shutil.copytree(PRESETS_DIR, presets)
+    plates = presets / "plates.toml"
+    plates.write_text("\n".join(line for line in plates.read_text().splitlines() if not line.startswith("spacing_mm")))
+    with pytest.raises(ParameterError, match=r"^presets .*plates.toml: no value for plates.spacing_mm, expected one "
+                                             r"for every parameter$"):
+        load_params(presets_dir=presets)
 
 
 def test_set_overrides_a_value_by_its_type():
@@ -176,22 +189,28 @@ def test_a_params_file_with_a_byte_order_mark(tmp_path):
 def test_param_declares_a_field_with_its_description_and_limits():
     """``param`` runs when the parameter classes are declared, at import; called here so
     that a fault in it is seen (and so the mutation tests reach it)."""
-    f = param(2.5, "a length", lo=1.0, hi=9.0)
-    assert f.default == 2.5 and f.default_factory is dataclasses.MISSING
+    f = param("a length", lo=1.0, hi=9.0)
+    assert f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING  # the presets hold it
     assert dict(f.metadata) == {"doc": "a length", "lo": 1.0, "hi": 9.0, "choices": None, "length": None}
-    g = param(["a", "b"], "names", choices=("a", "b", "c"), length=2)
-    assert g.default is dataclasses.MISSING
-    first, second = g.default_factory(), g.default_factory()
-    assert first == ["a", "b"] and first is not second  # a fresh list for every instance
+    g = param("names", choices=("a", "b", "c"), length=2)
     assert dict(g.metadata) == {"doc": "names", "lo": None, "hi": None, "choices": ("a", "b", "c"), "length": 2}
+
+
+def _p(default, doc, **limits):
+    """A test class's field: ``param``'s metadata with a default of its own (the package's
+    classes have none: their defaults are the presets')."""
+    factory = (lambda: list(default)) if isinstance(default, list) else None
+    if factory:
+        return dataclasses.field(default_factory=factory, metadata=param(doc, **limits).metadata)
+    return dataclasses.field(default=default, metadata=param(doc, **limits).metadata)
 
 
 @dataclasses.dataclass(frozen=True)
 class _Demo(Params):
     PREFIX = "demo.part"
 
-    width_mm: float = param(10.0, "w", lo=1.0, hi=60.0)
-    depth_mm: float = param(5.0, "d", lo=2.0)
+    width_mm: float = _p(10.0, "w", lo=1.0, hi=60.0)
+    depth_mm: float = _p(5.0, "d", lo=2.0)
 
 
 @pytest.mark.parametrize(("name", "value", "expected", "instead", "message"), [
@@ -263,32 +282,31 @@ def test_a_height_is_on_a_layer_boundary_counting_from_the_first_layer():
     assert not on_layer_boundary(0.1, p, tol=0.1)  # exactly the tolerance below the first layer's top (0.1 - 0.2 == -0.1)
 
 
-def test_describe_lists_every_parameter_with_its_default_range_and_words():
+def test_describe_lists_every_parameter_with_its_range_and_words():
     rows = _Demo.describe()
-    assert rows == [("demo.part.width_mm", 10.0, "a number from 1 to 60", "w"),
-                    ("demo.part.depth_mm", 5.0, "a number of at least 2", "d")]
+    assert rows == [("demo.part.width_mm", "a number from 1 to 60", "w"),
+                    ("demo.part.depth_mm", "a number of at least 2", "d")]
     from stratstone_cad.games.stratstone.parts import StratstoneStones
 
-    listed = {name: (default, expected) for name, default, expected, _ in StratstoneStones.describe()}
-    assert listed["stratstone.stone.marks"] == (["ring", "cross", "bars"], "a list of 3 names from ring, cross, bars, "
-                                                "dot, dots, triangle, none")  # a list default, made by its factory
+    listed = {name: expected for name, expected, _ in StratstoneStones.describe()}
+    assert listed["stratstone.stone.marks"] == "a list of 3 names from ring, cross, bars, dot, dots, triangle, none"
 
 
 @dataclasses.dataclass(frozen=True)
 class _Kinds(Params):
     PREFIX = "demo.kinds"
 
-    flag: bool = param(True, "a switch")
-    label: str = param("", "free text")
-    style: str = param("round", "a choice", choices=("round", "square"))
-    names: list[str] = param(["a"], "some names")
-    three: list[str] = param(["a", "b", "c"], "three names", choices=("a", "b", "c", "d"), length=3)
-    count: int = param(3, "a count", lo=1)
-    size: float = param(1.0, "a size")
+    flag: bool = _p(True, "a switch")
+    label: str = _p("", "free text")
+    style: str = _p("round", "a choice", choices=("round", "square"))
+    names: list[str] = _p(["a"], "some names")
+    three: list[str] = _p(["a", "b", "c"], "three names", choices=("a", "b", "c", "d"), length=3)
+    count: int = _p(3, "a count", lo=1)
+    size: float = _p(1.0, "a size")
 
 
 def test_each_kind_of_parameter_says_what_it_expects():
-    assert {name: expected for name, _, expected, _ in _Kinds.describe()} == {
+    assert {name: expected for name, expected, _ in _Kinds.describe()} == {
         "demo.kinds.flag": "true or false",
         "demo.kinds.label": 'a text ("" for none)',
         "demo.kinds.style": "one of round, square",
@@ -321,17 +339,20 @@ def test_set_text_is_read_by_the_parameters_kind():
 def test_the_thinnest_adaptive_layer_is_at_most_the_thickest_less_0_01_mm():
     """The limit the message names is itself accepted: 0.15 - 0.01 is 0.13999999999999999
     in floats, and 0.14 must still pass."""
-    from stratstone_cad.base.params import PlateParams
+    plates = load_params().plates
+
+    def _plates(**values):
+        return dataclasses.replace(plates, **values)
 
     with pytest.raises(ParameterError) as e:
-        PlateParams(adaptive_min_layer_mm=0.15, adaptive_max_layer_mm=0.15)
+        _plates(adaptive_min_layer_mm=0.15, adaptive_max_layer_mm=0.15)
     assert str(e.value) == "plates.adaptive_min_layer_mm = 0.15: expected at most 0.14 (below adaptive_max_layer_mm)"
-    assert PlateParams(adaptive_min_layer_mm=0.14, adaptive_max_layer_mm=0.15).adaptive_min_layer_mm == 0.14
-    assert PlateParams(adaptive_min_layer_mm=0.15, adaptive_max_layer_mm=0.16).adaptive_min_layer_mm == 0.15
+    assert _plates(adaptive_min_layer_mm=0.14, adaptive_max_layer_mm=0.15).adaptive_min_layer_mm == 0.14
+    assert _plates(adaptive_min_layer_mm=0.15, adaptive_max_layer_mm=0.16).adaptive_min_layer_mm == 0.15
     # within TOL of the limit passes, as every derived limit does; a hair more does not
-    assert PlateParams(adaptive_min_layer_mm=0.145000001, adaptive_max_layer_mm=0.155).adaptive_min_layer_mm == 0.145000001
+    assert _plates(adaptive_min_layer_mm=0.145000001, adaptive_max_layer_mm=0.155).adaptive_min_layer_mm == 0.145000001
     with pytest.raises(ParameterError, match=r"^plates.adaptive_min_layer_mm = 0.145: expected at most 0.145 "):
-        PlateParams(adaptive_min_layer_mm=0.145000002, adaptive_max_layer_mm=0.155)
+        _plates(adaptive_min_layer_mm=0.145000002, adaptive_max_layer_mm=0.155)
 
 
 def test_printer_and_profile_presets_are_read_from_the_models_folder(tmp_path):
@@ -365,12 +386,13 @@ def test_a_missing_or_broken_preset_file_is_named_in_one_line(tmp_path):
 def test_a_preset_file_is_named_with_an_unknown_name_in_it(tmp_path):
     from stratstone_cad.base.params import resolve
 
+    presets = [*(g.preset for g in GAMES.values()), *(PRESETS_DIR / f for f in SHARED_PRESETS)]
     preset = tmp_path / "stratstone.toml"
     preset.write_text("[stratstone.board]\ncells = 5\n")
-    assert resolve(SCHEMA, [preset])["stratstone.board"] == {"cells": 5}
+    assert resolve(SCHEMA, [*presets, preset])["stratstone.board"]["cells"] == 5
     preset.write_text("[stratstone.board]\ncell = 5\n")
     with pytest.raises(ParameterError) as e:
-        resolve(SCHEMA, [preset])
+        resolve(SCHEMA, [*presets, preset])
     assert str(e.value) == f"unknown parameter 'stratstone.board.cell' in {preset}; did you mean stratstone.board.cells?"
 
 

@@ -29,7 +29,7 @@ def test_stratstone_playouts_revalidate_and_keep_counts(tmp_path_factory, seed, 
     records = play_records("stratstone", seed, players, {"first": first})
     path = tmp_path_factory.mktemp("p") / "g.jsonl"
     log.write_log(path, records)
-    report = log.check_log(path)
+    report = log.validate(path)
     assert report.plies == len(records) - 1 - ("result" in records[-1])
     state = StratstoneState.start(first)
     rng = random.Random(seed)
@@ -58,7 +58,7 @@ def test_sage_stones_playouts_revalidate_and_keep_counts(tmp_path_factory, seed,
     records = play_records("sage-stones", seed, [kind] * n, setup, max_plies=400)
     path = tmp_path_factory.mktemp("p") / "g.jsonl"
     log.write_log(path, records)
-    log.check_log(path)
+    log.validate(path)
     # replay the same log and check counts ply by ply
     with log.replay(path) as r:
         for step in r:

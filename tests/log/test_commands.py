@@ -139,7 +139,7 @@ def test_check_log_turns_running_out_of_stack_or_memory_into_one_log_error(tmp_p
     def exhausted(path):
         raise error()
 
-    monkeypatch.setattr(commands._log, "check_log", exhausted)
+    monkeypatch.setattr(commands._log, "validate", exhausted)
     with pytest.raises(LogError) as e:
         commands.check_log(tmp_path / "x.jsonl")
     assert str(e.value) == f"{tmp_path / 'x.jsonl'}: cannot check this log ({error.__name__})"

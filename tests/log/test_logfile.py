@@ -128,11 +128,11 @@ def test_a_replay_left_before_its_end_closes_its_file():
 
 
 def test_check_log_reports_the_game_its_plies_its_result_and_its_header():
-    done = log.check_log(LOGS / "stratstone_win.jsonl")
+    done = log.validate(LOGS / "stratstone_win.jsonl")
     assert (done.game, done.plies, done.result.describe(), done.has_result_line) == (
         "stratstone", 13, "winner yellow (line of four)", True)
     assert done.header.players == ["yellow", "red"] and done.header.seed == 4
-    unfinished = log.check_log(LOGS / "stratstone_unfinished.jsonl")
+    unfinished = log.validate(LOGS / "stratstone_unfinished.jsonl")
     assert (unfinished.plies, unfinished.result, unfinished.has_result_line) == (5, None, False)
 
 
@@ -191,7 +191,7 @@ def test_one_ply_is_said_in_the_singular(tmp_path):
     assert check_log(p) == "ok: stratstone, unfinished after 1 ply"
     line = json.dumps({"result": {"winner": "red", "reason": "line of four"}})
     assert _check(tmp_path, one + line) == "line 3: result says winner red (line of four) but the game is not over after 1 ply"
-    report = log.check_log(p)
+    report = log.validate(p)
     assert log.LogReport(report.game, 1, log.Result("red", "line of four"), True, report.header).summary() == (
         "ok: stratstone, 1 ply, winner red (line of four)")
 
@@ -650,7 +650,7 @@ def test_the_fast_checks_are_really_taken_for_every_game(tmp_path, monkeypatch, 
         return real(value, kind, game)
 
     monkeypatch.setattr(log, "validate_line", validate_line)
-    report = log.check_log(path)
+    report = log.validate(path)
     assert report.plies > 5
     assert "ply" not in asked and "result" not in asked
     assert asked == ([] if header_fast else ["header"])

@@ -70,13 +70,13 @@ class SageBoard(BoardParams):
 
     PREFIX = "sage-stones.board"
 
-    cell_pitch_mm: float = param(22.0, "centre-to-centre distance of two wells", lo=10, hi=120)
-    side_rim_width_mm: float = param(21.0, "width of the long edges' rims: row numbers outside, wrap arrows inside",
+    cell_pitch_mm: float = param("centre-to-centre distance of two wells", lo=10, hi=120)
+    side_rim_width_mm: float = param("width of the long edges' rims: row numbers outside, wrap arrows inside",
                                      lo=6, hi=60)
-    well_depth_mm: float = param(2.4, "depth of a gem's well, snapped to whole layers (a gem sits in it when the "
-                                      "board is bumped)", lo=0.6, hi=10)
-    clearance_mm: float = param(0.5, "gap between a gem and its well, per side", lo=0.1, hi=3)
-    arrow_length_mm: float = param(6.0, "length of the wrap arrows on the long edges", lo=3, hi=30)
+    well_depth_mm: float = param("depth of a gem's well, snapped to whole layers (a gem sits in it when the "
+                                 "board is bumped)", lo=0.6, hi=10)
+    clearance_mm: float = param("gap between a gem and its well, per side", lo=0.1, hi=3)
+    arrow_length_mm: float = param("length of the wrap arrows on the long edges", lo=3, hi=30)
 
     def grid(self) -> GridBoard:
         return GridBoard(len(COLUMNS), len(ROWS), self.cell_pitch_mm, self.side_rim_width_mm, self.rim_width_mm,
@@ -144,21 +144,20 @@ class SageGems(Params):
 
     PREFIX = "sage-stones.gem"
 
-    diameter_mm: float = param(18.0, "gem diameter: the glass gems' and the printed ones' (the wells fit it)",
+    diameter_mm: float = param("gem diameter: the glass gems' and the printed ones' (the wells fit it)",
                                lo=8, hi=40)
-    height_mm: float = param(6.0, "height of a printed gem, snapped to the piece profile's layers", lo=3, hi=20)
-    edge_height_mm: float = param(2.4, "height of a printed gem's straight side, under the dome", lo=0.6, hi=15)
-    top_diameter_mm: float = param(9.5, "diameter of the flat top that carries the mark", lo=2, hi=36)
-    per_colour: int = param(10, "gems of each colour the game needs (the manifest's print count)", lo=1, hi=50)
-    colours: list[str] = param(list(ENGINE_COLOURS), "names of the six colours, in the engine's colour order",
+    height_mm: float = param("height of a printed gem, snapped to the piece profile's layers", lo=3, hi=20)
+    edge_height_mm: float = param("height of a printed gem's straight side, under the dome", lo=0.6, hi=15)
+    top_diameter_mm: float = param("diameter of the flat top that carries the mark", lo=2, hi=36)
+    per_colour: int = param("gems of each colour the game needs (the manifest's print count)", lo=1, hi=50)
+    colours: list[str] = param("names of the six colours, in the engine's colour order",
                                length=6)
-    mark: bool = param(True, "engrave each colour's mark on its gems' tops")
-    marks: list[str] = param(["ring", "cross", "bars", "dot", "triangle", "dots"],
-                             "mark of each colour (six that differ by touch, every one the same groove area)",
+    mark: bool = param("engrave each colour's mark on its gems' tops")
+    marks: list[str] = param("mark of each colour (six that differ by touch, every one the same groove area)",
                              length=6, choices=MARKS)
-    mark_size_mm: float = param(6.8, "width of a mark", lo=3, hi=30)
-    mark_stroke_mm: float = param(1.0, "groove width of a mark (two 0.4 mm extrusions at least)", lo=MIN_WALL_MM, hi=4)
-    mark_depth_mm: float = param(0.6, "depth of a mark, snapped to whole layers", lo=0.15, hi=3)
+    mark_size_mm: float = param("width of a mark", lo=3, hi=30)
+    mark_stroke_mm: float = param("groove width of a mark (two 0.4 mm extrusions at least)", lo=MIN_WALL_MM, hi=4)
+    mark_depth_mm: float = param("depth of a mark, snapped to whole layers", lo=0.15, hi=3)
 
     def check(self) -> None:
         check_names(self, "colours", self.colours, "six")

@@ -175,6 +175,6 @@ def make_stone(shape: PebbleParams, set_index: int, index: int, mark: MarkSpec |
 @kernel_free
 def make_board(board: StratstoneBoard, recess_diameter_mm: float, profile: Profile, plan: TilePlan,
                tolerance_mm: float) -> list[Mesh]:
-    """The board, or its tiles as ``plan`` (made by the catalog for a printer) cuts it."""
+    """The board, or its tiles as ``plan`` (made by the plan for a printer) cuts it."""
     stack = board_stack(board, recess_diameter_mm, profile, tolerance_mm)
     return [stack_mesh(t, "stratstone board") for t in tiled(stack, plan, board)]

@@ -62,9 +62,9 @@ class StratstoneBoard(BoardParams):
 
     PREFIX = "stratstone.board"
 
-    cells: int = param(4, "cells per side (files a.., ranks 1..)", lo=2, hi=8)
-    recess_depth_mm: float = param(1.5, "depth of a cell's recess, snapped to whole layers", lo=0.3, hi=10)
-    clearance_mm: float = param(0.6, "gap between the largest stone and its recess, per side", lo=0.1, hi=5)
+    cells: int = param("cells per side (files a.., ranks 1..)", lo=2, hi=8)
+    recess_depth_mm: float = param("depth of a cell's recess, snapped to whole layers", lo=0.3, hi=10)
+    clearance_mm: float = param("gap between the largest stone and its recess, per side", lo=0.1, hi=5)
 
     def grid(self) -> GridBoard:
         return GridBoard(self.cells, self.cells, self.cell_pitch_mm, self.rim_width_mm, self.rim_width_mm,
@@ -104,25 +104,25 @@ class StratstoneStones(Params):
 
     PREFIX = "stratstone.stone"
 
-    footprint_mm: float = param(30.0, "largest width of a stone seen from above", lo=10, hi=80)
-    min_scale: float = param(0.88, "smallest stone's width as a fraction of footprint_mm", lo=0.6, hi=1)
-    height_mm: float = param(7.4, "average stone height, each snapped to the piece profile's layers", lo=3, hi=25)
-    height_variation_mm: float = param(0.6, "stone heights spread by up to this much either way", lo=0, hi=5)
-    plateau_fraction: float = param(0.55, "flat top area over footprint area (stacks need 0.5)", lo=0.5, hi=0.9)
-    irregularity: float = param(0.07, "how far a pebble's outline wanders from an ellipse (fraction of radius)",
+    footprint_mm: float = param("largest width of a stone seen from above", lo=10, hi=80)
+    min_scale: float = param("smallest stone's width as a fraction of footprint_mm", lo=0.6, hi=1)
+    height_mm: float = param("average stone height, each snapped to the piece profile's layers", lo=3, hi=25)
+    height_variation_mm: float = param("stone heights spread by up to this much either way", lo=0, hi=5)
+    plateau_fraction: float = param("flat top area over footprint area (stacks need 0.5)", lo=0.5, hi=0.9)
+    irregularity: float = param("how far a pebble's outline wanders from an ellipse (fraction of radius)",
                                 lo=0, hi=0.15)
-    elongation: float = param(0.15, "up to how much shorter a pebble's narrow axis is (fraction)", lo=0, hi=0.35)
-    seed: int = param(2024, "seed of the pebble shapes; the same seed gives the same stones", lo=0, hi=2**31 - 1)
-    per_colour: int = param(8, "stones per colour set", lo=1, hi=16)
-    colours: list[str] = param(["yellow", "red", "tan"], "names of the three colour sets (players first, neutral last)",
+    elongation: float = param("up to how much shorter a pebble's narrow axis is (fraction)", lo=0, hi=0.35)
+    seed: int = param("seed of the pebble shapes; the same seed gives the same stones", lo=0, hi=2**31 - 1)
+    per_colour: int = param("stones per colour set", lo=1, hi=16)
+    colours: list[str] = param("names of the three colour sets (players first, neutral last)",
                                length=3)
-    mark: bool = param(True, "engrave a set mark on every stone's top")
-    marks: list[str] = param(["ring", "cross", "bars"], "mark of each colour set (every mark has the same groove area)",
+    mark: bool = param("engrave a set mark on every stone's top")
+    marks: list[str] = param("mark of each colour set (every mark has the same groove area)",
                              length=3, choices=MARKS)
-    mark_size_mm: float = param(8.0, "width of the set mark", lo=3, hi=30)
-    mark_stroke_mm: float = param(1.2, "groove width of the set mark (two 0.4 mm extrusions at least)",
+    mark_size_mm: float = param("width of the set mark", lo=3, hi=30)
+    mark_stroke_mm: float = param("groove width of the set mark (two 0.4 mm extrusions at least)",
                                   lo=MIN_WALL_MM, hi=4)
-    mark_depth_mm: float = param(0.45, "depth of the set mark, snapped to whole layers", lo=0.15, hi=3)
+    mark_depth_mm: float = param("depth of the set mark, snapped to whole layers", lo=0.15, hi=3)
 
     def check(self) -> None:
         check_names(self, "colours", self.colours, "three")

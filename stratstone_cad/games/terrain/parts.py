@@ -70,18 +70,18 @@ class TerrainBoard(BoardParams):
 
     PREFIX = "terrain.board"
 
-    cell_pitch_mm: float = param(30.0, "centre-to-centre distance of two cells", lo=10, hi=120)
-    rim_width_mm: float = param(16.0, "width of the rim around the cells, carries the coordinates", lo=4, hi=60)
-    thickness_mm: float = param(3.0, "height of the base: the rim's and the level-0 cells' top, snapped to the "
-                                     "board profile's layers (the tile dovetails are in it)", lo=1.5, hi=30)
-    step_mm: float = param(2.4, "height of one terrain level, snapped to whole layers of the board profile", lo=0.3,
+    cell_pitch_mm: float = param("centre-to-centre distance of two cells", lo=10, hi=120)
+    rim_width_mm: float = param("width of the rim around the cells, carries the coordinates", lo=4, hi=60)
+    thickness_mm: float = param("height of the base: the rim's and the level-0 cells' top, snapped to the "
+                                "board profile's layers (the tile dovetails are in it)", lo=1.5, hi=30)
+    step_mm: float = param("height of one terrain level, snapped to whole layers of the board profile", lo=0.3,
                            hi=20)
-    seed: int = param(1, "the terrain: the engine's fair map of this seed (ignored when heightmap is given)",
+    seed: int = param("the terrain: the engine's fair map of this seed (ignored when heightmap is given)",
                       lo=0, hi=2**31 - 1)
-    heightmap: str = param("", "a heightmap file: a JSON 10 x 10 list of levels (rank 1 first) or a terrain-game log "
-                               "whose header holds one; empty for the map of the seed")
-    label_height_mm: float = param(7.5, "cap height of the engraved coordinates", lo=2.5, hi=30)
-    frame_inset_mm: float = param(2.5, "inset of the engraved frames that mark the start squares", lo=1, hi=20)
+    heightmap: str = param("a heightmap file: a JSON 10 x 10 list of levels (rank 1 first) or a terrain-game log "
+                           "whose header holds one; empty for the map of the seed")
+    label_height_mm: float = param("cap height of the engraved coordinates", lo=2.5, hi=30)
+    frame_inset_mm: float = param("inset of the engraved frames that mark the start squares", lo=1, hi=20)
 
     def grid(self) -> GridBoard:
         return GridBoard(SIZE, SIZE, self.cell_pitch_mm, self.rim_width_mm, self.rim_width_mm, self.corner_radius_mm)
@@ -129,25 +129,25 @@ class TerrainPieces(Params):
 
     PREFIX = "terrain.piece"
 
-    clearance_mm: float = param(1.0, "least gap between a piece's foot and its cell's edge, per side", lo=0.2, hi=10)
-    runner_diameter_mm: float = param(20.0, "Runner: diameter of the cylinder", lo=6, hi=100)
-    runner_height_mm: float = param(12.0, "Runner: height, snapped to the piece profile's layers", lo=3, hi=100)
-    lancer_base_mm: float = param(21.0, "Lancer: side of the square foot", lo=6, hi=100)
-    lancer_top_mm: float = param(12.0, "Lancer: side of the square top", lo=2, hi=100)
-    lancer_height_mm: float = param(18.0, "Lancer: height, snapped to the piece profile's layers", lo=3, hi=100)
-    guardian_base_mm: float = param(23.0, "Guardian: side of the square foot", lo=6, hi=100)
-    guardian_top_mm: float = param(4.0, "Guardian: side of the flat top that blunts the apex (printable)",
+    clearance_mm: float = param("least gap between a piece's foot and its cell's edge, per side", lo=0.2, hi=10)
+    runner_diameter_mm: float = param("Runner: diameter of the cylinder", lo=6, hi=100)
+    runner_height_mm: float = param("Runner: height, snapped to the piece profile's layers", lo=3, hi=100)
+    lancer_base_mm: float = param("Lancer: side of the square foot", lo=6, hi=100)
+    lancer_top_mm: float = param("Lancer: side of the square top", lo=2, hi=100)
+    lancer_height_mm: float = param("Lancer: height, snapped to the piece profile's layers", lo=3, hi=100)
+    guardian_base_mm: float = param("Guardian: side of the square foot", lo=6, hi=100)
+    guardian_top_mm: float = param("Guardian: side of the flat top that blunts the apex (printable)",
                                    lo=1.5, hi=100)
-    guardian_height_mm: float = param(26.0, "Guardian: height, snapped to the piece profile's layers", lo=3, hi=100)
-    symbol_size_mm: float = param(9.0, "width across the corners of the symbol (pentagon, diamond, triangle)",
+    guardian_height_mm: float = param("Guardian: height, snapped to the piece profile's layers", lo=3, hi=100)
+    symbol_size_mm: float = param("width across the corners of the symbol (pentagon, diamond, triangle)",
                                   lo=3, hi=60)
-    stroke_mm: float = param(1.0, "line width of the symbol (two 0.4 mm extrusions at least)", lo=MIN_WALL_MM, hi=4)
-    pip_diameter_mm: float = param(2.2, "diameter of a strength pip", lo=MIN_WALL_MM, hi=10)
-    relief_mm: float = param(0.6, "depth of the engraved marks, square to the face (on a top: snapped to whole "
-                                  "layers)", lo=0.3, hi=3)
-    per_kind: int = param(2, "pieces of each kind per side (the manifest's print count)", lo=1, hi=10)
-    colours: list[str] = param(list(ENGINE_SIDES), "names of the two sides, in the engine's order (the first's "
-                                                    "symbols outlined, the second's filled)", length=2)
+    stroke_mm: float = param("line width of the symbol (two 0.4 mm extrusions at least)", lo=MIN_WALL_MM, hi=4)
+    pip_diameter_mm: float = param("diameter of a strength pip", lo=MIN_WALL_MM, hi=10)
+    relief_mm: float = param("depth of the engraved marks, square to the face (on a top: snapped to whole "
+                             "layers)", lo=0.3, hi=3)
+    per_kind: int = param("pieces of each kind per side (the manifest's print count)", lo=1, hi=10)
+    colours: list[str] = param("names of the two sides, in the engine's order (the first's "
+                                "symbols outlined, the second's filled)", length=2)
 
     def body(self, kind: str) -> PieceBody:
         if kind == "runner":

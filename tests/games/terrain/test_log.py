@@ -371,7 +371,7 @@ def test_random_playouts_revalidate_through_check_log(tmp_path_factory, seed, ki
     records = play_records("terrain", seed, kinds)
     path = tmp_path_factory.mktemp("t") / "g.jsonl"
     log.write_log(path, _with_derived(records))
-    report = log.check_log(path)
+    report = log.validate(path)
     assert report.plies == len(records) - 1 - ("result" in records[-1]) <= 200
     with log.replay(path) as r:
         for step in r:
@@ -436,7 +436,7 @@ def test_fuzz_mutated_terrain_logs_give_only_log_errors(tmp_path, name, data):
     p = tmp_path / "fuzz.jsonl"
     p.write_text("\n".join(lines) + "\n")
     try:
-        log.check_log(p)
+        log.validate(p)
     except LogError as e:
         assert str(e) and "\n" not in str(e)
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 import random
 
 import pytest
-from tests.games.terrain.test_rules import position  # the hand-built positions' helpers
 
 from stratstone_cad.engine.core import RuleViolation
 from stratstone_cad.games.terrain.rules import TerrainState
+from tests.games.terrain.test_rules import position  # the hand-built positions' helpers
 
 
 def violation(state: TerrainState, text: str) -> str:
