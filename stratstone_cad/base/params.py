@@ -158,8 +158,8 @@ def _show(value: Any) -> str:
         return show_text(value)
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, float):
-        return fmt(value)
+    if isinstance(value, float):  # as given: the shortest text that reads back as this number
+        return fmt(value) if value.is_integer() or not math.isfinite(value) else repr(value)
     if isinstance(value, int) and abs(value) >= 10**18:
         digits = int(abs(value).bit_length() * math.log10(2)) + 1
         return f"a whole number of about {digits} digits"
@@ -224,6 +224,12 @@ def _coerce(f: dataclasses.Field, value: Any, name: str) -> Any:
     return value
 
 
+#: A whole number as a user types it: the digits 0-9, an optional sign.
+INTEGER_TEXT = r"[+-]?[0-9]{1,30}"
+#: A number as a user types it: the digits 0-9 with an optional point and exponent.
+NUMBER_TEXT = r"[+-]?(?:[0-9]{1,30}(?:\.[0-9]{0,30})?|\.[0-9]{1,30})(?:[eE][+-]?[0-9]{1,3})?"
+
+
 def parse_text_value(f: dataclasses.Field, text: str, name: str) -> Any:
     """Parse the text of ``--set name=text`` by the field's type."""
     kind = _kind(f)
@@ -242,10 +248,11 @@ def parse_text_value(f: dataclasses.Field, text: str, name: str) -> Any:
         if not all(names):
             raise ParameterError(f"{name} = {show_text(t)}: expected names separated by commas, with none empty")
         return names
-    try:
-        return int(t) if kind == "int" else float(t)
-    except ValueError:
-        raise ParameterError(f"{name} = {show_text(t)}: expected {_describe_expected(f)}") from None
+    # One number grammar for every input, the integer flags' and TOML's: ASCII digits, no
+    # underscores (``int()`` and ``float()`` would also take ``1_0`` and other scripts' digits).
+    if not re.fullmatch(INTEGER_TEXT if kind == "int" else NUMBER_TEXT, t):
+        raise ParameterError(f"{name} = {show_text(t)}: expected {_describe_expected(f)}")
+    return int(t) if kind == "int" else float(t)
 
 
 # --------------------------------------------------------------------------- presets

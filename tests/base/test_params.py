@@ -59,7 +59,14 @@ def test_params_file_then_set(tmp_path):
      "unknown parameter 'stratstone.stone.heigth_mm' in --set; did you mean stratstone.stone.height_mm?"),
     (["stratstone.stone.height_mm=99"], "stratstone.stone.height_mm = 99: expected a number from 3 to 25"),
     (["stratstone.stone.height_mm=tall"], "stratstone.stone.height_mm = 'tall': expected a number from 3 to 25"),
-    (["stratstone.stone.height_mm=nan"], "stratstone.stone.height_mm = nan: expected a number from 3 to 25"),
+    (["stratstone.stone.height_mm=nan"], "stratstone.stone.height_mm = 'nan': expected a number from 3 to 25"),
+    # one number grammar: ASCII digits only, no underscores, and the value printed as given
+    (["plates.spacing_mm=\u0661\u0662"], "plates.spacing_mm = '\u0661\u0662': expected a number from 2 to 50"),
+    (["plates.spacing_mm=1_0"], "plates.spacing_mm = '1_0': expected a number from 2 to 50"),
+    (["stratstone.board.cells=1_0"], "stratstone.board.cells = '1_0': expected an integer from 2 to 8"),
+    (["stratstone.board.cells=\u0665"], "stratstone.board.cells = '\u0665': expected an integer from 2 to 8"),
+    (["plates.spacing_mm=50.0000000000001"], "plates.spacing_mm = 50.0000000000001: expected a number from 2 to 50"),
+    (["plates.spacing_mm=inf"], "plates.spacing_mm = 'inf': expected a number from 2 to 50"),
     (["stratstone.board.cells=4.5"], "stratstone.board.cells = '4.5': expected an integer from 2 to 8"),
     (["stratstone.stone.mark=maybe"], "stratstone.stone.mark = 'maybe': expected true or false"),
     (["stratstone.stone.marks=ring,star,bar"],
@@ -351,7 +358,7 @@ def test_the_thinnest_adaptive_layer_is_at_most_the_thickest_less_0_01_mm():
     assert _plates(adaptive_min_layer_mm=0.15, adaptive_max_layer_mm=0.16).adaptive_min_layer_mm == 0.15
     # within TOL of the limit passes, as every derived limit does; a hair more does not
     assert _plates(adaptive_min_layer_mm=0.145000001, adaptive_max_layer_mm=0.155).adaptive_min_layer_mm == 0.145000001
-    with pytest.raises(ParameterError, match=r"^plates.adaptive_min_layer_mm = 0.145: expected at most 0.145 "):
+    with pytest.raises(ParameterError, match=r"^plates.adaptive_min_layer_mm = 0.145000002: expected at most 0.145 "):
         _plates(adaptive_min_layer_mm=0.145000002, adaptive_max_layer_mm=0.155)
 
 
