@@ -153,6 +153,7 @@ def load_params(params_file: Path | None = None, sets: dict[str, str] | None = N
     are combined into their game's parameters: a build of Stratstone does not read a
     terrain heightmap, nor fail on one that is missing.
     """
+    # start-up speed: the parameters only for the commands that read them, not check-log or play
     from stratstone_cad.base.params import PRESETS_DIR, MeshParams, PlateParams, load_profiles, resolve
 
     presets_dir = PRESETS_DIR if presets_dir is None else presets_dir

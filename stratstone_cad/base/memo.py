@@ -76,6 +76,7 @@ def memo_dir() -> Path | None:
 def memo_key(name: str, roots: Sequence[str], args: Any) -> str:
     """sha256 of a computation's name, its arguments and the code of ``roots`` (modules
     of this package, with every module of the package they import)."""
+    # start-up speed: codeprint (importlib.metadata) only where a key is made
     from stratstone_cad.base.codeprint import code_fingerprint, plain
 
     data = {"name": name, "args": args, "code": code_fingerprint(tuple(sorted(set(roots)))), "format": FORMAT}
@@ -97,6 +98,7 @@ def remembered(name: str, roots: Sequence[str], args: Any, compute: Callable[[],
     if folder is None:
         return compute()
     own = {getattr(f, "__module__", None) for f in (compute, decode)} - {None, __name__}
+    # start-up speed: codeprint (importlib.metadata) only where a key is made
     from stratstone_cad.base.codeprint import plain
 
     try:

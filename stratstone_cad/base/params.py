@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
+from stratstone_cad.base.fileio import read_user_file
 from stratstone_cad.errors import ParameterError
 
 #: The shared presets (printers, print profiles, plates, mesh tolerance, colours), package data.
@@ -264,8 +265,6 @@ TOML_MAX_LINE = 4096
 
 def _load_toml(path: Path, what: str) -> dict[str, Any]:
     """A TOML file's tables; one-line ParameterError for anything else (see fileio)."""
-    from stratstone_cad.base.fileio import read_user_file
-
     data = read_user_file(path, what, TOML_MAX_BYTES, "a TOML file", ParameterError)
     # tomllib takes time quadratic in a dotted key's length (a 60 000-character key
     # takes minutes); a parameter file's lines are short, so a long one is refused first.

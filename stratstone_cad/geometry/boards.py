@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from stratstone_cad.base.params import MIN_WALL_MM, TOL, Params, fmt, fmt_down, fmt_up, param
+from stratstone_cad.base.params import MIN_WALL_MM, TOL, Params, fmt, fmt_down, fmt_up, param, snap_depth
 from stratstone_cad.geometry.glyphs import Polyline, centred_text, text_ink
 
 
@@ -122,6 +122,7 @@ def stroke_region(lines: Sequence[Polyline], width: float,
     """The 2D region (shapely) covered by polylines drawn with a round pen ``width`` mm
     wide, and by discs (x, y, radius); its area is exact up to the arcs' polygons
     (``quad_segs`` segments per quarter circle; default 6 for a pen, 12 for a disc)."""
+    # start-up speed: shapely (and numpy) only where a region is drawn: an unchanged rebuild draws none
     import shapely
     from shapely.geometry import LineString, Point
 
@@ -144,6 +145,7 @@ def thin_island(texts: Sequence[str], height: float, stroke: float) -> str | Non
 
 @functools.lru_cache(maxsize=4096)
 def _inside_prints(text: str, height: float, stroke: float) -> bool:
+    # start-up speed: shapely (and numpy) only where a region is drawn: an unchanged rebuild draws none
     from shapely.geometry import Polygon
 
     region = stroke_region(centred_text(text, height, 0.0, 0.0), stroke)
@@ -271,8 +273,6 @@ class BoardParams(Params):
     def check_floors(self, profile: Any, top: float, depths: Sequence[str]) -> None:
         """Each named depth (recess, well, engraving), snapped to whole layers of
         ``profile``, leaves at least 1 mm of floor under it in a board ``top`` mm high."""
-        from stratstone_cad.base.params import snap_depth
-
         for name in depths:
             depth = getattr(self, name)
             floor = top - snap_depth(depth, profile)
@@ -317,6 +317,7 @@ def disc(centre: tuple[float, float], radius: float, tolerance: float, hole: boo
     """A round region within ``tolerance`` of the circle: for a hole (a pocket, a well) the
     polygon's sides touch the circle from outside, so the pocket is never too small; for
     a solid its corners lie on the circle. ``segments`` (a multiple of 4) overrides the count."""
+    # start-up speed: shapely (and numpy) only where a region is drawn: an unchanged rebuild draws none
     from shapely.geometry import Point
 
     n = segments or circle_segments(radius, tolerance)
@@ -325,6 +326,7 @@ def disc(centre: tuple[float, float], radius: float, tolerance: float, hole: boo
 
 
 def discs(centres: Sequence[tuple[float, float]], radius: float, tolerance: float) -> Any:
+    # start-up speed: shapely (and numpy) only where a region is drawn: an unchanged rebuild draws none
     import shapely
 
     return shapely.union_all([disc(c, radius, tolerance) for c in centres])
@@ -332,6 +334,7 @@ def discs(centres: Sequence[tuple[float, float]], radius: float, tolerance: floa
 
 def outline(grid: GridBoard, tolerance: float) -> Any:
     """The board's outline: a rectangle with rounded corners (polygonised within ``tolerance``)."""
+    # start-up speed: shapely (and numpy) only where a region is drawn: an unchanged rebuild draws none
     from shapely.geometry import box
 
     w, h = grid.size_mm
@@ -349,6 +352,7 @@ def layered(columns: Sequence[tuple[Any, float]], cuts: Sequence[tuple[Any, floa
     Slabs break at every top and floor, so every horizontal face of the result is one of
     those heights. Neighbouring slabs with the same region are merged.
     """
+    # start-up speed: shapely (and numpy) only where a region is drawn: an unchanged rebuild draws none
     import shapely
 
     heights = sorted({0.0} | {round(t, 9) for _, t in columns} | {round(z, 9) for _, a, b in cuts for z in (a, b)})
@@ -373,6 +377,7 @@ def layered(columns: Sequence[tuple[Any, float]], cuts: Sequence[tuple[Any, floa
 def mark_region(mark: Any, stroke: float, quad_segs: int = 0) -> Any:
     """The 2D region of a :class:`~stratstone_cad.geometry.glyphs.Mark`: its strokes drawn
     ``stroke`` mm wide, its discs, and its rings as annuli ``stroke`` mm wide."""
+    # start-up speed: shapely (and numpy) only where a region is drawn: an unchanged rebuild draws none
     import shapely
     from shapely.geometry import Point
 
@@ -396,6 +401,7 @@ def polygonal(geom: Any) -> Any:
     or slicer accepts as manifold: a square of material :data:`PINCH_MM` x 2 wide is
     added at every such point, joining them with a bridge a few microns wide (nothing
     else of the region moves)."""
+    # start-up speed: shapely (and numpy) only where a region is drawn: an unchanged rebuild draws none
     import shapely
     from shapely.geometry import MultiPolygon, Polygon, box
 
@@ -417,6 +423,7 @@ def polygonal(geom: Any) -> Any:
 def _pinch_points(geom: Any) -> list[tuple[float, float]]:
     """Points where a region's boundary touches itself: a ring passing a vertex twice, or
     two parts, two holes or a part and a hole meeting at a point."""
+    # start-up speed: shapely (and numpy) only where a region is drawn: an unchanged rebuild draws none
     import shapely
 
     if geom.is_empty:

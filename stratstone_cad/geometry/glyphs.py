@@ -35,6 +35,7 @@ _UNITS = _CAP + _BASE  # 21 units = one cap height
 @functools.lru_cache(maxsize=1)
 def _font() -> dict[str, tuple[list[Polyline], float, float]]:
     """Every printable ASCII glyph: (strokes in cap-height units, left bearing, advance)."""
+    # start-up speed: the font only where text is drawn: an unchanged rebuild draws none
     from HersheyFonts import HersheyFonts
 
     f = HersheyFonts()

@@ -22,8 +22,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from stratstone_cad.base.params import Printer
+from stratstone_cad.base.params import MIN_WALL_MM, Printer
 from stratstone_cad.errors import ParameterError
+from stratstone_cad.geometry.boards import Slab, polygonal
 
 
 @dataclass(frozen=True)
@@ -165,8 +166,6 @@ def _spots(lo: float, hi: float, size: float, prefer: list[float], joint_length:
     board's outer edge, and by its length too where another cut crosses (that cut's
     dovetails reach that far).
     """
-    from stratstone_cad.base.params import MIN_WALL_MM
-
     outer = joint_width / 2 + MIN_WALL_MM
     inner = outer + joint_length
     first = lo + (outer if lo <= 1e-9 else inner)
@@ -184,10 +183,9 @@ def _spots(lo: float, hi: float, size: float, prefer: list[float], joint_length:
 def socket_fits(keep_out: list[tuple[str, Any]], joint_length: float, joint_width: float,
                 clearance: float) -> Callable[[Joint], bool]:
     """``fits(joint)``: whether a dovetail's socket keeps two extrusions from ``keep_out``."""
+    # start-up speed: shapely (and numpy) only where a region is drawn: an unchanged rebuild draws none
     import shapely
     from shapely.geometry import Polygon
-
-    from stratstone_cad.base.params import MIN_WALL_MM
 
     union = shapely.union_all([g for _, g in keep_out]) if keep_out else None
 
@@ -209,9 +207,8 @@ def check_keep_out(plan: TilePlan, keep_out: list[tuple[str, Any]], joint_length
     message names the first one hit, where, and the parameters that fix it: ``fixes``
     (by keep-out name, e.g. a start frame's inset) first, then ``cut_fix`` or ``joint_fix``.
     """
+    # start-up speed: shapely (and numpy) only where a region is drawn: an unchanged rebuild draws none
     from shapely.geometry import LineString, Polygon
-
-    from stratstone_cad.base.params import MIN_WALL_MM
 
     def own(name: str) -> str:
         return f"{fixes[name]}, " if fixes and name in fixes else ""
@@ -260,6 +257,7 @@ def tile_region(plan: TilePlan, tile: Tile, joint_length: float, joint_width: fl
                 with_tabs: bool, with_sockets: bool) -> Any:
     """The 2D region a tile owns at one height: its rectangle, plus the dovetails it
     carries across its high edges, minus the sockets on its low edges."""
+    # start-up speed: shapely (and numpy) only where a region is drawn: an unchanged rebuild draws none
     import shapely
     from shapely.geometry import Polygon, box
 
@@ -288,8 +286,6 @@ def tile_stack(slabs: list, plan: TilePlan, joint_length: float, joint_width: fl
     under the cell above it, and above the base every cut is straight along a cell
     boundary.
     """
-    from stratstone_cad.geometry.boards import Slab, polygonal
-
     if joint_top is not None:  # split the slabs where the joints end
         breaks = sorted({joint_top, socket_top if socket_top is not None else joint_top})
         split = []
@@ -323,9 +319,8 @@ def lay_on_bed(stacks: list[list], plan: TilePlan) -> list[list]:
     """Tiles turned by 90 degrees about z when the plan lays them rotated on the bed."""
     if not plan.rotated:
         return stacks
+    # start-up speed: shapely (and numpy) only where a region is drawn: an unchanged rebuild draws none
     from shapely import affinity
-
-    from stratstone_cad.geometry.boards import Slab
 
     return [[Slab(s.z0, s.z1, affinity.rotate(s.region, 90, origin=(0, 0))) for s in st] for st in stacks]
 

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import cadquery as cq
+from OCP.BRepGProp import BRepGProp
+from OCP.GProp import GProp_GProps
 from shapely.geometry import Polygon
 
 from stratstone_cad.errors import GeometryError
@@ -97,9 +99,6 @@ def volume(shape: cq.Shape) -> float:
     ``Shape.Volume()`` uses OpenCascade's default integration, which is off by 0.5 %
     on the pebbles' B-spline sides; this is exact to the last digit we report.
     """
-    from OCP.BRepGProp import BRepGProp
-    from OCP.GProp import GProp_GProps
-
     props = GProp_GProps()
     BRepGProp.VolumeProperties_s(shape.wrapped, props, 1e-9, False)
     return props.Mass()

@@ -62,6 +62,7 @@ def check_mesh(mesh: Mesh, what: str) -> None:
     """Raise GeometryError unless the mesh is closed, consistently wound, of positive
     volume and accepted as a manifold by manifold3d. ``what`` names the part and its
     parameters in the message."""
+    # start-up speed: manifold3d only where a mesh is made
     import manifold3d
 
     if len(mesh.triangles) == 0:

@@ -17,7 +17,9 @@ CadQuery.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import importlib.util
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +28,8 @@ from typing import Any
 
 from stratstone_cad.base.memo import remembered
 from stratstone_cad.base.params import NAME_RE, MeshParams, Params, Printer, Profile
+from stratstone_cad.errors import ParameterError
+from stratstone_cad.geometry.tiling import TilePlan, check_keep_out, plan_tiles, socket_fits
 
 
 @dataclass(frozen=True)
@@ -91,8 +95,6 @@ def seats_on(grid: Any, game: Any, z: Callable[[int, int], float], what: str) ->
     """Every square of ``game`` (an engine: its squares, parsed by its own parser) at its cell
     of ``grid``, at height ``z(col, row)``; a board of another size than the game's is a
     ParameterError naming ``what`` (``"stratstone.board.cells = 3"``)."""
-    from stratstone_cad.errors import ParameterError
-
     cells = {sq: game.parse_square(sq) for sq in game.squares}
     cols, rows = max(c for c, _ in cells.values()) + 1, max(r for _, r in cells.values()) + 1
     if (grid.cols, grid.rows) != (cols, rows):
@@ -123,8 +125,6 @@ class CadFunctions:
     def check(self) -> None:
         """Each declared function is defined at the top level of the module's source (read,
         not imported); raises LookupError naming the first one that is not."""
-        import importlib.util
-
         spec = importlib.util.find_spec(self.module)
         source = spec.loader.get_source(self.module) if spec and spec.loader else None  # type: ignore[attr-defined]
         if source is None:
@@ -198,8 +198,6 @@ def board_job(*, game: str, stem: str, maker: str, args: dict[str, Any], board: 
     the plan is remembered (:mod:`stratstone_cad.base.memo`) under that function's name and
     arguments, so an unchanged rebuild neither draws the regions nor loads shapely.
     """
-    from stratstone_cad.geometry.tiling import TilePlan
-
     if not isinstance(keep_out, functools.partial) or keep_out.keywords:
         raise TypeError("board_job's keep_out: expected functools.partial(function, *args)")
     lines = board.joint_lines() if joint_lines is None else joint_lines
@@ -224,8 +222,6 @@ def _board_tiles(board: Any, printer: Printer, keep_out: Sequence[tuple[str, Any
                  joint_lines: tuple[list[float], list[float]], what: str, cut_fix: str,
                  fixes: Mapping[str, str] | None) -> Any:
     """The tile plan of a board, its cuts and sockets checked against ``keep_out``."""
-    from stratstone_cad.geometry.tiling import check_keep_out, plan_tiles, socket_fits
-
     grid = board.grid()
     fits = socket_fits(list(keep_out), board.joint_length_mm, board.joint_width_mm, board.joint_clearance_mm)
     tiles = plan_tiles(grid.size_mm, printer, board.joint_length_mm, board.joint_width_mm, grid.wall_lines(), what,
@@ -251,6 +247,4 @@ def joint_fix(board: Any) -> str:
 def subset(obj: Any, cls: type) -> Any:
     """The fields of ``cls`` taken from ``obj``: what a CAD function is given of a
     larger parameter object (so its cache key holds those fields and no others)."""
-    import dataclasses
-
     return cls(**{f.name: getattr(obj, f.name) for f in dataclasses.fields(cls)})

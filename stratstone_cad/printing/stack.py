@@ -20,6 +20,7 @@ from stratstone_cad.printing.checks import Mesh, merge_vertices
 
 
 def _cross_section(region: Any) -> Any:
+    # start-up speed: manifold3d only where a mesh is made
     import manifold3d
 
     contours = []
@@ -47,6 +48,7 @@ def face_prism(region: Any, origin: Sequence[float], u: Sequence[float], v: Sequ
 
 def stack_mesh(slabs: Sequence[Any], what: str = "board") -> Mesh:
     """The mesh of a stack of :class:`~stratstone_cad.geometry.boards.Slab` (mm)."""
+    # start-up speed: manifold3d only where a mesh is made
     import manifold3d
 
     parts = [prism(s.region, s.z0, s.z1) for s in slabs if not s.region.is_empty and s.z1 > s.z0]
@@ -57,6 +59,7 @@ def stack_mesh(slabs: Sequence[Any], what: str = "board") -> Mesh:
 
 def manifold_mesh(body: Any, what: str) -> Mesh:
     """A manifold's triangles as a :class:`Mesh` (merged, canonical order)."""
+    # start-up speed: manifold3d only where a mesh is made
     import manifold3d
 
     if body.status() != manifold3d.Error.NoError:

@@ -73,6 +73,7 @@ def _uuid(*names: str) -> str:
 def _set_geometry(wrapper: object, obj: object, mesh: Mesh) -> None:
     """``MeshObject.SetGeometry`` from numpy arrays without a Python object per vertex (the
     binding's own method builds one ctypes structure per vertex and triangle: 10x slower)."""
+    # start-up speed: lib3mf only where a plate is written
     import lib3mf
 
     v = np.ascontiguousarray(mesh.vertices, dtype=np.float32)
@@ -90,6 +91,7 @@ def plate_3mf(plate_name: str, objects: Sequence[PlateObject], settings: PlateSe
     of ``settings.colours`` (the plate's filaments, name and ``#RRGGBB``); ``version`` is
     this program's, recorded as the package's ``Application``.
     """
+    # start-up speed: lib3mf only where a plate is written
     import lib3mf
 
     w = lib3mf.get_wrapper()

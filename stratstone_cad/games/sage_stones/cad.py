@@ -69,6 +69,7 @@ def gem(shape: GemShape, mark: MarkSpec | None, profile: Profile, tolerance_mm: 
     the boards: the mark's floor and the top are exact planes on the layers, the round
     surfaces polygons within ``tolerance_mm`` whose neighbouring facets turn by at most
     ``angle_deg``."""
+    # start-up speed: manifold3d only where a mesh is made
     import manifold3d
 
     height = snap_height(shape.height_mm, profile, minimum_layers=4)

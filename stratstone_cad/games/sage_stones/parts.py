@@ -201,6 +201,7 @@ def combine(sections: Mapping[str, Any], profiles: Mapping[str, Profile]) -> Sag
 
 def keep_out(p: SageParams) -> list[tuple[str, Any]]:
     """What a tile cut or a dovetail socket must stay clear of: wells, numbers, arrows."""
+    # start-up speed: shapely (and numpy) only where a region is drawn: an unchanged rebuild draws none
     import shapely
     from shapely.geometry import Point
 

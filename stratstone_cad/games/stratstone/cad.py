@@ -130,6 +130,7 @@ def stone(shape_params: PebbleParams, set_index: int, index: int, mark: MarkSpec
     A solid standing on z = 0 with a flat top plateau at its height; ``mark`` is
     engraved into the plateau (None: no mark).
     """
+    # start-up speed: CadQuery only where a stone is made: the boards are made while it loads
     import cadquery as cq
 
     from stratstone_cad.occ.common import checked, mark_engraving

@@ -165,6 +165,7 @@ def combine(sections: Mapping[str, Any], profiles: Mapping[str, Profile]) -> Str
 
 def keep_out(p: StratstoneParams) -> list[tuple[str, Any]]:
     """What a tile cut or a dovetail socket must stay clear of: the recesses and the labels."""
+    # start-up speed: shapely (and numpy) only where a region is drawn: an unchanged rebuild draws none
     import shapely
     from shapely.geometry import Point
 

@@ -58,6 +58,7 @@ def piece(body: PieceBody, mark: PieceMark, profile: Profile, tolerance_mm: floa
     exact; the Runner's cylinder and the marks' round ends are polygons within
     ``tolerance_mm`` of the circle whose neighbouring sides turn by ``angle_deg`` at most.
     """
+    # start-up speed: manifold3d only where a mesh is made
     import manifold3d
 
     height = snap_height(body.height_mm, profile, minimum_layers=4)

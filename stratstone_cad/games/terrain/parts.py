@@ -212,6 +212,7 @@ class PieceBody:
 
     def mark_room(self) -> Any:
         """Where a mark may go in a face's own coordinates: the face less a two-extrusion wall."""
+        # start-up speed: shapely (and numpy) only where a region is drawn: an unchanged rebuild draws none
         from shapely.geometry import Point, Polygon
 
         if self.round:
@@ -256,6 +257,7 @@ def mark_region(mark: PieceMark, centre: tuple[float, float] = (0.0, 0.0), quad_
     drawn ``stroke_mm`` wide (or the symbol filled, to the same outer edge), and under it
     a row of ``strength`` pips (arcs with ``quad_segs`` segments per quarter circle, as
     :func:`stroke_region`)."""
+    # start-up speed: shapely (and numpy) only where a region is drawn: an unchanged rebuild draws none
     import shapely
     from shapely import affinity
     from shapely.geometry import Polygon
@@ -304,6 +306,7 @@ def load_map(board: TerrainBoard) -> tuple[tuple[tuple[int, ...], ...], str, dic
         levels = remembered("terrain map", ("stratstone_cad.games.terrain.terrain_map",), board.seed,
                             lambda: _seed_map(board.seed), decode=_levels)
         return levels, f"seed-{board.seed}", {"terrain_seed": board.seed}
+    # start-up speed: the map generator only where a map is not remembered: a rebuild loads no engine
     from stratstone_cad.games.terrain.terrain_map import (
         MAX_FILE_BYTES,
         TerrainError,
@@ -322,6 +325,7 @@ def load_map(board: TerrainBoard) -> tuple[tuple[tuple[int, ...], ...], str, dic
 
 
 def _seed_map(seed: int) -> tuple[tuple[int, ...], ...]:
+    # start-up speed: the map generator only where a map is not remembered: a rebuild loads no engine
     from stratstone_cad.games.terrain.terrain_map import check_heightmap, generate
 
     return check_heightmap(generate(seed))
@@ -425,6 +429,7 @@ def for_setup(p: TerrainParams, setup: Mapping[str, Any]) -> TerrainParams:
     levels = tuple(tuple(row) for row in setup["heightmap"])
     seed = setup.get("terrain_seed")
     if isinstance(seed, int):
+        # start-up speed: the map generator only where a replayed log names a seed
         from stratstone_cad.games.terrain.terrain_map import generate
 
         if tuple(map(tuple, generate(seed))) == levels:
