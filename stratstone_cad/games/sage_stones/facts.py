@@ -1,10 +1,5 @@
-"""Sage Stones' facts, each written once: the rules engine, the parts, the CAD code and the
-viewer read them from here (through the engine's Game object where they have one).
-
-Kept apart from :mod:`.rules` for start-up speed only: planning a build needs these few
-names, and importing the engine (its ray tables) costs an unchanged rebuild about a
-tenth of its time (docs/architecture.md).
-"""
+"""Sage Stones' facts, each written once: its engine, parts, CAD code and the viewer read them here
+(apart from rules.py, whose import builds its ray tables: docs/architecture.md)."""
 
 NAME = "sage-stones"
 TITLE = "Sage Stones"

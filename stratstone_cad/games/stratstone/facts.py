@@ -1,10 +1,5 @@
-"""Stratstone's facts, each written once: the rules engine, the parts, the CAD code and the
-viewer read them from here (through the engine's Game object where they have one).
-
-Kept apart from :mod:`.rules` for start-up speed only: planning a build needs these few
-names, and importing the engine (its move tables) costs an unchanged rebuild about a
-tenth of its time (docs/architecture.md).
-"""
+"""Stratstone's facts, each written once: its engine, parts, CAD code and the viewer read them here
+(apart from rules.py, whose import builds its move tables: docs/architecture.md)."""
 
 NAME = "stratstone"
 TITLE = "Stratstone"

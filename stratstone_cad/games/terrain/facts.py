@@ -1,11 +1,5 @@
-"""The terrain game's facts, each written once: the rules engine, the map generator, the
-parts, the CAD code and the viewer read them from here (through the engine's Game object
-where they have one).
-
-Kept apart from :mod:`.rules` for start-up speed only: planning a build needs these few
-names, and importing the engine (its neighbour tables) costs an unchanged rebuild about a
-tenth of its time (docs/architecture.md).
-"""
+"""The terrain game's facts, each written once: its engine, parts, CAD code and the viewer read them here
+(apart from rules.py, whose import builds its neighbour tables: docs/architecture.md)."""
 
 NAME = "terrain"
 TITLE = "the terrain game"
