@@ -15,6 +15,11 @@ line goes through jsonschema, which also words the error), then every ply is rep
 through the engine (dice are data: they are replayed, never re-rolled). Logs are data only:
 ``json`` with NaN/Infinity and duplicate keys rejected; no pickle, no eval.
 
+A replay can be resumed part way: :meth:`Replay.mark` notes where it is (the byte after a
+ply's line and the state after it, an immutable value), and ``replay(path, start=mark)``
+goes on from there, checking every ply again as it goes, so a reader can keep a mark every
+N plies and rebuild any ply from the nearest one instead of keeping every ply.
+
 The format is documented in docs/log-format.md.
 """
 
@@ -44,6 +49,7 @@ __all__ = [
     "VERSION",
     "Header",
     "LogReport",
+    "Mark",
     "Replay",
     "Step",
     "agreed_end",
@@ -364,25 +370,56 @@ def _human_size(n: int) -> str:
     return f"{n / (1 << 30):.1f} GiB"
 
 
-def _read_lines(path: Path) -> Iterator[tuple[int, Any]]:
+class _Where:
+    """Where a reader is in its file: the last line it yielded, the byte after it, and the
+    file's identity (device, inode, size, modification time)."""
+
+    __slots__ = ("ident", "line", "offset")
+
+    def __init__(self) -> None:
+        self.line = 0
+        self.offset = 0
+        self.ident: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """A place to resume a replay from (:meth:`Replay.mark`): after the ply ``state.ply``,
+    whose line is ``line`` and ends before byte ``offset`` of the file ``ident`` names."""
+
+    line: int
+    offset: int
+    state: State
+    ident: tuple[int, ...]
+
+
+def _read_lines(path: Path, where: _Where | None = None, start: Mark | None = None) -> Iterator[tuple[int, Any]]:
     """Yield ``(line number, parsed JSON value)`` for each line of ``path``, streaming.
 
-    Blank lines at the very end are ignored; any other blank line is an error.
+    Blank lines at the very end are ignored; any other blank line is an error. ``where``
+    follows the reader; with ``start``, the header line is read, then the lines after
+    ``start`` (a :class:`LogError` when the file is not the one the mark was made in).
     """
     name = str(path)
     with open_regular(path, "", "a log file", LogError) as f:
-        size = os.fstat(f.fileno()).st_size
-        if size > MAX_LOG_BYTES:
-            raise LogError(f"{name}: {_human_size(size)} is larger than the {_human_size(MAX_LOG_BYTES)} limit for a log")
-        yield from _read_open_lines(f, name)
+        st = os.fstat(f.fileno())
+        if st.st_size > MAX_LOG_BYTES:
+            raise LogError(f"{name}: {_human_size(st.st_size)} is larger than the {_human_size(MAX_LOG_BYTES)} limit for a log")
+        ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        if start is not None and start.ident != ident:
+            raise LogError(f"{name}: changed since it was checked; expected the log as it was (replay it again)")
+        if where is not None:
+            where.ident = ident
+        yield from _read_open_lines(f, name, where, start)
 
 
-def _read_open_lines(f: BinaryIO, name: str) -> Iterator[tuple[int, Any]]:
+def _read_open_lines(f: BinaryIO, name: str, where: _Where | None = None, start: Mark | None = None) -> Iterator[tuple[int, Any]]:
     try:
         total = 0
         line_no = 0
         blank_at = 0
         raw_decode = _DECODER.raw_decode
+        jump = start is not None
         while True:
             try:
                 raw = f.readline(MAX_LINE_BYTES + 1)
@@ -412,7 +449,17 @@ def _read_open_lines(f: BinaryIO, name: str) -> Iterator[tuple[int, Any]]:
                 raise _json_error(e, text, line_no) from None
             if end != len(body):
                 _parse_json(text, line_no)  # raises the "extra data" error
+            if where is not None:
+                where.line, where.offset = line_no, total
             yield line_no, value
+            if jump:  # the header read: on from the mark
+                assert start is not None
+                jump = False
+                try:
+                    f.seek(start.offset)
+                except OSError as e:
+                    raise LogError(f"{name}: cannot read ({describe_os_error(e)})") from None
+                line_no, total = start.line, start.offset
     finally:
         f.close()
 
@@ -460,8 +507,9 @@ class Replay:
     the result line's result (``None`` when the log has none).
     """
 
-    def __init__(self, lines: Iterator[tuple[int, Any]]) -> None:
+    def __init__(self, lines: Iterator[tuple[int, Any]], where: _Where | None = None) -> None:
         self._lines = lines
+        self._where = where
         self.logged_result: Result | None = None
         self.plies = 0
         first = next(lines, None)
@@ -485,6 +533,13 @@ class Replay:
 
     def __iter__(self) -> Iterator[Step]:
         return self._replay(True)
+
+    def mark(self) -> Mark:
+        """Where the replay is now (between two steps): resume from it with ``replay(path, start=mark)``."""
+        w = self._where
+        if w is None:
+            raise TypeError("a replay of lines from memory has no marks")
+        return Mark(w.line, w.offset, self.state, w.ident)
 
     def run(self) -> State:
         """Replay and check every remaining line without building steps; returns the final state."""
@@ -635,15 +690,22 @@ def _check_header(line_no: int, obj: Any) -> tuple[Header, Game, State]:
     return header, game, state
 
 
-def replay(path: str | os.PathLike[str]) -> Replay:
+def replay(path: str | os.PathLike[str], start: Mark | None = None) -> Replay:
     """Open ``path`` for a streaming, checking replay (use as a context manager).
 
     Raises :class:`LogError` at once for a missing, oversized or unreadable file or a
-    bad header; iterate the result to replay and check every ply.
+    bad header; iterate the result to replay and check every ply. With ``start`` (a
+    :meth:`Replay.mark` of this file), the replay goes on from there: its ``state`` is the
+    mark's, and iterating yields the plies after it.
     """
-    lines = _read_lines(Path(path))
+    where = _Where()
+    lines = _read_lines(Path(path), where, start)
     try:
-        return Replay(lines)
+        r = Replay(lines, where)
+        if start is not None:
+            r.state = start.state
+            r.plies = start.state.ply
+        return r
     except BaseException:
         lines.close()
         raise

@@ -1,9 +1,15 @@
 """``stratstone-cad replay``: an engine log as an animated 3D scene.
 
 The log is checked and replayed through its engine once, when it loads (an invalid log is
-refused with check-log's one-line message); every ply's events, named with the pieces
-they move by the game's :class:`~stratstone_cad.engine.core.PieceLedger`, and the places
-of every piece after every ply are kept, so seeking to any ply is instant.
+refused with check-log's one-line message), streaming, as check-log does. What is kept is a
+seek point every N plies (a :class:`~stratstone_cad.log.logfile.Mark`: the byte after the
+ply's line and the engine's state, an immutable value, with a copy of the game's
+:class:`~stratstone_cad.engine.core.PieceLedger`), N doubling so that there are at most
+:data:`MARKS` of them: a ply (its events named with the pieces they move, the places of
+every piece after it, its keyframes) is rebuilt when it is asked for, from the nearest
+seek point before it, and the last few hundred built are kept. A still or a range of plies
+costs memory for what it shows, not for the length of the log; stepping on from a ply (an
+export, the window's play) goes on from where the last one ended.
 
 The scene is the game's printed set: the board made for the log's game (the terrain from
 the log's heightmap) and one actor per physical piece (each of Stratstone's 24 pebbles
@@ -45,6 +51,11 @@ HOP_MM = 2.0  # how high a walking piece clears the higher of two cells
 JUMP_MM = 14.0  # how high a Runner's jump or diagonal step arcs
 DROP_MM = 30.0  # where a gem starts its drop into its well, above the well
 KINDS = (".gif", ".mp4", ".png", "dir")  # what --out can be
+MARKS = 1024
+"""The most seek points kept for a log (their spacing doubles to keep to it)."""
+FIRST_EVERY = 64  # the spacing of the seek points to start with, in plies
+KEEP = 512  # plies built and kept (the most recently asked for)
+BACK = 64  # plies built before the one asked for when it is rebuilt from a seek point (a step back is then instant)
 
 
 # --------------------------------------------------------------------------- the loaded game
@@ -68,7 +79,8 @@ class Ply:
 
 @dataclass
 class GameOnTable:
-    """A loaded log: the game, the table, the piece meshes' sizes, the start and every ply."""
+    """A loaded log: the game, the table, the piece meshes' sizes, the start and every ply
+    (``plies`` is a sequence that builds a ply when it is asked for, see :class:`Plies`)."""
 
     game: str
     title: str
@@ -79,7 +91,7 @@ class GameOnTable:
     anchors: dict[str, np.ndarray]  # piece id -> its mesh's (centre x, centre y, bottom z)
     heights: dict[str, float]  # piece id -> height of its mesh
     initial: dict[str, Point | None]
-    plies: list[Ply]
+    plies: Sequence[Ply]
     result: str | None  # "winner red (second exit)", on the last ply's overlay
     board_bounds: tuple[np.ndarray, np.ndarray]
 
@@ -111,10 +123,19 @@ def load(path: Path, sets: dict[str, str] | None = None) -> GameOnTable:
     from stratstone_cad.registry import GAMES, load_params
     from stratstone_cad.viewer.assets import asset_mesh, game_assets
 
-    with replay(path) as r:
-        steps = list(r)
-        final = r.state.result() or r.logged_result
+    with replay(path) as r:  # the whole log checked, streaming; a seek point kept every `every` plies
         header, game, initial = r.header, r.game, r.initial
+        ledger = game.ledger(initial)
+        every = FIRST_EVERY
+        marks = [(r.mark(), ledger.copy())]
+        for st in r:
+            ledger.follow(st.events)
+            if st.ply % every == 0:
+                marks.append((r.mark(), ledger.copy()))
+                if len(marks) > MARKS:
+                    marks, every = marks[::2], 2 * every  # those at multiples of 2 * every
+        final = r.state.result() or r.logged_result
+        count = r.state.ply
     ga = GAMES.get(game.name)
     if ga is None or ga.table is None:
         raise UserError(f"{path}: the viewer has no board for the game {game.name!r}")
@@ -132,19 +153,96 @@ def load(path: Path, sets: dict[str, str] | None = None) -> GameOnTable:
         anchors[pid] = np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, lo[2]])
         heights[pid] = float(hi[2] - lo[2])
     board_bounds = asset_mesh(assets[table.board]).bounds()
+    plies = Plies(Path(path), count, marks, every)
     rep = GameOnTable(game.name, ga.title.split(":")[0], list(header.players), table, assets, dict(ledger.pieces), anchors,
-                 heights, _rest(ledger, table, heights), [], final.describe() if final else None, board_bounds)
-    before = rep.initial
-    for st in steps:
-        timeline = Timeline(rep, before, ledger.squares)  # the places before the ply (it copies them)
-        named = ledger.follow(st.events)
-        rest = _rest(ledger, table, heights)
-        ply = Ply(st.ply, st.player, st.move, st.chance, named, rest, _squares(named),
-                  game.derived(st.before, st.after, st.events))
-        ply.keys = timeline.play(named, rest)
-        rep.plies.append(ply)
-        before = rest
+                 heights, _rest(ledger, table, heights), plies, final.describe() if final else None, board_bounds)
+    plies.rep = rep
     return rep
+
+
+class Plies(Sequence[Ply]):
+    """The plies of a loaded log, built when asked for: from where the last one asked for
+    ended when that is nearer than the seek point before the ply, else from that seek
+    point (the log replayed and checked again from its byte on, the ledger from its copy).
+    The last :data:`KEEP` plies built are kept."""
+
+    def __init__(self, path: Path, count: int, marks: list[tuple[Any, Any]], every: int) -> None:
+        self.path, self.count, self.marks, self.every = path, count, marks, every
+        self.rep: GameOnTable | None = None
+        self.kept: dict[int, Ply] = {}  # ply number -> ply, the last asked for last
+        self.replay: Any = None  # the replay the last ply was built with, left after it
+        self.steps: Iterator[Any] | None = None
+        self.ledger: Any = None
+        self.at = -1  # the ply that replay and its ledger are after
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __repr__(self) -> str:
+        return f"<Plies of {self.path}: {self.count}, {len(self.kept)} built>"
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(self.count))]
+        k = i.__index__()
+        if k < 0:
+            k += self.count
+        if not 0 <= k < self.count:
+            raise IndexError("ply out of range")
+        number = k + 1
+        ply = self.kept.pop(number, None)
+        if ply is None:
+            ply = self._build(number)
+        self.kept[number] = ply  # the most recent last
+        return ply
+
+    def _build(self, number: int) -> Ply:
+        """Replay to ``number``, building it (and, from a seek point, up to :data:`BACK` plies before it)."""
+        from stratstone_cad.log.logfile import replay
+
+        rep = self.rep
+        assert rep is not None
+        seek = (number - 1) // self.every  # the seek point at or before the ply before
+        first = number - 1
+        if not self.at >= seek * self.every or self.at >= number or self.steps is None:
+            self.close()
+            mark, ledger = self.marks[seek]
+            self.replay = replay(self.path, start=mark)
+            self.steps = iter(self.replay)
+            self.ledger, self.at = ledger.copy(), mark.state.ply
+            first = number - BACK
+        game, ledger, table, heights = self.replay.game, self.ledger, rep.table, rep.heights
+        built = None
+        for st in self.steps:
+            self.at = st.ply
+            if st.ply < first:
+                ledger.follow(st.events)
+            else:
+                timeline = Timeline(rep, _rest(ledger, table, heights), ledger.squares)  # the places before the ply
+                named = ledger.follow(st.events)
+                rest = _rest(ledger, table, heights)
+                built = Ply(st.ply, st.player, st.move, st.chance, named, rest, _squares(named),
+                            game.derived(st.before, st.after, st.events))
+                built.keys = timeline.play(named, rest)
+                if st.ply < number:
+                    self.kept.pop(st.ply, None)
+                    self.kept[st.ply] = built
+            if st.ply == number:
+                break
+        if built is None or built.number != number:  # pragma: no cover - the log was checked to this ply
+            from stratstone_cad.errors import LogError
+
+            raise LogError(f"{self.path}: ended at ply {self.at}, before ply {number}; replay it again")
+        while len(self.kept) >= KEEP:
+            del self.kept[next(iter(self.kept))]
+        return built
+
+    def close(self) -> None:
+        """Close the log if a replay holds it open."""
+        if self.replay is not None:
+            self.replay.close()
+        self.replay = self.steps = None
+        self.at = -1
 
 
 def _rest(ledger: Any, table: Any, heights: Mapping[str, float]) -> dict[str, Point | None]:
@@ -537,11 +635,15 @@ def _frame(pitch: float) -> Any:
 def frames(rep: GameOnTable, per_ply: int, first: int = 1, last: int | None = None) -> list[tuple[int, float]]:
     """(ply, u) of every frame of an export: the position before ``first``, then
     ``per_ply`` frames of each ply to ``last``, the last of each at its end."""
-    last = rep.count if last is None else last
-    out = [(first - 1, 1.0)]
+    return list(_frames(per_ply, first, rep.count if last is None else last))
+
+
+def _frames(per_ply: int, first: int, last: int) -> Iterator[tuple[int, float]]:
+    """:func:`frames` one by one (an MP4 of a long game need not hold them all)."""
+    yield (first - 1, 1.0)
     for ply in range(first, last + 1):
-        out += [(ply, k / per_ply) for k in range(1, per_ply + 1)]
-    return out
+        for k in range(1, per_ply + 1):
+            yield (ply, k / per_ply)
 
 
 def check_out(out: Path, size: tuple[int, int] = (1280, 720)) -> str:
@@ -565,13 +667,17 @@ def export(rep: GameOnTable, out: Path, *, size: tuple[int, int] = (1280, 720), 
     if ply is not None and kind != ".png":
         raise ParameterError(f"--ply {ply}: only with --out FILE.png (one position)")
     first, last = plies or (1, rep.count)  # a log of no plies: its start, one frame
-    todo = [(rep.count if ply is None else ply, 1.0)] if kind == ".png" else frames(rep, per_ply, first, last)
-    writer.check_frames(out, kind, len(todo), size, fps, fewer="fewer --plies or --frames-per-ply")
-    bar = progress or Progress(len(todo), f"replay {out.name}")
+    if kind == ".png":
+        todo: Iterable[tuple[int, float]] = [(rep.count if ply is None else ply, 1.0)]
+        n = 1
+    else:
+        todo, n = _frames(per_ply, first, last), 1 + per_ply * (last - first + 1)
+    writer.check_frames(out, kind, n, size, fps, fewer="fewer --plies or --frames-per-ply")
+    bar = progress or Progress(n, f"replay {out.name}")
     return writer.publish(out, kind, _render(rep, todo, size, smooth=kind == ".png"), fps=fps, bar=bar)
 
 
-def _render(rep: GameOnTable, todo: Sequence[tuple[int, float]], size: tuple[int, int], smooth: bool) -> Iterator[np.ndarray]:
+def _render(rep: GameOnTable, todo: Iterable[tuple[int, float]], size: tuple[int, int], smooth: bool) -> Iterator[np.ndarray]:
     """The frames of ``todo`` (ply, time within it), rendered one by one as they are asked for."""
     scene = Scene(rep, size, smooth=smooth)
     try:
@@ -580,6 +686,8 @@ def _render(rep: GameOnTable, todo: Sequence[tuple[int, float]], size: tuple[int
             yield scene.image()
     finally:
         scene.close()
+        if isinstance(rep.plies, Plies):
+            rep.plies.close()  # the log, held open to step on from the last ply built
 
 
 # --------------------------------------------------------------------------- the window

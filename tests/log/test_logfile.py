@@ -127,6 +127,38 @@ def test_a_replay_left_before_its_end_closes_its_file():
     assert open_files() == before and r.plies == 1
 
 
+def test_a_replay_resumes_from_a_mark_with_the_same_steps_checked_again(tmp_path):
+    """A mark is the byte after a ply's line and the state after it: a replay started from
+    it yields the plies after it, as the whole replay does; a changed file is refused."""
+    with log.replay(LOGS / "sage_stones_4.jsonl") as r:
+        marks = {0: r.mark()}
+        whole = []
+        for step in r:
+            whole.append((step.line, step.ply, step.move, step.chance, step.before, step.after, step.events))
+            marks[step.ply] = r.mark()
+        final = r.state
+    for ply in (0, 1, 17, 44, 45):
+        with log.replay(LOGS / "sage_stones_4.jsonl", start=marks[ply]) as r:
+            assert r.state is marks[ply].state and r.plies == ply
+            rest = [(s.line, s.ply, s.move, s.chance, s.before, s.after, s.events) for s in r]
+            assert rest == whole[ply:] and r.state == final and r.logged_result is not None
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes((LOGS / "sage_stones_4.jsonl").read_bytes())
+    with log.replay(copy) as r:
+        for step in r:
+            if step.ply == 10:
+                mark = r.mark()
+                break
+    with log.replay(copy, start=mark) as r:
+        assert next(iter(r)).ply == 11
+    lines = copy.read_text().splitlines(keepends=True)
+    copy.write_text("".join(lines[:11]) + lines[11].replace('"ply": 11', '"ply": 12'))
+    with pytest.raises(LogError, match="copy.jsonl: changed since it was checked"):
+        log.replay(copy, start=mark)
+    with pytest.raises(TypeError):
+        log.Replay(iter([(1, json.loads(lines[0]))])).mark()  # lines from memory: no byte to resume from
+
+
 def test_check_log_reports_the_game_its_plies_its_result_and_its_header():
     done = log.validate(LOGS / "stratstone_win.jsonl")
     assert (done.game, done.plies, done.result.describe(), done.has_result_line) == (

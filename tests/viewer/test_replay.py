@@ -504,6 +504,33 @@ def test_a_board_reset_lifts_every_gem_away(tmp_path):
     assert set(ply.keys) == {p for p, pos in rep.initial.items() if pos}
 
 
+@pytest.mark.parametrize("game", list(GAMES))
+def test_plies_rebuilt_from_seek_points_in_any_order_are_the_plies_built_in_turn(game, loaded, monkeypatch):
+    """A loaded log keeps seek points, not plies: with seek points every 2 plies at first,
+    at most 3 of them and 4 plies kept, plies asked for backwards, at random and again are
+    each the ply the loaded-in-turn replay built (events, places, keyframes, facts)."""
+    import random
+
+    def facts(p):
+        return (p.number, p.player, p.move, p.dice, [(n.event, n.pieces) for n in p.named], p.rest, p.squares,
+                p.facts, p.keys)
+
+    want = [facts(p) for p in loaded[game].plies]
+    monkeypatch.setattr(R, "FIRST_EVERY", 2)
+    monkeypatch.setattr(R, "MARKS", 3)
+    monkeypatch.setattr(R, "KEEP", 4)
+    monkeypatch.setattr(R, "BACK", 2)
+    rep = R.load(LOGS / GAMES[game])
+    assert len(rep.plies.marks) <= 3 and rep.plies.every > 2 and rep.count == len(want)
+    rng = random.Random(5)
+    order = list(range(rep.count - 1, -1, -1)) + [rng.randrange(rep.count) for _ in range(2 * rep.count)]
+    for k in order:
+        assert facts(rep.plies[k]) == want[k], k
+        assert len(rep.plies.kept) <= 4
+    assert rep.rest(0) == loaded[game].rest(0) and R._overlay(rep, rep.count) == R._overlay(loaded[game], rep.count)
+    rep.plies.close()
+
+
 def test_during_a_ply_the_overlay_keeps_the_facts_before_it_and_the_result_waits_for_the_end(loaded):
     rep = loaded["stratstone"]
     last = rep.count
