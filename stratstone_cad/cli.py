@@ -56,7 +56,7 @@ def _parser() -> argparse.ArgumentParser:
         b.add_argument(g.MAP_FLAGS["seed"], metavar="N", type=_integer, default=None, dest=_map_dest(g, "seed"),
                        help=f"{g.NAME} board: the engine's fair map of seed N (the same as "
                             f"--set {g.MAP_PARAMETERS['seed']}=N; the preset's seed by default)")
-        b.add_argument(g.MAP_FLAGS["board file"], metavar="FILE", type=_path, default=None,
+        b.add_argument(g.MAP_FLAGS["board file"], metavar="FILE", type=_file_path, default=None,
                        dest=_map_dest(g, "board file"),
                        help=f"{g.NAME} board: the map in FILE, {g.MAP_TEXT} or a {g.NAME}-game log whose header "
                             f"holds one (--set {g.MAP_PARAMETERS['board file']}=FILE)")
@@ -73,12 +73,12 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("game", metavar="GAME", help=_listed(list(FACTS), "or"))
     pl.add_argument("--seed", type=_integer, default=None, help="seed of the players' and the dice's randomness")
     pl.add_argument("--players", default=None, help="comma-separated player kinds, e.g. random,greedy")
-    pl.add_argument("--out", metavar="FILE", type=_path, default=None, help="log file (default: standard output)")
+    pl.add_argument("--out", metavar="FILE", type=_file_path, default=None, help="log file (default: standard output)")
     pl.add_argument("--setup", metavar="JSON", default=None,
                     help='the game\'s setup as a JSON object, e.g. \'{"first": "red"}\' (Stratstone) or '
                          '\'{"variant": "two-player"}\' (Sage Stones); see docs/log-format.md')
     for g in _map_games():
-        pl.add_argument(g.MAP_FLAGS["file"], metavar="FILE.json", type=Path, default=None, dest=_map_dest(g, "file"),
+        pl.add_argument(g.MAP_FLAGS["file"], metavar="FILE.json", type=_file_path, default=None, dest=_map_dest(g, "file"),
                         help=f"{g.NAME} game: play on this heightmap ({g.MAP_TEXT}) instead of the map generated "
                              "from --seed; an unfair map is played with a warning")
 
@@ -88,8 +88,8 @@ def _parser() -> argparse.ArgumentParser:
                                     "engine; the log is written after every move. Reads standard input when "
                                     "it is not a terminal. Type help at the prompt for the commands.")
     rc.add_argument("game", nargs="?", metavar="GAME", help=_listed(list(FACTS), "or"))
-    rc.add_argument("--out", metavar="FILE.jsonl", type=_path, default=None, help="the new log file")
-    rc.add_argument("--resume", metavar="FILE.jsonl", type=_path, default=None,
+    rc.add_argument("--out", metavar="FILE.jsonl", type=_file_path, default=None, help="the new log file")
+    rc.add_argument("--resume", metavar="FILE.jsonl", type=_file_path, default=None,
                     help="continue this unfinished log instead of starting a game")
     rc.add_argument("--players", default=None,
                     help="comma-separated player ids: the colours at the table for Sage Stones, e.g. "
@@ -101,7 +101,7 @@ def _parser() -> argparse.ArgumentParser:
         seed = g.MAP_FLAGS["seed"]
         rc.add_argument(seed, metavar="N", type=_integer, default=None, dest=_map_dest(g, "seed"),
                         help=f"{g.NAME} game: played on the map of seed N (the board build {seed} N prints)")
-        rc.add_argument(g.MAP_FLAGS["file"], metavar="FILE.json", type=_path, default=None, dest=_map_dest(g, "file"),
+        rc.add_argument(g.MAP_FLAGS["file"], metavar="FILE.json", type=_file_path, default=None, dest=_map_dest(g, "file"),
                         help=f"{g.NAME} game: played on this heightmap ({g.MAP_TEXT})")
 
     pv_ = sub.add_parser("preview", help="look at assets in 3D: a window, a still, a turntable or a contact sheet",
@@ -112,8 +112,8 @@ def _parser() -> argparse.ArgumentParser:
                                      "asset labelled). The meshes are the build's, tessellated more coarsely and "
                                      "cached.")
     pv_.add_argument("assets", nargs="*", metavar="ASSET", help="assets or games (default: every asset)")
-    pv_.add_argument("--out", metavar="FILE", type=_path, default=None, help="FILE.png, FILE.gif or FILE.mp4")
-    pv_.add_argument("--sheet", metavar="FILE.png", type=_path, default=None, help="a contact sheet of the assets")
+    pv_.add_argument("--out", metavar="FILE", type=_file_path, default=None, help="FILE.png, FILE.gif or FILE.mp4")
+    pv_.add_argument("--sheet", metavar="FILE.png", type=_file_path, default=None, help="a contact sheet of the assets")
     pv_.add_argument("--size", metavar="WxH", default=None, help="image size in pixels (default 1280x720)")
     pv_.add_argument("--frames", metavar="N", type=_integer, default=36, help="frames of a turntable (default 36)")
     pv_.add_argument("--fps", metavar="N", type=_integer, default=12, help="frames per second of a turntable")
@@ -127,8 +127,8 @@ def _parser() -> argparse.ArgumentParser:
                                     "with --out: FILE.gif or FILE.mp4 (the whole game), a new folder (one PNG a "
                                     "frame), or FILE.png (the position after --ply N, by default the last). The "
                                     "log is checked first, as check-log does.")
-    rp.add_argument("log", metavar="LOG", type=_path)
-    rp.add_argument("--out", metavar="PATH", type=_path, default=None,
+    rp.add_argument("log", metavar="LOG", type=_file_path)
+    rp.add_argument("--out", metavar="PATH", type=_file_or_folder, default=None,
                     help="FILE.gif, FILE.mp4, FILE.png, or a new folder for PNG frames")
     rp.add_argument("--ply", metavar="N", type=_integer, default=None,
                     help="with --out FILE.png: the position after ply N (0: the start)")
@@ -144,7 +144,7 @@ def _parser() -> argparse.ArgumentParser:
                         description="Validate an engine log: its schema, then every ply through the "
                                     "rules engine. Prints the result; exits 2 naming the line, the ply "
                                     "and the broken rule when the log is invalid.")
-    ck.add_argument("file", metavar="FILE", type=_path)
+    ck.add_argument("file", metavar="FILE", type=_file_path)
     return p
 
 
@@ -176,6 +176,32 @@ def _path(text: str) -> Path:
     return Path(text)
 
 
+def _folder_ending(text: str) -> str:
+    """How ``text`` ends if it ends as only a folder's path does (``/``, ``/.``), else '':
+    ``Path`` drops that ending, and ``x.png/`` would quietly become the file ``x.png``."""
+    return next((end for end in ("/.", "/") if text.endswith(end)), "")
+
+
+def _file_path(text: str) -> Path:
+    """A path where a file is expected (read or written): not empty, not a folder's path."""
+    path = _path(text)
+    if _folder_ending(text):
+        raise argparse.ArgumentTypeError(f"{printable(repr(text))}: a folder's path (it ends in "
+                                         f"{_folder_ending(text)!r}), expected a file name")
+    return path
+
+
+def _file_or_folder(text: str) -> Path:
+    """``replay --out``: a file (a name with a suffix) or a new folder (a name without one);
+    a folder's path with a file's suffix is refused: it would be written as the file."""
+    path = _path(text)
+    if _folder_ending(text) and path.suffix:
+        raise argparse.ArgumentTypeError(f"{printable(repr(text))}: a folder's path (it ends in "
+                                         f"{_folder_ending(text)!r}) with a file's suffix, expected FILE.gif, "
+                                         "FILE.mp4, FILE.png or a new folder (a name without a suffix)")
+    return path
+
+
 def _integer(text: str) -> int:
     """A whole number written with the digits 0-9 only (``int()`` would also take ``1_0``
     and other scripts' digits, which nobody means)."""
@@ -188,7 +214,7 @@ def _param_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", metavar="NAME=VALUE", action="append", default=[], dest="sets",
                    help="override a parameter, e.g. --set stratstone.stone.height_mm=9 (repeatable; for a name "
                         "given twice, the last value counts)")
-    p.add_argument("--params", metavar="FILE.toml", type=_path, default=None,
+    p.add_argument("--params", metavar="FILE.toml", type=_file_path, default=None,
                    help="a TOML file of parameter overrides ([stratstone.stone] height_mm = 9)")
 
 
@@ -410,7 +436,7 @@ def _cmd_replay(a: argparse.Namespace) -> int:
         raise UserError(f"--ply {a.ply}: only with --out FILE.png (one position)")
     plies = None
     if a.plies is not None:
-        m = re.fullmatch(r"([0-9]{1,6})-([0-9]{1,6})", a.plies.strip())
+        m = re.fullmatch(r"([0-9]{1,7})-([0-9]{1,7})", a.plies.strip())
         if not m or kind in (None, ".png"):
             raise UserError(f"--plies {printable(repr(a.plies))[:40]}: expected FIRST-LAST such as 10-20, with --out "
                             "FILE.gif, FILE.mp4 or a folder")
@@ -460,11 +486,34 @@ def _stop(signum: int, frame: Any) -> None:
     raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
 
 
+VALUE_FLAGS = ("--size",)
+"""Flags whose value may start with '-' (``--size -64x64``): argparse would take the value
+for a flag and say "expected one argument"; given to the flag, it gets the flag's message."""
+
+
+def _values_with_a_dash(argv: list[str]) -> list[str]:
+    """``argv`` with ``--size -64x64`` joined as ``--size=-64x64`` (a value that looks like
+    a short flag; a long flag after ``--size`` is left alone, as is everything after ``--``)."""
+    out: list[str] = []
+    args = iter(argv)
+    for arg in args:
+        if arg == "--":
+            return [*out, arg, *args]
+        value = next(args, None) if arg in VALUE_FLAGS else None
+        if value is None:
+            out.append(arg)
+        elif value.startswith("-") and not value.startswith("--") and value != "-":
+            out.append(f"{arg}={value}")
+        else:
+            out += [arg, value]
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a terminal in Latin-1 or ASCII gets \u escapes, not a traceback
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    args = _parser().parse_args(argv)
+    args = _parser().parse_args(_values_with_a_dash(sys.argv[1:] if argv is None else argv))
     previous = signal.signal(signal.SIGTERM, _stop)
     interrupt = signal.getsignal(signal.SIGINT)
     if interrupt is signal.default_int_handler:  # left alone when ignored (a background job) or the caller's own

@@ -252,3 +252,58 @@ def test_a_stop_signal_inside_an_import_is_sent_again_once_outside(tmp_path, mon
     with pytest.raises(KeyboardInterrupt) as e:
         cli._stop(signal.SIGINT, sys._getframe())
     assert type(e.value) is KeyboardInterrupt
+
+
+SIZE = "--size {value}: expected WIDTHxHEIGHT in pixels, each from 64 to 7680 x 4320, e.g. 1280x720"
+
+
+@pytest.mark.parametrize("command", [["preview", "stratstone"], ["replay", "g.jsonl"]])
+@pytest.mark.parametrize("value", ["-64x64", "-1", "-x"])
+def test_a_size_that_starts_with_a_dash_gets_the_size_message(tmp_path, command, value):
+    """argparse takes ``-64x64`` for a flag ("expected one argument"): it is --size's value."""
+    r = run(*command, "--size", value, "--out", "x.png", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (2, ""), r.stderr
+    assert r.stderr == f"stratstone-cad: error: {SIZE.format(value=repr(value))}\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_only_the_size_takes_a_value_with_a_dash():
+    from stratstone_cad.cli import _values_with_a_dash
+
+    assert _values_with_a_dash(["replay", "g.jsonl", "--size", "-64x64", "--fps", "-3"]) == [
+        "replay", "g.jsonl", "--size=-64x64", "--fps", "-3"]
+    assert _values_with_a_dash(["preview", "--size", "--out", "x.png", "--", "--size", "-1"]) == [
+        "preview", "--size", "--out", "x.png", "--", "--size", "-1"]
+    assert _values_with_a_dash(["preview", "--size"]) == ["preview", "--size"]
+
+
+@pytest.mark.parametrize(("args", "flag", "expected"), [
+    (["play", "stratstone", "--out", "x.jsonl/"], "--out", "expected a file name"),
+    (["record", "stratstone", "--out", "x.jsonl/"], "--out", "expected a file name"),
+    (["record", "--resume", "g.jsonl/"], "--resume", "expected a file name"),
+    (["check-log", "g.jsonl/"], "FILE", "expected a file name"),
+    (["replay", "g.jsonl/", "--out", "x.gif"], "LOG", "expected a file name"),
+    (["preview", "stratstone", "--out", "x.png/"], "--out", "expected a file name"),
+    (["preview", "stratstone", "--sheet", "x.png/."], "--sheet", "expected a file name"),
+    (["list", "--params", "p.toml/"], "--params", "expected a file name"),
+    (["play", "terrain", "--terrain", "map.json/"], "--terrain", "expected a file name"),
+    (["replay", "g.jsonl", "--out", "x.png/"], "--out", "with a file's suffix, expected FILE.gif, FILE.mp4, FILE.png "
+                                                       "or a new folder (a name without a suffix)"),
+])
+def test_a_folders_path_where_a_file_is_expected_is_refused(tmp_path, args, flag, expected):
+    """``Path("x.png/")`` is ``x.png``: the file would be written, or read, quietly."""
+    (tmp_path / "g.jsonl").write_text(run("play", "stratstone", "--seed", "1").stdout)
+    (tmp_path / "p.toml").write_text("")
+    (tmp_path / "map.json").write_text("[]")
+    value = next(a for a in args if a.endswith(("/", "/.")))
+    r = run(*args, cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and r.stdout == "", r.stderr
+    assert f"argument {flag}: '{value}': a folder's path (it ends in '{value[value.rindex('/'):]}')" in r.stderr
+    assert expected in r.stderr and "Traceback" not in r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.jsonl", "map.json", "p.toml"]
+
+
+def test_a_folder_for_replay_frames_may_end_in_a_slash():
+    from stratstone_cad.cli import _file_or_folder
+
+    assert _file_or_folder("frames/") == _file_or_folder("frames/.") == _file_or_folder("frames")

@@ -31,6 +31,9 @@ _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat
 
 NAME_MAX = 255  # bytes in one name of a path (Linux, macOS)
 PATH_MAX = 4095  # bytes in a whole path (Linux: 4096 with the closing NUL)
+TMP_EXTRA = 14
+"""How much longer a temporary file's name is than its target's: a file is written as
+``.NAME.XXXXXXXX.tmp`` beside it first, so the name it can have is this much shorter."""
 
 
 def describe_os_error(e: OSError) -> str:
@@ -51,6 +54,23 @@ def path_too_long(path: object) -> str:
         return f"a name in it is too long ({NAME_MAX} bytes at most)"
     if len(os.fsencode(os.path.abspath(raw))) > PATH_MAX:
         return f"the path is too long ({PATH_MAX} bytes at most)"
+    return ""
+
+
+def too_long_to_write(path: object) -> str:
+    """Why a file cannot be written at ``path`` through its temporary beside it, or ''
+    when it can: :func:`path_too_long`, then the limits the temporary's longer name
+    leaves (:data:`TMP_EXTRA` bytes fewer for the name and for the whole path). The
+    one rule, and message, of every writer."""
+    why = path_too_long(path)
+    if why or not isinstance(path, str | bytes | os.PathLike):
+        return why
+    raw = os.fsencode(path)
+    first = "(the output is written as .NAME.XXXXXXXX.tmp first)"
+    if len(os.path.basename(raw.rstrip(b"/"))) > NAME_MAX - TMP_EXTRA:
+        return f"the name is too long, expected at most {NAME_MAX - TMP_EXTRA} bytes {first}"
+    if len(os.fsencode(os.path.abspath(raw))) > PATH_MAX - TMP_EXTRA:
+        return f"the path is too long, expected at most {PATH_MAX - TMP_EXTRA} bytes {first}"
     return ""
 
 
@@ -230,6 +250,10 @@ def _stage(path: Path, data: bytes, follow_symlinks: bool) -> tuple[Path, str]:
     the permissions of the file it will replace (0644 for a new one); returns where it
     lands and the temporary file. Nothing is left behind on an error or an interrupt."""
     path = write_target(Path(path), follow_symlinks)
+    if path_too_long(path):
+        raise OutputError(f"output file {path}: cannot write ({path_too_long(path)})")
+    if too_long_to_write(path):  # named here: the temporary's longer name would be refused instead
+        raise OutputError(f"output file {path}: {too_long_to_write(path)}")
     try:
         mode = stat.S_IMODE(os.stat(path).st_mode)  # a file replaced keeps its permissions (a 0600 log stays private)
     except OSError:

@@ -18,7 +18,7 @@ from stratstone_cad.errors import GameError, LogError, UserError, counted
 from stratstone_cad.log import logfile as _log
 from stratstone_cad.registry import get_game
 
-__all__ = ["MAX_PLIES", "SEED_MAX", "GameWarning", "check_log", "play", "play_records"]
+__all__ = ["MAX_PLIES", "SEED_MAX", "GameWarning", "check_log", "header_error", "play", "play_records"]
 
 MAX_PLIES = 10_000
 """A played game stops (unfinished, no result line) after this many plies."""
@@ -59,6 +59,9 @@ def play_records(
     by_id = {pid: (players[i], agent_rngs[i]) for i, pid in enumerate(ids)}
     state = engine.initial_state(ids, full_setup)
     records: list[dict[str, Any]] = [_log.header_record(engine, ids, seed, full_setup)]
+    refused = header_error(records[0])
+    if refused:
+        raise PlayArgumentError(refused)
     chance_field = engine.chance_field
     while not state.is_terminal() and state.ply < max_plies:
         pid = state.to_move()
@@ -137,6 +140,19 @@ def play(
     else:
         tail = f"unfinished after {counted(n_plies, 'ply', 'plies')} (limit {MAX_PLIES})"
     return f"wrote {out}: {engine.name}, {tail}"
+
+
+def header_error(header: Mapping[str, Any]) -> str | None:
+    """What check-log would say of ``header`` as the first line of a log (its message,
+    without the line number), or ``None`` when it takes it: the header is written and read
+    back as a log line and checked as check-log checks one, so a command that writes a log
+    refuses, before its first ply, any value the log format would refuse when read."""
+    try:
+        line = _log.loads_strict(_log.dumps_line(header))
+        _log.Replay(iter([(1, line)])).close()
+    except ValueError as e:  # not JSON at all (LogError is one too)
+        return str(e).removeprefix("line 1: ")
+    return None
 
 
 def check_log(path: pathlib.Path) -> str:

@@ -5,8 +5,11 @@ reads one move in the log's own notation, and has the engine check it before it 
 accepted; an illegal or mistyped move gets the engine's one-line reason and the prompt
 asks again. After every accepted ply the whole log (header and every ply) is written
 atomically, so Ctrl-C, a closed terminal or a crash keeps every ply entered, and
-``record --resume FILE`` continues it. The log is the one ``check-log`` reads; a
-resignation or an agreed draw ends it with a result line (``agreed_end`` in the log).
+``record --resume FILE`` continues it; a write that fails (a full disk) ends the session
+saying which ply was not saved. The log is the one ``check-log`` reads (its header is
+checked as check-log checks it before the first move is asked for); a resignation or an
+agreed draw ends it with a result line (``agreed_end`` in the log). A log is locked while
+a session records it (``.NAME.lock`` beside it): a second session on it is refused.
 
 The same prompt reads standard input when it is not a terminal (one line per answer,
 echoed after its prompt so the output reads as a transcript): that is how scripts and
@@ -16,19 +19,22 @@ the tests drive it. The session is game-neutral: the engines give the text board
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import random
 import re
 import stat
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from stratstone_cad.base.fileio import describe_os_error, kind_of, sweep_temporary
+from stratstone_cad.base.fileio import describe_os_error, kind_of, sweep_temporary, too_long_to_write
 from stratstone_cad.engine.core import DRAW_AGREED, RESIGNATION, Game, Result, SetupError, State, short_repr
-from stratstone_cad.errors import GameError, LogError, UserError, counted, printable
+from stratstone_cad.errors import GameError, LogError, OutputError, UserError, counted, printable
 from stratstone_cad.log import logfile as _log
+from stratstone_cad.log.commands import header_error
 from stratstone_cad.registry import game_names, get_game
 
 __all__ = ["MAX_INPUT", "RecordError", "record", "resume"]
@@ -76,6 +82,12 @@ class _Session:
     """Dice entered for the ply being entered (not in the log until its move is)."""
     rolled: State | None = field(default=None, repr=False)
     """The position after those dice."""
+    saved: int = -1
+    """The plies the log on disk holds (all of ``records`` but what a failed write kept out)."""
+
+    def __post_init__(self) -> None:
+        if self.saved < 0:
+            self.saved = len(self.states) - 1
 
     @property
     def state(self) -> State:
@@ -189,7 +201,7 @@ class _Session:
         result = after.result()
         if result is not None:
             return self.finish(result)
-        _log.write_log(self.out, self.records)
+        self.save(f"ply {after.ply} was not saved")
         self.show()
         return None
 
@@ -218,7 +230,7 @@ class _Session:
             self.say(f"took back ply {last['ply']}: {last['player']} {last['move']}")
             if self.seed is None or not self._forced(before, last):
                 break
-        _log.write_log(self.out, self.records)
+        self.save("the undo was not saved")
         self.show()
 
     def _forced(self, before: State, record: Mapping[str, Any]) -> bool:
@@ -244,10 +256,20 @@ class _Session:
     def finish(self, result: Result) -> str:
         self.dice = self.rolled = None
         self.records.append(_log.result_record(result))
-        _log.write_log(self.out, self.records)
-        self.show()
         plies = len(self.states) - 1
+        self.save(f"ply {plies} and the result were not saved" if plies > self.saved else "the result was not saved")
+        self.show()
         return f"wrote {self.name}: {self.game.name}, {counted(plies, 'ply', 'plies')}, {result.describe()}"
+
+    def save(self, lost: str) -> None:
+        """Write the whole log; when that fails (a full disk), the session ends saying what
+        was ``lost`` and where ``record --resume`` goes on from (the log is as it was)."""
+        try:
+            _log.write_log(self.out, self.records)
+        except OutputError as e:
+            where = f"after ply {self.saved}, the last one saved" if self.saved else "from the start, no ply was saved"
+            raise OutputError(f"{e}; {lost}: record --resume {self.name} goes on {where}") from None
+        self.saved = len(self.states) - 1
 
     def kept(self, why: str) -> str:
         plies = len(self.states) - 1  # every ply is on disk already: nothing to write
@@ -336,8 +358,77 @@ def _new_out(out: Path) -> None:
         raise RecordError(f"output file {out}: cannot be used ({describe_os_error(e)}), expected a new file") from None
     if not stat.S_ISREG(st.st_mode):
         raise RecordError(f"output file {out}: is {kind_of(st.st_mode)}, expected a new file")
+    if _held(out):
+        raise _busy(f"output file {out}")
     raise RecordError(f"output file {out}: already exists, expected a new file "
                       f"(record --resume {out} continues a recorded game)")
+
+
+@contextlib.contextmanager
+def _recording(log: Path, where: str) -> Iterator[None]:
+    """The log is this session's while it runs: an exclusive lock on ``.NAME.lock`` beside
+    it (the log is replaced at every write, and a lock on the log would go with the file it
+    replaces), held until the session ends however it ends, and the lock file removed then
+    (a killed session leaves it, unlocked: the next one takes it). A second session on the
+    same log is refused in one line, before it writes anything."""
+    lock = _lock_file(log)
+    while True:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+        except FileNotFoundError:  # as writing the log would say
+            raise OutputError(f"{where}: its folder {log.parent} does not exist, expected a file in a folder that "
+                              "does") from None
+        except OSError as e:
+            raise OutputError(f"{where}: cannot write ({describe_os_error(e)})") from None
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise RecordError(f"{where}: its lock file {lock.name} is {kind_of(st.st_mode)}, expected a file")
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise _busy(where) from None
+            try:  # the lock file taken is the one there: the session that held it may have just removed it
+                now = os.lstat(lock)
+            except FileNotFoundError:
+                now = None
+        except BaseException:
+            os.close(fd)
+            raise
+        if now is not None and (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino):
+            break
+        os.close(fd)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(lock)  # while locked: a session waiting on this file sees it gone and makes its own
+        os.close(fd)
+
+
+def _lock_file(log: Path) -> Path:
+    real = Path(os.path.realpath(log))  # a link is written through: locked where it lands
+    return real.parent / f".{real.name}.lock"
+
+
+def _held(log: Path) -> bool:
+    """Whether a session is recording ``log`` now (its lock file is there and locked)."""
+    try:
+        fd = os.open(_lock_file(log), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def _busy(where: str) -> RecordError:
+    return RecordError(f"{where}: another stratstone-cad session is recording it, expected a log no other session "
+                       "is recording (quit that one first)")
 
 
 def _check_roll(engine: Game, roll: bool) -> None:
@@ -366,23 +457,61 @@ def record(game_name: str, out: Path, setup: Mapping[str, Any] | None, players: 
     n = len(players) if players else engine.default_players(setup)
     ids, full_setup = engine.new_setup(n, setup, random.Random(seed))
     ids = list(players) if players else ids  # the colours at the table, when named
+    shown = f"--players {','.join(ids)[:60]}"
     try:
         initial = engine.initial_state(ids, full_setup)
     except SetupError as e:
-        raise RecordError(f"--players {','.join(ids)[:60]}: {e}") from None
-    for text in engine.setup_warnings(full_setup):
-        on_warning(text)
+        raise RecordError(f"{shown}: {e}") from None
     header = _log.header_record(engine, ids, seed if roll else None, full_setup)
-    session = _Session(engine, out, [header], [initial], say, seed if roll else None)
-    _log.write_log(out, session.records)
-    say(f"recording {engine.name} ({', '.join(ids)}) into {session.name}; help lists the commands")
-    return session.run(_reader(stdin, say, interactive))
+    refused = header_error(header)  # what check-log would say of the log: said now, before it is written
+    if refused:
+        flag = {"seed": f"--seed {seed}", "players": shown}.get(re.split(r"[^a-z_]", refused, maxsplit=1)[0])
+        raise RecordError(f"{flag}: {refused}" if flag else refused)
+    too_long = too_long_to_write(out)
+    if too_long:
+        raise OutputError(f"output file {out}: {too_long}")
+    with _recording(out, f"output file {out}"):
+        _new_out(out)  # again, locked: another session may have made it since
+        for text in engine.setup_warnings(full_setup):
+            on_warning(text)
+        session = _Session(engine, out, [header], [initial], say, seed if roll else None)
+        _log.write_log(out, session.records)
+        say(f"recording {engine.name} ({', '.join(ids)}) into {session.name}; help lists the commands")
+        return session.run(_reader(stdin, say, interactive))
 
 
 def resume(path: Path, game_name: str | None, *, roll: bool, stdin: TextIO | None, say: Callable[[str], None],
            interactive: bool) -> str:
     """Continue the unfinished log ``path``: checked through the engine first, its lines
-    kept as they are; returns the closing line."""
+    kept as they are; returns the closing line. The log is locked for the session, and
+    read again once locked if another session changed it in the meantime."""
+    where = f"--resume {path}"
+    seen = _identity(path)
+    game, records, states = _resumable(path, game_name, roll)
+    with _recording(path, where):
+        if _identity(path) != seen:
+            game, records, states = _resumable(path, game_name, roll)
+        seed = records[0].get("seed")
+        sweep_temporary(Path(path).parent, re.escape(Path(path).name))  # what a killed write of this log left
+        session = _Session(game, Path(path), records, states, say, seed if roll else None)
+        say(f"resuming {game.name} ({', '.join(records[0]['players'])}) from {session.name} after ply {states[-1].ply}")
+        if seed is not None and not roll and game.chance_field is not None:
+            say(f"(the program rolled this game's dice with seed {seed}; --roll goes on rolling them)")
+        return session.run(_reader(stdin, say, interactive))
+
+
+def _identity(path: Path) -> tuple[int, ...] | None:
+    """Which file is at ``path`` and as what (every write of a log replaces the file)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _resumable(path: Path, game_name: str | None, roll: bool) -> tuple[Game, list[dict[str, Any]], list[State]]:
+    """The game, records and states of the unfinished log ``path``, or the one-line reason
+    it cannot be resumed (as asked)."""
     where = f"--resume {path}"
     try:
         lines = list(_log._read_lines(Path(path)))  # read once: replayed here, then kept as they are
@@ -401,17 +530,14 @@ def resume(path: Path, game_name: str | None, *, roll: bool, stdin: TextIO | Non
         raise RecordError(f"{where}: the game is over ({result.describe()}), nothing to continue")
     if not os.access(path, os.W_OK) or not os.access(os.path.dirname(os.path.abspath(path)), os.W_OK):
         raise RecordError(f"{where}: the log or its folder is not writable, expected a log this session can extend")
+    too_long = too_long_to_write(path)
+    if too_long:
+        raise RecordError(f"{where}: {too_long}")
     _check_roll(game, roll)
     records = [obj for _, obj in lines]
-    seed = records[0].get("seed")
-    if roll and seed is None:
+    if roll and records[0].get("seed") is None:
         raise RecordError(f"{where}: its dice were typed in (the header has no seed); resume without --roll")
-    sweep_temporary(Path(path).parent, re.escape(Path(path).name))  # what a killed write of this log left
-    session = _Session(game, Path(path), records, states, say, seed if roll else None)
-    say(f"resuming {game.name} ({', '.join(records[0]['players'])}) from {session.name} after ply {states[-1].ply}")
-    if seed is not None and not roll and game.chance_field is not None:
-        say(f"(the program rolled this game's dice with seed {seed}; --roll goes on rolling them)")
-    return session.run(_reader(stdin, say, interactive))
+    return game, records, states
 
 
 def check_args(out: Path | None, resume_from: Path | None, game: str | None) -> None:

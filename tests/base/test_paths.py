@@ -293,3 +293,43 @@ def test_output_reaches_a_terminal_that_cannot_show_it(tmp_path):
     assert r.returncode == 0 and b"Traceback" not in r.stderr, r.stderr
     assert b"caf\\xe9.jsonl" in r.stdout, r.stdout
     assert out.is_file()
+
+
+REAL_LIMIT = "the name is too long, expected at most 241 bytes (the output is written as .NAME.XXXXXXXX.tmp first)"
+
+
+@pytest.mark.parametrize("n", [242, 255])
+def test_every_writer_states_the_real_limit_of_a_files_name(tmp_path, n):
+    """A file is written as .NAME.XXXXXXXX.tmp first, so its name has 14 bytes fewer than
+    the system's 255: play, record, replay and preview say so in one message, before they
+    write anything (a name of 241 bytes is written)."""
+    log = tmp_path / "g.jsonl"
+    assert run("play", "stratstone", "--seed", "1", "--out", str(log)).returncode == 0
+    said = {}
+    for args, flag, suffix in ((["play", "stratstone"], "output file", ".jsonl"),
+                               (["record", "stratstone"], "output file", ".jsonl"),
+                               (["replay", str(log)], "--out", ".png"), (["preview", "stratstone"], "--out", ".png")):
+        out = tmp_path / ("x" * (n - len(suffix)) + suffix)
+        r = run(*args, "--out", str(out))
+        one_line(r, f"{flag} {out}: ")
+        said[args[0]] = r.stderr.split(f"{out}: ", 1)[1]
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["g.jsonl"], args
+    assert set(said.values()) == {REAL_LIMIT + "\n"}, said
+    out = tmp_path / ("x" * 235 + ".jsonl")
+    assert run("play", "stratstone", "--out", str(out)).returncode == 0 and out.is_file()
+
+
+def test_a_path_with_no_room_for_the_temporary_states_the_real_limit(tmp_path):
+    """The temporary's path is 14 bytes longer too: a file whose path is 4082 to 4095
+    bytes is refused as too long for 4081, not as over the 4095 it is under."""
+    room = 4090 - len(os.fsencode(str(tmp_path)))
+    folder = tmp_path.joinpath(*["f" * 200] * ((room - 20) // 201))
+    folder.mkdir(parents=True)
+    out = folder / ("x" * (4090 - len(os.fsencode(str(folder))) - 7) + ".jsonl")
+    assert len(os.fsencode(str(out))) == 4090
+    for command in ("play", "record"):
+        r = run(command, "stratstone", "--out", str(out))
+        one_line(r, "output file ")  # the path itself is cut short in the message
+        assert r.stderr.endswith(".jsonl: the path is too long, expected at most 4081 bytes (the output is written as "
+                                 ".NAME.XXXXXXXX.tmp first)\n"), r.stderr
+    assert list(folder.iterdir()) == []

@@ -18,7 +18,7 @@ import pytest
 from stratstone_cad.errors import UserError
 from stratstone_cad.log import commands
 from stratstone_cad.log import record as rec
-from stratstone_cad.log.logfile import check_log
+from stratstone_cad.log.logfile import validate
 from tests import TRANSCRIPTS
 
 
@@ -76,7 +76,7 @@ class CheckingInput(io.StringIO):
         self.checked: list[int] = []
 
     def readline(self, size: int = -1) -> str:  # type: ignore[override]
-        self.checked.append(check_log(self.log).plies)
+        self.checked.append(validate(self.log).plies)
         return super().readline(size)
 
 
@@ -91,7 +91,7 @@ def test_a_whole_game_typed_in_is_the_game_played(tmp_path, game, seed, args):
     got = lines(out)
     assert got[1:] == game_log[1:]  # every ply and the result, as the engine's own players made them
     assert {**got[0], "seed": 0} == {**game_log[0], "seed": 0} and got[0]["seed"] is None
-    assert check_log(out).result is not None
+    assert validate(out).result is not None
 
 
 def test_the_log_on_disk_is_valid_after_every_ply(tmp_path):
@@ -159,7 +159,7 @@ def test_a_lost_turn_and_a_board_reset_are_recorded_by_the_dice_and_a_move_typed
     got = lines(out)[1:]
     assert [(x["player"], x["move"]) for x in got[:2]] == [("yellow", "-"), ("red", "-")]
     assert [(x["player"], x["dice"], x["move"]) for x in got[-1:]] == [("blue", [2, 2, 2], "-")] and len(got) == 12
-    assert check_log(out).plies == 12
+    assert validate(out).plies == 12
 
 
 def test_undo_takes_back_a_lost_turn_alone_when_the_dice_were_typed(tmp_path):
@@ -232,7 +232,7 @@ def test_resign_and_draw_end_with_a_result_line_check_log_accepts(tmp_path):
     r = cli("stratstone", "--out", str(out), stdin="a1 NNE\nresign\n")
     assert r.returncode == 0 and r.stdout.splitlines()[-1] == f"wrote {out}: stratstone, 1 ply, winner yellow (resignation)"
     assert lines(out)[-1] == {"result": {"winner": "yellow", "reason": "resignation"}}
-    assert check_log(out).summary() == "ok: stratstone, 1 ply, winner yellow (resignation)"
+    assert validate(out).summary() == "ok: stratstone, 1 ply, winner yellow (resignation)"
     out = tmp_path / "named.jsonl"
     cli("terrain", "--terrain-seed", "1", "--out", str(out), stdin="resign red\n")
     assert lines(out)[-1] == {"result": {"winner": "blue", "reason": "resignation"}}
@@ -240,7 +240,7 @@ def test_resign_and_draw_end_with_a_result_line_check_log_accepts(tmp_path):
     r = cli("sage-stones", "--out", str(out), stdin="resign\n2 3 3\ndraw\n")
     assert "refused: resign: with 4 players a resignation names no winner; use draw, or quit to stop here" in r.stdout
     assert lines(out)[-1] == {"result": {"winner": None, "reason": "draw agreed"}}
-    assert check_log(out).summary() == "ok: sage-stones, 0 plies, draw (draw agreed)"
+    assert validate(out).summary() == "ok: sage-stones, 0 plies, draw (draw agreed)"
 
 
 def test_check_log_takes_an_agreed_end_only_as_the_rules_allow(tmp_path):
@@ -249,11 +249,11 @@ def test_check_log_takes_an_agreed_end_only_as_the_rules_allow(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text(head + '{"result": {"winner": "red", "reason": "resignation"}}\n')
     with pytest.raises(UserError, match="result says winner red \\(resignation\\) but the game is not over"):
-        check_log(bad)
+        validate(bad)
     bad.write_text(head.replace('"yellow", "red", "blue"', '"yellow", "red"')
                    + '{"result": {"winner": "red", "reason": "draw agreed"}}\n')
     with pytest.raises(UserError, match="but the game is not over"):
-        check_log(bad)
+        validate(bad)
 
 
 def test_quit_then_resume_gives_the_log_of_an_uninterrupted_session(tmp_path):
@@ -285,7 +285,7 @@ def test_a_session_killed_between_moves_keeps_every_accepted_ply(tmp_path):
             assert said, "the session ended early"
     os.kill(p.pid, signal.SIGKILL)
     p.wait(timeout=10)
-    report = check_log(out)
+    report = validate(out)
     assert report.plies == 3 and report.result is None
     assert [x["move"] for x in lines(out)[1:]] == ["a1 NNE", "d1 NNW", "d4 SSS"]
 
@@ -425,7 +425,7 @@ def test_roll_records_the_seed_and_a_resumed_session_rolls_on_from_where_it_was(
     session(whole, 12)
     session(part, 5)
     session(part, 7, resume=True)
-    assert lines(whole)[0]["seed"] == 11 and check_log(whole).plies >= 12
+    assert lines(whole)[0]["seed"] == 11 and validate(whole).plies >= 12
     assert part.read_bytes() == whole.read_bytes()
 
 
@@ -437,7 +437,7 @@ def test_dice_and_the_winning_move_on_one_line_end_the_game(tmp_path):
     r = cli("sage-stones", "--out", str(out), stdin=script)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[-1].startswith(f"wrote {out}: sage-stones, {game_log[-2]['ply']} plies, winner")
-    assert lines(out)[1:] == game_log[1:] and check_log(out).result is not None
+    assert lines(out)[1:] == game_log[1:] and validate(out).result is not None
 
 
 def test_undo_with_roll_takes_back_the_chosen_ply_and_the_same_dice_come_back(tmp_path):
@@ -732,3 +732,186 @@ def test_resume_refuses_a_log_or_a_folder_it_cannot_write(tmp_path, monkeypatch)
         assert r.returncode == 2 and r.stderr == (f"stratstone-cad: error: --resume {out}: the log or its folder is not "
                                                   "writable, expected a log this session can extend\n"), unwritable
         assert out.read_bytes() == before
+
+
+# -- issue 23: what record writes, check-log reads; one session a log; a full disk ----------------------------
+
+IDS33 = "a" * 33
+TWO = ["--setup", '{"variant": "two-player"}']
+
+
+@pytest.mark.parametrize(("args", "flag", "field", "value"), [
+    (["--roll", "--seed", "-1", "--players", "red,blue"], "--seed -1", "seed", -1),
+    (["--roll", "--seed", str(2**63), "--players", "red,blue"], f"--seed {2**63}", "seed", 2**63),
+    ([*TWO, "--players", "P1,p2"], "--players P1,p2", "players", ["P1", "p2"]),
+    ([*TWO, "--players", "1a,b"], "--players 1a,b", "players", ["1a", "b"]),
+    ([*TWO, "--players", "\u00e9,b"], "--players \u00e9,b", "players", ["\u00e9", "b"]),
+    ([*TWO, "--players", "a b,c"], "--players a b,c", "players", ["a b", "c"]),
+    ([*TWO, "--players", f"b,{IDS33}"], f"--players b,{IDS33}", "players", ["b", IDS33]),
+])
+def test_record_refuses_before_the_first_ply_what_check_log_would_refuse_in_its_words(tmp_path, args, flag, field,
+                                                                                          value):
+    """The header record would write, checked as check-log checks it, before a prompt: a
+    refused value gets check-log's own message after the flag that gave it, and no file."""
+    good = tmp_path / "good.jsonl"
+    assert cli("sage-stones", *args[:-2], "--players", "red,blue", *(["--seed", "7"] if "--roll" in args else []),
+               "--out", str(good), stdin="quit\n").returncode == 0
+    header = {**lines(good)[0], field: value}
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(header) + "\n")
+    with pytest.raises(UserError) as said:
+        commands.check_log(bad)
+    assert str(said.value).startswith("line 1: ")
+    bad.unlink()
+    good.unlink()
+    r = cli("sage-stones", *args, "--out", str(tmp_path / "x.jsonl"), stdin="2 3 3\n8-4\nquit\n")
+    assert r.returncode == 2 and r.stdout == "", r.stdout  # no prompt: the first ply was never asked for
+    assert r.stderr == f"stratstone-cad: error: {flag}: {str(said.value).removeprefix('line 1: ')}\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_play_checks_its_header_as_check_log_does_before_the_first_ply(tmp_path, monkeypatch):
+    """``play`` takes its ids from the engine, and the engines check the setup: a header
+    the format refuses all the same is refused with check-log's message, nothing written."""
+    header_record = commands._log.header_record
+    written: list[dict] = []
+
+    def tampered(*args: object) -> dict:
+        written.append({**header_record(*args), "players": ["Red", "blue"]})  # type: ignore[arg-type]
+        return written[-1]
+
+    monkeypatch.setattr(commands._log, "header_record", tampered)
+    with pytest.raises(UserError) as said:
+        commands.play("terrain", 3, None, tmp_path / "g.jsonl")
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / "bad.jsonl").write_text(json.dumps(written[0]) + "\n")
+    with pytest.raises(UserError) as check_log_said:
+        commands.check_log(tmp_path / "bad.jsonl")
+    assert f"line 1: {said.value}" == str(check_log_said.value) == "line 1: players: ['red', 'blue'] was expected"
+
+
+def _session(*args: str, cwd: Path) -> subprocess.Popen:
+    """A real ``record`` process fed through a pipe, waited for until it has said its first line."""
+    p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "record", *args], cwd=cwd, stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stdout is not None
+    first = p.stdout.readline()
+    assert first.startswith(("recording ", "resuming ")), first + (p.stderr.read() if p.stderr else "")
+    return p
+
+
+def _answer(p: subprocess.Popen, text: str, until: str) -> None:
+    assert p.stdin is not None and p.stdout is not None
+    p.stdin.write(text + "\n")
+    p.stdin.flush()
+    while not (said := p.stdout.readline()).startswith(until):
+        assert said, "the session ended early"
+
+
+def _second(*args: str, cwd: Path, answers: str = "a1 NNE\nquit\n") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "stratstone_cad", "record", *args], cwd=cwd, input=answers,
+                          capture_output=True, text=True, timeout=60)
+
+
+BUSY = "stratstone-cad: error: {where} dual.jsonl: another stratstone-cad session is recording it, expected a log no " \
+       "other session is recording (quit that one first)\n"
+
+
+def test_a_log_being_recorded_is_the_sessions_alone_a_second_one_is_refused_and_writes_nothing(tmp_path):
+    """Two real sessions on one log, each at the point where, unlocked, one lost the
+    other's plies: ``--out`` of one new name, and two ``--resume``."""
+    log = tmp_path / "dual.jsonl"
+    a = _session("stratstone", "--out", "dual.jsonl", cwd=tmp_path)
+    _answer(a, "a1 NNE", "after ply 1,")
+    before = log.read_bytes()
+    for args, where in ((["stratstone", "--out", "dual.jsonl"], "output file"), (["--resume", "dual.jsonl"], "--resume")):
+        r = _second(*args, cwd=tmp_path)
+        assert (r.returncode, r.stderr, r.stdout) == (2, BUSY.format(where=where), ""), r.stderr
+        assert log.read_bytes() == before
+    _answer(a, "d1 NNW", "after ply 2,")
+    a.communicate("quit\n", timeout=60)
+    assert a.returncode == 0 and sorted(p.name for p in tmp_path.iterdir()) == ["dual.jsonl"]  # the lock went too
+
+    b = _session("--resume", "dual.jsonl", cwd=tmp_path)
+    r = _second("--resume", "dual.jsonl", cwd=tmp_path)
+    assert (r.returncode, r.stderr) == (2, BUSY.format(where="--resume")), r.stderr
+    _answer(b, "d4 SSS", "after ply 3,")
+    b.stdin.close()  # type: ignore[union-attr]  # the end of input ends it too, and frees the log
+    assert b.wait(timeout=60) == 0
+    assert [x["move"] for x in lines(log)[1:]] == ["a1 NNE", "d1 NNW", "d4 SSS"]  # every ply of both sessions
+
+    for stop in (signal.SIGTERM, signal.SIGKILL):  # killed, the lock goes with the process
+        c = _session("--resume", "dual.jsonl", cwd=tmp_path)
+        c.send_signal(stop)
+        c.wait(timeout=60)
+        r = _second("--resume", "dual.jsonl", cwd=tmp_path, answers="quit\n")
+        assert r.returncode == 0 and "resuming stratstone" in r.stdout, r.stderr
+    assert [x["move"] for x in lines(log)[1:]] == ["a1 NNE", "d1 NNW", "d4 SSS"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dual.jsonl"]
+
+
+def test_a_new_log_is_locked_before_it_is_written_so_two_new_sessions_cannot_both_start(tmp_path):
+    """The moment between one session's checks and its first write, held open: another
+    process holds the session lock of a log that is not there yet."""
+    holder = subprocess.Popen([sys.executable, "-c", "import sys; from pathlib import Path; "
+                               "from stratstone_cad.log.record import _recording\n"
+                               "with _recording(Path('dual.jsonl'), 'x'):\n print('held', flush=True); sys.stdin.read()"],
+                              cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        locks = sorted(p.name for p in tmp_path.iterdir())
+        r = _second("stratstone", "--out", "dual.jsonl", cwd=tmp_path)
+        assert (r.returncode, r.stderr, r.stdout) == (2, BUSY.format(where="output file"), ""), r.stderr
+        assert sorted(p.name for p in tmp_path.iterdir()) == locks and not (tmp_path / "dual.jsonl").exists()
+    finally:
+        holder.communicate("", timeout=60)
+    r = _second("stratstone", "--out", "dual.jsonl", cwd=tmp_path)
+    assert r.returncode == 0 and [x["move"] for x in lines(tmp_path / "dual.jsonl")[1:]] == ["a1 NNE"]
+
+
+@pytest.mark.parametrize(("answers", "saved", "message"), [
+    ("a1 NNE\nd1 NNW\nd4 SSS\nquit\n", 2, "ply 3 was not saved: record --resume {log} goes on after ply 2, the last one "
+                                          "saved"),
+    ("a1 NNE\nquit\n", 0, "ply 1 was not saved: record --resume {log} goes on from the start, no ply was saved"),
+    ("a1 NNE\nd1 NNW\nundo\nquit\n", 2, "the undo was not saved: record --resume {log} goes on after ply 2, the last "
+                                        "one saved"),
+    ("a1 NNE\nd1 NNW\nresign\n", 2, "the result was not saved: record --resume {log} goes on after ply 2, the last one "
+                                    "saved"),
+])
+def test_a_full_disk_says_the_ply_was_not_saved_and_where_resume_goes_on(tmp_path, monkeypatch, answers, saved,
+                                                                         message):
+    log = tmp_path / "g.jsonl"
+    writes = 1 + saved  # the header, then one write a ply: the next one fills the disk
+    fsync = os.fsync
+
+    def full_disk(fd: int) -> None:
+        nonlocal writes
+        if writes == 0:
+            raise OSError(28, "No space left on device")
+        writes -= 1
+        fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", full_disk)
+    r = cli("stratstone", "--out", str(log), stdin=answers)
+    assert r.returncode == 2 and r.stderr == (f"stratstone-cad: error: output file {log}: cannot write (No space left "
+                                              f"on device); {message.format(log=log)}\n"), r.stderr
+    assert validate(log).plies == saved and sorted(p.name for p in tmp_path.iterdir()) == ["g.jsonl"]
+    monkeypatch.setattr(os, "fsync", fsync)
+    r = cli("--resume", str(log), stdin="quit\n")
+    assert r.returncode == 0 and r.stdout.startswith(f"resuming stratstone (yellow, red) from {log} after ply {saved}\n")
+
+
+def test_a_log_name_the_temporary_cannot_have_is_refused_up_front_with_the_real_limit(tmp_path):
+    """A log is written as .NAME.XXXXXXXX.tmp first: 241 bytes is the longest name, said
+    before the game starts (not "255 bytes at most" after the first move)."""
+    limit = "the name is too long, expected at most 241 bytes (the output is written as .NAME.XXXXXXXX.tmp first)"
+    for n in (242, 250, 255):
+        out = tmp_path / ("g" * (n - 6) + ".jsonl")
+        r = cli("stratstone", "--out", str(out), stdin="a1 NNE\nquit\n")
+        assert (r.returncode, r.stdout, r.stderr) == (2, "", f"stratstone-cad: error: output file {out}: {limit}\n"), n
+        assert list(tmp_path.iterdir()) == []
+    out = tmp_path / ("g" * 235 + ".jsonl")
+    assert cli("stratstone", "--out", str(out), stdin="a1 NNE\nquit\n").returncode == 0
+    longer = out.rename(tmp_path / ("g" * 236 + ".jsonl"))  # renamed by hand: resume could not write it again
+    r = cli("--resume", str(longer), stdin="d1 NNW\nquit\n")
+    assert r.returncode == 2 and r.stderr == f"stratstone-cad: error: --resume {longer}: {limit}\n"
