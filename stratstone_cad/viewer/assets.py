@@ -7,14 +7,18 @@ so a board is whole (never tiles): ``stratstone/board``, ``stratstone/stone-red-
 mesh comes from its job's CAD function with the viewer's mesh settings (a kernel-free
 part is given them in its arguments, a CadQuery part is tessellated with them); it is
 kept in a cache folder under the key the build would give it (the function's arguments,
-the mesh settings and the code), so a second preview does not make it again.
+the mesh settings and the code), so a second preview does not make it again. An entry is
+checked when read (its checksum, its arrays' shapes and types, its triangles' indices,
+finite coordinates): a damaged one is made again and replaced, never trusted.
 """
 
 from __future__ import annotations
 
 import io
 import math
-from collections.abc import Iterable, Mapping
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -126,25 +130,121 @@ def _load_or_make(job: Job, key: str) -> tuple[Mesh, ...]:
     if folder is None:
         return _make(job)
     path = folder / f"{key}.npz"
-    try:
-        with np.load(path) as data:
-            return tuple(Mesh(data[f"v{i}"].astype(np.float64), data[f"t{i}"].astype(np.int64))
-                         for i in range(len(job.outputs)))
-    except (OSError, KeyError, ValueError):
-        pass
-    meshes = _make(job)
-    buf = io.BytesIO()
-    np.savez(buf, **{f"v{i}": m.vertices.astype(np.float32) for i, m in enumerate(meshes)},
-             **{f"t{i}": m.triangles.astype(np.uint32) for i, m in enumerate(meshes)})
-    from stratstone_cad.base.fileio import atomic_write
-    from stratstone_cad.errors import OutputError
+    meshes = read_entry(path, key, len(job.outputs))
+    if meshes is None:  # none yet, or damaged: made again, and the entry replaced
+        meshes = _make(job)
+        write_entry(path, key, meshes)
+    return meshes
+
+
+#: What a cache entry's checksum starts from: a change of the format makes every old entry
+#: a miss (rebuilt), never an entry read the wrong way.
+_FORMAT = b"stratstone-cad viewer mesh cache 2\n"
+
+
+def entry_checksum(key: str, arrays: Mapping[str, np.ndarray]) -> np.ndarray:
+    """The sha256 of a cache entry's arrays (each one's name, dtype, shape and bytes) and
+    its key, as the 32 bytes the entry stores beside them (``sha256``)."""
+    import hashlib
+
+    h = hashlib.sha256(_FORMAT + key.encode() + b"\n")
+    for name in sorted(arrays):
+        a = np.ascontiguousarray(arrays[name])
+        h.update(f"{name} {a.dtype.str} {a.shape}\n".encode())
+        h.update(a.tobytes())
+    return np.frombuffer(h.digest(), dtype=np.uint8)
+
+
+def read_entry(path: Path, key: str, count: int) -> tuple[Mesh, ...] | None:
+    """The ``count`` meshes a cache entry holds, or None when there is no sound entry:
+    missing, not a regular file (a folder, a FIFO, a link: never opened in a way that
+    blocks), not a whole ``.npz``, without its checksum (an older version's) or with
+    another, or arrays that are not meshes (vertices n x 3 finite floats, n >= 3;
+    triangles m x 3 integers, m >= 1, each from 0 to n - 1). Never raises: a damaged
+    cache is a miss, made again."""
+    import stat
 
     try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode) or fh.read(4) != b"PK\x03\x04":
+                return None
+            fh.seek(0)
+            with np.load(fh, allow_pickle=False) as data:
+                return _sound(key, count, {name: data[name] for name in data.files})
+    except Exception:  # any damage (BadZipFile, a short read, a bad header, zlib's errors): a miss
+        return None
+
+
+def _sound(key: str, count: int, arrays: dict[str, np.ndarray]) -> tuple[Mesh, ...] | None:
+    """The meshes of an entry's arrays, or None when they are not a sound entry of ``key``."""
+    names = {f"{c}{i}" for i in range(count) for c in "vt"}
+    if set(arrays) != names | {"sha256"}:
+        return None
+    digest = arrays.pop("sha256")
+    if digest.dtype != np.uint8 or digest.shape != (32,) or not np.array_equal(digest, entry_checksum(key, arrays)):
+        return None
+    meshes = []
+    for i in range(count):
+        v, t = arrays[f"v{i}"], arrays[f"t{i}"]
+        if (v.ndim != 2 or v.shape[0] < 3 or v.shape[1] != 3 or not np.issubdtype(v.dtype, np.floating)
+                or t.ndim != 2 or t.shape[0] < 1 or t.shape[1] != 3 or not np.issubdtype(t.dtype, np.integer)):
+            return None
+        vertices = v.astype(np.float64)
+        if not np.isfinite(vertices).all():
+            return None
+        if t.min() < 0 or t.max() >= len(v):  # compared as stored: no cast can wrap an index into range
+            return None
+        meshes.append(Mesh(vertices, t.astype(np.int64)))
+    return tuple(meshes)
+
+
+def write_entry(path: Path, key: str, meshes: Sequence[Mesh]) -> None:
+    """Store ``meshes`` as the cache entry ``path``, with its checksum, replacing whatever
+    is there (a damaged entry, a folder, a FIFO, a link) in one rename; a new file gets
+    the permissions the umask allows. Best-effort: a cache that cannot be written (no
+    folder, a full disk) is left as it was, nothing half-written in it."""
+    import tempfile
+
+    from stratstone_cad.base.fileio import sweep_temporary
+    from stratstone_cad.viewer.writer import umask
+
+    arrays: dict[str, np.ndarray] = {}
+    for i, m in enumerate(meshes):
+        arrays[f"v{i}"] = np.ascontiguousarray(m.vertices, dtype=np.float32)
+        arrays[f"t{i}"] = np.ascontiguousarray(m.triangles, dtype=np.uint32)
+    arrays["sha256"] = entry_checksum(key, arrays)
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)  # type: ignore[arg-type]
+    try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, buf.getvalue())
-    except (OSError, OutputError):
-        pass  # the cache is best-effort (no folder, a full disk): the meshes are made again next time
-    return meshes
+        sweep_temporary(path.parent, re.escape(path.name))  # what a killed preview left
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(buf.getvalue())
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~umask())
+        if os.path.isdir(path) and not os.path.islink(path):  # a rename cannot replace a folder: moved aside
+            import shutil
+
+            aside = tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".old", dir=path.parent)
+            os.replace(path, aside)
+            shutil.rmtree(aside, ignore_errors=True)
+        os.replace(tmp, path)
+    except BaseException as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if not isinstance(e, OSError):
+            raise
 
 
 def _make(job: Job) -> tuple[Mesh, ...]:

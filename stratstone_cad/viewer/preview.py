@@ -6,8 +6,10 @@ round the assets), or a contact sheet of every asset named, each labelled. The m
 the build's (:mod:`stratstone_cad.viewer.assets`); each actor is added once, and a
 turntable moves only the camera.
 
-Files are written whole or not at all: into a temporary file in the same folder, then
-renamed.
+Files are written as every export is (:func:`~stratstone_cad.viewer.writer.publish`):
+the target checked before anything is rendered, written whole or not at all into a
+temporary file beside it, then renamed; a symbolic link is written through (the link
+stays), a new file gets the permissions the umask allows.
 """
 
 from __future__ import annotations
@@ -20,10 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from stratstone_cad.base.fileio import atomic_write
 from stratstone_cad.errors import UserError
 from stratstone_cad.viewer.assets import Asset, asset_mesh
-from stratstone_cad.viewer.writer import Progress, check_frames, check_target, png, publish
+from stratstone_cad.viewer.writer import Progress, check_frames, check_target, publish
 
 __all__ = ["PlacedAsset", "contact_sheet", "layout", "render_still", "render_turntable", "show"]
 
@@ -128,18 +129,27 @@ def project(p: Any, point: Sequence[float]) -> tuple[int, int]:
 
 def render_still(assets: Sequence[Asset], out: Path,
                  size: tuple[int, int] = (1280, 720)) -> list[tuple[PlacedAsset, tuple[int, int]]]:
-    """A PNG of the assets; returns each placed asset with the pixel its top's centre shows at."""
-    placed = layout(assets)
-    p = _plotter(size)
-    _add(p, placed)
-    _view(p)
-    image = p.screenshot(None, return_img=True)
-    where = []
-    for item in placed:
-        x, y, _ = item.centre()
-        where.append((item, project(p, (x, y, float(item.vertices[:, 2].max())))))
-    p.close()
-    atomic_write(out, png(image))
+    """A PNG of the assets; returns each placed asset with the pixel its top's centre shows at.
+    The target is checked before anything is rendered and written as every export is
+    (:func:`~stratstone_cad.viewer.writer.publish`: through a link, with the umask)."""
+    kind = check_target(out, (".png",), size)
+    where: list[tuple[PlacedAsset, tuple[int, int]]] = []
+
+    def still() -> Iterator[np.ndarray]:
+        placed = layout(assets)
+        p = _plotter(size)
+        try:
+            _add(p, placed)
+            _view(p)
+            image = p.screenshot(None, return_img=True)
+            for item in placed:
+                x, y, _ = item.centre()
+                where.append((item, project(p, (x, y, float(item.vertices[:, 2].max())))))
+        finally:
+            p.close()
+        yield image
+
+    publish(out, kind, still())
     return where
 
 
@@ -169,23 +179,31 @@ def _turn(assets: Sequence[Asset], size: tuple[int, int], frames: int) -> Iterat
 
 def contact_sheet(assets: Sequence[Asset], out: Path, cell: int = 260) -> tuple[int, int]:
     """A PNG of every asset on its own, labelled with its name (without the game's when all
-    are of one game), in a grid; returns (rows, columns)."""
+    are of one game), in a grid; returns (rows, columns). Checked and written as
+    :func:`render_still` is."""
+    kind = check_target(out, (".png",), flag="--sheet")
     n = len(assets)
     cols = max(1, math.ceil(math.sqrt(n * 4 / 3)))
     rows = math.ceil(n / cols)
-    p = _plotter((cols * cell, rows * cell), shape=(rows, cols))
-    one_game = len({a.game for a in assets}) == 1  # then the label is the part's name alone
-    for i, a in enumerate(assets):
-        p.subplot(i // cols, i % cols)
-        p.set_background(BACKGROUND)
-        _add(p, layout([a]))
-        _view(p)
-        p.camera.zoom(0.8)  # room for the label
-        p.add_text(a.name.split("/", 1)[1] if one_game else a.name, position="lower_edge", font_size=7,
-                   color="black")
-    image = p.screenshot(None, return_img=True)
-    p.close()
-    atomic_write(out, png(image))
+
+    def sheet() -> Iterator[np.ndarray]:
+        p = _plotter((cols * cell, rows * cell), shape=(rows, cols))
+        try:
+            one_game = len({a.game for a in assets}) == 1  # then the label is the part's name alone
+            for i, a in enumerate(assets):
+                p.subplot(i // cols, i % cols)
+                p.set_background(BACKGROUND)
+                _add(p, layout([a]))
+                _view(p)
+                p.camera.zoom(0.8)  # room for the label
+                p.add_text(a.name.split("/", 1)[1] if one_game else a.name, position="lower_edge", font_size=7,
+                           color="black")
+            image = p.screenshot(None, return_img=True)
+        finally:
+            p.close()
+        yield image
+
+    publish(out, kind, sheet(), flag="--sheet")
     return rows, cols
 
 

@@ -52,8 +52,11 @@ def check_target(out: Path, kinds: Sequence[str], size: tuple[int, int] = (1280,
     """The kind of an output target, one of ``kinds`` (``.gif``, ``.mp4``, ``.png``, and
     ``dir``: a new folder for PNG frames, a name without a suffix where nothing is yet),
     refused in one line before anything is rendered: a name too long for its temporary,
-    an existing folder, a FIFO or device, a missing folder, another suffix, an odd MP4 size."""
-    from stratstone_cad.base.fileio import NAME_MAX, path_too_long
+    an existing folder, a FIFO or device (or a link to one), a missing folder, another
+    suffix, an odd MP4 size. A symbolic link to a file (or to nothing yet) is a target
+    like a file: :func:`publish` writes through it, the link stays. Every export (the
+    preview's stills, sheets and turntables, the replay's) is checked here first."""
+    from stratstone_cad.base.fileio import NAME_MAX, describe_os_error, kind_of, path_too_long
 
     too_long = path_too_long(out)
     if too_long:
@@ -65,15 +68,36 @@ def check_target(out: Path, kinds: Sequence[str], size: tuple[int, int] = (1280,
     if not out.name or out.name in (".", ".."):
         raise UserError(f"{flag} {out}: expected {expected}")
     suffix = out.suffix.lower()
-    if out.exists() or out.is_symlink():
-        if out.is_dir() and not out.is_symlink():
-            raise UserError(f"{flag} {out}: the folder exists; expected {expected}")
-        write_target(out, follow_symlinks=True)  # a FIFO, a device, a link to a folder: refused, naming it
+    lands = out  # where the write lands: the path, or a link's target
+    try:
+        st: os.stat_result | None = os.lstat(out)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise UserError(f"{flag} {out}: cannot be written ({describe_os_error(e)}); expected {expected}") from None
+    if st is not None and stat.S_ISLNK(st.st_mode):
+        lands = Path(os.path.realpath(out))
+        try:
+            st = os.stat(out)
+        except FileNotFoundError:
+            st = None  # a link to nothing yet: its target is made
+        except OSError as e:
+            raise UserError(f"{flag} {out}: cannot be written ({describe_os_error(e)}); expected {expected}") from None
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            raise UserError(f"{flag} {out}: a symbolic link to {kind_of(st.st_mode)}; expected {expected} (a file, "
+                            "or a link to one)")
         if not suffix:
-            what = "a symbolic link" if out.is_symlink() else "a file"
-            raise UserError(f"{flag} {out}: {what} is there; expected {expected}")
-    if not out.parent.is_dir():
-        raise UserError(f"{flag} {out}: the folder {out.parent} does not exist")
+            raise UserError(f"{flag} {out}: a symbolic link is there; expected {expected}")
+    elif st is not None:
+        if stat.S_ISDIR(st.st_mode):
+            raise UserError(f"{flag} {out}: the folder exists; expected {expected}")
+        if not stat.S_ISREG(st.st_mode):
+            raise UserError(f"{flag} {out}: is {kind_of(st.st_mode)}; expected {expected}")
+        if not suffix:
+            raise UserError(f"{flag} {out}: a file is there; expected {expected}")
+    if not lands.parent.is_dir():
+        via = f"a symbolic link to {lands}, but " if lands != out else ""
+        raise UserError(f"{flag} {out}: {via}the folder {lands.parent} does not exist")
     kind = suffix or "dir"
     if kind not in kinds:
         raise ParameterError(f"{flag} {out}: expected {expected}")
@@ -214,7 +238,7 @@ def publish(out: Path, kind: str, frames: Iterable[np.ndarray], *, fps: int = 10
                 try:
                     mode = stat.S_IMODE(os.stat(target).st_mode)  # a file replaced keeps its permissions
                 except OSError:
-                    mode = 0o666 & ~_umask()
+                    mode = 0o666 & ~umask()
                 os.chmod(tmp.path, mode)
             os.replace(tmp.path, target)
             tmp.close()
@@ -235,7 +259,8 @@ def _close(frames: Iterable[Any]) -> None:
         close()
 
 
-def _umask() -> int:
+def umask() -> int:
+    """The process's umask (a new file gets 0o666 & ~umask, a new folder 0o777 & ~umask)."""
     mask = os.umask(0)
     os.umask(mask)
     return mask
@@ -265,7 +290,7 @@ def _write(frames: Iterable[np.ndarray], tmp: Path, kind: str, fps: int, bar: Pr
         bar.step(1)
         return 1
     if kind == "dir":
-        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private; the frames are the user's
+        os.chmod(tmp, 0o777 & ~umask())  # mkdtemp makes it private; the frames are the user's
         n = 0
         for n, image in enumerate(frames, 1):
             with open(tmp / f"frame-{n:05d}.png", "wb") as fh:

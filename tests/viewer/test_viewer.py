@@ -4,6 +4,7 @@ Mesa's software OpenGL: this machine has no display and no GPU)."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -65,16 +66,19 @@ def test_a_second_preview_takes_the_meshes_from_the_cache(every, monkeypatch):
 
 
 def test_a_mesh_cache_that_cannot_be_written_does_not_stop_a_preview(every, tmp_path, monkeypatch):
-    """The cache is best-effort: a cache file that cannot be written (here a folder in its
-    place; a full disk alike) leaves the preview its meshes and nothing half-written."""
+    """The cache is best-effort: a cache folder that cannot be made (here a file in its
+    place; a full disk alike) leaves the preview its meshes and nothing half-written. (A
+    folder where an entry goes is a damaged entry: it is replaced, see test_mesh_cache.)"""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     asset = every["terrain/lancer-red"]
     A._MEMO.clear()
-    blocked = A._cache_dir() / f"{A._key(asset.job)}.npz"
-    blocked.mkdir(parents=True)
+    blocked = A._cache_dir()
+    blocked.parent.mkdir(parents=True)
+    blocked.write_bytes(b"not a folder")
     mesh = A.asset_mesh(asset)
     assert mesh.volume_mm3() > 0 and len(mesh.triangles) > 0
-    assert sorted(p.name for p in blocked.parent.iterdir()) == [blocked.name] and blocked.is_dir()
+    assert sorted(p.name for p in blocked.parent.iterdir()) == [blocked.name]
+    assert blocked.read_bytes() == b"not a folder"
 
 
 def _close(pixel, colour, tol=90):
@@ -191,3 +195,50 @@ def test_bad_preview_arguments_are_one_line_and_write_nothing(args, message, tmp
     assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
     assert message.format(tmp=tmp_path) in r.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_still_and_a_sheet_are_written_through_a_link_as_every_export_is(tmp_path):
+    """A symbolic link to a file (or to none yet) is written through, the link staying and
+    the file it points to keeping its permissions, as replay does (it was refused after
+    rendering, "of this build")."""
+    real = tmp_path / "real.png"
+    real.write_bytes(b"old")
+    real.chmod(0o600)
+    (tmp_path / "link.png").symlink_to(real.name)
+    (tmp_path / "sheet-link.png").symlink_to("sheet.png")  # to nothing yet: the file is made
+    r = _cli("sage-stones/gem-red", "--out", str(tmp_path / "link.png"), "--sheet", str(tmp_path / "sheet-link.png"),
+             "--size", "96x64")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert (tmp_path / "link.png").is_symlink() and (tmp_path / "sheet-link.png").is_symlink()
+    assert Image.open(real).size == (96, 64) and real.stat().st_mode & 0o777 == 0o600
+    assert Image.open(tmp_path / "sheet.png").format == "PNG"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.png", "real.png", "sheet-link.png", "sheet.png"]
+
+
+@pytest.mark.parametrize(("flag", "target", "message"), [
+    ("--out", "folder", "--out {tmp}/l.png: a symbolic link to a folder; expected FILE.png, FILE.gif or FILE.mp4"),
+    ("--sheet", "fifo", "--sheet {tmp}/l.png: a symbolic link to a FIFO; expected FILE.png"),
+    ("--out", "no/such/x.png", "--out {tmp}/l.png: a symbolic link to {tmp}/no/such/x.png, but the folder "
+                               "{tmp}/no/such does not exist"),
+    ("--sheet", "l.png", "--sheet {tmp}/l.png: cannot be written (a loop of symbolic links)"),
+])
+def test_a_link_that_cannot_be_written_through_is_refused_before_rendering(flag, target, message, every, tmp_path,
+                                                                         monkeypatch):
+    import os
+
+    from stratstone_cad.errors import UserError
+    from stratstone_cad.viewer import preview
+
+    (tmp_path / "folder").mkdir()
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "l.png").symlink_to(target)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    r = _cli("sage-stones/gem-red", flag, str(tmp_path / "l.png"), "--size", "96x64")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert message.format(tmp=tmp_path) in r.stderr and "of this build" not in r.stderr
+    monkeypatch.setattr(preview, "_plotter", lambda *a, **k: pytest.fail("rendered before the target was checked"))
+    monkeypatch.setattr(preview, "layout", lambda *a, **k: pytest.fail("meshes made before the target was checked"))
+    render = preview.render_still if flag == "--out" else preview.contact_sheet
+    with pytest.raises(UserError, match="^" + re.escape(message.format(tmp=tmp_path).split(", FILE.gif")[0])):
+        render([every["sage-stones/gem-red"]], tmp_path / "l.png")
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
