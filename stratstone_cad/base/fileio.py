@@ -74,6 +74,13 @@ def too_long_to_write(path: object) -> str:
     return ""
 
 
+def umask() -> int:
+    """The process's umask (a new file gets 0o666 & ~umask, a new folder 0o777 & ~umask)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def kind_of(mode: int) -> str:
     """'a FIFO', 'a folder', ... for a file mode that is not a regular file's."""
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
@@ -247,7 +254,7 @@ def atomic_write_all(files: list[tuple[Path, bytes]]) -> None:
 
 def _stage(path: Path, data: bytes, follow_symlinks: bool) -> tuple[Path, str]:
     """``data`` written and synced to a temporary file beside where ``path`` lands, with
-    the permissions of the file it will replace (0644 for a new one); returns where it
+    the permissions of the file it will replace (0666 less the umask for a new one); returns where it
     lands and the temporary file. Nothing is left behind on an error or an interrupt."""
     path = write_target(Path(path), follow_symlinks)
     if path_too_long(path):
@@ -257,7 +264,7 @@ def _stage(path: Path, data: bytes, follow_symlinks: bool) -> tuple[Path, str]:
     try:
         mode = stat.S_IMODE(os.stat(path).st_mode)  # a file replaced keeps its permissions (a 0600 log stays private)
     except OSError:
-        mode = 0o644
+        mode = 0o666 & ~umask()  # a new file follows the umask, as every export does
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as e:

@@ -209,8 +209,7 @@ def write_entry(path: Path, key: str, meshes: Sequence[Mesh]) -> None:
     folder, a full disk) is left as it was, nothing half-written in it."""
     import tempfile
 
-    from stratstone_cad.base.fileio import sweep_temporary
-    from stratstone_cad.viewer.writer import umask
+    from stratstone_cad.base.fileio import sweep_temporary, umask
 
     arrays: dict[str, np.ndarray] = {}
     for i, m in enumerate(meshes):

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from stratstone_cad.base.fileio import write_target
+from stratstone_cad.base.fileio import umask, write_target
 from stratstone_cad.errors import ParameterError, UserError
 
 __all__ = ["GIF_FPS", "GIF_PIXELS", "Progress", "check_frames", "check_target", "publish"]
@@ -38,7 +38,6 @@ GIF_PIXELS = 250_000_000
 #: A GIF's frame delay is counted in hundredths of a second, and viewers slow delays under
 #: 2 hundredths down: at most 50 frames a second.
 GIF_FPS = 50
-TMP_SUFFIX = 14  # ".XXXXXXXX.tmp" and the leading dot: a temporary name is this much longer than its target's
 
 _NAMES = {".gif": "FILE.gif", ".mp4": "FILE.mp4", ".png": "FILE.png", "dir": "a new folder for the PNG frames"}
 
@@ -56,14 +55,11 @@ def check_target(out: Path, kinds: Sequence[str], size: tuple[int, int] = (1280,
     suffix, an odd MP4 size. A symbolic link to a file (or to nothing yet) is a target
     like a file: :func:`publish` writes through it, the link stays. Every export (the
     preview's stills, sheets and turntables, the replay's) is checked here first."""
-    from stratstone_cad.base.fileio import NAME_MAX, describe_os_error, kind_of, path_too_long
+    from stratstone_cad.base.fileio import describe_os_error, kind_of, too_long_to_write
 
-    too_long = path_too_long(out)
+    too_long = too_long_to_write(out)  # the one rule and message of every writer
     if too_long:
         raise UserError(f"{flag} {out}: {too_long}")
-    if len(os.fsencode(out.name)) > NAME_MAX - TMP_SUFFIX:
-        raise UserError(f"{flag} {out}: the name is too long, expected at most {NAME_MAX - TMP_SUFFIX} bytes (the "
-                        f"output is written as .NAME.XXXXXXXX.tmp first)")
     expected = _expected(kinds)
     if not out.name or out.name in (".", ".."):
         raise UserError(f"{flag} {out}: expected {expected}")
@@ -257,13 +253,6 @@ def _close(frames: Iterable[Any]) -> None:
     close = getattr(frames, "close", None)
     if close is not None:
         close()
-
-
-def umask() -> int:
-    """The process's umask (a new file gets 0o666 & ~umask, a new folder 0o777 & ~umask)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def gif_delays(n: int, fps: int) -> list[int]:

@@ -248,3 +248,15 @@ def test_the_fast_sage_check_refuses_each_die_out_of_range(die, value, tmp_path)
     log.write_text("\n".join(lines) + "\n")
     with pytest.raises(UserError, match=rf"line 2, ply 1: dice\[{die}\]: {value} is (less|greater) than"):
         commands.check_log(log)
+
+
+@pytest.mark.parametrize(("mask", "mode"), [(0o077, 0o600), (0o022, 0o644)])
+def test_a_new_log_follows_the_umask(tmp_path, mask, mode):
+    """play --out (and record, through the same writer) creates its log as every export
+    does: 0666 less the umask, not a fixed 0644."""
+    code = ("import os, sys; os.umask(int(sys.argv[1])); from stratstone_cad.cli import main; "
+            "sys.exit(main(['play', 'stratstone', '--seed', '1', '--out', sys.argv[2]]))")
+    out = tmp_path / "g.jsonl"
+    done = subprocess.run([sys.executable, "-c", code, str(mask), str(out)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert out.stat().st_mode & 0o777 == mode
