@@ -45,7 +45,7 @@ def ceiling(rounds: int) -> tuple[list[float], list[float]]:
     import os
 
     from stratstone_cad.base.params import get_printer, load_profiles
-    from stratstone_cad.build import pipeline as B
+    from stratstone_cad.build import scheduler
     from stratstone_cad.registry import GAMES, load_params
 
     ps, profiles = load_params(), load_profiles()
@@ -53,12 +53,12 @@ def ceiling(rounds: int) -> tuple[list[float], list[float]]:
               if "/stone-" in j.id][:16]
     one: list[float] = []
     two: list[float] = []
-    B._start_fork_server()
+    scheduler.start_fork_server()
     with tempfile.TemporaryDirectory() as d:
         os.makedirs(os.path.join(d, "stratstone"))
         for _ in range(rounds):
             for workers, into in ((1, one), (2, two)):
-                with B._pool(workers) as pool:
+                with scheduler.worker_pool(workers) as pool:
                     for f in [pool.submit(_timed_stone, s, ps.mesh, profiles, d) for s in stones[:workers]]:
                         f.result()  # each worker's first part pays its first imports
                     into += [f.result() for f in [pool.submit(_timed_stone, s, ps.mesh, profiles, d) for s in stones]]

@@ -1,5 +1,5 @@
 """The first module the build's fork server imports (its preload: see
-:func:`stratstone_cad.build.pipeline._start_fork_server`), and only the server: importing it is
+:func:`stratstone_cad.build.scheduler.start_fork_server`), and only the server: importing it is
 what the server does when it starts, so nothing else imports it.
 
 The build names itself in :data:`~stratstone_cad.build.workers.PARENT_ENV` just for the server.

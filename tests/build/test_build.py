@@ -13,6 +13,8 @@ from stl import mesh as npstl
 
 from stratstone_cad.base import fileio
 from stratstone_cad.build import pipeline as B
+from stratstone_cad.build import scheduler
+from stratstone_cad.build.lock import LOCK
 from stratstone_cad.errors import GeometryError, OutputError
 from stratstone_cad.printing.checks import Mesh, check_mesh, merge_vertices
 
@@ -198,7 +200,7 @@ def test_interrupted_build_leaves_only_whole_files(tmp_path, monkeypatch):
     monkeypatch.setattr(B, "run_job", stop_on_third)
     with pytest.raises(KeyboardInterrupt):
         B.build(["stratstone"], None, tmp_path, jobs=1, progress=None)
-    files = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file() and p.name != B.LOCK)
+    files = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file() and p.name != LOCK)
     listed = {a["file"] for a in B.assets_for(tmp_path)}
     assert len(listed) == 2 and files == sorted([*listed, "manifest.json"])
 
@@ -291,7 +293,7 @@ def test_a_failing_part_in_a_parallel_build_stops_it_and_keeps_the_manifest_true
     _, err = p.communicate(timeout=120)
     assert p.returncode == 2 and err.endswith("stone-tan-08.stl: is a folder, expected a regular file (or none)\n"), err
     assert err.count("stratstone-cad: error:") == 1 and "Traceback" not in err
-    files = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file() and p.name != B.LOCK)
+    files = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file() and p.name != LOCK)
     listed = sorted(a["file"] for a in B.assets_for(tmp_path))
     assert files == sorted([*listed, "manifest.json"])
     assert listed and "stratstone/stone-tan-08.stl" not in listed
@@ -396,7 +398,7 @@ def test_one_build_at_a_time_in_a_folder(tmp_path):
     import fcntl
 
     tmp_path.mkdir(exist_ok=True)
-    fd = os.open(tmp_path / B.LOCK, os.O_RDWR | os.O_CREAT)
+    fd = os.open(tmp_path / LOCK, os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         with pytest.raises(OutputError, match="another stratstone-cad build is writing to it"):
@@ -446,8 +448,8 @@ def test_the_workers_make_parts_with_cadquery_loaded_without_vtk_or_ezdxf():
     """The workers' fork server imports CadQuery with VTK and ezdxf stood in for (a second
     of every parallel build's start); ``test_two_builds_are_byte_identical`` compares their
     parts (``built``: two jobs) with ones made here, where both are real."""
-    B._start_fork_server()
-    with B._pool(1) as pool:
+    scheduler.start_fork_server()
+    with scheduler.worker_pool(1) as pool:
         seen = pool.submit(eval, "[type(__import__('sys').modules.get(m)).__name__ "
                                  "for m in ('vtk', 'vtkmodules.vtkCommonDataModel', 'ezdxf', 'cadquery')]").result()
     assert seen == ["_Absent", "_Absent", "_Absent", "module"]
@@ -503,7 +505,7 @@ def test_the_build_caps_its_jobs_at_the_usable_cores(tmp_path, monkeypatch):
     def no_pool(workers: int):
         raise AssertionError(f"a pool of {workers} workers was started on one core")
 
-    monkeypatch.setattr(B, "_pool", no_pool)
+    monkeypatch.setattr(scheduler, "worker_pool", no_pool)
     r = B.build(["sage-stones", "stratstone"], None, tmp_path, jobs=8, progress=None,
                 sets={"stratstone.stone.per_colour": "1"})
     assert len(r.built) == 7 + 4

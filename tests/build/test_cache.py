@@ -214,7 +214,7 @@ def test_the_manifest_says_how_many_to_print_and_where_the_map_came_from(built_a
 
 
 def test_a_module_name_is_found_in_this_package_only():
-    assert _module_path("stratstone_cad.log.logfile") == K.PACKAGE_DIR / "games" / "log.py"
+    assert _module_path("stratstone_cad.log.logfile") == K.PACKAGE_DIR / "log" / "logfile.py"
     assert _module_path("stratstone_cad.games") == K.PACKAGE_DIR / "games" / "__init__.py"
     assert _module_path("stratstone_cad") == K.PACKAGE_DIR / "__init__.py"
     for other in ("os", "json.decoder", "stratstone_cad_other.x", "stratstone_cad.nope", "stratstone_cad.games.nope"):
@@ -222,13 +222,12 @@ def test_a_module_name_is_found_in_this_package_only():
 
 
 def test_the_classes_in_a_jobs_arguments_bring_their_modules_into_its_code():
-    from stratstone_cad.base.params import MeshParams
     from stratstone_cad.geometry.tiling import Joint, TilePlan
     from stratstone_cad.printing.jobs import Job
 
     plan = TilePlan((100.0, 50.0), [50.0], [], [Joint("x", 50.0, 25.0)])
     assert K._arg_modules(plan) == {"stratstone_cad.geometry.tiling"}
-    assert K._arg_modules({"a": 1, "b": [2, {"c": plan}], "m": MeshParams()}) == {
+    assert K._arg_modules({"a": 1, "b": [2, {"c": plan}], "m": load_params().mesh}) == {
         "stratstone_cad.geometry.tiling", "stratstone_cad.base.params"}
     assert K._arg_modules({"cls": TilePlan, "n": 3, "t": "x"}) == set()  # a class given is not an instance
 

@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from stratstone_cad.build import pipeline as B
+from stratstone_cad.build import plate_phase
+from stratstone_cad.build.lock import LOCK
 from tests import ROOT
 
 
@@ -104,7 +106,7 @@ def test_a_killed_build_leaves_nothing_running_and_a_true_manifest(tmp_path, sig
         # the next build sweeps what the killed one left and makes everything else
         r = B.build(None, None, out, jobs=2, progress=None)
         assert set(r.cached) <= set(listed)
-        files = sorted(q.relative_to(out).as_posix() for q in out.rglob("*") if q.is_file() and q.name != B.LOCK)
+        files = sorted(q.relative_to(out).as_posix() for q in out.rglob("*") if q.is_file() and q.name != LOCK)
         assert files == sorted([*_manifest_never_lies(out), "manifest.json"])
         assert len(files) == 43
     finally:
@@ -266,7 +268,7 @@ def test_a_stop_while_the_manifest_is_written_lists_the_parts_still_running(tmp_
 
 
 def test_a_second_stop_while_the_workers_finish_leaves_nothing_unlisted(tmp_path, monkeypatch):
-    """A stop that escapes the manifest's second write (out of _drain, the runner not told),
+    """A stop that escapes the manifest's second write (out of drain, the runner not told),
     then another as the pool is shut down: the shutdown is seen through (the running
     parts finish before the manifest is settled), so no part is written after it and
     none is on disk unlisted. Cut short, the workers went on writing stones after the
@@ -279,7 +281,7 @@ def test_a_second_stop_while_the_workers_finish_leaves_nothing_unlisted(tmp_path
     def write_manifest(folder, entries):
         real_write(folder, entries)
         writes.append(len(entries))
-        if len(writes) in (3, 4):  # the record, then _drain's second try of it
+        if len(writes) in (3, 4):  # the record, then drain's second try of it
             raise KeyboardInterrupt
 
     real_shutdown, waits = cf.ProcessPoolExecutor.shutdown, []
@@ -367,7 +369,7 @@ def test_a_stop_just_after_a_part_is_written_takes_its_files_back(tmp_path, monk
     progress line after the first part): the stopped build removes those files, so the
     manifest lists every part on disk."""
     out = tmp_path / "out"
-    real, steps = B.Progress.step, []
+    real, steps = B.ProgressBar.step, []
 
     def step(self, label, n=1):
         steps.append(label)
@@ -375,7 +377,7 @@ def test_a_stop_just_after_a_part_is_written_takes_its_files_back(tmp_path, monk
             raise KeyboardInterrupt
         real(self, label, n)
 
-    monkeypatch.setattr(B.Progress, "step", step)
+    monkeypatch.setattr(B.ProgressBar, "step", step)
     with pytest.raises(KeyboardInterrupt):
         B.build(["terrain"], None, out, jobs=1, progress=None)
     monkeypatch.undo()
@@ -388,7 +390,7 @@ def test_the_workers_parts_are_listed_while_the_build_makes_its_own(tmp_path, mo
     not once the build has made all of its own (the boards, gems and terrain pieces):
     what a kill leaves unlisted stays at the parts being finished at that moment."""
     out = tmp_path / "out"
-    real, own, listed_then = B.Progress.step, [], []
+    real, own, listed_then = B.ProgressBar.step, [], []
 
     def step(self, label, n=1):  # in the build's process, as each part is done, before it is listed
         if not label.startswith("stratstone/stone-"):  # one of the build's own parts
@@ -402,7 +404,7 @@ def test_the_workers_parts_are_listed_while_the_build_makes_its_own(tmp_path, mo
                 listed_then.extend(f for f in _manifest_never_lies(out) if "/stone-" in f)
         real(self, label, n)
 
-    monkeypatch.setattr(B.Progress, "step", step)
+    monkeypatch.setattr(B.ProgressBar, "step", step)
     B.build(None, None, out, jobs=2, progress=None)
     assert len(own) > 3 and listed_then, "no worker's stone was listed while the build made its own parts"
 
@@ -437,7 +439,7 @@ def test_a_build_killed_while_it_writes_plates_leaves_a_true_manifest(parts_only
         r = B.build(None, None, out, jobs=1, progress=None, plates=True, slice_plates=False)
         assert not r.built
         listed = json.loads((out / "manifest.json").read_text())
-        files = sorted(q.relative_to(out).as_posix() for q in out.rglob("*") if q.is_file() and q.name != B.LOCK)
+        files = sorted(q.relative_to(out).as_posix() for q in out.rglob("*") if q.is_file() and q.name != LOCK)
         assert files == sorted([*(a["file"] for a in listed["assets"]), *(a["file"] for a in listed["plates"]),
                                 "manifest.json", "print-report.md"])
         assert len(listed["plates"]) == 17
@@ -453,7 +455,7 @@ def test_a_stop_in_the_middle_of_the_plates_keeps_the_written_ones_listed(parts_
 
     out = tmp_path / "out"
     shutil.copytree(parts_only, out)
-    real = B.atomic_write
+    real = plate_phase.atomic_write
     written = []
 
     def stop_at_the_third(path, data, *a, **k):
@@ -464,7 +466,7 @@ def test_a_stop_in_the_middle_of_the_plates_keeps_the_written_ones_listed(parts_
                 raise KeyboardInterrupt
         return real(path, data, *a, **k)
 
-    monkeypatch.setattr(B, "atomic_write", stop_at_the_third)
+    monkeypatch.setattr(plate_phase, "atomic_write", stop_at_the_third)
     with pytest.raises(KeyboardInterrupt):
         B.build(None, None, out, jobs=2, progress=None, plates=True, slice_plates=False)
     monkeypatch.undo()

@@ -1,0 +1,75 @@
+"""The build's manifest, ``output/manifest.json``: every part (STL) and print plate (3MF)
+the build wrote, each with the key of what it was made from and its file's sha256. It is
+the build's cache (:mod:`stratstone_cad.build.pipeline`), and what the viewer and the
+tests read."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from stratstone_cad.base.fileio import atomic_write
+from stratstone_cad.printing.jobs import Output
+
+MANIFEST = "manifest.json"
+MANIFEST_FORMAT = "stratstone-cad/manifest"
+MANIFEST_MAX_BYTES = 64 << 20  # a manifest of a few hundred parts is well under 1 MiB
+
+
+def sha256_file(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def read_manifest(out_dir: Path) -> dict[str, dict[str, Any]]:
+    """Entries of an existing manifest by file; a damaged or unreadable manifest counts as
+    empty (nesting too deep for the parser, a huge file, not a regular file), so the
+    build makes everything again and writes a sound one."""
+    path = out_dir / MANIFEST
+    try:
+        if not path.is_file() or path.stat().st_size > MANIFEST_MAX_BYTES:
+            return {}
+        data = json.loads(path.read_text("utf-8"))
+        if data.get("format") == MANIFEST_FORMAT:
+            listed = [*data["assets"], *data.get("plates", [])]
+            return {a["file"]: a for a in listed if isinstance(a, dict) and _our_file(a.get("file"))}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        pass
+    return {}
+
+
+_OUR_FILE = re.compile(r"[a-z][a-z0-9-]*/[a-z0-9][a-z0-9_-]*\.(?:stl|3mf)")
+
+
+def _our_file(name: Any) -> bool:
+    """Whether a manifest's file name is one the build writes: ``game/part.stl`` or ``game/plate.3mf``,
+    never an absolute path or one that leaves the output folder (the build deletes
+    stale files by these names, so a damaged manifest must not point elsewhere)."""
+    return isinstance(name, str) and _OUR_FILE.fullmatch(name) is not None
+
+
+def write_manifest(out_dir: Path, entries: dict[str, dict[str, Any]]) -> None:
+    """The manifest of ``entries``: the parts (STL) under ``assets``, the print plates (3MF) under ``plates``."""
+    data: dict[str, Any] = {"format": MANIFEST_FORMAT, "version": 1,
+                            "assets": [entries[k] for k in sorted(entries) if k.endswith(".stl")]}
+    plates = [entries[k] for k in sorted(entries) if k.endswith(".3mf")]
+    if plates:
+        data["plates"] = plates
+    atomic_write(out_dir / MANIFEST, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
+
+
+def described(entry: dict[str, Any], out: Output) -> dict[str, Any]:
+    """A manifest entry with ``out``'s descriptive facts in place of the ones it had (a
+    file's info keys are the same at every build: the file's name says which map)."""
+    return {**entry, "count": out.count, "printer": out.printer, "plate": out.plate or None, **(out.info or {})}
+
+
+def assets_for(out_dir: Path, game: str | None = None) -> list[dict[str, Any]]:
+    """The manifest's parts (of one game), for tests and the viewer."""
+    return [e for f, e in read_manifest(Path(out_dir)).items()
+            if f.endswith(".stl") and (game is None or e["game"] == game)]

@@ -1,0 +1,176 @@
+"""The build's plates phase (``build --plates``): the print plates of the built parts, one
+3MF per print job and bed (:mod:`stratstone_cad.printing.plating`), each listed in the
+manifest the moment it is written, then PrusaSlicer's figures for them and
+``print-report.md``. Without ``--plates``, an outdated plate the manifest lists is removed."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+from typing import Any, TextIO
+
+from stratstone_cad import __version__
+from stratstone_cad.base.codeprint import code_fingerprint
+from stratstone_cad.base.fileio import atomic_write, describe_os_error, write_target
+from stratstone_cad.base.params import Profile
+from stratstone_cad.build.build_report import BuildReport
+from stratstone_cad.build.manifest import read_manifest, sha256_file, write_manifest
+from stratstone_cad.build.progress_bar import ProgressBar
+from stratstone_cad.errors import OutputError
+from stratstone_cad.printing.jobs import GameAssets, Job
+from stratstone_cad.registry import ParamSet
+
+REPORT = "print-report.md"
+
+
+def build_plates(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: ParamSet, printer: Any,
+                 profiles: dict[str, Profile], colours: dict[str, Any], write: bool, workers: int,
+                 report: BuildReport) -> tuple[list[Any], dict[str, dict[str, Any]]] | None:
+    """The print plates of the built games: with ``write``, the outdated and missing ones
+    are written (each listed the moment it is), and the plates with the manifest's entries
+    are returned for the report; without, an outdated plate the manifest lists is removed
+    (it would print parts that are no longer these). Plates the plan no longer has go, as
+    stale parts do: unlisted first, then removed."""
+    entries = read_manifest(out_dir)
+    games = {g.name for g in chosen}
+    if not write and not any(f.endswith(".3mf") and e.get("game") in games for f, e in entries.items()):
+        return None  # no plate of these games listed to keep true (and nothing of the plates to import)
+    from stratstone_cad.printing.plating import PLATE_MODULES, plan_plates, plate_key  # the plates' code: only here
+
+    jobs = plan_plates([o for j in plan for o in j.outputs], entries, printer, profiles, ps.plates, colours)
+    code = code_fingerprint(PLATE_MODULES)
+    planned = {pj.file: pj for pj in jobs}
+    listed = {f for f, e in entries.items() if f.endswith(".3mf") and e.get("game") in games}
+    # A plate on disk is a regular file of this build, or refused before it is read (a FIFO
+    # would hang the read, a folder the removal).
+    for f in sorted(listed | set(planned)):
+        write_target(out_dir / f, follow_symlinks=False)
+    keys = {pj.file: plate_key(pj, ps.plates, code, __version__) for pj in jobs}
+    fresh = {f for f in listed & set(planned)
+             if entries[f].get("key") == keys[f] and sha256_file(out_dir / f) == entries[f].get("sha256")}
+    outdated = sorted((listed - fresh) | (_unlisted_plates(out_dir, jobs) - listed))
+    if outdated:
+        _remove_outdated_plates(out_dir, outdated, entries, set(planned) if write else set(), report)
+    if not write:
+        return None
+    todo = []
+    for pj in jobs:
+        if pj.file in fresh:
+            report.plates_cached.append(pj.file)
+        else:
+            todo.append(pj)
+    _write_plates(out_dir, todo, entries, keys, ps, workers, report)
+    return jobs, entries
+
+
+def _unlisted_plates(out_dir: Path, jobs: list[Any]) -> set[str]:
+    """The plates of ``jobs``' print jobs on disk, listed or not."""
+    # Plates of these games' jobs on disk but not listed (a kill between a plate's rename and
+    # the manifest's, a lost manifest, another bed count's -plate-i-of-n) are outdated too.
+    stems = {(pj.game, pj.job) for pj in jobs}
+    unlisted = set()
+    for game, job in stems:
+        folder = out_dir / game
+        if folder.is_dir() and not folder.is_symlink():
+            names = re.compile(rf"{re.escape(job)}(?:-plate-[1-9][0-9]*-of-[1-9][0-9]*)?\.3mf")
+            unlisted |= {f"{game}/{q.name}" for q in folder.iterdir()
+                         if names.fullmatch(q.name) and q.is_file() and not q.is_symlink()}
+    return unlisted
+
+
+def _remove_outdated_plates(out_dir: Path, outdated: list[str], entries: dict[str, dict[str, Any]],
+                            replaced: set[str], report: BuildReport) -> None:
+    """Unlist the ``outdated`` plates, then remove their files, but those about to be ``replaced``."""
+    for f in outdated:
+        entries.pop(f, None)
+    write_manifest(out_dir, entries)  # unlisted first: a kill mid-way leaves files unlisted, never the reverse
+    for f in outdated:
+        if f in replaced:
+            continue  # replaced by _write_plates, atomically
+        try:
+            (out_dir / f).unlink()
+        except FileNotFoundError:
+            continue
+        except OSError as ex:
+            raise OutputError(f"plate {out_dir / f}: cannot remove ({describe_os_error(ex)})") from None
+        report.removed.append(f)
+
+
+def _write_plates(out_dir: Path, todo: list[Any], entries: dict[str, dict[str, Any]], keys: dict[str, str],
+                  ps: ParamSet, workers: int, report: BuildReport) -> None:
+    """Write the plates of ``todo``, each listed in the manifest ``entries`` the moment it is on disk."""
+    # Two plates at a time: lib3mf's writer (most of a plate's time) runs outside the GIL,
+    # as do numpy's sorts; threads, because a fork of this process after manifold3d or
+    # OpenCascade has run can hang in their thread pools (see scheduler.worker_pool).
+    import concurrent.futures as cf  # a pool's module: only where plates are written
+
+    from stratstone_cad.printing.plating import plate_bytes, plate_entry  # the plates' code: only here
+
+    def list_plate(pj: Any, data: bytes, objects: Any) -> None:
+        entries[pj.file] = plate_entry(pj, data, objects, keys[pj.file])
+        write_manifest(out_dir, entries)
+        if pj.file not in report.plates_built:
+            report.plates_built.append(pj.file)
+
+    with cf.ThreadPoolExecutor(max_workers=max(1, min(workers, len(todo)))) as pool:
+        futures = [pool.submit(plate_bytes, pj, out_dir, ps.plates, __version__) for pj in todo]
+        try:
+            for pj, fut in zip(todo, futures, strict=True):
+                data, objects = fut.result()
+                try:
+                    atomic_write(out_dir / pj.file, data)
+                    list_plate(pj, data, objects)
+                except KeyboardInterrupt:
+                    # A stop (Ctrl-C, SIGTERM) as the plate is renamed into place or listed: a
+                    # whole plate on disk is listed before the stop goes on, as a part is.
+                    if sha256_file(out_dir / pj.file) == hashlib.sha256(data).hexdigest():
+                        list_plate(pj, data, objects)
+                    raise
+        finally:
+            for fut in futures:
+                fut.cancel()
+
+
+def write_print_report(out_dir: Path, jobs: list[Any], entries: dict[str, dict[str, Any]], ps: ParamSet,
+                       printer: Any, slice_plates: bool, progress: TextIO | None, report: BuildReport) -> None:
+    """PrusaSlicer's figures for every plate of ``jobs`` that has none for its present bytes
+    (each plate's figures join the manifest ``entries`` as they come), then ``print-report.md``."""
+    # the plates' code and the slicer's: only with --plates
+    from stratstone_cad.printing.plating import print_figures, report_markdown
+    from stratstone_cad.printing.slicing import find_prusaslicer, slicer_identity, slicer_version
+
+    exe = find_prusaslicer() if slice_plates else None
+    identity = slicer_identity(exe) if exe else ""
+    todo = [pj for pj in jobs if (entries[pj.file].get("print") or {}).get("plate_sha256") != entries[pj.file]["sha256"]
+            or entries[pj.file]["print"].get("slicer_id") != identity] if exe else []
+    slicer = slicer_version(exe) if todo else next(  # its version only when it has something to slice
+        (entries[pj.file]["print"]["slicer"] for pj in jobs), "") if exe else ""
+    bar = ProgressBar(len(todo), progress if todo else None)
+    try:
+        for pj in todo:
+            entry = entries[pj.file]
+            figures = print_figures(pj, entry, out_dir, ps.plates, __version__, exe, slicer, printer)
+            entries[pj.file] = {**entry, "print": {**figures, "slicer_id": identity}}
+            write_manifest(out_dir, entries)
+            report.sliced.append(pj.file)
+            bar.step(f"sliced {pj.file}")
+    finally:
+        bar.close()
+    listed = [e if exe else {k: v for k, v in e.items() if k != "print"} for f, e in entries.items() if f.endswith(".3mf")]
+    report.report_file = out_dir / REPORT
+    write_target(report.report_file, follow_symlinks=False)
+    atomic_write(report.report_file, report_markdown(listed, __version__, _figures_note(exe, slicer, slice_plates,
+                                                                                        printer)).encode())
+
+
+def _figures_note(exe: str | None, slicer: str, slice_plates: bool, printer: Any) -> str:
+    """The print report's note on where its print times and filament figures come from, or why it has none."""
+    if exe:
+        return (f"Print times and filament are {slicer}'s estimates (normal mode) for the {printer.title} bed: "
+                "PrusaSlicer's default printer and print settings (0.4 mm nozzle) with each plate's own layer "
+                "heights, ironing and layer profiles, PLA at 1.24 g/cm3.")
+    if slice_plates:
+        return ("PrusaSlicer was not found (install prusa-slicer, or set STRATSTONE_PRUSA_SLICER to its command "
+                "line), so there are no print times or filament figures.")
+    return "The plates were not sliced (build --no-slice), so there are no print times or filament figures."

@@ -1,0 +1,282 @@
+"""Running a build's jobs: in this process with one job; with more, the CadQuery parts in
+worker processes forked from a fork server that imports CadQuery once
+(:func:`worker_pool`, :func:`start_fork_server`) and the parts made without CadQuery here
+meanwhile (:func:`run_all`). And how a stop (Ctrl-C, SIGTERM) is seen through: the parts
+not started are cancelled, the running ones finish and are listed (:func:`drain`,
+:func:`despite_stops`).
+
+The pools' modules (concurrent.futures, multiprocessing) are imported where a pool is
+made, never at the top: an unchanged rebuild has none.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from stratstone_cad.base.params import MeshParams, Profile
+from stratstone_cad.build.keys import WRITER_MODULES, _kernel_free
+from stratstone_cad.build.progress_bar import ProgressBar
+from stratstone_cad.errors import BuildError, UserError
+from stratstone_cad.printing.jobs import Job
+from stratstone_cad.registry import GAMES
+
+if TYPE_CHECKING:  # the pools' modules are imported where a pool is made: an unchanged rebuild has none
+    import concurrent.futures as cf
+
+#: What makes one job's parts and returns their manifest entries: :func:`stratstone_cad.build.pipeline.run_job`.
+RunJob = Callable[[Job, MeshParams, dict[str, Profile], str, str], list[dict[str, Any]]]
+
+
+def run_all(todo: list[tuple[Job, str]], mesh: MeshParams, profiles: dict[str, Profile],
+            out_dir: Path, jobs: int, bar: ProgressBar, run: RunJob) -> Iterator[list[dict[str, Any]]]:
+    """Run the jobs with ``run``, yielding each one's manifest entries as it finishes.
+
+    With more than one job, the CadQuery parts go to worker processes; the parts built
+    without CadQuery (boards, terrain pieces) run here meanwhile, while the workers' fork
+    server is still loading CadQuery, so that second of loading is not a second lost.
+    On a failing part or Ctrl-C, parts not started are cancelled, parts already running
+    finish (their files are whole and still reported), then the error is raised.
+    """
+    todo = sorted(todo, key=lambda jk: -jk[0].cost)  # longest first keeps both cores busy to the end
+    here = [jk for jk in todo if jobs > 1 and _kernel_free(jk[0])]
+    cad = [jk for jk in todo if jk not in here]
+    if jobs == 1 or len(cad) <= 1:
+        for job, key in here + cad:
+            result = run(job, mesh, profiles, str(out_dir), key)
+            bar.step(job.id, len(job.outputs))
+            yield result
+        return
+    start_fork_server()
+    yield from _Run(run, mesh, profiles, out_dir, bar, worker_pool(min(jobs, len(cad)))).results(here, cad)
+
+
+class _Run:
+    """One run with workers: the pool, the parts submitted to it so far, the ones already
+    reported, and the error or stop that ends the run early."""
+
+    def __init__(self, run: RunJob, mesh: MeshParams, profiles: dict[str, Profile], out_dir: Path,
+                 bar: ProgressBar, pool: cf.ProcessPoolExecutor) -> None:
+        self.run, self.mesh, self.profiles, self.out_dir, self.bar, self.pool = run, mesh, profiles, out_dir, bar, pool
+        self.futures: dict[cf.Future, Job] = {}  # filled by the submitter thread, read here after join
+        self.reported: set[cf.Future] = set()
+        self.error: BaseException | None = None
+        self.stopping = threading.Event()
+        self.submit_failed: list[BaseException] = []
+
+    def results(self, here: list[tuple[Job, str]], cad: list[tuple[Job, str]]) -> Iterator[list[dict[str, Any]]]:
+        """Each part's entries as it finishes: ``here`` made in this process, ``cad`` by the workers."""
+        import concurrent.futures as cf  # a pool's module: only where a pool is made
+
+        submitter = self.submitter = threading.Thread(target=self.submit_all, args=(cad,), daemon=True)
+        try:
+            submitter.start()
+            yield from self._made_here(here)
+            submitter.join()
+            if self.submit_failed:
+                self.stop(self.submit_failed[0])
+            yield from self._taken(cf.as_completed(list(self.futures)))
+        except KeyboardInterrupt as e:
+            self.error = e
+            self.stopping.set()
+            submitter.join()  # the futures it made are all known before they are waited on
+            self.cancel_pending()
+            yield from self._taken(list(self.futures))  # parts already running finish; list them too
+        finally:
+            # Seen through to the end whatever further Ctrl-C or SIGTERM comes: cut short, the
+            # running parts would be written after the manifest, listed nowhere, and the
+            # interpreter would wait for ever at exit on a worker left holding the pool's lock.
+            late = despite_stops(self.shut_down)  # run first: `error or ...` would skip it after a stop
+            self.error = self.error or late
+        if self.error is not None:
+            raise self.error
+
+    def _made_here(self, here: list[tuple[Job, str]]) -> Iterator[list[dict[str, Any]]]:
+        """The CadQuery-free parts, made in this process while the workers make theirs."""
+        for job, key in here:
+            if self.stopping.is_set():  # a worker's part failed
+                return
+            try:
+                result = self.run(job, self.mesh, self.profiles, str(self.out_dir), key)
+            except Exception as e:
+                self.stopping.set()
+                self.submitter.join()
+                self.stop(e)
+                return
+            self.bar.step(job.id, len(job.outputs))
+            yield result
+            # The workers' parts finished meanwhile join the manifest now, not once this
+            # process has made all of its own: what a kill leaves unlisted stays at the
+            # parts being finished at that moment.
+            yield from self._taken([f for f in list(self.futures) if f.done()])
+
+    def _taken(self, futures: Iterable[cf.Future]) -> Iterator[list[dict[str, Any]]]:
+        """The entries of each of ``futures`` not taken before, in their order."""
+        for fut in futures:
+            if (taken := self.take(fut)) is not None:
+                yield taken
+
+    def stop(self, e: BaseException) -> None:
+        """End the run for ``e`` (the first error is the one raised): no part is submitted or started after it."""
+        if self.error is None:
+            self.error = _worker_failure(e)
+        self.stopping.set()
+        self.cancel_pending()
+
+    def cancel_pending(self) -> None:
+        # Each pending future is cancelled itself: the pool then reports them to
+        # as_completed as it skips them (shutdown(cancel_futures=True) would cancel them
+        # behind as_completed's back and leave it waiting forever), and a later
+        # shutdown(wait=True) still waits for the running ones (after shutdown(wait=False)
+        # it no longer does: a second stop then left workers writing unlisted parts).
+        for f in list(self.futures):
+            f.cancel()
+
+    def submit_all(self, cad: list[tuple[Job, str]]) -> None:
+        # Submitting waits until the fork server has loaded CadQuery; a thread does it so
+        # that this process makes the CadQuery-free parts meanwhile, and the workers start
+        # as soon as the server is ready. Each future is recorded as it is made, so a
+        # failure part-way (the server killed) leaves exactly the submitted ones known.
+        try:
+            for job, key in cad:
+                if self.stopping.is_set():
+                    return
+                self.futures[self.pool.submit(self.run, job, self.mesh, self.profiles, str(self.out_dir), key)] = job
+        except BaseException as e:  # re-raised by the main thread
+            self.submit_failed.append(e)
+
+    def take(self, fut: cf.Future) -> list[dict[str, Any]] | None:
+        """A finished worker part's entries, once (None: cancelled, failed or taken)."""
+        import concurrent.futures as cf  # a pool's module: only where a pool is made
+
+        if fut in self.reported:
+            return None
+        try:
+            result = fut.result()
+        except cf.CancelledError:
+            return None
+        except BaseException as e:
+            self.stop(e)
+            return None
+        self.reported.add(fut)
+        job = self.futures[fut]
+        self.bar.step(job.id, len(job.outputs))
+        return result
+
+    def shut_down(self) -> None:
+        """The pool shut down once its running parts are done (safe to run again: :func:`despite_stops`)."""
+        self.stopping.set()
+        if self.submitter.is_alive():
+            self.submitter.join()
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def drain(runner: Iterator[list[dict[str, Any]]], record: Callable[[list[dict[str, Any]]], None]) -> None:
+    """Hand every result of ``runner`` to ``record``. A Ctrl-C or SIGTERM that lands while
+    ``record`` writes the manifest is passed into the runner (once), which stops as it
+    would have had the signal reached it: the parts still running finish, and those are
+    recorded too (left to the generator's closing, they would be written but unlisted)."""
+    interrupt: BaseException | None = None
+    thrown = False
+    while True:
+        try:
+            if interrupt is not None and not thrown:
+                thrown = True
+                item = runner.throw(interrupt)
+            else:
+                item = next(runner)
+        except StopIteration:
+            break
+        try:
+            record(item)
+        except KeyboardInterrupt as e:
+            interrupt = interrupt or e
+            record(item)  # its entries and the manifest, once more: the signal may have cut them short
+    if interrupt is not None:
+        raise interrupt
+
+
+def despite_stops(action: Callable[[], None]) -> KeyboardInterrupt | None:
+    """Run ``action`` to its end through any Ctrl-C or SIGTERM that comes meanwhile (each
+    starts it again, so it must be safe to run again); returns the first such stop, for
+    the caller to raise once what must be done is done."""
+    stop: KeyboardInterrupt | None = None
+    while True:
+        try:
+            action()
+            return stop
+        except KeyboardInterrupt as e:
+            stop = stop or e
+
+
+def _worker_failure(e: BaseException) -> BaseException:
+    """The error to raise for a failure in the worker pool: the part's own error (a
+    ``UserError`` from a worker is the user's to fix) as it is, a dead worker or fork
+    server as one line that says so, instead of a traceback from the pool's internals."""
+    from concurrent.futures.process import BrokenProcessPool  # a pool's module: only where a pool is made
+
+    if isinstance(e, (UserError, KeyboardInterrupt)):
+        return e
+    if isinstance(e, (BrokenProcessPool, EOFError, ConnectionError)) or (
+            isinstance(e, RuntimeError) and "shutdown" in str(e)):
+        return BuildError("build: a worker process died before its parts were made (killed, or out of "
+                          "memory?); the parts written so far are kept and listed: run the build again "
+                          "to make the rest")
+    return e
+
+
+def worker_pool(workers: int) -> cf.ProcessPoolExecutor:
+    """Worker processes forked from a fork server that has imported CadQuery, the makers'
+    modules and the mesh writers once. Why a fork server and not plain fork: a process
+    whose OpenCascade has run a boolean holds TBB worker threads, and a child forked from
+    it hangs in its next boolean; the fork server is a fresh process that never builds
+    anything. Why not spawn: each spawned worker would import CadQuery again (~1.5 s)."""
+    import concurrent.futures as cf  # the pool's modules: only where a pool is made
+    import multiprocessing
+
+    from stratstone_cad.build.workers import worker_init
+
+    ctx = multiprocessing.get_context("forkserver")
+    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=worker_init)
+
+
+_QUIET_TRACKER = "ignore::UserWarning:multiprocessing.resource_tracker"
+
+
+def start_fork_server() -> None:
+    """Start the workers' fork server now, without waiting for it: it imports CadQuery, the
+    CAD modules and the mesh writers in the background while the build plans and makes its
+    CadQuery-free parts. (It ends with this process.)"""
+    import multiprocessing  # only where workers are wanted: an unchanged rebuild has none
+    from multiprocessing import forkserver
+
+    from stratstone_cad.build.workers import PARENT_ENV
+
+    cad_modules = {g.cad.module for g in GAMES.values()}
+    multiprocessing.get_context("forkserver").set_forkserver_preload(
+        ["stratstone_cad.build.forkserver_start", *sorted({"cadquery", "manifold3d", *cad_modules, *WRITER_MODULES})])
+    # The server (only it) dies with this process. So does the resource tracker started
+    # beside it, which then frees the killed build's semaphores: it does so without the
+    # two-line "leaked semaphore objects" warning, which would only alarm the user.
+    saved = {k: os.environ.get(k) for k in (PARENT_ENV, "PYTHONWARNINGS")}
+    os.environ[PARENT_ENV] = str(os.getpid())
+    os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [saved["PYTHONWARNINGS"], _QUIET_TRACKER]))
+    # The server is started with Ctrl-C ignored, as it would set itself only once its
+    # imports are done: a Ctrl-C to the terminal's process group during those seconds
+    # printed its KeyboardInterrupt traceback. (The workers ignore it too: worker_init.)
+    quiet = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if quiet else None
+    try:
+        forkserver.ensure_running()
+    finally:
+        if quiet:
+            signal.signal(signal.SIGINT, previous)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
