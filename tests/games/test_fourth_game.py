@@ -9,11 +9,20 @@ refuses it until the format lists it.)
 
 from __future__ import annotations
 
+import difflib
+import inspect
 import io
 import json
+import math
+import os
 import random
+import re
+import shutil
+import subprocess
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -256,3 +265,278 @@ def test_a_game_keeps_the_defaults_it_does_not_override(pile_game: Pile) -> None
     with pytest.raises(RuleViolation) as e:
         state.roll(random.Random(1))
     assert str(e.value) == "ply 5: roll is not part of Pile (no dice)"  # its GAME_TITLE
+
+
+# --------------------------------------------------------------------------- a fourth game, end to end
+
+PILE_INIT = '"""Pile: one pile, take 1 to 3, who takes the last wins; printed as a stack of round tokens."""\n'
+
+PILE_FACTS = '''"""Pile's facts, each written once (the engine and the parts read them from here)."""
+
+NAME = "pile"
+TITLE = "Pile"
+PLAYERS = ("north", "south")
+"""The two sides, north first."""
+'''
+
+PILE_RULES_HEAD = '''"""Pile's rules: one pile, take 1 to 3 stones, who takes the last wins."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from stratstone_cad.engine.core import GameBase, GameOver, MoveTextError, NoChance, Result, RuleViolation
+from stratstone_cad.games.pile.facts import PLAYERS
+'''
+
+PILE_CAD = '''"""Pile's token: a cylinder standing on z = 0 centred on the origin, built from a 2D
+disc with manifold3d (no CadQuery), its top on a layer boundary of the piece profile."""
+
+from __future__ import annotations
+
+import math
+
+from stratstone_cad.base.params import Profile, snap_height
+from stratstone_cad.geometry.boards import circle_segments, disc
+from stratstone_cad.printing.checks import Mesh
+from stratstone_cad.printing.jobs import kernel_free
+from stratstone_cad.printing.stack import manifold_mesh, prism
+
+
+def token(diameter_mm: float, height_mm: float, profile: Profile, tolerance_mm: float, angle_deg: float) -> Mesh:
+    """The cylinder: its side a polygon whose corners lie on the circle, within ``tolerance_mm``
+    of it, neighbouring sides turning by ``angle_deg`` at most."""
+    r = diameter_mm / 2
+    height = snap_height(height_mm, profile, minimum_layers=2)
+    n = max(circle_segments(r, tolerance_mm), 4 * math.ceil(90 / angle_deg))
+    return manifold_mesh(prism(disc((0.0, 0.0), r, tolerance_mm, hole=False, segments=n), 0.0, height), "pile token")
+
+
+@kernel_free
+def make_token(diameter_mm: float, height_mm: float, profile: Profile, tolerance_mm: float,
+               angular_tolerance_deg: float) -> list[Mesh]:
+    return [token(diameter_mm, height_mm, profile, tolerance_mm, angular_tolerance_deg)]
+'''
+
+PILE_PARTS_HEAD = '''"""Pile's printable part: the round token, printed once per stone of the pile.
+Parameters in ``preset.toml`` beside this module; CAD in :mod:`stratstone_cad.games.pile.cad`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from stratstone_cad.base.params import MeshParams, Params, Printer, Profile, param
+from stratstone_cad.games.pile.facts import NAME, TITLE
+from stratstone_cad.printing.jobs import CadFunctions, GameAssets, Job, Output
+
+#: The game's default parameters (package data).
+PRESET = Path(__file__).with_name("preset.toml")
+#: The CAD function of the token, in cad.py (named, not imported: see CadFunctions).
+CAD = CadFunctions("stratstone_cad.games.pile.cad", ("make_token",))
+
+
+@dataclass(frozen=True)
+class PileToken(Params):
+    """A round token: one stone of the pile."""
+
+    PREFIX = "pile.token"
+
+'''
+
+PILE_PARTS_TAIL = '''
+
+@dataclass(frozen=True)
+class PileParams:
+    token: PileToken
+
+
+def combine(sections: Mapping[str, Any], profiles: Mapping[str, Profile]) -> PileParams:
+    return PileParams(sections["token"])
+
+
+def plan(p: PileParams, printer: Printer, profiles: Mapping[str, Profile], mesh: MeshParams) -> list[Job]:
+    t = p.token
+    return [Job(f"{NAME}/token", CAD.make_token,
+                {"diameter_mm": t.diameter_mm, "height_mm": t.height_mm, "profile": profiles["piece"],
+                 "tolerance_mm": mesh.tolerance_mm, "angular_tolerance_deg": mesh.angular_tolerance_deg},
+                (Output(f"{NAME}/token.stl", NAME, "token", "piece", count=t.count, plate="tokens"),),
+                f"token (pile.token {t.diameter_mm:g} x {t.height_mm:g} mm)", cost=0.2)]
+
+
+ASSETS = GameAssets(NAME, f"{TITLE}: round tokens, one per stone of the pile", PRESET,
+                    {"pile.token": PileToken}, combine, plan, CAD, files="token")
+'''
+
+#: The token's fields: name, type, default (in preset.toml), doc, lo, hi.
+PILE_TOKEN_FIELDS = (
+    ("diameter_mm", "float", 20.0, "diameter of a token", 5, 60),
+    ("height_mm", "float", 3.0, "height of a token, snapped to the piece profile's layers", 0.8, 20),
+    ("count", "int", 10, "tokens the game needs (the manifest's print count)", 1, 99),
+)
+
+PILE_PLY_SCHEMA = '''    "ply_pile": {
+      "type": "object",
+      "required": ["ply", "player", "move"],
+      "additionalProperties": false,
+      "properties": {
+        "ply": {"$ref": "#/$defs/ply_number"},
+        "player": {"enum": ["north", "south"]},
+        "move": {"$ref": "#/$defs/move_text"},
+        "left": {"description": "Optional derived fact, checked: stones left after the ply.", "type": "integer", "minimum": 0}
+      }
+    },
+'''
+
+GAME_PACKAGE = Path(registry.__file__).resolve().parent
+
+
+def _pile_parts(param_takes_default: bool) -> str:
+    """parts.py, its fields written in the form ``param`` takes (with a default, or without
+    one now that the defaults live in preset.toml only)."""
+    lines = []
+    for name, kind, default, doc, lo, hi in PILE_TOKEN_FIELDS:
+        first = f"{default!r}, " if param_takes_default else ""
+        lines.append(f"    {name}: {kind} = param({first}{doc!r}, lo={lo}, hi={hi})\n")
+    return PILE_PARTS_HEAD + "".join(lines) + PILE_PARTS_TAIL
+
+
+def _pile_preset() -> str:
+    return "# Pile's token, in mm; its height snapped to the piece profile.\n\n[pile.token]\n" + "".join(
+        f"{name} = {default!r}\n" for name, _, default, *_ in PILE_TOKEN_FIELDS)
+
+
+def _pile_rules() -> str:
+    """The engine of this test module, as the game's rules.py."""
+    body = "\n\n".join(inspect.getsource(c) for c in (Take, PileState, Pile))
+    return PILE_RULES_HEAD + "\n\n" + body + "\n\nGAME = Pile()\n"
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and "__pycache__" not in p.parts}
+
+
+def _add_pile(pkg: Path) -> None:
+    """What adding the game takes: its folder, one line of registry.py, its entry in the log schema."""
+    folder = pkg / "games" / "pile"
+    folder.mkdir()
+    params_src = (pkg / "base" / "params.py").read_text()
+    takes_default = re.search(r"^def param\(\s*default\b", params_src, re.MULTILINE) is not None
+    for name, text in {"__init__.py": PILE_INIT, "facts.py": PILE_FACTS, "rules.py": _pile_rules(),
+                       "parts.py": _pile_parts(takes_default), "cad.py": PILE_CAD, "preset.toml": _pile_preset()}.items():
+        (folder / name).write_text(text)
+
+    reg = pkg / "registry.py"
+    text, n = re.subn(r'^(FOLDERS = \(.*)\)$', r'\1, "pile")', reg.read_text(), count=1, flags=re.MULTILINE)
+    assert n == 1, "registry.py has no one-line FOLDERS = (...)"
+    reg.write_text(text)
+
+    # the log format's entry: the game's name in the header, the shape of its ply lines
+    schema = pkg / "log" / "schema.json"
+    text = schema.read_text()
+    for pattern, to in ((r'("game": \{"enum": \[[^]]*)\]', r'\1, "pile"]'),
+                        (r'("ply": \{\s*"anyOf": \[[^]]*?)(\n\s*\])', r'\1,\n        {"$ref": "#/$defs/ply_pile"}\2'),
+                        (r'^(    )("result": \{)', PILE_PLY_SCHEMA + r'\1\2')):
+        text, n = re.subn(pattern, to, text, count=1, flags=re.MULTILINE)
+        assert n == 1, f"schema.json: nothing matches {pattern}"
+    schema.write_text(text)
+
+
+def _run(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSAFEPATH")}
+    env.update(PYTHONPATH=str(tmp / "copy"), XDG_CACHE_HOME=str(tmp / "cache"), PYTHONDONTWRITEBYTECODE="1")
+    return subprocess.run([sys.executable, *args], cwd=tmp / "run", env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_a_fourth_game_is_its_folder_one_registry_line_and_its_log_schema_entry(tmp_path: Path) -> None:
+    """Adding a game touches its own folder, one line of the registry and the log schema's
+    entry, nothing else; then build, list, play and check-log serve it, through the real
+    command line, importing the changed copy of the package and not this checkout."""
+    import tomllib
+
+    import trimesh
+
+    from stratstone_cad.base.params import Profile, snap_height
+
+    pkg = tmp_path / "copy" / "stratstone_cad"
+    shutil.copytree(GAME_PACKAGE, pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "run").mkdir()
+    before = _tree(pkg)  # the package as copied (the checkout may change meanwhile: others work in it)
+    _add_pile(pkg)
+    after = _tree(pkg)
+
+    # --- what changed: the new folder, one line of registry.py, the schema's entry
+    added = sorted(set(after) - set(before))
+    changed = sorted(f for f in before.keys() & after.keys() if before[f] != after[f])
+    assert set(before) <= set(after)
+    assert added == [f"games/pile/{f}" for f in ("__init__.py", "cad.py", "facts.py", "parts.py", "preset.toml",
+                                                  "rules.py")]
+    assert changed == ["log/schema.json", "registry.py"]
+    diff = [d for d in difflib.unified_diff(before["registry.py"].decode().splitlines(),
+                                            after["registry.py"].decode().splitlines(), lineterm="", n=0)
+            if d[:1] in "+-" and d[:3] not in ("+++", "---")]
+    assert len(diff) == 2 and diff[0].startswith("-FOLDERS") and diff[1] == diff[0].replace("-", "+", 1)[:-1] + ', "pile")'
+    old, new = (json.loads(t["log/schema.json"]) for t in (before, after))
+    games = new["$defs"]["header"]["properties"]["game"]["enum"]
+    assert games == [*old["$defs"]["header"]["properties"]["game"]["enum"], "pile"]
+    new["$defs"]["header"]["properties"]["game"]["enum"] = games[:-1]
+    assert new["$defs"]["ply"]["anyOf"].pop() == {"$ref": "#/$defs/ply_pile"}
+    assert new["$defs"].pop("ply_pile")["properties"]["player"] == {"enum": list(PLAYERS)}
+    assert new == old  # the game in the header's list, its ply's shape: all the schema gained
+
+    # --- the rules: importing them loads no CAD, mesh or VTK module, from the copy
+    heavy = ("cadquery", "OCP", "manifold3d", "shapely", "trimesh", "vtk", "pyvista", "numpy", "stratstone_cad.printing",
+             "stratstone_cad.geometry", "stratstone_cad.occ", "stratstone_cad.viewer")
+    probe = _run(tmp_path, "-c", "import sys, stratstone_cad.games.pile.rules as r; print(r.__file__); "
+                                 f"print([m for m in sys.modules if m.split('.')[0] in {heavy!r} or m.startswith({heavy!r})])")
+    assert probe.returncode == 0, probe.stderr
+    where, loaded = probe.stdout.splitlines()
+    assert Path(where) == pkg / "games" / "pile" / "rules.py" and loaded == "[]"
+
+    # --- build: one checked token
+    out = tmp_path / "out"
+    build = _run(tmp_path, "-m", "stratstone_cad", "build", "pile", "--out", str(out), "--jobs", "1", "--quiet")
+    assert build.returncode == 0, build.stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert [a["file"] for a in manifest["assets"]] == ["pile/token.stl"]
+    entry = manifest["assets"][0]
+    assert (entry["game"], entry["part"], entry["profile"]["name"], entry["count"]) == ("pile", "token", "piece", 10)
+    data = (out / "pile" / "token.stl").read_bytes()
+    n_triangles = int.from_bytes(data[80:84], "little")
+    assert len(data) == 84 + 50 * n_triangles > 84  # a binary STL
+    mesh = trimesh.load(io.BytesIO(data), file_type="stl", process=True)
+    assert mesh.is_watertight and mesh.is_winding_consistent and mesh.is_volume
+    preset = tomllib.loads((pkg / "games" / "pile" / "preset.toml").read_text())["pile"]["token"]
+    tol = tomllib.loads((pkg / "base" / "presets" / "mesh.toml").read_text())["mesh"]["tolerance_mm"]
+    piece = tomllib.loads((pkg / "base" / "presets" / "profiles.toml").read_text())["profile"]["piece"]
+    height = snap_height(preset["height_mm"], Profile("piece", piece["layer_height_mm"], piece["first_layer_height_mm"]),
+                         minimum_layers=2)
+    assert height == pytest.approx(3.05)  # 3 mm is on no boundary of 0.2 + n x 0.15 mm; 0.2 + 19 x 0.15 is
+    r = preset["diameter_mm"] / 2
+    # a polygon with its corners on the circle and within tol of it: between the circles of r - tol and r
+    assert math.pi * (r - tol) ** 2 * height <= mesh.volume <= math.pi * r * r * height
+    assert mesh.bounds.ravel().tolist() == pytest.approx([-r, -r, 0.0, r, r, height], abs=1e-6)
+
+    # --- list shows the pile's section
+    listing = _run(tmp_path, "-m", "stratstone_cad", "list")
+    assert listing.returncode == 0, listing.stderr
+    shown = listing.stdout.splitlines()
+    assert "pile: Pile: round tokens, one per stone of the pile" in shown
+    for name, _, default, doc, lo, hi in PILE_TOKEN_FIELDS:
+        at = shown.index(f"  pile.token.{name} = {default:g}")
+        assert shown[at + 1].startswith(f"      {doc}; ") and shown[at + 1].endswith(f"from {lo} to {hi}")
+
+    # --- play, then check-log
+    play = _run(tmp_path, "-m", "stratstone_cad", "play", "pile", "--seed", "1", "--out", "g.jsonl")
+    assert play.returncode == 0, play.stderr
+    assert play.stdout.startswith("wrote g.jsonl: pile, ") and "(took the last)" in play.stdout
+    check = _run(tmp_path, "-m", "stratstone_cad", "check-log", "g.jsonl")
+    assert check.returncode == 0, check.stderr
+    assert check.stdout.startswith("ok: pile, ") and "(took the last)" in check.stdout
