@@ -1,16 +1,18 @@
-"""A fourth game needs only its own module and its registration.
+"""A fourth game needs only its own folder, its registration and its entry in the log format.
 
 The game here (one pile, take 1 to 3, who takes the last wins) is written against the
-protocol of :mod:`stratstone_cad.engine.core` only and registered; ``play``, the built-in
-players and ``record`` then serve it with no change. (The log format names its games in
-``log_schema.json``: a new game is a new entry of that published format, so ``check-log``
-refuses it until the format lists it.)
+protocol of :mod:`stratstone_cad.engine.core` only; registered, and given its entry in
+the log format (``stratstone_cad/log/schema.json``: play and record check every header
+against it before the first ply), ``play``, the built-in players and ``record`` serve it
+with no change. The last test adds it as a real game folder with a printable part, in a
+copy of the package, and builds, lists, plays and checks it through the command line.
 """
 
 from __future__ import annotations
 
 import difflib
 import inspect
+import copy
 import io
 import json
 import math
@@ -162,19 +164,54 @@ class DicePile(Pile):
     def initial_state(self, players: Sequence[str], setup: Mapping[str, Any]) -> DicePileState:
         return DicePileState(pile=setup["pile"], turn=0)
 
+def _in_the_format(monkeypatch: pytest.MonkeyPatch, name: str, chance_field: str | None = None) -> None:
+    """The log format's entry of a game (its name in the header, the shape of its plies), as
+    the schema file would have it: play and record check every header against the format
+    before the first ply, so an engine alone, outside the format, is refused."""
+    from stratstone_cad.log import logfile
+
+    schema = copy.deepcopy(logfile.load_schema())
+    defs = schema["$defs"]
+    defs["header"]["properties"]["game"]["enum"].append(name)
+    ply = {"type": "object", "required": ["ply", "player", "move"], "additionalProperties": False,
+           "properties": {"ply": {"$ref": "#/$defs/ply_number"}, "player": {"enum": list(PLAYERS)},
+                          "move": {"$ref": "#/$defs/move_text"}, "left": {"type": "integer", "minimum": 0}}}
+    if chance_field:
+        ply["properties"][chance_field] = {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 3},
+                                           "minItems": 1, "maxItems": 1}
+    key = f"ply_{name.replace('-', '_')}"
+    defs[key] = ply
+    defs["ply"]["anyOf"].append({"$ref": f"#/$defs/{key}"})
+    for cached in (logfile._validator, logfile._longest_list):
+        cached.cache_clear()
+    monkeypatch.setattr(logfile, "load_schema", lambda: schema)
+
+
 @pytest.fixture
-def pile_game() -> Iterator[Pile]:
+def pile_game(monkeypatch: pytest.MonkeyPatch) -> Iterator[Pile]:
+    _in_the_format(monkeypatch, "pile")
     game = register(Pile())
     yield game
     del registry._ENGINES["pile"]
-
+    _forget_the_format()
 
 
 @pytest.fixture
-def dice_pile_game() -> Iterator[DicePile]:
+def dice_pile_game(monkeypatch: pytest.MonkeyPatch) -> Iterator[DicePile]:
+    _in_the_format(monkeypatch, "dice-pile", "die")
     game = register(DicePile())
     yield game
     del registry._ENGINES["dice-pile"]
+    _forget_the_format()
+
+
+def _forget_the_format() -> None:
+    """The validators made from the extended schema go with it."""
+    from stratstone_cad.log import logfile
+
+    for cached in (logfile._validator, logfile._longest_list):
+        cached.cache_clear()
+
 
 def test_play_and_its_players_serve_a_registered_fourth_game(pile_game: Pile) -> None:
     records = play_records("pile", 7, ["greedy", "random"], {"pile": 10})
