@@ -11,6 +11,7 @@ import os
 import re
 import signal
 import sys
+import threading
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -219,6 +220,7 @@ def _param_args(p: argparse.ArgumentParser) -> None:
 
 
 def _cmd_build(a: argparse.Namespace) -> int:
+    # start-up speed: the parameters only for the commands that read them, not check-log or play
     from stratstone_cad.base.params import parse_set
     from stratstone_cad.build.pipeline import build, usable_cores
 
@@ -239,6 +241,7 @@ def _cmd_build(a: argparse.Namespace) -> int:
 
 
 def _cmd_list(a: argparse.Namespace) -> int:
+    # start-up speed: the parameters only for the commands that read them, not check-log or play
     from stratstone_cad.base.params import default_printer, load_printers, load_profiles, parse_set
     from stratstone_cad.registry import GAMES, SCHEMA, load_params
 
@@ -307,6 +310,7 @@ def _players_arg(a: argparse.Namespace, what: str, example: str) -> list[str] | 
 def _setup_arg(a: argparse.Namespace) -> dict[str, Any] | None:
     if a.setup is None:
         return None
+    # start-up speed: each command loads only its own layer: --help and check-log no CAD, no VTK
     from stratstone_cad.log.logfile import loads_strict
 
     try:
@@ -320,6 +324,7 @@ def _setup_arg(a: argparse.Namespace) -> dict[str, Any] | None:
 
 
 def _cmd_play(a: argparse.Namespace) -> int:
+    # start-up speed: each command loads only its own layer: --help and check-log no CAD, no VTK
     from stratstone_cad.log import commands
 
     players = _players_arg(a, "player kinds", "random,greedy")
@@ -332,6 +337,7 @@ def _cmd_play(a: argparse.Namespace) -> int:
 
 
 def _cmd_record(a: argparse.Namespace) -> int:
+    # start-up speed: each command loads only its own layer: --help and check-log no CAD, no VTK
     from stratstone_cad.log import record
 
     record.check_args(a.out, a.resume, a.game)
@@ -378,6 +384,7 @@ def _cmd_record(a: argparse.Namespace) -> int:
 
 
 def _cmd_check_log(a: argparse.Namespace) -> int:
+    # start-up speed: each command loads only its own layer: --help and check-log no CAD, no VTK
     from stratstone_cad.log import commands
 
     print(printable(commands.check_log(a.file)))  # the result's reason is the log's text
@@ -395,6 +402,7 @@ def _size(text: str | None) -> tuple[int, int]:
 
 
 def _cmd_preview(a: argparse.Namespace) -> int:
+    # start-up speed: the parameters only for the commands that read them, not check-log or play
     from stratstone_cad.base.params import parse_set
     from stratstone_cad.viewer.assets import list_assets, select
     from stratstone_cad.viewer.preview import contact_sheet, render_still, render_turntable, show
@@ -424,6 +432,7 @@ def _cmd_preview(a: argparse.Namespace) -> int:
 
 
 def _cmd_replay(a: argparse.Namespace) -> int:
+    # start-up speed: the parameters only for the commands that read them, not check-log or play
     from stratstone_cad.base.params import parse_set
     from stratstone_cad.viewer import replay
 
@@ -479,8 +488,6 @@ def _stop(signum: int, frame: Any) -> None:
     aborts the whole process with a C++ "terminate called" message instead of stopping
     the build. There the signal is sent again a moment later, until the import is done."""
     if _importing(frame):
-        import threading
-
         threading.Timer(RESEND_S, os.kill, (os.getpid(), signum)).start()
         return
     raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt

@@ -18,6 +18,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from stratstone_cad.base.codeprint import KERNEL_DISTS, PACKAGE_DIR, code_closure, code_fingerprint, plain
+from stratstone_cad.base.memo import remembered
 from stratstone_cad.printing.jobs import Job
 
 if TYPE_CHECKING:
@@ -81,8 +82,6 @@ def _kernel_free(job: Job) -> bool:
     Remembered (:mod:`stratstone_cad.base.memo`) under the maker's name and its module's code:
     the answer takes importing the CAD module, which loads shapely and numpy, and an
     unchanged rebuild keys every job."""
-    from stratstone_cad.base.memo import remembered
-
     module, func = job.maker.split(":")
     return bool(remembered("kernel free", (module,), job.maker,
                            lambda: bool(getattr(getattr(importlib.import_module(module), func), "kernel_free", False))))

@@ -104,6 +104,7 @@ def validator_class() -> Any:
     jsonschema is imported here, on first use: the usual lines pass the fast checks
     below and never need it, which keeps ``check-log`` quick to start.
     """
+    # start-up speed: jsonschema only for a line the fast check cannot pass
     from jsonschema import Draft202012Validator, validators
 
     return validators.extend(
@@ -117,6 +118,7 @@ def _unique_items(validator: Any, unique: bool, instance: Any, schema: Any) -> I
     """``uniqueItems`` in time linear in the array (jsonschema compares every pair, which
     made 8,000 objects in a header's ``players`` take a minute): each item becomes a
     hashable key that is equal exactly when JSON Schema calls the items equal."""
+    # start-up speed: jsonschema only for a line the fast check cannot pass
     from jsonschema.exceptions import ValidationError
 
     if not unique or not isinstance(instance, list):
@@ -155,6 +157,7 @@ def _validator(part: str) -> Any:
 
 def _schema_error(value: Any, part: str) -> str | None:
     """The most relevant schema error for ``value`` against ``part``, as one line, or None."""
+    # start-up speed: jsonschema only for a line the fast check cannot pass
     from jsonschema.exceptions import best_match
 
     try:

@@ -14,18 +14,28 @@ finite coordinates): a damaged one is made again and replaced, never trusted.
 
 from __future__ import annotations
 
+import difflib
+import hashlib
+import importlib
 import io
 import math
 import os
 import re
+import shutil
+import stat
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
+from stratstone_cad.base.fileio import sweep_temporary, umask
+from stratstone_cad.base.memo import cache_root
 from stratstone_cad.base.params import Colour, MeshParams, Printer, Profile, display_colour, load_colours, load_profiles
+from stratstone_cad.build.keys import job_key
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.printing.checks import Mesh
 from stratstone_cad.printing.jobs import GameAssets, Job, Output
@@ -87,8 +97,6 @@ def select(assets: dict[str, Asset], names: list[str]) -> list[Asset]:
     for n in names:
         hits = [a for a in assets.values() if a.name == n or a.game == n]
         if not hits:
-            import difflib
-
             close = difflib.get_close_matches(n, [*assets, *{a.game for a in assets.values()}], n=1, cutoff=0.5)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise ParameterError(f"asset {n[:80]!r}: unknown, expected a game or an asset such as "
@@ -99,18 +107,12 @@ def select(assets: dict[str, Asset], names: list[str]) -> list[Asset]:
 
 def _cache_dir() -> Path | None:
     """The mesh cache's folder, or None when there is no cache folder (no home)."""
-    from stratstone_cad.base.memo import cache_root
-
     root = cache_root()
     return None if root is None else root / "meshes"
 
 
 def _key(job: Job) -> str:
     """The key the build would give the job's files, with the viewer's mesh settings."""
-    from types import SimpleNamespace
-
-    from stratstone_cad.build.pipeline import job_key
-
     return job_key(job, SimpleNamespace(mesh=PREVIEW_MESH), load_profiles())  # type: ignore[arg-type]
 
 
@@ -145,8 +147,6 @@ _FORMAT = b"stratstone-cad viewer mesh cache 2\n"
 def entry_checksum(key: str, arrays: Mapping[str, np.ndarray]) -> np.ndarray:
     """The sha256 of a cache entry's arrays (each one's name, dtype, shape and bytes) and
     its key, as the 32 bytes the entry stores beside them (``sha256``)."""
-    import hashlib
-
     h = hashlib.sha256(_FORMAT + key.encode() + b"\n")
     for name in sorted(arrays):
         a = np.ascontiguousarray(arrays[name])
@@ -162,8 +162,6 @@ def read_entry(path: Path, key: str, count: int) -> tuple[Mesh, ...] | None:
     another, or arrays that are not meshes (vertices n x 3 finite floats, n >= 3;
     triangles m x 3 integers, m >= 1, each from 0 to n - 1). Never raises: a damaged
     cache is a miss, made again."""
-    import stat
-
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
     except OSError:
@@ -207,9 +205,6 @@ def write_entry(path: Path, key: str, meshes: Sequence[Mesh]) -> None:
     is there (a damaged entry, a folder, a FIFO, a link) in one rename; a new file gets
     the permissions the umask allows. Best-effort: a cache that cannot be written (no
     folder, a full disk) is left as it was, nothing half-written in it."""
-    import tempfile
-
-    from stratstone_cad.base.fileio import sweep_temporary, umask
 
     arrays: dict[str, np.ndarray] = {}
     for i, m in enumerate(meshes):
@@ -231,7 +226,6 @@ def write_entry(path: Path, key: str, meshes: Sequence[Mesh]) -> None:
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o666 & ~umask())
         if os.path.isdir(path) and not os.path.islink(path):  # a rename cannot replace a folder: moved aside
-            import shutil
 
             aside = tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".old", dir=path.parent)
             os.replace(path, aside)
@@ -247,15 +241,13 @@ def write_entry(path: Path, key: str, meshes: Sequence[Mesh]) -> None:
 
 
 def _make(job: Job) -> tuple[Mesh, ...]:
-    import importlib
-
     module, func = job.maker.split(":")
     shapes = getattr(importlib.import_module(module), func)(**job.args)
     out = []
     for shape in shapes:
         if isinstance(shape, Mesh):
             out.append(shape)
-        else:
+        else:  # start-up speed: CadQuery only where a CadQuery part is meshed
             from stratstone_cad.occ.tessellate import tessellate
 
             out.append(tessellate(shape, PREVIEW_MESH.tolerance_mm, math.radians(PREVIEW_MESH.angular_tolerance_deg)))

@@ -14,6 +14,8 @@ stays), a new file gets the permissions the umask allows.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import math
 import os
 from collections.abc import Iterator, Sequence
@@ -52,6 +54,7 @@ class PlacedAsset:
 
 def polydata(mesh: Any) -> Any:
     """A mesh (``vertices``, ``triangles``) as PyVista's PolyData."""
+    # start-up speed: VTK only where something is rendered
     import pyvista as pv
 
     faces = np.hstack([np.full((len(mesh.triangles), 1), 3), mesh.triangles]).ravel()
@@ -84,6 +87,7 @@ def new_plotter(size: tuple[int, int], off_screen: bool = True, **kw: Any) -> An
     """A PyVista plotter; off screen, its render window is VTK's EGL one (Mesa's software
     OpenGL on a machine without a GPU) from the start, instead of an X window that VTK
     tries first and reports on stderr as a bad X server connection when there is no display."""
+    # start-up speed: VTK only where something is rendered
     import pyvista as pv
 
     saved = os.environ.get("VTK_DEFAULT_OPENGL_WINDOW")
@@ -221,9 +225,6 @@ def need_display(command: str, instead: str) -> None:
 
 def x_display_answers(display: str) -> bool | None:
     """Whether the X server at ``display`` accepts a connection; None when Xlib is missing."""
-    import ctypes
-    import ctypes.util
-
     name = ctypes.util.find_library("X11") or "libX11.so.6"
     try:
         xlib = ctypes.CDLL(name)

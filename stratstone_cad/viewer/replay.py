@@ -39,8 +39,14 @@ from typing import Any
 
 import numpy as np
 
-from stratstone_cad.errors import ParameterError, UserError, counted
+from stratstone_cad.base.params import load_colours, load_profiles
+from stratstone_cad.engine.core import Attacked, BoardReset, Captured, Exited, Moved, Placed, Sown
+from stratstone_cad.errors import LogError, ParameterError, UserError, counted
+from stratstone_cad.log.logfile import replay
+from stratstone_cad.registry import GAMES, load_params
 from stratstone_cad.viewer import writer
+from stratstone_cad.viewer.assets import asset_mesh, game_assets
+from stratstone_cad.viewer.preview import BACKGROUND, need_display, new_plotter, polydata, project
 from stratstone_cad.viewer.writer import Progress
 
 __all__ = ["GameOnTable", "Scene", "Timeline", "load"]
@@ -118,11 +124,6 @@ def load(path: Path, sets: dict[str, str] | None = None) -> GameOnTable:
     Raises :class:`LogError` (check-log's message) for an invalid log and
     :class:`ParameterError` for a bad ``--set``.
     """
-    from stratstone_cad.base.params import load_colours, load_profiles
-    from stratstone_cad.log.logfile import replay
-    from stratstone_cad.registry import GAMES, load_params
-    from stratstone_cad.viewer.assets import asset_mesh, game_assets
-
     with replay(path) as r:  # the whole log checked, streaming; a seek point kept every `every` plies
         header, game, initial = r.header, r.game, r.initial
         ledger = game.ledger(initial)
@@ -198,8 +199,6 @@ class Plies(Sequence[Ply]):
 
     def _build(self, number: int) -> Ply:
         """Replay to ``number``, building it (and, from a seek point, up to :data:`BACK` plies before it)."""
-        from stratstone_cad.log.logfile import replay
-
         rep = self.rep
         assert rep is not None
         seek = (number - 1) // self.every  # the seek point at or before the ply before
@@ -230,7 +229,6 @@ class Plies(Sequence[Ply]):
             if st.ply == number:
                 break
         if built is None or built.number != number:  # pragma: no cover - the log was checked to this ply
-            from stratstone_cad.errors import LogError
 
             raise LogError(f"{self.path}: ended at ply {self.at}, before ply {number}; replay it again")
         while len(self.kept) >= KEEP:
@@ -263,8 +261,6 @@ def _rest(ledger: Any, table: Any, heights: Mapping[str, float]) -> dict[str, Po
 
 def _squares(named: Sequence[Any]) -> tuple[str, ...]:
     """The move's from and to squares: where it starts and where it ends."""
-    from stratstone_cad.engine.core import Exited, Moved, Placed, Sown
-
     sqs: list[str] = []
     for n in named:
         e = n.event
@@ -355,8 +351,6 @@ class Timeline:
     # -- events ------------------------------------------------------------------------
 
     def play(self, named: Sequence[Any], rest: Mapping[str, Point | None]) -> dict[str, list[tuple[float, Point | None]]]:
-        from stratstone_cad.engine.core import Attacked, BoardReset, Captured, Exited, Moved, Placed, Sown
-
         for n in named:
             e, pieces = n.event, n.pieces
             if isinstance(e, Placed):
@@ -517,10 +511,8 @@ class Scene:
     them to a ply and a time within it."""
 
     def __init__(self, rep: GameOnTable, size: tuple[int, int], off_screen: bool = True, smooth: bool = True) -> None:
+        # start-up speed: VTK only where something is rendered
         import pyvista as pv
-
-        from stratstone_cad.viewer.assets import asset_mesh
-        from stratstone_cad.viewer.preview import BACKGROUND, new_plotter, polydata
 
         self.rep = rep
         samples = pv.global_theme.multi_samples
@@ -551,9 +543,6 @@ class Scene:
     def _view(self) -> None:
         """Look at the board (and the hands beside it) from the first player's side, 40
         degrees up, framed to fill the image below the overlay's lines."""
-        import numpy as np
-
-        from stratstone_cad.viewer.preview import project
 
         lo, hi = self.rep.board_bounds
         pts = [(x, y, z) for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2] + 10)]
@@ -621,6 +610,7 @@ class Scene:
 
 def _frame(pitch: float) -> Any:
     """A square frame one cell wide, 0.09 of it thick: marks a square without hiding it."""
+    # start-up speed: VTK only where something is rendered
     import pyvista as pv
 
     o, i = pitch / 2 - 0.5, pitch / 2 - 0.5 - 0.09 * pitch
@@ -770,8 +760,6 @@ def bind(scene: Scene, per_ply: int, fps: int) -> Controls:
 
 def show_window(rep: GameOnTable, per_ply: int, fps: int) -> None:
     """The interactive window (it needs a display)."""
-    from stratstone_cad.viewer.preview import need_display
-
     need_display("replay", "--out FILE.gif (.mp4, .png, or a folder)")
     scene = Scene(rep, (1280, 800), off_screen=False)
     bind(scene, per_ply, fps)

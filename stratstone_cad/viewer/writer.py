@@ -14,6 +14,7 @@ export leaves is swept by the next export of the same name.
 
 from __future__ import annotations
 
+import fcntl
 import io
 import itertools
 import os
@@ -21,13 +22,14 @@ import re
 import shutil
 import stat
 import sys
+import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from stratstone_cad.base.fileio import umask, write_target
+from stratstone_cad.base.fileio import OutputError, describe_os_error, kind_of, too_long_to_write, umask, write_target
 from stratstone_cad.errors import ParameterError, UserError
 
 __all__ = ["GIF_FPS", "GIF_PIXELS", "Progress", "check_frames", "check_target", "publish"]
@@ -55,8 +57,6 @@ def check_target(out: Path, kinds: Sequence[str], size: tuple[int, int] = (1280,
     suffix, an odd MP4 size. A symbolic link to a file (or to nothing yet) is a target
     like a file: :func:`publish` writes through it, the link stays. Every export (the
     preview's stills, sheets and turntables, the replay's) is checked here first."""
-    from stratstone_cad.base.fileio import describe_os_error, kind_of, too_long_to_write
-
     too_long = too_long_to_write(out)  # the one rule and message of every writer
     if too_long:
         raise UserError(f"{flag} {out}: {too_long}")
@@ -152,10 +152,6 @@ class Temporary:
     what a killed export left, never one another export still holds."""
 
     def __init__(self, target: Path, out: Path, kind: str, flag: str = "--out") -> None:
-        import fcntl
-        import tempfile
-
-        from stratstone_cad.base.fileio import OutputError, describe_os_error
 
         try:
             if kind == "dir":
@@ -185,8 +181,6 @@ class Temporary:
 def sweep(target: Path) -> None:
     """Remove the temporary files and folders (``.NAME.XXXXXXXX.tmp``) that killed exports
     of ``target`` left, skipping any another export still holds locked."""
-    import fcntl
-
     pattern = re.compile(rf"\.{re.escape(target.name)}\.[a-z0-9_]{{8}}\.tmp")
     try:
         found = [p for p in target.parent.iterdir() if pattern.fullmatch(p.name) and not p.is_symlink()]
@@ -220,8 +214,6 @@ def publish(out: Path, kind: str, frames: Iterable[np.ndarray], *, fps: int = 10
     temporary is made before the first frame is asked for. A new file or folder gets the
     permissions the umask allows; a replaced file keeps its own. ``frames`` is closed
     (a generator's ``finally`` runs) whatever happens."""
-    from stratstone_cad.base.fileio import OutputError, describe_os_error
-
     try:
         target = out if kind == "dir" else write_target(out, follow_symlinks=True)
         sweep(target)  # what a killed export of this name left
@@ -262,6 +254,7 @@ def gif_delays(n: int, fps: int) -> list[int]:
 
 
 def png(image: np.ndarray) -> bytes:
+    # start-up speed: Pillow only where an image is written
     from PIL import Image
 
     buf = io.BytesIO()
@@ -287,7 +280,7 @@ def _write(frames: Iterable[np.ndarray], tmp: Path, kind: str, fps: int, bar: Pr
             bar.step(n)
         return n
     if kind == ".gif":
-        from PIL import Image
+        from PIL import Image  # start-up speed: Pillow only where a GIF is written
 
         images = []
         for image in frames:
@@ -297,6 +290,7 @@ def _write(frames: Iterable[np.ndarray], tmp: Path, kind: str, fps: int, bar: Pr
             images[0].save(fh, format="GIF", save_all=True, append_images=images[1:], loop=0,
                            duration=gif_delays(len(images), fps))
         return len(images)
+    # start-up speed: ffmpeg only where a video is written
     import imageio_ffmpeg
 
     it = iter(frames)
