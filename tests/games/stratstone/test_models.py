@@ -139,8 +139,8 @@ def test_every_glyph_is_printable_stroke_art():
 
 def test_labels_are_engraved_deep_and_wide_enough_to_read(params, profiles):
     """Every board's coordinates: 4 layers deep at 0.30 mm, grooves three 0.4 mm extrusions wide."""
-    for game in ("stratstone", "sage_stones", "terrain"):
-        b = getattr(params, game).board
+    for game in ("stratstone", "sage-stones", "terrain"):
+        b = params.game(game).board
         assert snap_depth(b.engrave_depth_mm, profiles["board"]) == pytest.approx(1.2)
         assert b.label_stroke_mm == pytest.approx(3 * 0.4)
 
