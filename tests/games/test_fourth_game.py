@@ -10,9 +10,9 @@ copy of the package, and builds, lists, plays and checks it through the command 
 
 from __future__ import annotations
 
+import copy
 import difflib
 import inspect
-import copy
 import io
 import json
 import math
