@@ -5,6 +5,7 @@ tests read."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -37,7 +38,10 @@ def read_manifest(out_dir: Path) -> dict[str, dict[str, Any]]:
         data = json.loads(path.read_text("utf-8"))
         if data.get("format") == MANIFEST_FORMAT:
             listed = [*data["assets"], *data.get("plates", [])]
-            return {a["file"]: a for a in listed if isinstance(a, dict) and _our_file(a.get("file"))}
+            entries = {a["file"]: a for a in listed if isinstance(a, dict) and _our_file(a.get("file"))}
+            for f in broken_plates(entries):  # a plate is only as true as its parts: never vouched for without them
+                del entries[f]
+            return entries
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         pass
     return {}
@@ -53,14 +57,42 @@ def _our_file(name: Any) -> bool:
     return isinstance(name, str) and _OUR_FILE.fullmatch(name) is not None
 
 
-def write_manifest(out_dir: Path, entries: dict[str, dict[str, Any]]) -> None:
-    """The manifest of ``entries``: the parts (STL) under ``assets``, the print plates (3MF) under ``plates``."""
+def broken_plates(entries: dict[str, dict[str, Any]]) -> list[str]:
+    """The plates of ``entries`` that do not hold exactly the parts listed beside them: a
+    plate's ``inputs`` (each part it holds, with the sha256 it was made from) must all be
+    listed with that sha256 (a plate without them, from an older manifest, cannot say)."""
+    broken = []
+    for f, e in entries.items():
+        if f.endswith(".3mf"):
+            inputs = e.get("inputs")
+            if not isinstance(inputs, dict) or not inputs or any(
+                    not isinstance(entries.get(part), dict) or entries[part].get("sha256") != sha
+                    for part, sha in inputs.items()):
+                broken.append(f)
+    return sorted(broken)
+
+
+def write_manifest(out_dir: Path, entries: dict[str, dict[str, Any]]) -> list[str]:
+    """The manifest of ``entries``: the parts (STL) under ``assets``, the print plates (3MF) under ``plates``.
+
+    A plate is made of its parts: a plate one of whose parts has left ``entries`` or
+    changed there leaves them in this same write (it is taken out of ``entries``), and its
+    file is removed after it (a kill in between leaves it unlisted, and the next build
+    sweeps it: :func:`stratstone_cad.build.plate_phase.sweep_unlisted_plates`). Returns
+    the plates so taken out."""
+    dropped = broken_plates(entries)
+    for f in dropped:
+        del entries[f]
     data: dict[str, Any] = {"format": MANIFEST_FORMAT, "version": 1,
                             "assets": [entries[k] for k in sorted(entries) if k.endswith(".stl")]}
     plates = [entries[k] for k in sorted(entries) if k.endswith(".3mf")]
     if plates:
         data["plates"] = plates
     atomic_write(out_dir / MANIFEST, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
+    for f in dropped:
+        with contextlib.suppress(OSError):
+            (out_dir / f).unlink()
+    return dropped
 
 
 def described(entry: dict[str, Any], out: Output) -> dict[str, Any]:

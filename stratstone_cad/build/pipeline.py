@@ -33,9 +33,10 @@ from stratstone_cad.build.build_report import BuildReport
 from stratstone_cad.build.keys import job_key
 from stratstone_cad.build.lock import folder_lock
 from stratstone_cad.build.manifest import MANIFEST, assets_for, described, read_manifest, sha256_file, write_manifest
-from stratstone_cad.build.plate_phase import REPORT, build_plates, write_print_report
+from stratstone_cad.build.plate_phase import REPORT, build_plates, settle_print_report, sweep_unlisted_plates, write_print_report
 from stratstone_cad.build.progress_bar import ProgressBar
 from stratstone_cad.build.scheduler import despite_stops, drain, run_all, start_fork_server
+from stratstone_cad.build.scratch import build_scratch
 from stratstone_cad.errors import GeometryError, OutputError, UserError
 from stratstone_cad.printing.jobs import GameAssets, Job, Output
 from stratstone_cad.registry import ParamSet, get_games, load_params
@@ -126,6 +127,16 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
     start = time.perf_counter()
     if jobs < 1:
         raise UserError(f"--jobs {jobs}: expected a number of parallel jobs of at least 1")
+    # Before the fork server starts: its socket's folder, and the slicer's, go in a folder of
+    # this build's own, which the next build sweeps if this one is killed.
+    with build_scratch():
+        return _build(games, printer_name, Path(out_dir), jobs, params_file, sets, progress, plates, slice_plates,
+                      start)
+
+
+def _build(games: list[str] | None, printer_name: str | None, out_dir: Path, jobs: int, params_file: Path | None,
+           sets: dict[str, str] | None, progress: TextIO | None, plates: bool, slice_plates: bool,
+           start: float) -> BuildReport:
     if min(jobs, usable_cores()) > 1 and not os.path.exists(Path(out_dir) / MANIFEST):  # False on any OSError
         start_fork_server()  # a first build into this folder will need CadQuery: load it while we plan
     chosen = get_games(games)
@@ -147,11 +158,18 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
             raise OutputError(f"output folder {out_dir / sub}: is a symbolic link, expected a folder of this build")
         ensure_writable_dir(out_dir / sub)
     with folder_lock(out_dir):
-        report = _build_locked(out_dir, plan, chosen, ps, profiles, min(jobs, usable_cores()), progress, start)
-        planned = build_plates(out_dir, plan, chosen, ps, printer, profiles, colours, plates, min(jobs, usable_cores()),
-                               report)
-        if planned is not None:  # with --plates: the plates planned and the manifest they are listed in
-            write_print_report(out_dir, *planned, ps, printer, slice_plates, progress, report)
+        try:
+            report = _build_locked(out_dir, plan, chosen, ps, profiles, min(jobs, usable_cores()), progress, start)
+            planned = build_plates(out_dir, plan, chosen, ps, printer, profiles, colours, plates,
+                                   min(jobs, usable_cores()), report)
+            if planned is not None:  # with --plates: the plates planned and the manifest they are listed in
+                write_print_report(out_dir, *planned, ps, printer, slice_plates, progress, report)
+        finally:
+            # print-report.md names only the plates listed now: this build (or a killed one
+            # before it) may have removed some, with their parts or as outdated.
+            late = despite_stops(lambda: settle_print_report(out_dir))
+        if late is not None:
+            raise late
         report.seconds = time.perf_counter() - start
         return report
 
@@ -162,6 +180,8 @@ def _build_locked(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: 
     lists every part on disk at the end, and after a failure or stop too."""
     old = read_manifest(out_dir)
     report = BuildReport(out_dir)
+    # plates on disk that the manifest does not list (a killed build's) go, as unlisted parts do
+    report.removed += sweep_unlisted_plates(out_dir, plan, old)
     entries = dict(old)
     todo = _to_make(out_dir, plan, ps, profiles, old, entries, report)
     report.swept = _sweep_temporary(out_dir, chosen)
@@ -177,7 +197,7 @@ def _build_locked(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: 
     error = error or late
     if error is not None:
         raise error
-    report.removed = _remove_stale(out_dir, plan, chosen, old, entries)
+    report.removed += _remove_stale(out_dir, plan, chosen, old, entries)
     report.seconds = time.perf_counter() - start
     return report
 

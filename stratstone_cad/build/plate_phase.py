@@ -5,6 +5,7 @@ manifest the moment it is written, then PrusaSlicer's figures for them and
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 from pathlib import Path
@@ -49,7 +50,7 @@ def build_plates(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: P
     keys = {pj.file: plate_key(pj, ps.plates, code, __version__) for pj in jobs}
     fresh = {f for f in listed & set(planned)
              if entries[f].get("key") == keys[f] and sha256_file(out_dir / f) == entries[f].get("sha256")}
-    outdated = sorted((listed - fresh) | (_unlisted_plates(out_dir, jobs) - listed))
+    outdated = sorted((listed - fresh) | (_unlisted_plates(out_dir, {(pj.game, pj.job) for pj in jobs}) - listed))
     if outdated:
         _remove_outdated_plates(out_dir, outdated, entries, set(planned) if write else set(), report)
     if not write:
@@ -64,11 +65,10 @@ def build_plates(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: P
     return jobs, entries
 
 
-def _unlisted_plates(out_dir: Path, jobs: list[Any]) -> set[str]:
-    """The plates of ``jobs``' print jobs on disk, listed or not."""
+def _unlisted_plates(out_dir: Path, stems: set[tuple[str, str]]) -> set[str]:
+    """The plates of the print jobs ``stems`` (game, job) on disk, listed or not."""
     # Plates of these games' jobs on disk but not listed (a kill between a plate's rename and
     # the manifest's, a lost manifest, another bed count's -plate-i-of-n) are outdated too.
-    stems = {(pj.game, pj.job) for pj in jobs}
     unlisted = set()
     for game, job in stems:
         folder = out_dir / game
@@ -81,20 +81,67 @@ def _unlisted_plates(out_dir: Path, jobs: list[Any]) -> set[str]:
 
 def _remove_outdated_plates(out_dir: Path, outdated: list[str], entries: dict[str, dict[str, Any]],
                             replaced: set[str], report: BuildReport) -> None:
-    """Unlist the ``outdated`` plates, then remove their files, but those about to be ``replaced``."""
+    """Unlist the ``outdated`` plates, then remove their files, those about to be ``replaced`` too:
+    a stop or kill before they are written again leaves none of the outdated ones on disk."""
     for f in outdated:
         entries.pop(f, None)
     write_manifest(out_dir, entries)  # unlisted first: a kill mid-way leaves files unlisted, never the reverse
     for f in outdated:
-        if f in replaced:
-            continue  # replaced by _write_plates, atomically
         try:
             (out_dir / f).unlink()
         except FileNotFoundError:
             continue
         except OSError as ex:
             raise OutputError(f"plate {out_dir / f}: cannot remove ({describe_os_error(ex)})") from None
-        report.removed.append(f)
+        if f not in replaced:
+            report.removed.append(f)
+
+
+def sweep_unlisted_plates(out_dir: Path, plan: list[Job], entries: dict[str, dict[str, Any]]) -> list[str]:
+    """At a build's start: remove the plates of the planned print jobs that are on disk but not
+    listed in the manifest ``entries`` (left by a killed build, or taken out of the manifest
+    with a part they hold), as the unlisted parts are; returns those removed."""
+    stems = {(o.game, o.plate) for j in plan for o in j.outputs if o.plate}
+    removed = []
+    for f in sorted(_unlisted_plates(out_dir, stems) - set(entries)):
+        try:
+            (out_dir / f).unlink()
+        except FileNotFoundError:
+            continue
+        except OSError as ex:
+            raise OutputError(f"plate {out_dir / f}: cannot remove ({describe_os_error(ex)})") from None
+        removed.append(f)
+    return removed
+
+
+_REPORT_ROW = re.compile(r"^\| ([a-z][a-z0-9-]*/[a-z0-9][a-z0-9_-]*\.3mf) \|", re.M)
+_REPORT_NOTE = re.compile(r"^Made by stratstone-cad \S+?\. (.*)$", re.M)
+
+
+def settle_print_report(out_dir: Path) -> None:
+    """``print-report.md`` names the plates the manifest lists, no other: after a build that
+    removed plates (or a killed one), it is written again with the listed ones (their
+    figures as recorded, under the report's note), or removed when none is left."""
+    path = out_dir / REPORT
+    try:
+        if path.is_symlink() or not path.is_file():
+            return
+        text = path.read_text("utf-8")
+    except (OSError, ValueError):
+        return
+    plates = {f: e for f, e in read_manifest(out_dir).items() if f.endswith(".3mf")}
+    if set(_REPORT_ROW.findall(text)) == set(plates):
+        return
+    if not plates:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        return
+    from stratstone_cad.printing.plating import report_markdown  # the plates' code: only here
+
+    note = m[1] if (m := _REPORT_NOTE.search(text)) else ""
+    sliced = note.startswith("Print times and filament are")
+    listed = [e if sliced else {k: v for k, v in e.items() if k != "print"} for e in plates.values()]
+    atomic_write(path, report_markdown(listed, __version__, note).encode())
 
 
 def _write_plates(out_dir: Path, todo: list[Any], entries: dict[str, dict[str, Any]], keys: dict[str, str],

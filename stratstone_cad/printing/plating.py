@@ -158,6 +158,8 @@ def plate_entry(pj: PlateJob, data: bytes, objects: list[dict[str, Any]], key: s
                                            "first_layer_height_mm": pj.profile.first_layer_height_mm},
         "ironing": pj.ironing, "colours": [c for c, _ in pj.colours], "objects": objects,
         "copies": len(pj.plate.placements), "key": key, "sha256": hashlib.sha256(data).hexdigest(),
+        # the parts it holds, with the sha256 they were made from: a plate leaves the manifest with them
+        "inputs": dict(sorted(pj.inputs.items())),
     }
 
 
