@@ -49,6 +49,9 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--plates", action="store_true",
                    help="also write the print plates: one 3MF per print job and bed, the parts arranged on the "
                         "printer's bed with their slicer settings (layer heights, ironing) embedded")
+    b.add_argument("--step", action="store_true",
+                   help="also write a STEP file beside each STL (a B-rep in mm, for FreeCAD, Fusion, Onshape) and each "
+                        "game's set as a coloured assembly, GAME/set.step and GAME/set.glb")
     b.add_argument("--no-slice", action="store_true",
                    help="with --plates: do not slice the plates with PrusaSlicer for the print report's times and "
                         "filament (slicing every plate the first time takes a few minutes)")
@@ -235,7 +238,7 @@ def _cmd_build(a: argparse.Namespace) -> int:
         if file is not None:
             sets[g.MAP_PARAMETERS["board file"]] = str(file)
     report = build(a.games, a.printer, a.out, jobs, a.params, sets, progress=None if a.quiet else sys.stderr,
-                   plates=a.plates, slice_plates=not a.no_slice)
+                   plates=a.plates, slice_plates=not a.no_slice, step=a.step)
     print(printable(report.summary()))  # it names the output folder, as the user typed it
     return 0
 

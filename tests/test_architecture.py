@@ -31,10 +31,12 @@ def test_every_game_folder_is_registered_and_each_once():
             assert (games / folder / needed).is_file(), (folder, needed)
 
 
-def test_the_package_root_holds_only_the_cli_the_errors_and_the_registry():
+def test_the_package_root_holds_only_the_cli_the_errors_the_registry_and_the_model_api():
+    """``stratstone_cad.models`` is the public API CadQuery users import (``models.part``),
+    so it stands at the root, named as they type it."""
     root = Path(stratstone_cad.__file__).parent
     modules = sorted(p.name for p in root.glob("*.py"))
-    assert modules == ["__init__.py", "__main__.py", "cli.py", "errors.py", "registry.py"]
+    assert modules == ["__init__.py", "__main__.py", "cli.py", "errors.py", "models.py", "registry.py"]
 
 
 def test_a_cad_function_the_game_does_not_define_is_refused_at_registration():

@@ -24,9 +24,17 @@ class BuildReport:
     seconds: float = 0.0
 
     def summary(self) -> str:
-        total = len(self.built) + len(self.cached)
+        def cad(files: list[str]) -> list[str]:  # build --step: STEP files and the sets' glTF
+            return [f for f in files if f.endswith((".step", ".glb"))]
+
+        built, cached = [f for f in self.built if f not in cad(self.built)], [f for f in self.cached
+                                                                               if f not in cad(self.cached)]
+        total = len(built) + len(cached)
         plates = len(self.plates_built) + len(self.plates_cached)
-        return (f"{total} assets in {self.out_dir}: {len(self.built)} built, {len(self.cached)} cached"
+        steps = len(cad(self.built)) + len(cad(self.cached))
+        return (f"{total} assets in {self.out_dir}: {len(built)} built, {len(cached)} cached"
+                + (f"; {steps} STEP and glTF files: {len(cad(self.built))} written, {len(cad(self.cached))} cached"
+                   if steps else "")
                 + (f"; {plates} plates: {len(self.plates_built)} written, {len(self.plates_cached)} cached"
                    if plates else "")
                 + (f", {len(self.removed)} stale removed" if self.removed else "")

@@ -37,7 +37,7 @@ def read_manifest(out_dir: Path) -> dict[str, dict[str, Any]]:
             return {}
         data = json.loads(path.read_text("utf-8"))
         if data.get("format") == MANIFEST_FORMAT:
-            listed = [*data["assets"], *data.get("plates", [])]
+            listed = [*data["assets"], *data.get("plates", []), *data.get("cad", [])]
             entries = {a["file"]: a for a in listed if isinstance(a, dict) and _our_file(a.get("file"))}
             for f in broken_plates(entries):  # a plate is only as true as its parts: never vouched for without them
                 del entries[f]
@@ -47,7 +47,7 @@ def read_manifest(out_dir: Path) -> dict[str, dict[str, Any]]:
     return {}
 
 
-_OUR_FILE = re.compile(r"[a-z][a-z0-9-]*/[a-z0-9][a-z0-9_-]*\.(?:stl|3mf)")
+_OUR_FILE = re.compile(r"[a-z][a-z0-9-]*/[a-z0-9][a-z0-9_-]*\.(?:stl|3mf|step|glb)")
 
 
 def _our_file(name: Any) -> bool:
@@ -73,7 +73,8 @@ def broken_plates(entries: dict[str, dict[str, Any]]) -> list[str]:
 
 
 def write_manifest(out_dir: Path, entries: dict[str, dict[str, Any]]) -> list[str]:
-    """The manifest of ``entries``: the parts (STL) under ``assets``, the print plates (3MF) under ``plates``.
+    """The manifest of ``entries``: the parts (STL) under ``assets``, the print plates (3MF) under
+    ``plates``, the CAD files (STEP, glTF: ``build --step``) under ``cad``.
 
     A plate is made of its parts: a plate one of whose parts has left ``entries`` or
     changed there leaves them in this same write (it is taken out of ``entries``), and its
@@ -88,6 +89,9 @@ def write_manifest(out_dir: Path, entries: dict[str, dict[str, Any]]) -> list[st
     plates = [entries[k] for k in sorted(entries) if k.endswith(".3mf")]
     if plates:
         data["plates"] = plates
+    cad = [entries[k] for k in sorted(entries) if k.endswith((".step", ".glb"))]
+    if cad:  # build --step: a STEP file per part, each game's set as STEP and glTF
+        data["cad"] = cad
     atomic_write(out_dir / MANIFEST, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
     for f in dropped:
         with contextlib.suppress(OSError):

@@ -38,6 +38,7 @@ from stratstone_cad.build.progress_bar import ProgressBar
 from stratstone_cad.build.scheduler import despite_stops, drain, run_all, start_fork_server
 from stratstone_cad.build.scratch import build_scratch
 from stratstone_cad.errors import GeometryError, OutputError, UserError
+from stratstone_cad.models import cad_files_job
 from stratstone_cad.printing.jobs import GameAssets, Job, Output
 from stratstone_cad.registry import ParamSet, get_games, load_params
 
@@ -73,6 +74,12 @@ def run_job(job: Job, mesh_params: MeshParams, profiles: dict[str, Profile], out
         raise RuntimeError(f"{job.id}: made {len(shapes)} parts for {len(job.outputs)} outputs")
     entries, files = [], []
     for shape, out in zip(shapes, job.outputs, strict=True):
+        if isinstance(shape, bytes):  # a STEP or glTF file, written whole by the maker (build --step)
+            files.append((Path(out_dir) / out.file, shape))
+            entries.append(described({"file": out.file, "game": out.game, "part": out.part, "colour": out.colour,
+                                      "index": out.index, "of": out.of, "bytes": len(shape),
+                                      "sha256": hashlib.sha256(shape).hexdigest(), "key": key}, out))
+            continue
         if isinstance(shape, Mesh):  # a board: meshed from its stack of 2D regions by the maker
             mesh = shape
         else:
@@ -113,12 +120,16 @@ def usable_cores() -> int:
 
 def build(games: list[str] | None = None, printer_name: str | None = None, out_dir: Path = Path("output"),
           jobs: int = 1, params_file: Path | None = None, sets: dict[str, str] | None = None,
-          progress: TextIO | None = sys.stderr, plates: bool = False, slice_plates: bool = True) -> BuildReport:
+          progress: TextIO | None = sys.stderr, plates: bool = False, slice_plates: bool = True,
+          step: bool = False) -> BuildReport:
     """Build the assets of ``games`` (all when empty) into ``out_dir``; with ``plates``,
     their print plates too (one 3MF per print job and bed: :mod:`stratstone_cad.printing.plating`)
     and ``print-report.md``, with PrusaSlicer's print time and filament of each plate when
     ``slice_plates`` and PrusaSlicer is installed (the figures are kept in the manifest
-    with the plate's sha256, so an unchanged plate is not sliced again).
+    with the plate's sha256, so an unchanged plate is not sliced again). With ``step``, a
+    STEP file beside each STL and each game's set as ``set.step`` and ``set.glb``
+    (:func:`stratstone_cad.models.cad_files_job`); a build without it removes them, as
+    it removes every file its plan no longer makes.
 
     Everything the user gives is checked before anything is written: parameters,
     printer, games, the output folder. Raises UserError subclasses for those. More jobs
@@ -131,12 +142,12 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
     # this build's own, which the next build sweeps if this one is killed.
     with build_scratch():
         return _build(games, printer_name, Path(out_dir), jobs, params_file, sets, progress, plates, slice_plates,
-                      start)
+                      start, step)
 
 
 def _build(games: list[str] | None, printer_name: str | None, out_dir: Path, jobs: int, params_file: Path | None,
            sets: dict[str, str] | None, progress: TextIO | None, plates: bool, slice_plates: bool,
-           start: float) -> BuildReport:
+           start: float, step: bool = False) -> BuildReport:
     if min(jobs, usable_cores()) > 1 and not os.path.exists(Path(out_dir) / MANIFEST):  # False on any OSError
         start_fork_server()  # a first build into this folder will need CadQuery: load it while we plan
     chosen = get_games(games)
@@ -145,6 +156,9 @@ def _build(games: list[str] | None, printer_name: str | None, out_dir: Path, job
     profiles = load_profiles()
     colours = load_colours()  # the plates' display colours: checked before anything is written
     plan: list[Job] = [j for g in chosen for j in g.plan(ps.game(g.name), printer, profiles, ps.mesh)]
+    if step:
+        plan += [cad_files_job(g, ps.game(g.name), printer, profiles, ps.mesh, [j for j in plan if j.outputs[0].game == g.name])
+                 for g in chosen]
     room = max(len(os.fsencode(o.file)) for j in plan for o in j.outputs) + 20  # and its temporary name's .X.tmp
     out_dir = ensure_writable_dir(Path(out_dir), room=room)
     # A FIFO, a device or a link where the manifest or a part goes: refuse before writing anything.
@@ -283,7 +297,7 @@ def _sweep_temporary(out_dir: Path, chosen: list[GameAssets]) -> list[str]:
     by :func:`~stratstone_cad.base.fileio.atomic_write`): only those names, only in the folders
     this build writes, and only while it holds the folder's lock, so no running build's
     file is touched."""
-    names = r"[a-z0-9][a-z0-9_-]*\.(?:stl|3mf)|manifest\.json|print-report\.md"
+    names = r"[a-z0-9][a-z0-9_-]*\.(?:stl|3mf|step|glb)|manifest\.json|print-report\.md"
     return [p.relative_to(out_dir).as_posix()
             for folder in (out_dir, *(out_dir / g.name for g in chosen)) for p in sweep_temporary(folder, names)]
 
@@ -302,7 +316,7 @@ def _remove_stale(out_dir: Path, plan: list[Job], chosen: list[GameAssets], old:
         stale |= {f for f, e in old.items() if e.get("game") == game.name and game.owns(f)}
         folder = out_dir / game.name
         if folder.is_dir() and not folder.is_symlink():
-            stale |= {f"{game.name}/{p.name}" for p in folder.glob("*.stl")
+            stale |= {f"{game.name}/{p.name}" for p in folder.iterdir()
                       if game.owns(f"{game.name}/{p.name}") and p.is_file() and not p.is_symlink()}
     stale = sorted(stale - planned)
     unlisted = [f for f in stale if entries.pop(f, None) is not None]

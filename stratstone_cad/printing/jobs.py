@@ -123,15 +123,31 @@ class CadFunctions:
         raise AttributeError(f"{self.module} declares no CAD function {name!r} (it declares {', '.join(self.names)})")
 
     def check(self) -> None:
-        """Each declared function is defined at the top level of the module's source (read,
-        not imported); raises LookupError naming the first one that is not."""
+        """Each declared function, and the B-rep twin of each (``make_board`` ->
+        ``solid_board``, see :func:`solid_maker`), is defined at the top level of the
+        module's source (read, not imported); raises LookupError naming the first one that
+        is not."""
         spec = importlib.util.find_spec(self.module)
         source = spec.loader.get_source(self.module) if spec and spec.loader else None  # type: ignore[attr-defined]
         if source is None:
             raise LookupError(f"CAD module {self.module}: not found")
         for name in self.names:
-            if not re.search(rf"^def {re.escape(name)}\(", source, re.MULTILINE):
-                raise LookupError(f"CAD module {self.module}: no function {name}() at its top level")
+            for fn in (name, solid_maker(name)):
+                if not re.search(rf"^def {re.escape(fn)}\(", source, re.MULTILINE):
+                    raise LookupError(f"CAD module {self.module}: no function {fn}() at its top level")
+
+
+def solid_maker(maker: str) -> str:
+    """The B-rep twin of a CAD function: ``"module:make_board"`` -> ``"module:solid_board"``.
+
+    Every ``make_*`` function of a game's ``cad.py`` (its parts as meshes, or as CadQuery
+    solids tessellated by the build) has a ``solid_*`` function given the same arguments,
+    which returns the same parts as B-rep solids, one per output (STEP files, the model
+    API); the tests prove each pair makes one solid."""
+    head, sep, name = maker.rpartition(":")
+    if not name.startswith("make_"):
+        raise ValueError(f"{maker}: a CAD function's name begins with make_")
+    return f"{head}{sep}solid_{name[len('make_'):]}"
 
 
 @dataclass(frozen=True)
@@ -164,10 +180,16 @@ class GameAssets:
     #: ``for_setup(params, setup)``: the parameters of the board a logged game was played on
     #: (the terrain game's heightmap from the log's setup); by default the parameters as given.
     for_setup: Callable[[Any, Mapping[str, Any]], Any] | None = None
+    #: ``start_setup(params)``: the setup of a game played on these parameters' board (the
+    #: terrain game's heightmap), for the set laid out at the start (stratstone_cad.models);
+    #: by default none (the engine's own).
+    start_setup: Callable[[Any], Mapping[str, Any]] | None = None
 
     def owns(self, file: str) -> bool:
-        """Whether ``file`` (``game/name.stl``) is a name this game's build writes."""
-        return re.fullmatch(rf"{re.escape(self.name)}/(?:{self.files})\.stl", file) is not None
+        """Whether ``file`` (``game/name.stl``, its STEP file ``game/name.step``, the set's
+        ``game/set.step`` and ``game/set.glb``) is a name this game's build writes."""
+        return re.fullmatch(rf"{re.escape(self.name)}/(?:(?:{self.files})\.(?:stl|step)|set\.(?:step|glb))",
+                            file) is not None
 
 
 def kernel_free(maker: Callable[..., Any]) -> Callable[..., Any]:

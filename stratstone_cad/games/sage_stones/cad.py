@@ -10,6 +10,7 @@ colour's mark engraved in the top. Both are built from 2D regions with manifold3
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from stratstone_cad.base.params import Profile, snap_depth, snap_height
 from stratstone_cad.games.sage_stones.parts import GemShape, SageBoard
@@ -29,6 +30,9 @@ from stratstone_cad.geometry.tiling import TilePlan, tiled
 from stratstone_cad.printing.checks import Mesh
 from stratstone_cad.printing.jobs import kernel_free
 from stratstone_cad.printing.stack import manifold_mesh, prism, stack_mesh
+
+if TYPE_CHECKING:  # CadQuery loads in the functions that use it: building a board never pays for it
+    import cadquery as cq
 
 
 def board_stack(board: SageBoard, well_diameter_mm: float, profile: Profile, tolerance_mm: float) -> list[Slab]:
@@ -98,3 +102,44 @@ def make_board(board: SageBoard, well_diameter_mm: float, profile: Profile, plan
 def make_gem(shape: GemShape, mark: MarkSpec | None, profile: Profile, tolerance_mm: float,
              angular_tolerance_deg: float) -> list[Mesh]:
     return [gem(shape, mark, profile, tolerance_mm, angular_tolerance_deg)]
+
+
+# --------------------------------------------------------------------------- B-rep solids
+# The same parts as CadQuery solids (STEP files, stratstone_cad.models), given what the
+# make_* function of the same name is given: one solid per output.
+
+
+def solid_board(board: SageBoard, well_diameter_mm: float, profile: Profile, plan: TilePlan,
+                tolerance_mm: float) -> list[cq.Shape]:
+    """The board (or its tiles) as B-rep solids, from the very slabs its mesh is made of."""
+    from stratstone_cad.occ.brep import stack_solid  # CadQuery: only where a solid is asked for
+
+    stack = board_stack(board, well_diameter_mm, profile, tolerance_mm)
+    return [stack_solid(t, "sage stones board") for t in tiled(stack, plan, board)]
+
+
+def solid_gem(shape: GemShape, mark: MarkSpec | None, profile: Profile, tolerance_mm: float,
+              angular_tolerance_deg: float) -> list[cq.Shape]:
+    """The gem as a B-rep: the section of :func:`gem_profile` revolved, its dome a true
+    arc of :func:`dome` (the mesh's facets are chords of it, within ``tolerance_mm``), the
+    mark's region (the mesh's polygons) engraved by one cut."""
+    import cadquery as cq
+
+    from stratstone_cad.occ.brep import region_prism
+    from stratstone_cad.occ.common import checked
+
+    height = snap_height(shape.height_mm, profile, minimum_layers=4)
+    a, b, e = shape.diameter_mm / 2, shape.top_diameter_mm / 2, shape.edge_height_mm
+    c, r = dome(shape, height)
+    t0, t1 = math.atan2(e - c, a), math.atan2(height - c, b)
+    mid = (r * math.cos((t0 + t1) / 2), c + r * math.sin((t0 + t1) / 2))
+    # the XZ workplane: local (x, y) is (r, z); revolved about its local y, the z axis
+    section = (cq.Workplane("XZ").moveTo(0.0, 0.0).lineTo(a, 0.0).lineTo(a, e).threePointArc(mid, (b, height))
+               .lineTo(0.0, height).close())
+    body = checked(section.revolve(360.0, (0.0, 0.0, 0.0), (0.0, 1.0, 0.0)).val(), "gem")
+    if mark is not None:
+        depth = snap_depth(mark.depth_mm, profile)
+        region = mark_region(mark_strokes(mark.kind, mark.size_mm, mark.stroke_mm), mark.stroke_mm,
+                             math.ceil(90 / angular_tolerance_deg))
+        body = checked(body.cut(region_prism(region, height - depth, height + 1.0)), "gem")
+    return [body]

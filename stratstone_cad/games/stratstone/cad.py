@@ -179,3 +179,23 @@ def make_board(board: StratstoneBoard, recess_diameter_mm: float, profile: Profi
     """The board, or its tiles as ``plan`` (made by the plan for a printer) cuts it."""
     stack = board_stack(board, recess_diameter_mm, profile, tolerance_mm)
     return [stack_mesh(t, "stratstone board") for t in tiled(stack, plan, board)]
+
+
+# --------------------------------------------------------------------------- B-rep solids
+# The same parts as CadQuery solids (STEP files, stratstone_cad.models): given what the
+# make_* function of the same name is given, they return a solid per output. A stone is
+# a CadQuery solid already (its print mesh is tessellated from it).
+
+
+def solid_stone(shape: PebbleParams, set_index: int, index: int, mark: MarkSpec | None,
+                profile: Profile) -> list[cq.Shape]:
+    return make_stone(shape, set_index, index, mark, profile)
+
+
+def solid_board(board: StratstoneBoard, recess_diameter_mm: float, profile: Profile, plan: TilePlan,
+                tolerance_mm: float) -> list[cq.Shape]:
+    """The board (or its tiles) as B-rep solids, from the very slabs its mesh is made of."""
+    from stratstone_cad.occ.brep import stack_solid  # CadQuery: only where a solid is asked for
+
+    stack = board_stack(board, recess_diameter_mm, profile, tolerance_mm)
+    return [stack_solid(t, "stratstone board") for t in tiled(stack, plan, board)]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from typing import TYPE_CHECKING
 
 import shapely
 from shapely.geometry import box
@@ -27,6 +28,9 @@ from stratstone_cad.geometry.tiling import TilePlan, tiled
 from stratstone_cad.printing.checks import Mesh
 from stratstone_cad.printing.jobs import kernel_free
 from stratstone_cad.printing.stack import face_prism, manifold_mesh, prism, stack_mesh
+
+if TYPE_CHECKING:  # CadQuery loads in the functions that use it: building a board never pays for it
+    import cadquery as cq
 
 
 def board_stack(board: TerrainBoard, heightmap: tuple[tuple[int, ...], ...], profile: Profile,
@@ -96,3 +100,52 @@ def make_board(board: TerrainBoard, heightmap: tuple[tuple[int, ...], ...], prof
 def make_piece(body: PieceBody, mark: PieceMark, profile: Profile, tolerance_mm: float,
                angular_tolerance_deg: float) -> list[Mesh]:
     return [piece(body, mark, profile, tolerance_mm, angular_tolerance_deg)]
+
+
+# --------------------------------------------------------------------------- B-rep solids
+# The same parts as CadQuery solids (STEP files, stratstone_cad.models), given what the
+# make_* function of the same name is given: one solid per output.
+
+
+def solid_board(board: TerrainBoard, heightmap: tuple[tuple[int, ...], ...], profile: Profile, plan: TilePlan,
+                tolerance_mm: float) -> list[cq.Shape]:
+    """The board (or its tiles) as B-rep solids, from the very slabs its mesh is made of."""
+    from stratstone_cad.occ.brep import stack_solid  # CadQuery: only where a solid is asked for
+
+    base, _ = heights(board, profile)
+    stack = board_stack(board, heightmap, profile, tolerance_mm)
+    tiles = tiled(stack, plan, board, joint_top=base, socket_top=base + profile.layer_height_mm)
+    return [stack_solid(t, "terrain board") for t in tiles]
+
+
+def solid_piece(body: PieceBody, mark: PieceMark, profile: Profile, tolerance_mm: float,
+                angular_tolerance_deg: float) -> list[cq.Shape]:
+    """The piece as a B-rep: a true cylinder (the mesh's is a polygon within
+    ``tolerance_mm`` of it, corners on the circle) or the frustum, its mark's region (the
+    mesh's polygons) engraved into each marked face by one cut, as :func:`piece` does."""
+    import cadquery as cq
+
+    from stratstone_cad.occ.brep import pocketed_solid, region_prism
+    from stratstone_cad.occ.common import checked
+
+    height = snap_height(body.height_mm, profile, minimum_layers=4)
+    what = f"{body.kind} ({mark.symbol})"
+    region = mark_region(mark, body.mark_centre(mark), quad_segs=math.ceil(90 / angular_tolerance_deg))
+    if body.round:  # one pocket in a flat top: one boolean cut is quick
+        depth = snap_depth(mark.relief_mm, profile)
+        solid = cq.Solid.makeCylinder(body.base_mm / 2, height)
+        tool = region_prism(region, height - depth, height + 1.0)
+        return [checked(solid.cut(tool), what)]
+    # Four pockets in sloped faces: faces with the pockets' outlines as holes, not four cuts
+    # (see pocketed_solid). Each side a trapezoid in its own (u, v), u x v pointing out.
+    foot, top = body.base_mm / 2, body.top_mm / 2
+    faces: list = [([(-foot, -foot), (foot, -foot), (foot, foot), (-foot, foot)], (0.0, 0.0, 0.0), (1.0, 0.0, 0.0),
+                    (0.0, -1.0, 0.0), None, 0.0),
+                   ([(-top, -top), (top, -top), (top, top), (-top, top)], (0.0, 0.0, height), (1.0, 0.0, 0.0),
+                    (0.0, 1.0, 0.0), None, 0.0)]
+    for origin, u, v in body.faces(height):
+        n_z = u[0] * v[1] - u[1] * v[0]
+        slant = height / v[2]
+        faces.append(([(-foot, 0.0), (foot, 0.0), (top, slant), (-top, slant)], origin, u, v, region,
+                      -mark.relief_mm / n_z))
+    return [pocketed_solid(faces, what)]

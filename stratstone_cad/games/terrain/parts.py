@@ -454,4 +454,5 @@ def table(p: TerrainParams, profiles: Mapping[str, Profile], pieces: Mapping[str
 ASSETS = GameAssets(NAME, "The terrain game: 10 x 10 terrain boards from a heightmap, Runner / Lancer / Guardian",
                     PRESET, {"terrain.board": TerrainBoard, "terrain.piece": TerrainPieces}, combine, plan, CAD,
                     files=rf"board-(?:seed-[0-9]+|map-[0-9a-f]{{8}}){TILES}|(?:runner|lancer|guardian)-{COLOUR}",
-                    table=table, for_setup=for_setup)
+                    table=table, for_setup=for_setup,
+                    start_setup=lambda p: {"heightmap": [list(row) for row in p.heightmap]})

@@ -1,0 +1,329 @@
+"""B-rep solids from the 2D regions the print meshes are made from: one solid per stack.
+
+A board (or a tile of one) is a stack of :class:`~stratstone_cad.geometry.boards.Slab`:
+2D regions between two heights, every face horizontal or vertical. Its print mesh is
+the slabs' prisms united by manifold3d (:func:`stratstone_cad.printing.stack.stack_mesh`);
+its B-rep, here, is the same solid as OpenCascade faces: one planar face per region of
+each horizontal level (the floors of the recesses and of the engraving, the tops) with
+the holes as inner wires, and one planar wall per side of each slab's outline.
+
+Why the faces are assembled by hand, sharing their edges, rather than by booleans:
+fusing the Stratstone board's 11 slab prisms with ``BRepAlgoAPI_Fuse`` took 1.6 s and
+merging the coplanar faces after it 0.7 s more (the Sage Stones board 7.8 + 2.5 s; the
+coplanar faces with hundreds of holes are what OpenCascade's face-face intersection is
+slow at), and sewing the same faces made separately (``BRepBuilderAPI_Sewing``, which
+must find the shared edges and cut T-junctions) took 3.1 s. Here every vertex and every
+edge is made once and shared by the faces that meet there, so no boolean, no sewing
+and no validity check runs (the tests run ``BRepCheck_Analyzer`` on every part).
+
+For faces to share their edges, an edge must not end on the inside of another edge
+(a T-junction): at each level every outline segment is split at every vertex of that
+level lying on it (the vertices of the regions below and above and of the faces
+between them, computed on a 1e-6 mm grid so that the same point is the same number).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import cadquery as cq
+import numpy as np
+import shapely
+from OCP.BRep import BRep_Builder
+from OCP.BRepBuilderAPI import BRepBuilderAPI_MakeEdge, BRepBuilderAPI_MakeVertex
+from OCP.Geom import Geom_Plane
+from OCP.gp import gp_Dir, gp_Pln, gp_Pnt
+from OCP.TopoDS import TopoDS, TopoDS_Edge, TopoDS_Face, TopoDS_Shell, TopoDS_Solid, TopoDS_Vertex, TopoDS_Wire
+
+from stratstone_cad.errors import GeometryError
+
+GRID_MM = 1e-6  # every region's coordinates are snapped to this grid before the faces are made
+_ON = 2.5 * GRID_MM  # a vertex this close to a segment lies on it
+_TOLERANCE = 1e-7  # OpenCascade's tolerance of the faces, as BRepBuilderAPI gives them
+
+
+def _polygons(geom: Any) -> list[Any]:
+    """The non-empty polygons of a region, each oriented: outline counter-clockwise, holes clockwise."""
+    out = []
+    for g in getattr(geom, "geoms", [geom]):
+        if g.is_empty:
+            continue
+        if g.geom_type == "Polygon":
+            out.append(shapely.orient_polygons(g, exterior_cw=False))
+        elif g.geom_type == "MultiPolygon":
+            out += _polygons(g)
+        # lines and points left by an overlay have no area: no face
+    return out
+
+
+def _rings(poly: Any) -> list[np.ndarray]:
+    """The outline then the holes of an oriented polygon, each as an (n, 2) array, not closed."""
+    return [np.asarray(r.coords, dtype=np.float64)[:-1] for r in (poly.exterior, *poly.interiors)]
+
+
+class _Topology:
+    """Vertices and edges made once each, shared by every face that meets there."""
+
+    def __init__(self) -> None:
+        self.vertices: dict[tuple[int, int, int], TopoDS_Vertex] = {}
+        self.edges: dict[tuple[tuple[int, int, int], tuple[int, int, int]], TopoDS_Edge] = {}
+        self.builder = BRep_Builder()
+        #: where a vertex is, when not at its key's grid point: the first point computed for it
+        self.at: dict[tuple[int, int, int], tuple[float, float, float]] = {}
+
+    @staticmethod
+    def key(x: float, y: float, z: float) -> tuple[int, int, int]:
+        return (round(x / GRID_MM), round(y / GRID_MM), round(z / GRID_MM))
+
+    def vertex(self, k: tuple[int, int, int]) -> TopoDS_Vertex:
+        v = self.vertices.get(k)
+        if v is None:
+            p = self.at.get(k) or (k[0] * GRID_MM, k[1] * GRID_MM, k[2] * GRID_MM)
+            v = BRepBuilderAPI_MakeVertex(gp_Pnt(*p)).Vertex()
+            self.vertices[k] = v
+        return v
+
+    def edge(self, a: tuple[int, int, int], b: tuple[int, int, int]) -> TopoDS_Edge:
+        """The edge from ``a`` to ``b``, oriented so (the same edge reversed when it was made from ``b``)."""
+        e = self.edges.get((a, b))
+        if e is not None:
+            return e
+        e = self.edges.get((b, a))
+        if e is not None:
+            return TopoDS.Edge_s(e.Reversed())
+        e = BRepBuilderAPI_MakeEdge(self.vertex(a), self.vertex(b)).Edge()
+        self.edges[(a, b)] = e
+        return e
+
+    def wire(self, loop: Sequence[tuple[int, int, int]]) -> TopoDS_Wire:
+        """A closed wire through the points of ``loop`` in order."""
+        w = TopoDS_Wire()
+        self.builder.MakeWire(w)
+        n = len(loop)
+        for i in range(n):
+            self.builder.Add(w, self.edge(loop[i], loop[(i + 1) % n]))
+        w.Closed(True)
+        return w
+
+    def face(self, plane: gp_Pln, loops: Sequence[Sequence[tuple[int, int, int]]]) -> Any:
+        """A planar face: the first loop its outline (counter-clockwise seen from the plane's
+        normal), the others its holes (clockwise)."""
+        f = TopoDS_Face()
+        self.builder.MakeFace(f, Geom_Plane(plane), _TOLERANCE)
+        for loop in loops:
+            self.builder.Add(f, self.wire(loop))
+        return f
+
+
+class _Level:
+    """The vertices lying in one horizontal plane, to split each segment drawn there."""
+
+    def __init__(self, z: float, points: np.ndarray) -> None:
+        self.z = z
+        self.points = np.unique(np.round(points / GRID_MM).astype(np.int64), axis=0) if len(points) else \
+            np.zeros((0, 2), dtype=np.int64)
+        self.tree = shapely.STRtree(shapely.points(self.points * GRID_MM)) if len(self.points) else None
+        self.kz = round(z / GRID_MM)
+        self.keys = [(x, y) for x, y in self.points.tolist()]
+
+    def splits(self, ring: np.ndarray) -> list[list[tuple[int, int, int]]]:
+        """Each segment of the closed ring as vertex keys at this height: its start, then
+        every vertex of the level lying inside it, in order along it (its end is the next
+        segment's start)."""
+        keys = [(int(x), int(y)) for x, y in np.round(ring / GRID_MM).astype(np.int64)]
+        n = len(keys)
+        out = [[(x, y, self.kz)] for x, y in keys]
+        if self.tree is None:
+            return out
+        a, b = ring, np.concatenate([ring[1:], ring[:1]])
+        seg_i, pt_i = self.tree.query(shapely.linestrings(np.stack([a, b], axis=1)), predicate="dwithin",
+                                      distance=_ON)
+        inner: dict[int, list[tuple[float, int, int]]] = {}
+        d = b - a
+        for s, p in zip(seg_i.tolist(), pt_i.tolist(), strict=True):
+            q = self.keys[p]
+            if q == keys[s] or q == keys[(s + 1) % n]:
+                continue
+            t = ((q[0] * GRID_MM - a[s, 0]) * d[s, 0] + (q[1] * GRID_MM - a[s, 1]) * d[s, 1]) / (
+                d[s, 0] ** 2 + d[s, 1] ** 2)
+            inner.setdefault(s, []).append((float(t), *q))
+        for s, found in inner.items():
+            out[s] += [(x, y, self.kz) for _t, x, y in sorted(found)]
+        return out
+
+    def split(self, ring: np.ndarray) -> list[tuple[int, int, int]]:
+        """The closed ring's points as vertex keys at this height, split as :meth:`splits`."""
+        return _without_repeats([k for seg in self.splits(ring) for k in seg])
+
+
+def _without_repeats(loop: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    out = [p for i, p in enumerate(loop) if p != loop[i - 1]] if len(loop) > 1 else loop
+    return out
+
+
+def _snapped(region: Any) -> Any:
+    return shapely.set_precision(region, GRID_MM)
+
+
+def stack_solid(slabs: Iterable[Any], what: str = "board") -> cq.Solid:
+    """The B-rep solid of a stack of slabs (mm): the same solid as
+    :func:`stratstone_cad.printing.stack.stack_mesh` makes the mesh of.
+
+    Every horizontal face lies at a slab boundary, so at a height the mesh has too.
+    Raises GeometryError when the stack has no material or its faces do not close."""
+    levels: list[tuple[float, float, Any]] = [(float(s.z0), float(s.z1), _snapped(s.region))
+                                              for s in slabs if s.z1 > s.z0 and not s.region.is_empty]
+    if not levels:
+        raise GeometryError(f"{what}: the board has no material")
+    heights = sorted({z for z0, z1, _ in levels for z in (z0, z1)})
+
+    def region_between(lo: float, hi: float) -> Any:
+        for z0, z1, r in levels:
+            if z0 <= lo + 1e-9 and z1 >= hi - 1e-9:
+                return r
+        return shapely.Polygon()
+
+    topo = _Topology()
+    faces = []
+    level_of: dict[float, _Level] = {}
+    flats: list[tuple[float, float, Any]] = []  # (z, normal z, polygon) of each horizontal face
+    for i, z in enumerate(heights):
+        below = region_between(heights[i - 1], z) if i > 0 else shapely.Polygon()
+        above = region_between(z, heights[i + 1]) if i + 1 < len(heights) else shapely.Polygon()
+        up = _polygons(shapely.difference(below, above, grid_size=GRID_MM))
+        down = _polygons(shapely.difference(above, below, grid_size=GRID_MM))
+        flats += [(z, 1.0, p) for p in up] + [(z, -1.0, p) for p in down]
+        pts = [r for g in (below, above) for p in _polygons(g) for r in _rings(p)]
+        pts += [r for p in (*up, *down) for r in _rings(p)]
+        level_of[z] = _Level(z, np.concatenate(pts) if pts else np.zeros((0, 2)))
+    for z, nz, poly in flats:
+        lv = level_of[z]
+        loops = [lv.split(r) for r in _rings(poly)]
+        if nz < 0:  # seen from below, the outline runs the other way round
+            loops = [loop[::-1] for loop in loops]
+        faces.append(topo.face(gp_Pln(gp_Pnt(0.0, 0.0, z), gp_Dir(0.0, 0.0, nz)), loops))
+    for z0, z1, region in levels:
+        bottom, top = level_of[z0], level_of[z1]
+        for poly in _polygons(region):
+            for ring in _rings(poly):
+                faces += _walls(topo, ring, bottom, top)
+    shell = TopoDS_Shell()
+    topo.builder.MakeShell(shell)
+    for f in faces:
+        topo.builder.Add(shell, f)
+    shell.Closed(True)
+    solid = TopoDS_Solid()
+    topo.builder.MakeSolid(solid)
+    topo.builder.Add(solid, shell)
+    # No check here: BRepCheck_Analyzer takes 2-4 x as long as making the solid (8.5 s for
+    # the Sage Stones board); the tests run it on every part.
+    return cq.Solid(solid)
+
+
+def _walls(topo: _Topology, ring: np.ndarray, bottom: _Level, top: _Level) -> list[Any]:
+    """The vertical faces along a ring of a slab's region (material on the ring's left),
+    each one side of the ring from the slab's bottom to its top, its edges split where
+    the levels' vertices lie on them."""
+    out = []
+    lower, upper = bottom.splits(ring), top.splits(ring)
+    n = len(ring)
+    for s in range(n):
+        low = [*lower[s], lower[(s + 1) % n][0]]
+        up = [*upper[s], upper[(s + 1) % n][0]]
+        if low[0][:2] == low[-1][:2]:
+            continue  # shorter than the grid: no wall
+        a = ring[s]
+        dx, dy = ring[(s + 1) % n] - a
+        length = math.hypot(dx, dy)
+        plane = gp_Pln(gp_Pnt(float(a[0]), float(a[1]), bottom.z), gp_Dir(dy / length, -dx / length, 0.0))
+        # seen from outside (the ring's right): along the bottom, up, back along the top, down
+        out.append(topo.face(plane, [_without_repeats([*low, *up[::-1]])]))
+    return out
+
+
+def region_prism(region: Any, z0: float, z1: float, origin: Sequence[float] = (0.0, 0.0, 0.0),
+                 u: Sequence[float] = (1.0, 0.0, 0.0), v: Sequence[float] = (0.0, 1.0, 0.0)) -> cq.Shape:
+    """The B-rep of :func:`stratstone_cad.printing.stack.face_prism` (and of ``prism``
+    with the default frame): ``region`` drawn in a face's coordinates (``u``, ``v`` unit
+    vectors in the face from ``origin``), extruded straight up from ``z0`` to ``z1`` mm
+    above the face, measured along z. One planar face per polygon, holes as inner
+    wires, extruded: the tool of one boolean cut, not one cut per stroke."""
+    o, uu, vv = (np.asarray(a, dtype=np.float64) for a in (origin, u, v))
+
+    def wire(ring: np.ndarray) -> cq.Wire:
+        pts = [o + x * uu + y * vv + (0.0, 0.0, z0) for x, y in ring]
+        return cq.Wire.makePolygon([cq.Vector(*map(float, p)) for p in pts], close=True)
+
+    solids = []
+    for poly in _polygons(shapely.set_precision(region, GRID_MM)):
+        rings = _rings(poly)
+        face = cq.Face.makeFromWires(wire(rings[0]), [wire(r) for r in rings[1:]])
+        solids.append(cq.Solid.extrudeLinear(face, cq.Vector(0.0, 0.0, z1 - z0)))
+    return cq.Compound.makeCompound(solids)
+
+
+def pocketed_solid(faces: Sequence[tuple[Any, Sequence[float], Sequence[float], Sequence[float], Any, float]],
+                   what: str) -> cq.Solid:
+    """A solid of planar faces, some with a pocket: each face ``(outline, origin, u, v,
+    pocket, floor)`` is the polygon ``outline`` drawn in its own coordinates (``u``, ``v``
+    unit vectors from ``origin``; ``u`` x ``v`` points out of the solid); ``pocket``, a
+    region inside it (or None), is sunk into the face down to ``floor`` mm (negative)
+    measured along z, with vertical walls: the B-rep of :func:`stratstone_cad.printing.stack.face_prism`
+    cut from the face. The faces must close (each outline edge shared with one other face).
+
+    Why not a boolean cut: cutting a Lancer's four marks (446 points each) took
+    OpenCascade 11 s (3.5 s for one), where these faces, made with shared edges, take
+    a few milliseconds each."""
+    topo = _Topology()
+    out = []
+    for outline, origin, u, v, pocket, floor in faces:
+        o, uu, vv = (np.asarray(a, dtype=np.float64) for a in (origin, u, v))
+        normal = np.cross(uu, vv)
+        normal /= np.linalg.norm(normal)
+
+        def keys(ring: np.ndarray, w: float, o=o, uu=uu, vv=vv) -> list[tuple[int, int, int]]:
+            # keyed on the grid, placed where first computed: a sloped face's points are
+            # then on its plane to rounding error, not to the grid's 1e-6 mm
+            out = []
+            for p in (o + ring[:, :1] * uu + ring[:, 1:2] * vv + (0.0, 0.0, w)).tolist():
+                k = (round(p[0] / GRID_MM), round(p[1] / GRID_MM), round(p[2] / GRID_MM))
+                topo.at.setdefault(k, tuple(p))
+                out.append(k)
+            return out
+
+        face_plane = gp_Pln(gp_Pnt(*map(float, o)), gp_Dir(*map(float, normal)))
+        shape = shapely.Polygon(outline)
+        if pocket is None:
+            for poly in _polygons(shape):
+                out.append(topo.face(face_plane, [keys(r, 0.0) for r in _rings(poly)]))
+            continue
+        pocket = shapely.set_precision(pocket, GRID_MM)
+        for poly in _polygons(shapely.difference(shape, pocket, grid_size=GRID_MM)):
+            out.append(topo.face(face_plane, [keys(r, 0.0) for r in _rings(poly)]))
+        floor_plane = gp_Pln(gp_Pnt(float(o[0]), float(o[1]), float(o[2] + floor)), gp_Dir(*map(float, normal)))
+        for poly in _polygons(pocket):
+            rings = _rings(poly)
+            out.append(topo.face(floor_plane, [keys(r, floor) for r in rings]))
+            for ring in rings:  # the walls: the pocket (the void) on the ring's left, so seen from there
+                top, low = keys(ring, 0.0), keys(ring, floor)
+                n = len(ring)
+                for s in range(n):
+                    t = (s + 1) % n
+                    if top[s] == top[t]:
+                        continue
+                    d = (o + ring[t, 0] * uu + ring[t, 1] * vv) - (o + ring[s, 0] * uu + ring[s, 1] * vv)
+                    side = np.array([-d[1], d[0], 0.0])  # the horizontal left of d: into the pocket
+                    plane = gp_Pln(gp_Pnt(*map(float, o + ring[s, 0] * uu + ring[s, 1] * vv)),
+                                   gp_Dir(*map(float, side / np.linalg.norm(side))))
+                    out.append(topo.face(plane, [[top[s], top[t], low[t], low[s]]]))
+    shell = TopoDS_Shell()
+    topo.builder.MakeShell(shell)
+    for f in out:
+        topo.builder.Add(shell, f)
+    shell.Closed(True)
+    solid = TopoDS_Solid()
+    topo.builder.MakeSolid(solid)
+    topo.builder.Add(solid, shell)
+    return cq.Solid(solid)
