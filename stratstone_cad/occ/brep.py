@@ -117,6 +117,21 @@ class _Topology:
         return f
 
 
+    def solid(self, faces: Sequence[Any]) -> cq.Solid:
+        """The solid bounded by ``faces``, which share their edges and close. No check here:
+        BRepCheck_Analyzer takes 2-4 x as long as making the solid (8.5 s for the Sage
+        Stones board); the tests run it on every part."""
+        shell = TopoDS_Shell()
+        self.builder.MakeShell(shell)
+        for f in faces:
+            self.builder.Add(shell, f)
+        shell.Closed(True)
+        solid = TopoDS_Solid()
+        self.builder.MakeSolid(solid)
+        self.builder.Add(solid, shell)
+        return cq.Solid(solid)
+
+
 class _Level:
     """The vertices lying in one horizontal plane, to split each segment drawn there."""
 
@@ -209,17 +224,7 @@ def stack_solid(slabs: Iterable[Any], what: str = "board") -> cq.Solid:
         for poly in _polygons(region):
             for ring in _rings(poly):
                 faces += _walls(topo, ring, bottom, top)
-    shell = TopoDS_Shell()
-    topo.builder.MakeShell(shell)
-    for f in faces:
-        topo.builder.Add(shell, f)
-    shell.Closed(True)
-    solid = TopoDS_Solid()
-    topo.builder.MakeSolid(solid)
-    topo.builder.Add(solid, shell)
-    # No check here: BRepCheck_Analyzer takes 2-4 x as long as making the solid (8.5 s for
-    # the Sage Stones board); the tests run it on every part.
-    return cq.Solid(solid)
+    return topo.solid(faces)
 
 
 def _walls(topo: _Topology, ring: np.ndarray, bottom: _Level, top: _Level) -> list[Any]:
@@ -318,12 +323,4 @@ def pocketed_solid(faces: Sequence[tuple[Any, Sequence[float], Sequence[float], 
                     plane = gp_Pln(gp_Pnt(*map(float, o + ring[s, 0] * uu + ring[s, 1] * vv)),
                                    gp_Dir(*map(float, side / np.linalg.norm(side))))
                     out.append(topo.face(plane, [[top[s], top[t], low[t], low[s]]]))
-    shell = TopoDS_Shell()
-    topo.builder.MakeShell(shell)
-    for f in out:
-        topo.builder.Add(shell, f)
-    shell.Closed(True)
-    solid = TopoDS_Solid()
-    topo.builder.MakeSolid(solid)
-    topo.builder.Add(solid, shell)
-    return cq.Solid(solid)
+    return topo.solid(out)

@@ -77,11 +77,8 @@ import cadquery as cq
 from cadquery.occ_impl.assembly import toCAF
 from OCP.APIHeaderSection import APIHeaderSection_MakeHeader
 from OCP.BRepGProp import BRepGProp
-from OCP.BRepMesh import BRepMesh_IncrementalMesh
-from OCP.BRepTools import BRepTools
 from OCP.GProp import GProp_GProps
 from OCP.IFSelect import IFSelect_ReturnStatus
-from OCP.IMeshTools import IMeshTools_Parameters
 from OCP.Interface import Interface_Static
 from OCP.Message import Message, Message_PrinterOStream, Message_ProgressRange
 from OCP.Quantity import Quantity_TOC_sRGB
@@ -123,6 +120,7 @@ from OCP.XCAFPrs import XCAFPrs_DocumentExplorer, XCAFPrs_DocumentExplorerFlags_
 from OCP.XSControl import XSControl_WorkSession
 
 from stratstone_cad.errors import GeometryError, ParameterError, printable
+from stratstone_cad.occ.tessellate import mesh_in_place
 
 TIME_STAMP = "1970-01-01T00:00:00"
 """The time stamp of every STEP header (ISO 8601, as ISO 10303-21 asks)."""
@@ -490,14 +488,7 @@ def _label_name(label: TDF_Label) -> str:
 def _mesh(shape: Any, tolerance_mm: float, angular_tolerance_rad: float) -> None:
     """Triangulate ``shape`` from scratch as :func:`stratstone_cad.occ.tessellate.tessellate`
     does (absolute deflection, every triangle checked against the surface, one thread)."""
-    BRepTools.Clean_s(shape)
-    p = IMeshTools_Parameters()
-    p.Deflection = tolerance_mm
-    p.Angle = angular_tolerance_rad
-    p.Relative = False
-    p.InParallel = False
-    p.ControlSurfaceDeflection = True
-    BRepMesh_IncrementalMesh(shape, p)
+    mesh_in_place(shape, tolerance_mm, angular_tolerance_rad)
 
 
 def assembly_glb(assy: cq.Assembly, tolerance_mm: float = 0.1, angular_tolerance_rad: float = 0.2) -> bytes:

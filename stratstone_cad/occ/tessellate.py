@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import cadquery as cq
 import numpy as np
 from OCP.BRep import BRep_Tool
@@ -12,6 +14,20 @@ from OCP.TopAbs import TopAbs_REVERSED
 from OCP.TopLoc import TopLoc_Location
 
 from stratstone_cad.printing.checks import Mesh, merge_vertices
+
+
+def mesh_in_place(shape: Any, tolerance_mm: float, angular_tolerance_rad: float) -> None:
+    """Triangulate the OpenCascade shape ``shape`` from scratch, as :func:`tessellate` says
+    (absolute deflection, every triangle checked against the surface, one thread); the
+    triangulation stays on its faces (the glTF writer reads it there)."""
+    BRepTools.Clean_s(shape)
+    p = IMeshTools_Parameters()
+    p.Deflection = tolerance_mm
+    p.Angle = angular_tolerance_rad
+    p.Relative = False
+    p.InParallel = False
+    p.ControlSurfaceDeflection = True
+    BRepMesh_IncrementalMesh(shape, p)
 
 
 def tessellate(shape: cq.Shape, tolerance_mm: float, angular_tolerance_rad: float = 0.2) -> Mesh:
@@ -29,14 +45,7 @@ def tessellate(shape: cq.Shape, tolerance_mm: float, angular_tolerance_rad: floa
     vertices the mesh is closed. Returns float64 vertices (mm) and int64 triangles,
     outward wound.
     """
-    BRepTools.Clean_s(shape.wrapped)
-    p = IMeshTools_Parameters()
-    p.Deflection = tolerance_mm
-    p.Angle = angular_tolerance_rad
-    p.Relative = False
-    p.InParallel = False
-    p.ControlSurfaceDeflection = True
-    BRepMesh_IncrementalMesh(shape.wrapped, p)
+    mesh_in_place(shape.wrapped, tolerance_mm, angular_tolerance_rad)
     points: list[tuple[float, float, float]] = []
     triangles: list[tuple[int, int, int]] = []
     for face in shape.Faces():
