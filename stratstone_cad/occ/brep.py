@@ -16,6 +16,12 @@ must find the shared edges and cut T-junctions) took 3.1 s. Here every vertex an
 edge is made once and shared by the faces that meet there, so no boolean, no sewing
 and no validity check runs (the tests run ``BRepCheck_Analyzer`` on every part).
 
+A round pocket (a recess, a well) is a true circle and one cylindrical face, not its
+polygon's 32-44 walls (:func:`_circles`): a CAD user gets the circle as designed, and the
+Sage Stones board has half the faces (3,654, not 7,623), made in 0.7 s instead of 1.2 and
+written to STEP in a third of the time. The print mesh's polygon touches the circle from
+outside, within the mesh tolerance.
+
 For faces to share their edges, an edge must not end on the inside of another edge
 (a T-junction): at each level every outline segment is split at every vertex of that
 level lying on it (the vertices of the regions below and above and of the faces
@@ -32,9 +38,13 @@ import cadquery as cq
 import numpy as np
 import shapely
 from OCP.BRep import BRep_Builder
-from OCP.BRepBuilderAPI import BRepBuilderAPI_MakeEdge, BRepBuilderAPI_MakeVertex
-from OCP.Geom import Geom_Plane
-from OCP.gp import gp_Dir, gp_Pln, gp_Pnt
+from OCP.BRepAdaptor import BRepAdaptor_Curve
+from OCP.BRepBuilderAPI import BRepBuilderAPI_MakeEdge, BRepBuilderAPI_MakeFace, BRepBuilderAPI_MakeVertex
+from OCP.Geom import Geom_CylindricalSurface, Geom_Plane
+from OCP.GeomAbs import GeomAbs_Circle
+from OCP.gp import gp_Ax3, gp_Dir, gp_Pln, gp_Pnt
+from OCP.TopAbs import TopAbs_EDGE, TopAbs_FORWARD
+from OCP.TopExp import TopExp_Explorer
 from OCP.TopoDS import TopoDS, TopoDS_Edge, TopoDS_Face, TopoDS_Shell, TopoDS_Solid, TopoDS_Vertex, TopoDS_Wire
 
 from stratstone_cad.errors import GeometryError
@@ -70,6 +80,8 @@ class _Topology:
         self.vertices: dict[tuple[int, int, int], TopoDS_Vertex] = {}
         self.edges: dict[tuple[tuple[int, int, int], tuple[int, int, int]], TopoDS_Edge] = {}
         self.builder = BRep_Builder()
+        #: the round pockets' circle edges, by (centre x, y, radius, height on the grid)
+        self.circles: dict[tuple[float, float, float, int], TopoDS_Edge] = {}
         #: where a vertex is, when not at its key's grid point: the first point computed for it
         self.at: dict[tuple[int, int, int], tuple[float, float, float]] = {}
 
@@ -97,10 +109,14 @@ class _Topology:
         self.edges[(a, b)] = e
         return e
 
-    def wire(self, loop: Sequence[tuple[int, int, int]]) -> TopoDS_Wire:
-        """A closed wire through the points of ``loop`` in order."""
+    def wire(self, loop: Sequence[tuple[int, int, int]] | TopoDS_Edge) -> TopoDS_Wire:
+        """A closed wire through the points of ``loop`` in order, or of one closed edge (a circle)."""
         w = TopoDS_Wire()
         self.builder.MakeWire(w)
+        if isinstance(loop, TopoDS_Edge):
+            self.builder.Add(w, loop)
+            w.Closed(True)
+            return w
         n = len(loop)
         for i in range(n):
             self.builder.Add(w, self.edge(loop[i], loop[(i + 1) % n]))
@@ -135,7 +151,13 @@ class _Topology:
 class _Level:
     """The vertices lying in one horizontal plane, to split each segment drawn there."""
 
-    def __init__(self, z: float, points: np.ndarray) -> None:
+    def __init__(self, z: float, points: np.ndarray, rings: Sequence[np.ndarray] = ()) -> None:
+        #: each vertex key's rings (their signatures): a vertex two rings share is where they touch
+        self.owners: dict[tuple[int, int], set[frozenset]] = {}
+        for ring in rings:
+            sig = _signature(ring)
+            for k in sig:
+                self.owners.setdefault(k, set()).add(sig)
         self.z = z
         self.points = np.unique(np.round(points / GRID_MM).astype(np.int64), axis=0) if len(points) else \
             np.zeros((0, 2), dtype=np.int64)
@@ -167,6 +189,13 @@ class _Level:
         for s, found in inner.items():
             out[s] += [(x, y, self.kz) for _t, x, y in sorted(found)]
         return out
+
+    def only(self, sig: frozenset, ring: np.ndarray) -> bool:
+        """Whether the ring ``sig`` touches no other ring here: none of its vertices is
+        another's, and no other vertex lies on it."""
+        if any(self.owners.get(k, {sig}) != {sig} for k in sig):
+            return False
+        return all(len(seg) == 1 for seg in self.splits(ring))
 
     def split(self, ring: np.ndarray) -> list[tuple[int, int, int]]:
         """The closed ring's points as vertex keys at this height, split as :meth:`splits`."""
@@ -212,19 +241,121 @@ def stack_solid(slabs: Iterable[Any], what: str = "board") -> cq.Solid:
         flats += [(z, 1.0, p) for p in up] + [(z, -1.0, p) for p in down]
         pts = [r for g in (below, above) for p in _polygons(g) for r in _rings(p)]
         pts += [r for p in (*up, *down) for r in _rings(p)]
-        level_of[z] = _Level(z, np.concatenate(pts) if pts else np.zeros((0, 2)))
+        level_of[z] = _Level(z, np.concatenate(pts) if pts else np.zeros((0, 2)), pts)
+    circles = _circles(flats, levels, level_of)
+    for (cx, cy, r, a, b, hole), _sig in circles.values():
+        faces.append(_cylinder(topo, cx, cy, r, a, b, hole))
     for z, nz, poly in flats:
         lv = level_of[z]
-        loops = [lv.split(r) for r in _rings(poly)]
-        if nz < 0:  # seen from below, the outline runs the other way round
-            loops = [loop[::-1] for loop in loops]
+        loops: list[Any] = []
+        for k, ring in enumerate(_rings(poly)):
+            circle = circles.get(_signature(ring))
+            if circle is None:
+                loop = lv.split(ring)
+                loops.append(loop[::-1] if nz < 0 else loop)  # seen from below, the outline runs the other way round
+            else:
+                edge = topo.circles[(circle[0][0], circle[0][1], circle[0][2], round(z / GRID_MM))]
+                counter_clockwise = (k == 0) != (nz < 0)  # as seen from the face's side
+                loops.append(edge if counter_clockwise else TopoDS.Edge_s(edge.Reversed()))
         faces.append(topo.face(gp_Pln(gp_Pnt(0.0, 0.0, z), gp_Dir(0.0, 0.0, nz)), loops))
     for z0, z1, region in levels:
         bottom, top = level_of[z0], level_of[z1]
         for poly in _polygons(region):
             for ring in _rings(poly):
-                faces += _walls(topo, ring, bottom, top)
+                if _signature(ring) not in circles:
+                    faces += _walls(topo, ring, bottom, top)
     return topo.solid(faces)
+
+
+def _signature(ring: np.ndarray) -> frozenset[tuple[int, int]]:
+    """A ring's vertices on the grid, whatever vertex it starts at and whichever way it runs."""
+    return frozenset(map(tuple, np.round(ring / GRID_MM).astype(np.int64).tolist()))
+
+
+_CIRCLE_MIN_SIDES = 16  # disc() draws at least 16
+
+
+def _circle_of(ring: np.ndarray) -> tuple[float, float, float, int] | None:
+    """(centre x, y, circumradius, sides) of a ring that is a regular polygon of at least
+    16 sides (a round pocket as :func:`stratstone_cad.geometry.boards.disc` draws it), else None."""
+    n = len(ring)
+    if n < _CIRCLE_MIN_SIDES:
+        return None
+    c = ring.mean(axis=0)
+    d = np.hypot(*(ring - c).T)
+    if d.max() - d.min() > 4 * GRID_MM:
+        return None
+    sides = np.hypot(*(ring - np.roll(ring, 1, axis=0)).T)
+    if sides.max() - sides.min() > 8 * GRID_MM:
+        return None
+    return float(c[0]), float(c[1]), float(d.mean()), n
+
+
+def _circles(flats: list[tuple[float, float, Any]], levels: list[tuple[float, float, Any]],
+             level_of: dict[float, _Level]) -> dict[frozenset, tuple[tuple[float, float, float, float, float, bool], Any]]:
+    """The round pockets among the rings, to be made as true circles and one cylinder each:
+    ``{signature: ((centre x, y, radius, bottom, top, is a hole), signature)}``.
+
+    A ring qualifies when it is a regular polygon of 16 sides or more, its walls run from
+    one height ``bottom`` to another ``top`` without a break, the horizontal faces use it
+    there and nowhere else, and at both heights no other ring touches it (no vertex of
+    another ring on it): then its polygon's edges can be one circle's edge shared by the
+    cylinder and each flat face, with no T-junction. Its radius is the polygon's
+    inscribed circle's: a pocket's polygon touches its circle from outside (``disc``), so
+    the circle is the pocket as designed (the mesh's within ``tolerance_mm`` of it)."""
+    walls: dict[frozenset, list[tuple[float, float, bool]]] = {}
+    rings: dict[frozenset, np.ndarray] = {}
+    for z0, z1, region in levels:
+        for poly in _polygons(region):
+            for k, ring in enumerate(_rings(poly)):
+                sig = _signature(ring)
+                walls.setdefault(sig, []).append((z0, z1, k > 0))
+                rings[sig] = ring
+    uses: dict[frozenset, list[float]] = {}
+    for z, _nz, poly in flats:
+        for ring in _rings(poly):
+            uses.setdefault(_signature(ring), []).append(z)
+    out = {}
+    for sig, spans in walls.items():
+        circle = _circle_of(rings[sig])
+        if circle is None or len({hole for _, _, hole in spans}) != 1:
+            continue
+        spans = sorted(spans)
+        if any(spans[i][1] != spans[i + 1][0] for i in range(len(spans) - 1)):
+            continue
+        a, b = spans[0][0], spans[-1][1]
+        if sorted(uses.get(sig, [])) != [a, b]:
+            continue
+        if not all(level_of[z].only(sig, rings[sig]) for z in (a, b)):
+            continue
+        cx, cy, big, n = circle
+        out[sig] = ((cx, cy, big * math.cos(math.pi / n), a, b, spans[0][2]), sig)
+    return out
+
+
+def _cylinder(topo: _Topology, cx: float, cy: float, r: float, a: float, b: float, hole: bool) -> Any:
+    """The wall of a round pocket (``hole``) or column from height ``a`` to ``b``: one
+    cylindrical face, its circles kept in ``topo.circles`` for the flat faces to share."""
+    surface = Geom_CylindricalSurface(gp_Ax3(gp_Pnt(cx, cy, a), gp_Dir(0.0, 0.0, 1.0)), r)
+    face = BRepBuilderAPI_MakeFace(surface, 0.0, 2 * math.pi, 0.0, b - a, _TOLERANCE).Face()
+    ka, kb = round(a / GRID_MM), round(b / GRID_MM)
+    for e in _edges(face):
+        curve = BRepAdaptor_Curve(e)
+        if curve.GetType() == GeomAbs_Circle:
+            z = curve.Value(curve.FirstParameter()).Z()
+            # as its curve runs (counter-clockwise about +z), whatever way the face uses it
+            topo.circles[(cx, cy, r, ka if abs(z - a) < abs(z - b) else kb)] = TopoDS.Edge_s(e.Oriented(TopAbs_FORWARD))
+    # the surface's normal points away from its axis: out of a column, into a pocket's material
+    return TopoDS.Face_s(face.Reversed()) if hole else face
+
+
+def _edges(shape: Any) -> list[TopoDS_Edge]:
+    out = []
+    ex = TopExp_Explorer(shape, TopAbs_EDGE)
+    while ex.More():
+        out.append(TopoDS.Edge_s(ex.Current()))
+        ex.Next()
+    return out
 
 
 def _walls(topo: _Topology, ring: np.ndarray, bottom: _Level, top: _Level) -> list[Any]:
