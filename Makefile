@@ -17,8 +17,10 @@ $(BIN)/stratstone-cad: pyproject.toml
 build: $(BIN)/stratstone-cad
 	$(BIN)/stratstone-cad build --plates --jobs $(JOBS)
 
+# The tests run in one process per core (pytest-xdist), a test file's tests in one of
+# them (--dist loadfile: a file's module fixtures, a build, are made once).
 test: $(BIN)/stratstone-cad
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(JOBS) --dist loadfile
 
 lint: $(BIN)/stratstone-cad
 	$(BIN)/ruff check stratstone_cad tests scripts
