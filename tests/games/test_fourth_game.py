@@ -356,6 +356,14 @@ def token(diameter_mm: float, height_mm: float, profile: Profile, tolerance_mm: 
 def make_token(diameter_mm: float, height_mm: float, profile: Profile, tolerance_mm: float,
                angular_tolerance_deg: float) -> list[Mesh]:
     return [token(diameter_mm, height_mm, profile, tolerance_mm, angular_tolerance_deg)]
+
+
+def solid_token(diameter_mm: float, height_mm: float, profile: Profile, tolerance_mm: float,
+                angular_tolerance_deg: float) -> list:
+    """The token as a B-rep (STEP, stratstone_cad.models): a true cylinder."""
+    import cadquery as cq
+
+    return [cq.Solid.makeCylinder(diameter_mm / 2, snap_height(height_mm, profile, minimum_layers=2))]
 '''
 
 PILE_PARTS_HEAD = '''"""Pile's printable part: the round token, printed once per stone of the pile.
