@@ -69,7 +69,8 @@ def main() -> None:
     print(machine_line(), f"load {loadavg()}")
     for k, v in times.items():
         print(f"{k:32s} median {statistics.median(v):7.2f} s  ({', '.join(f'{x:.2f}' for x in v)})")
-    print(f"{'this / before (no --step)':32s} {statistics.median(times['this build']) / statistics.median(times['before build']):.3f}")
+    ratio = statistics.median(times["this build"]) / statistics.median(times["before build"])
+    print(f"{'this / before (no --step)':32s} {ratio:.3f}")
     for k, v in _api(a.rounds * 2 + 1).items():
         print(f"{k:32s} {v:7.2f} s")
 
