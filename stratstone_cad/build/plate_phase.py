@@ -1,7 +1,11 @@
 """The build's plates phase (``build --plates``): the print plates of the built parts, one
 3MF per print job and bed (:mod:`stratstone_cad.printing.plating`), each listed in the
 manifest the moment it is written, then PrusaSlicer's figures for them and
-``print-report.md``. Without ``--plates``, an outdated plate the manifest lists is removed."""
+``print-report.md``. Without ``--plates``, an outdated plate the manifest lists is removed.
+
+The figures come from slices keyed by what PrusaSlicer sees (:func:`slice_plates_of`):
+plates it sees as the same are sliced once, a slice the manifest has figures for is not
+run again, and as many slicers run at once as the build has workers."""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ import contextlib
 import hashlib
 import re
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
 from stratstone_cad import __version__
 from stratstone_cad.base.codeprint import code_fingerprint
@@ -25,20 +29,35 @@ from stratstone_cad.registry import ParamSet
 REPORT = "print-report.md"
 
 
+class PlatesWritten(NamedTuple):
+    """The plates of a build, their manifest entries, how many processes may slice them, and
+    the figures of the slices the manifest recorded before the plates were written
+    (:func:`~stratstone_cad.printing.plating.known_figures`)."""
+
+    jobs: list[Any]
+    entries: dict[str, dict[str, Any]]
+    workers: int
+    known: dict[str, dict[str, Any]]
+
+
 def build_plates(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: ParamSet, printer: Any,
                  profiles: dict[str, Profile], colours: dict[str, Any], write: bool, workers: int,
-                 report: BuildReport) -> tuple[list[Any], dict[str, dict[str, Any]]] | None:
+                 report: BuildReport) -> PlatesWritten | None:
     """The print plates of the built games: with ``write``, the outdated and missing ones
-    are written (each listed the moment it is), and the plates with the manifest's entries
-    are returned for the report; without, an outdated plate the manifest lists is removed
-    (it would print parts that are no longer these). Plates the plan no longer has go, as
-    stale parts do: unlisted first, then removed."""
+    are written (each listed the moment it is), and what the report needs is returned
+    (:func:`write_print_report`'s arguments that follow ``out_dir``); without, an outdated
+    plate the manifest lists is removed (it would print parts that are no longer these).
+    Plates the plan no longer has go, as stale parts do: unlisted first, then removed."""
     entries = read_manifest(out_dir)
     games = {g.name for g in chosen}
     if not write and not any(f.endswith(".3mf") and e.get("game") in games for f, e in entries.items()):
         return None  # no plate of these games listed to keep true (and nothing of the plates to import)
-    from stratstone_cad.printing.plating import PLATE_MODULES, plan_plates, plate_key  # the plates' code: only here
+    # the plates' code: only here
+    from stratstone_cad.printing.plating import PLATE_MODULES, known_figures, plan_plates, plate_key
 
+    # What the listed plates' figures say of their slices, kept before a plate is written again:
+    # a plate written again in other colours, or with one setting changed, slices only what changed.
+    known = known_figures(entries)
     jobs = plan_plates([o for j in plan for o in j.outputs], entries, printer, profiles, ps.plates, colours)
     code = code_fingerprint(PLATE_MODULES)
     planned = {pj.file: pj for pj in jobs}
@@ -62,7 +81,7 @@ def build_plates(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: P
         else:
             todo.append(pj)
     _write_plates(out_dir, todo, entries, keys, ps, workers, report)
-    return jobs, entries
+    return PlatesWritten(jobs, entries, workers, known)
 
 
 def _unlisted_plates(out_dir: Path, stems: set[tuple[str, str]]) -> set[str]:
@@ -179,12 +198,14 @@ def _write_plates(out_dir: Path, todo: list[Any], entries: dict[str, dict[str, A
                 fut.cancel()
 
 
-def write_print_report(out_dir: Path, jobs: list[Any], entries: dict[str, dict[str, Any]], ps: ParamSet,
-                       printer: Any, slice_plates: bool, progress: TextIO | None, report: BuildReport) -> None:
+def write_print_report(out_dir: Path, jobs: list[Any], entries: dict[str, dict[str, Any]], workers: int,
+                       known: dict[str, dict[str, Any]], ps: ParamSet, printer: Any, slice_plates: bool,
+                       progress: TextIO | None, report: BuildReport) -> None:
     """PrusaSlicer's figures for every plate of ``jobs`` that has none for its present bytes
-    (each plate's figures join the manifest ``entries`` as they come), then ``print-report.md``."""
+    (each plate's figures join the manifest ``entries`` as they come: :func:`slice_plates_of`),
+    then ``print-report.md``."""
     # the plates' code and the slicer's: only with --plates
-    from stratstone_cad.printing.plating import print_figures, report_markdown
+    from stratstone_cad.printing.plating import report_markdown
     from stratstone_cad.printing.slicing import find_prusaslicer, slicer_identity, slicer_version
 
     exe = find_prusaslicer() if slice_plates else None
@@ -193,22 +214,93 @@ def write_print_report(out_dir: Path, jobs: list[Any], entries: dict[str, dict[s
             or entries[pj.file]["print"].get("slicer_id") != identity] if exe else []
     slicer = slicer_version(exe) if todo else next(  # its version only when it has something to slice
         (entries[pj.file]["print"]["slicer"] for pj in jobs), "") if exe else ""
-    bar = ProgressBar(len(todo), progress if todo else None)
-    try:
-        for pj in todo:
-            entry = entries[pj.file]
-            figures = print_figures(pj, entry, out_dir, ps.plates, __version__, exe, slicer, printer)
-            entries[pj.file] = {**entry, "print": {**figures, "slicer_id": identity}}
-            write_manifest(out_dir, entries)
-            report.sliced.append(pj.file)
-            bar.step(f"sliced {pj.file}")
-    finally:
-        bar.close()
+    if exe and todo:
+        slice_plates_of(out_dir, todo, entries, known, ps, printer, exe, identity, slicer, workers, progress, report)
     listed = [e if exe else {k: v for k, v in e.items() if k != "print"} for f, e in entries.items() if f.endswith(".3mf")]
     report.report_file = out_dir / REPORT
     write_target(report.report_file, follow_symlinks=False)
     atomic_write(report.report_file, report_markdown(listed, __version__, _figures_note(exe, slicer, slice_plates,
                                                                                         printer)).encode())
+
+
+def slice_plates_of(out_dir: Path, todo: list[Any], entries: dict[str, dict[str, Any]], known: dict[str, dict[str, Any]],
+                    ps: ParamSet, printer: Any, exe: str, identity: str, slicer: str, workers: int,
+                    progress: TextIO | None, report: BuildReport) -> None:
+    """Slice the plates of ``todo`` for their figures, each slice once. A plate's slices (as
+    set, without ironing, at flat layers) are keyed by what PrusaSlicer sees of them (the
+    plate less its colours and names: :func:`~stratstone_cad.printing.plating.slice_inputs`)
+    and the program (:func:`~stratstone_cad.printing.slicing.slice_key`): the plates it sees
+    as the same share the figures of one slice (of the first one's own bytes), and a slice
+    whose figures the manifest recorded (``known``, by key) is not run again. ``workers``
+    slicers run at once, the largest plates first; each plate's figures, and the keys of its
+    slices, join the manifest as soon as its last slice is done. The progress bar counts slices."""
+    import concurrent.futures as cf  # a pool's module: only where plates are sliced
+
+    from stratstone_cad.printing.plating import (
+        PLATE_MODULES,
+        SLICE_FIGURES,
+        SLICE_KINDS,
+        print_figures,
+        slice_files,
+        slice_inputs,
+    )
+    from stratstone_cad.printing.slicing import Slice, slice_all, slice_key
+
+    figures = {key: dict(f) for key, f in known.items()}  # slice key -> its figures, known or sliced
+
+    def has(kind: str, key: str) -> bool:
+        return all(k in figures.get(key, {}) for k in SLICE_FIGURES[kind])
+
+    code = code_fingerprint(PLATE_MODULES)
+    keys: dict[str, dict[str, str]] = {}  # plate -> its slices' kinds -> keys
+    firsts: dict[str, tuple[Any, str]] = {}  # the key of each slice to run -> the first (plate, kind) of it
+    for pj in todo:
+        keys[pj.file] = {kind: slice_key(seen, printer, identity, slicer)
+                         for kind, seen in slice_inputs(pj, out_dir, ps.plates, code).items()}
+        for kind, key in keys[pj.file].items():
+            if not has(kind, key):
+                firsts.setdefault(key, (pj, kind))
+    to_write: dict[str, tuple[Any, list[str]]] = {}  # plate -> its job, the kinds of its slices to run
+    for pj, kind in firsts.values():
+        to_write.setdefault(pj.file, (pj, []))[1].append(kind)
+    # The files, two plates at a time (lib3mf and numpy run outside the GIL), in threads
+    # that end before any slicer starts: each slicer is started from this thread, to die with it.
+    with cf.ThreadPoolExecutor(max_workers=max(1, min(workers, len(to_write)))) as pool:
+        made = pool.map(lambda job: slice_files(*job, entries[job[0].file]["sha256"], out_dir, ps.plates, __version__),
+                        to_write.values())
+        files = dict(zip(to_write, made, strict=True))
+    runs = [Slice(key, files[pj.file][kind], f"plate {pj.file}" + ("" if kind == "as_set" else f" {SLICE_KINDS[kind]}"))
+            for key, (pj, kind) in firsts.items()]
+    # the largest plates first (by the size of their files: their meshes, mostly), each as set
+    # before its variants: no core left alone with a long slice at the end
+    size = {f: max(len(d) for d in made.values()) for f, made in files.items()}
+    plate_of = {key: pj.file for key, (pj, _) in firsts.items()}
+    runs.sort(key=lambda r: -size[plate_of[r.key]])
+    bar = ProgressBar(len(runs), progress if runs else None)
+
+    def record_ready() -> None:
+        """The figures of each plate whose every slice is known, into the manifest."""
+        for pj in todo:
+            if pj.file in report.sliced or not all(has(kind, key) for kind, key in keys[pj.file].items()):
+                continue
+            entry = entries[pj.file]
+            sliced = {kind: figures[key] for kind, key in keys[pj.file].items()}
+            entries[pj.file] = {**entry, "print": {"slicer": slicer, "plate_sha256": entry["sha256"],
+                                                   **print_figures(sliced), "slicer_id": identity,
+                                                   "slices": keys[pj.file]}}
+            write_manifest(out_dir, entries)
+            report.sliced.append(pj.file)
+
+    def done(s: Slice, stats: Any) -> None:
+        figures[s.key] = stats.as_dict()
+        bar.step(f"sliced {s.what}")
+        record_ready()
+
+    try:
+        record_ready()  # the plates whose every slice the manifest had figures for
+        slice_all(exe, runs, printer, workers, done)
+    finally:
+        bar.close()
 
 
 def _figures_note(exe: str | None, slicer: str, slice_plates: bool, printer: Any) -> str:

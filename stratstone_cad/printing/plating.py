@@ -11,6 +11,13 @@ A plate is made from the STL files the build wrote, read back (a cached part is 
 made again for its plate). Its key is derived as a part's is: the plate's file, its
 parts' sha256, their placements, the settings and the code of the modules that write it
 (with the lib3mf version). An unchanged plate is not written again.
+
+The print report's figures of a plate come from up to three slices (:data:`SLICE_KINDS`):
+the plate as set, without its ironing, at flat layers. Each is keyed by what PrusaSlicer
+sees of it (:func:`slice_inputs`: what the plate is made of, less its colours and names),
+so plates that differ only in those share the figures of one slice, which is of the first
+one's own bytes (:func:`slice_files`). The manifest keeps each plate's keys with its figures
+(``print.slices``), and the report names the plates that share them.
 """
 
 from __future__ import annotations
@@ -29,7 +36,8 @@ from stratstone_cad.errors import BuildError
 from stratstone_cad.printing.jobs import Output
 from stratstone_cad.printing.plates import Part, Plate, arrange, plate_files
 
-__all__ = ["PlateJob", "plan_plates", "plate_bytes", "plate_entry", "plate_key", "print_figures", "report_markdown"]
+__all__ = ["SLICE_FIGURES", "SLICE_KINDS", "PlateJob", "known_figures", "known_slices", "plan_plates", "plate_bytes",
+           "plate_entry", "plate_key", "print_figures", "report_markdown", "slice_files", "slice_inputs"]
 
 #: The modules that shape a plate's bytes, besides this one.
 PLATE_MODULES = ("stratstone_cad.printing.plating", "stratstone_cad.printing.plates", "stratstone_cad.printing.threemf",
@@ -119,13 +127,31 @@ def plate_key(pj: PlateJob, plates: PlateParams, code: str, version: str) -> str
 
 def plate_bytes(pj: PlateJob, out_dir: Path, plates: PlateParams, version: str) -> tuple[bytes, list[dict[str, Any]]]:
     """The 3MF of a plate, and what the manifest says of each object on it."""
+    # start-up speed: lib3mf only where a plate is written
+    from stratstone_cad.printing.threemf import plate_3mf
+
+    objects, described = _plate_objects(pj, out_dir, plates)
+    return plate_3mf(pj.file.removesuffix(".3mf"), objects, _settings(pj, pj.title(), pj.colours), version), described
+
+
+def _settings(pj: PlateJob, title: str, colours: tuple[tuple[str, str], ...], ironing: str | None = None) -> Any:
+    from stratstone_cad.printing.slicer_settings import PlateSettings
+
+    return PlateSettings(title, pj.profile.layer_height_mm, pj.profile.first_layer_height_mm,
+                         pj.ironing if ironing is None else ironing, colours)
+
+
+def _plate_objects(pj: PlateJob, out_dir: Path, plates: PlateParams, neutral: Mapping[str, str] | None = None,
+                   ) -> tuple[list[Any], list[dict[str, Any]]]:
+    """The objects of a plate's 3MF (its parts read from their STL files), and what the
+    manifest says of each. With ``neutral`` (colour name -> neutral name), each part is
+    named by its place on the plate and coloured with the neutral names."""
     # start-up speed: numpy and lib3mf only where a plate is written
     from stratstone_cad.printing.adaptive import adaptive_layers, slicer_profile
-    from stratstone_cad.printing.slicer_settings import PlateSettings
-    from stratstone_cad.printing.threemf import PlateObject, plate_3mf, read_stl_mesh
+    from stratstone_cad.printing.threemf import PlateObject, read_stl_mesh
 
     objects, described = [], []
-    for part in pj.plate.parts():
+    for i, part in enumerate(pj.plate.parts(), 1):
         data = (out_dir / part.file).read_bytes()
         if hashlib.sha256(data).hexdigest() != pj.inputs[part.file]:
             raise BuildError(f"plate {pj.file}: {part.file} changed while the plate was made; build again")
@@ -140,14 +166,14 @@ def plate_bytes(pj: PlateJob, out_dir: Path, plates: PlateParams, version: str) 
         # Each copy its own object: a slicer that reads a third-party 3MF splits the
         # instances of one object into objects, and PrusaSlicer then keeps the settings
         # and the layer profile on the first copy only (seen slicing 10 gems).
+        base = part.name if neutral is None else f"part-{i}"
+        colour = pj.part_colours[part.file]
         for n, offset in enumerate(offsets, 1):
-            name = part.name if len(offsets) == 1 else f"{part.name}-{n:02d}"
-            objects.append(PlateObject(name, mesh, pj.part_colours[part.file], (offset,), profile))
+            name = base if len(offsets) == 1 else f"{base}-{n:02d}"
+            objects.append(PlateObject(name, mesh, colour if neutral is None else neutral[colour], (offset,), profile))
         described.append({"name": part.name, "file": part.file, "copies": len(offsets), "triangles": len(mesh.triangles),
                           "adaptive_layers": layers})
-    settings = PlateSettings(pj.title(), pj.profile.layer_height_mm, pj.profile.first_layer_height_mm, pj.ironing,
-                             pj.colours)
-    return plate_3mf(pj.file.removesuffix(".3mf"), objects, settings, version), described
+    return objects, described
 
 
 def plate_entry(pj: PlateJob, data: bytes, objects: list[dict[str, Any]], key: str) -> dict[str, Any]:
@@ -166,29 +192,118 @@ def plate_entry(pj: PlateJob, data: bytes, objects: list[dict[str, Any]], key: s
 # --------------------------------------------------------------------------- print figures
 
 
-def print_figures(pj: PlateJob, entry: Mapping[str, Any], out_dir: Path, plates: PlateParams, version: str,
-                  exe: str, slicer: str, printer: Printer) -> dict[str, Any]:
-    """PrusaSlicer's figures for a written plate: its print time, filament and layers; for
-    a plate with ironing, what the ironing costs (the plate sliced without it); for a plate
-    of adaptive layers, the same plate at the profile's flat layers. Each variant is the
-    plate's own bytes with that one setting changed."""
-    # start-up speed: the slicer's runner only where the print report slices
-    from stratstone_cad.printing.slicing import slice_plate
-
-    data = (out_dir / pj.file).read_bytes()
-    if hashlib.sha256(data).hexdigest() != entry["sha256"]:
-        raise BuildError(f"plate {pj.file}: changed while it was sliced; build again")
-    main = slice_plate(exe, data, printer, f"plate {pj.file}")
-    figures: dict[str, Any] = {"slicer": slicer, "plate_sha256": entry["sha256"], **main.as_dict()}
+#: The slices of a plate's figures: as it is set, without its ironing (what the ironing
+#: costs), at its profile's flat layers (what its adaptive layers save). Names as the
+#: manifest's ``print.slices`` records them, and as the report says them.
+SLICE_KINDS = {"as_set": "as set", "no_ironing": "without ironing", "flat": "at flat layers"}
+def slice_inputs(pj: PlateJob, out_dir: Path, plates: PlateParams, code: str) -> dict[str, dict[str, Any]]:
+    """What PrusaSlicer sees of each slice of the plate's figures (a kind of
+    :data:`SLICE_KINDS` -> a description whose hash goes into the slice's key), told by what
+    the 3MF it is given is made of rather than by its bytes (writing them takes a second or
+    three a plate, and most plates' variants are never written): each object in the file's
+    order as the sha256 of its part's triangles (its STL file less the header, which names
+    it), where its copies are, which filament prints
+    it (by its place in the plate's palette) and whether it has an adaptive layer profile
+    (with the bounds it is made with); the profile's layer heights, the ironing, the number
+    of filaments, the printer, and the code and libraries that write the file. What the file
+    has besides (the names of the plate, its parts and its filaments, their colours, the
+    UUIDs made from names, this program's version) changes no figure, so plates that
+    differ only in those have the same inputs. A variant is the plate with one setting
+    changed: no ironing, or no layer profiles (as :func:`slice_files` writes it)."""
+    palette = {c: i for i, (c, _) in enumerate(pj.colours)}
+    objects = [{"mesh": _mesh_sha256(pj, part.file, out_dir), "filament": palette[pj.part_colours[part.file]],
+                "copies": [p.offset for p in pj.plate.placements if p.part == part], "adaptive": part.file in pj.adaptive}
+               for part in pj.plate.parts()]
+    common = {"objects": objects, "filaments": len(pj.colours), "printer": pj.printer,
+              "layers_mm": [pj.profile.layer_height_mm, pj.profile.first_layer_height_mm],
+              "bounds": [plates.adaptive_step_mm, plates.adaptive_min_layer_mm, plates.adaptive_max_layer_mm]
+              if pj.adaptive else None, "code": code, "libraries": _library_versions()}
+    inputs = {"as_set": {**common, "ironing": pj.ironing}}
     if pj.ironing != "none":
-        plain = slice_plate(exe, plate_bytes(replace(pj, ironing="none"), out_dir, plates, version)[0], printer,
-                            f"plate {pj.file} without ironing")
-        figures["ironing_time_s"] = main.time_s - plain.time_s
+        inputs["no_ironing"] = {**common, "ironing": "none"}
     if pj.adaptive:
-        flat = slice_plate(exe, plate_bytes(replace(pj, adaptive=frozenset()), out_dir, plates, version)[0], printer,
-                           f"plate {pj.file} at flat layers")
-        figures["flat_time_s"] = flat.time_s
-        figures["flat_layers"] = flat.layers
+        inputs["flat"] = {**common, "ironing": pj.ironing, "bounds": None,
+                          "objects": [{**o, "adaptive": False} for o in objects]}
+    return inputs
+
+
+def _mesh_sha256(pj: PlateJob, file: str, out_dir: Path) -> str:
+    """sha256 of the triangles of the part ``file`` of the plate (its binary STL file after
+    the 80 bytes of its header, which names the part)."""
+    data = (out_dir / file).read_bytes()
+    if hashlib.sha256(data).hexdigest() != pj.inputs[file]:
+        raise BuildError(f"plate {pj.file}: {file} changed while the plate was sliced; build again")
+    return hashlib.sha256(memoryview(data)[80:]).hexdigest()
+
+
+def slice_files(pj: PlateJob, kinds: Sequence[str], sha256: str, out_dir: Path, plates: PlateParams,
+                version: str) -> dict[str, bytes]:
+    """The 3MF PrusaSlicer slices for each slice of ``kinds`` of the plate (written with
+    ``sha256``): the plate's own bytes, or them with one setting changed (no ironing, or the
+    profile's flat layers instead of the adaptive ones), the variants' parts read once."""
+    from stratstone_cad.printing.threemf import plate_3mf  # lib3mf: only where a plate is written
+
+    files = {}
+    if "as_set" in kinds:
+        data = (out_dir / pj.file).read_bytes()
+        if hashlib.sha256(data).hexdigest() != sha256:
+            raise BuildError(f"plate {pj.file}: changed while it was sliced; build again")
+        files["as_set"] = data
+    if variants := [k for k in kinds if k != "as_set"]:
+        objects, _ = _plate_objects(pj, out_dir, plates)
+        name = pj.file.removesuffix(".3mf")
+        for kind in variants:
+            if kind == "no_ironing":
+                files[kind] = plate_3mf(name, objects, _settings(pj, pj.title(), pj.colours, "none"), version)
+            else:  # flat: as the plate of the same parts with no adaptive one writes it
+                files[kind] = plate_3mf(name, [replace(o, layer_profile=()) for o in objects],
+                                        _settings(pj, pj.title(), pj.colours), version)
+    return files
+
+
+#: What a plate's figures take from each of its slices (of PrusaSlicer's figures, as
+#: :meth:`~stratstone_cad.printing.slicing.SliceStats.as_dict` gives them).
+SLICE_FIGURES = {"as_set": ("time_s", "filament_m", "filament_g", "layers", "ironed"), "no_ironing": ("time_s",),
+                 "flat": ("time_s", "layers")}
+
+
+def known_slices(figures: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """What a plate's ``print`` figures say of each of its slices: (slice key, the
+    :data:`SLICE_FIGURES` of its kind), worked back from the figures :func:`print_figures` made."""
+    keys = figures.get("slices") or {}
+    out = []
+    if "as_set" in keys:
+        out.append((keys["as_set"], {k: figures[k] for k in SLICE_FIGURES["as_set"]}))
+    if "no_ironing" in keys:
+        out.append((keys["no_ironing"], {"time_s": figures["time_s"] - figures["ironing_time_s"]}))
+    if "flat" in keys:
+        out.append((keys["flat"], {"time_s": figures["flat_time_s"], "layers": figures["flat_layers"]}))
+    return out
+
+
+def known_figures(entries: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """What the plates of a manifest's ``entries`` say of their slices: slice key -> the
+    figures their ``print`` records of it (:func:`known_slices` of each)."""
+    known: dict[str, dict[str, Any]] = {}
+    for f, e in entries.items():
+        if f.endswith(".3mf") and e.get("print"):
+            for key, figures in known_slices(e["print"]):
+                known.setdefault(key, {}).update(figures)
+    return known
+
+
+def print_figures(sliced: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """A plate's figures from its slices' (kind -> PrusaSlicer's figures): its print time,
+    filament and layers; for a plate with ironing, what the ironing costs (the time it
+    adds to the plate sliced without it); for a plate of adaptive layers, the same plate
+    at the profile's flat layers."""
+    main = sliced["as_set"]
+    figures: dict[str, Any] = {k: main[k] for k in SLICE_FIGURES["as_set"]}
+    if "no_ironing" in sliced:
+        figures["ironing_time_s"] = main["time_s"] - sliced["no_ironing"]["time_s"]
+    if "flat" in sliced:
+        figures["flat_time_s"] = sliced["flat"]["time_s"]
+        figures["flat_layers"] = sliced["flat"]["layers"]
     return figures
 
 
@@ -246,4 +361,29 @@ def report_markdown(entries: Sequence[Mapping[str, Any]], version: str, note: st
         total_s, total_g, total_m = total_s + game_s, total_g + game_g, total_m + game_m
     if total_s:
         lines += [f"All games: {duration(total_s)} of printing, {total_g:.1f} g and {total_m:.2f} m of filament.", ""]
-    return "\n".join(lines)
+    return "\n".join(lines + _shared_lines(entries))
+
+
+def _shared_lines(entries: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The report's closing paragraph: which plates share figures (the keys of their
+    slices, as the manifest records them, are the same), and the figures of which slices."""
+    uses: dict[str, set[tuple[str, str]]] = {}  # slice key -> (plate, kind)
+    for e in entries:
+        for kind, key in ((e.get("print") or {}).get("slices") or {}).items():
+            uses.setdefault(key, set()).add((e["file"], kind))
+    rank = {k: i for i, k in enumerate(SLICE_KINDS)}
+    shared: dict[tuple[str, ...], set[tuple[int, str]]] = {}  # plates sharing slices -> (rank, which)
+    for used in uses.values():
+        files = tuple(sorted({f for f, _ in used}))
+        if len(files) > 1:
+            kinds = sorted(used, key=lambda fk: (rank[fk[1]], fk[0]))
+            what = SLICE_KINDS[kinds[0][1]] if len({k for _, k in kinds}) == 1 else \
+                "; ".join(f"{f} {SLICE_KINDS[k]}" for f, k in kinds)  # one plate's slice is another's variant
+            shared.setdefault(files, set()).add((rank[kinds[0][1]], what))
+    if not shared:
+        return []
+    lines = ["Shared figures: plates that PrusaSlicer sees as the same (the same parts in the same places with the "
+             "same settings, their colours and names aside) are sliced once. These plates share the figures of the "
+             "slices named (as set, without ironing, at flat layers):", ""]
+    lines += [f"- {', '.join(files)}: {', '.join(w for _, w in sorted(what))}" for files, what in sorted(shared.items())]
+    return [*lines, ""]
