@@ -1,0 +1,114 @@
+"""PrusaSlicer slices every kind of print plate we write with the settings it carries (its
+command line, run two at a time): the layers the plate asks for, its ironing, inside the bed.
+
+Skipped when prusa-slicer is not installed, unless STRATSTONE_REQUIRE_SLICER=1 (as in
+CI), which turns the skip into a failure.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from stratstone_cad.base.params import get_printer
+from tests.printing.slicer_cli import need_slicer, slice_each  # noqa: F401 (a fixture)
+
+pytestmark = pytest.mark.slicer
+
+
+def _gcode_layers(text: str) -> list[float]:
+    return sorted({float(z) for z in re.findall(r"^;LAYER_CHANGE\n;Z:([0-9.]+)", text, re.M)})
+
+
+def _extent(text: str) -> tuple[float, float, float, float]:
+    """The smallest and largest X and Y the print head extrudes at."""
+    xs, ys = [], []
+    for m in re.finditer(r"^G1 X([-0-9.]+) Y([-0-9.]+) E[0-9.]", text, re.M):
+        xs.append(float(m[1]))
+        ys.append(float(m[2]))
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _layers_asked(plate: dict, assets: dict, plated: Path) -> set[float]:
+    """The layer tops a plate asks for (each object's, its adaptive profile's or its
+    profile's flat ones), checked to hold every plateau, mark floor and recess floor."""
+    from stratstone_cad.printing.adaptive import adaptive_layers, flat_heights
+    from stratstone_cad.printing.threemf import read_stl_mesh
+    from stratstone_cad.registry import load_params
+
+    bounds = load_params().plates
+    prof = plate["profile"]
+    expected: set[float] = set()
+    for o in plate["objects"]:
+        a = assets[o["file"]]
+        mesh = read_stl_mesh((plated / o["file"]).read_bytes())
+        if o["adaptive_layers"]:
+            lo, hi = bounds.adaptive_min_layer_mm, bounds.adaptive_max_layer_mm
+            tops = adaptive_layers(mesh, prof["first_layer_height_mm"], cusp_mm=bounds.adaptive_step_mm,
+                                   min_mm=lo, max_mm=hi)
+            assert len(tops) == o["adaptive_layers"]
+            heights = np.diff([0.0, *tops])
+            assert heights[1:].min() >= lo - 1e-6 and heights[1:].max() <= hi + 1e-6
+        else:
+            n = round((a["bbox_mm"]["size"][2] - prof["first_layer_height_mm"]) / prof["layer_height_mm"])
+            tops = [prof["first_layer_height_mm"] + i * prof["layer_height_mm"] for i in range(n + 1)]
+        assert tops[-1] == pytest.approx(a["bbox_mm"]["size"][2], abs=1e-4)
+        # every plateau, mark floor and recess floor of the part lands on one of its layers
+        for z in flat_heights(mesh)[1:]:
+            assert min(abs(z - t) for t in tops) < 1e-4, (o["file"], z)
+        expected |= {round(t, 4) for t in tops}
+    return expected
+
+
+def _kind(plate: dict) -> tuple[str, str, int | None]:
+    """A plate's game, its print job less the colour (``stones-red`` -> ``stones``) and its
+    bed's number: plates of one kind are the same parts in other colours, with other marks."""
+    job = plate["plate"]
+    for colour in plate["colours"]:
+        job = job.removesuffix(f"-{colour}")
+    return plate["game"], job, plate["index"]
+
+
+def test_prusaslicer_slices_every_kind_of_plate_with_the_settings_it_carries(plated, tmp_path):
+    """No layer height, first layer or ironing option on the command line: the plate says
+    them. The printer's bed is the user's printer profile; the parts stay where the plate
+    puts them (--dont-arrange), inside the bed. Every plate's layers are worked out; one
+    plate of each kind is sliced (a stones plate, not the three colours': the same settings
+    and layer profiles on other stones; slicing all 17 took three minutes of the tests')."""
+    import json
+
+    manifest = json.loads((plated / "manifest.json").read_text())
+    assets = {a["file"]: a for a in manifest["assets"]}
+    assert len(manifest["plates"]) == 17
+    asked = {plate["file"]: _layers_asked(plate, assets, plated) for plate in manifest["plates"]}
+    kinds = {}
+    for plate in manifest["plates"]:
+        kinds.setdefault(_kind(plate), plate)
+    assert len(kinds) == 9, sorted(kinds)  # a board each, stones, gems, pieces, four terrain tiles
+    runs = []
+    for plate in kinds.values():
+        printer = get_printer(plate["printer"])
+        bed = f"0x0,{printer.bed_x_mm:g}x0,{printer.bed_x_mm:g}x{printer.bed_y_mm:g},0x{printer.bed_y_mm:g}"
+        gcode = tmp_path / (plate["file"].replace("/", "-") + ".gcode")
+        runs.append(("--export-gcode", "--dont-arrange", "--bed-shape", bed, "--output", str(gcode),
+                     str(plated / plate["file"])))
+    for plate, log in zip(kinds.values(), slice_each(runs), strict=True):
+        prof = plate["profile"]
+        printer = get_printer(plate["printer"])
+        assert not re.search(r"warning|error|repair|manifold", log, re.I), (plate["file"], log[-500:])
+        text = (tmp_path / (plate["file"].replace("/", "-") + ".gcode")).read_text()
+        layers = _gcode_layers(text)
+        assert layers[0] == pytest.approx(prof["first_layer_height_mm"]), plate["file"]
+        # the slicer made exactly the layers the plate asks for: no more, no fewer
+        want = np.array(sorted(asked[plate["file"]]))
+        got = np.array(layers)
+        # (two objects' tops a fraction of a micrometre apart may share one layer change)
+        missing = [z for z in want if np.abs(got - z).min() > 2e-4]
+        extra = [z for z in got if np.abs(want - z).min() > 2e-4]
+        assert not missing and not extra, (plate["file"], missing[:5], extra[:5])
+        assert (";TYPE:Ironing" in text) == (plate["ironing"] != "none"), plate["file"]
+        x0, y0, x1, y1 = _extent(text)
+        assert 0 <= x0 and 0 <= y0 and x1 <= printer.bed_x_mm and y1 <= printer.bed_y_mm, (plate["file"], x0, y0, x1, y1)
