@@ -20,25 +20,7 @@ from stratstone_cad.build import pipeline as B
 from stratstone_cad.build import plate_phase
 from stratstone_cad.build.lock import LOCK
 from tests import ROOT
-
-
-def _descendants(pid: int) -> set[int]:
-    """Every process below ``pid`` (children, their children...), from /proc."""
-    children: dict[int, list[int]] = {}
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            try:
-                ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-            children.setdefault(ppid, []).append(int(d.name))
-    out, todo = set(), [pid]
-    while todo:
-        for c in children.get(todo.pop(), []):
-            if c not in out:
-                out.add(c)
-                todo.append(c)
-    return out
+from tests.procs import descendants
 
 
 def _alive(pid: int) -> bool:
@@ -74,7 +56,7 @@ def test_a_killed_build_leaves_nothing_running_and_a_true_manifest(tmp_path, sig
         time.sleep(after)
         if p.poll() is not None:
             pytest.skip("the build finished before it could be killed")
-        family = _descendants(p.pid)
+        family = descendants(p.pid)
         os.kill(p.pid, sig)  # the build only, as `kill PID` does: not its process group
         _, err = p.communicate(timeout=30)  # to the end: the processes left holding stderr wrote theirs
         assert b"Traceback" not in err and b"Warning" not in err, err.decode(errors="replace")[-400:]
@@ -131,7 +113,7 @@ def test_sigterm_stops_the_build_with_one_line(tmp_path, after):
 
 
 def _children(pid: int) -> list[int]:
-    return [q for q in _descendants(pid) if _parent(q) == pid]
+    return [q for q in descendants(pid) if _parent(q) == pid]
 
 
 def _parent(pid: int) -> int:

@@ -26,6 +26,7 @@ from stratstone_cad.build import pipeline as B
 from stratstone_cad.errors import BuildError
 from stratstone_cad.printing.slicing import Slice, find_prusaslicer, slice_all
 from tests import ROOT
+from tests.procs import descendants
 
 pytestmark = pytest.mark.slicer
 
@@ -50,20 +51,6 @@ def _stat(pid: int) -> list[str] | None:
         return None
 
 
-def _descendants(pid: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit() and (st := _stat(int(d.name))) is not None:
-            children.setdefault(int(st[1]), []).append(int(d.name))
-    out, todo = set(), [pid]
-    while todo:
-        for c in children.get(todo.pop(), []):
-            if c not in out:
-                out.add(c)
-                todo.append(c)
-    return out
-
-
 def _slicing(pid: int) -> bool:
     """Whether ``pid`` is a PrusaSlicer at work on a slice (alive, not a zombie)."""
     try:
@@ -85,7 +72,7 @@ class SlicerWatch:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            self.now = {p for p in _descendants(self.root) if _slicing(p)}
+            self.now = {p for p in descendants(self.root) if _slicing(p)}
             self.seen |= self.now
             self.most = max(self.most, len(self.now))
             time.sleep(0.01)
@@ -168,7 +155,7 @@ def test_a_rebuild_slices_only_what_prusaslicer_has_not_seen(sliced, tmp_path):
 
 
 def _children_slicing() -> list[int]:
-    return [p for p in _descendants(os.getpid()) if _slicing(p)]
+    return [p for p in descendants(os.getpid()) if _slicing(p)]
 
 
 def test_a_stop_or_a_failing_slice_kills_the_slicers_still_running(sliced, tmp_path, monkeypatch):
