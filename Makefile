@@ -18,9 +18,11 @@ build: $(BIN)/stratstone-cad
 	$(BIN)/stratstone-cad build --plates --jobs $(JOBS)
 
 # The tests run in one process per core (pytest-xdist), a test file's tests in one of
-# them (--dist loadfile: a file's module fixtures, a build, are made once).
+# them (--dist loadfile: a file's module fixtures, a build, are made once), the files in
+# the order tests/conftest.py collects them, the longest first (--no-loadscope-reorder:
+# xdist would order them by their number of tests, and the long files have few).
 test: $(BIN)/stratstone-cad
-	$(BIN)/python -m pytest -q -n $(JOBS) --dist loadfile
+	$(BIN)/python -m pytest -q -n $(JOBS) --dist loadfile --no-loadscope-reorder
 
 lint: $(BIN)/stratstone-cad
 	$(BIN)/ruff check stratstone_cad tests scripts
