@@ -102,7 +102,8 @@ def test_rebuild_uses_the_cache_and_rebuilds_what_changed(built, tmp_path):
 
 
 def test_tiled_build_replaces_the_board_and_names_the_tiles(tmp_path):
-    sets = {"stratstone.board.cell_pitch_mm": "44"}  # 200 mm board
+    # a 200 mm board; one stone a colour (the stones are not what is tested: 24 took most of the time)
+    sets = {"stratstone.board.cell_pitch_mm": "44", "stratstone.stone.per_colour": "1"}
     B.build(["stratstone"], "prusa-mk4", tmp_path, jobs=1, progress=None, sets=sets)
     assert (tmp_path / "stratstone/board.stl").exists()
     r = B.build(["stratstone"], "prusa-mini", tmp_path, jobs=1, progress=None, sets=sets)
@@ -300,9 +301,11 @@ def test_a_failing_part_in_a_parallel_build_stops_it_and_keeps_the_manifest_true
     assert not list(tmp_path.rglob("*.tmp"))
 
 
-def test_a_damaged_manifest_cannot_make_the_build_delete_other_files(tmp_path):
+def test_a_damaged_manifest_cannot_make_the_build_delete_other_files(built, tmp_path):
+    import shutil
+
     out = tmp_path / "out"
-    B.build(["stratstone"], None, out, jobs=1, progress=None)
+    shutil.copytree(built, out)  # the default set, built
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me")
     data = json.loads((out / "manifest.json").read_text())
@@ -353,7 +356,7 @@ def test_a_game_folder_that_is_a_link_is_refused(tmp_path):
 
 
 def test_stale_tiles_go_even_without_a_manifest_and_stay_listed_after_a_failure(tmp_path, monkeypatch):
-    sets = {"stratstone.board.cell_pitch_mm": "44"}
+    sets = {"stratstone.board.cell_pitch_mm": "44", "stratstone.stone.per_colour": "1"}  # one stone a colour: quicker
     B.build(["stratstone"], "prusa-mini", tmp_path, jobs=1, progress=None, sets=sets)
     tiles = sorted(p.name for p in (tmp_path / "stratstone").glob("board-tile-*"))
     assert len(tiles) == 4
