@@ -273,9 +273,8 @@ def slice_plates_of(out_dir: Path, todo: list[Any], entries: dict[str, dict[str,
             for key, (pj, kind) in firsts.items()]
     # the largest plates first (by the size of their files: their meshes, mostly), each as set
     # before its variants: no core left alone with a long slice at the end
-    size = {f: max(len(d) for d in made.values()) for f, made in files.items()}
-    plate_of = {key: pj.file for key, (pj, _) in firsts.items()}
-    runs.sort(key=lambda r: -size[plate_of[r.key]])
+    size = {f: max(len(d) for d in kinds.values()) for f, kinds in files.items()}
+    runs.sort(key=lambda r: -size[firsts[r.key][0].file])
     bar = ProgressBar(len(runs), progress if runs else None)
 
     def record_ready() -> None:

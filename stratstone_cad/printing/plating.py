@@ -196,15 +196,17 @@ def plate_entry(pj: PlateJob, data: bytes, objects: list[dict[str, Any]], key: s
 #: costs), at its profile's flat layers (what its adaptive layers save). Names as the
 #: manifest's ``print.slices`` records them, and as the report says them.
 SLICE_KINDS = {"as_set": "as set", "no_ironing": "without ironing", "flat": "at flat layers"}
+
+
 def slice_inputs(pj: PlateJob, out_dir: Path, plates: PlateParams, code: str) -> dict[str, dict[str, Any]]:
     """What PrusaSlicer sees of each slice of the plate's figures (a kind of
     :data:`SLICE_KINDS` -> a description whose hash goes into the slice's key), told by what
     the 3MF it is given is made of rather than by its bytes (writing them takes a second or
     three a plate, and most plates' variants are never written): each object in the file's
     order as the sha256 of its part's triangles (its STL file less the header, which names
-    it), where its copies are, which filament prints
-    it (by its place in the plate's palette) and whether it has an adaptive layer profile
-    (with the bounds it is made with); the profile's layer heights, the ironing, the number
+    it), where its copies are, which filament prints it (by its place in the plate's
+    palette) and whether it has an adaptive layer profile (with the bounds it is made
+    with); the profile's layer heights, the ironing, the number
     of filaments, the printer, and the code and libraries that write the file. What the file
     has besides (the names of the plate, its parts and its filaments, their colours, the
     UUIDs made from names, this program's version) changes no figure, so plates that

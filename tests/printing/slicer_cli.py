@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
@@ -23,6 +24,11 @@ def need_slicer():
         if os.environ.get("STRATSTONE_REQUIRE_SLICER") == "1":
             pytest.fail("prusa-slicer is not installed but STRATSTONE_REQUIRE_SLICER=1 (apt-get install prusa-slicer)")
         pytest.skip("prusa-slicer is not installed (apt-get install prusa-slicer)")
+
+
+def bed_shape(printer: Any) -> str:
+    """``--bed-shape`` of ``printer``'s bed: its four corners, mm."""
+    return f"0x0,{printer.bed_x_mm:g}x0,{printer.bed_x_mm:g}x{printer.bed_y_mm:g},0x{printer.bed_y_mm:g}"
 
 
 def slicer(*args: str) -> str:

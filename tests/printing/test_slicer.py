@@ -16,7 +16,7 @@ import trimesh
 
 from stratstone_cad.base.params import get_printer
 from stratstone_cad.build.pipeline import build
-from tests.printing.slicer_cli import need_slicer, slice_each, slicer  # noqa: F401 (a fixture)
+from tests.printing.slicer_cli import bed_shape, need_slicer, slice_each, slicer  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.slicer
 
@@ -58,7 +58,7 @@ def test_prusaslicer_slices_every_file_with_its_profile_and_layers_hit_every_fac
     for (path, a), g in zip(assets, gcode, strict=True):
         prof = a["profile"]
         printer = get_printer(a["printer"])  # a tile's printer, else the default the build fitted the part to
-        bed = f"0x0,{printer.bed_x_mm:g}x0,{printer.bed_x_mm:g}x{printer.bed_y_mm:g},0x{printer.bed_y_mm:g}"
+        bed = bed_shape(printer)
         runs.append(("--export-gcode", "--layer-height", str(prof["layer_height_mm"]), "--bed-shape", bed,
                      "--first-layer-height", str(prof["first_layer_height_mm"]),
                      "--output", str(g), str(path)))

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from stratstone_cad.base.params import get_printer
-from tests.printing.slicer_cli import need_slicer, slice_each  # noqa: F401 (a fixture)
+from tests.printing.slicer_cli import bed_shape, need_slicer, slice_each  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.slicer
 
@@ -91,7 +91,7 @@ def test_prusaslicer_slices_every_kind_of_plate_with_the_settings_it_carries(pla
     runs = []
     for plate in kinds.values():
         printer = get_printer(plate["printer"])
-        bed = f"0x0,{printer.bed_x_mm:g}x0,{printer.bed_x_mm:g}x{printer.bed_y_mm:g},0x{printer.bed_y_mm:g}"
+        bed = bed_shape(printer)
         gcode = tmp_path / (plate["file"].replace("/", "-") + ".gcode")
         runs.append(("--export-gcode", "--dont-arrange", "--bed-shape", bed, "--output", str(gcode),
                      str(plated / plate["file"])))
