@@ -149,6 +149,10 @@ def _parser() -> argparse.ArgumentParser:
                                     "rules engine. Prints the result; exits 2 naming the line, the ply "
                                     "and the broken rule when the log is invalid.")
     ck.add_argument("file", metavar="FILE", type=_file_path)
+    ck.add_argument("--explain", action="store_true",
+                    help="also print every ply in words as it is checked, one line each beginning with its ply number: "
+                         "the terrain game's step costs and attack sums, Sage Stones' dice, column and traps, "
+                         "Stratstone's sowing and winning line")
     return p
 
 
@@ -390,6 +394,10 @@ def _cmd_check_log(a: argparse.Namespace) -> int:
     # start-up speed: each command loads only its own layer: --help and check-log no CAD, no VTK
     from stratstone_cad.log import commands
 
+    if a.explain:
+        for line in commands.explain_log(a.file):
+            print(printable(line), flush=True)  # the reason and the ids are the log's text
+        return 0
     print(printable(commands.check_log(a.file)))  # the result's reason is the log's text
     return 0
 

@@ -54,11 +54,15 @@ __all__ = [
     "SquareError",
     "State",
     "StateBase",
+    "Term",
+    "Trapped",
     "TurnLost",
     "UnknownGameError",
+    "event_words",
     "fast_two_sides_ply",
     "numbered",
     "square_cell",
+    "sum_text",
 ]
 
 
@@ -186,22 +190,60 @@ class Captured:
 
 
 @dataclass(frozen=True, slots=True)
+class Trapped:
+    """``player``'s stone just placed on ``ends[0]`` and its stone on ``ends[1]`` trap the
+    stones on ``squares`` (the run between them, from ``ends[0]`` on), which the
+    ``Captured`` events after it take off. Used by Sage Stones."""
+
+    kind: ClassVar[str] = "trapped"
+    player: str
+    ends: tuple[str, str]
+    squares: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Moved:
-    """A piece of ``player`` moved along ``path`` (squares, start first). Used by the terrain game."""
+    """A piece of ``player`` moved along ``path`` (squares, start first). Used by the terrain game.
+
+    What the move cost, as the rules counted it: ``costs`` holds each step's cost (the
+    terrain game: ``|height difference| + 1``), ``points`` the movement points the piece
+    had for its whole turn; a step that ignores height (a Runner's diagonal step or jump)
+    has no cost and says which it is in ``special`` (``"diagonal step"``, ``"jump"``).
+    """
 
     kind: ClassVar[str] = "moved"
     player: str
     path: tuple[str, ...]
+    costs: tuple[int, ...] = ()
+    points: int = 0
+    special: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One term of an attack's or a defence's strength, as the rules add it up: ``what``
+    (``"Lancer"``, ``"higher ground"``, ``"charge"``, ``"Guardian on d5"``), its ``value``
+    (negative from lower ground) and the ``square`` of the piece it comes from (a helping
+    neighbour's; ``""`` for the others)."""
+
+    what: str
+    value: int
+    square: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class Attacked:
-    """A piece of ``player`` on ``square`` attacked ``target``. Used by the terrain game."""
+    """A piece of ``player`` on ``square`` attacked ``target``. Used by the terrain game.
+
+    ``attack`` and ``defence`` are the two strengths term by term (their sums are what the
+    rules compared: an attack needs at least the defence)."""
 
     kind: ClassVar[str] = "attacked"
     player: str
     square: str
     target: str
+    attack: tuple[Term, ...] = ()
+    defence: tuple[Term, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +262,9 @@ class DiceRolled:
     kind: ClassVar[str] = "dice rolled"
     player: str
     dice: tuple[int, ...]
+    column: int | None = None
+    """The column the roll lets ``player`` place in (Sage Stones: the total, or 6 when that
+    column is full), ``None`` when it allows no placement (the turn is lost, the board resets)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,9 +300,12 @@ class GameOver:
     kind: ClassVar[str] = "game over"
     winner: str | None
     reason: str
+    lines: tuple[tuple[str, ...], ...] = ()
+    """The squares of every line that decided it (Stratstone's lines of four), else ``()``."""
 
 
-Event = Placed | Sown | Captured | Moved | Attacked | Exited | DiceRolled | TurnLost | ExtraTurn | BoardReset | GameOver
+Event = (Placed | Sown | Captured | Trapped | Moved | Attacked | Exited | DiceRolled | TurnLost | ExtraTurn | BoardReset
+         | GameOver)
 
 
 # --------------------------------------------------------------------------- pieces
@@ -478,6 +526,13 @@ class Game(Protocol):
         """Optional derived facts of a ply, as the log may carry them (e.g. ``captured``)."""
         ...
 
+    def explain(self, before: State, after: State, events: Sequence[Event]) -> str:
+        """A ply in words, for a player following the game (``check-log --explain``,
+        ``record``): what the rules counted to allow it, read from its ``events`` (the chance
+        events first), which carry it. ``before`` is the state before the ply (before its
+        roll), ``after`` the state after it. E.g. ``Lancer, 1 + 3 = 4 of 4 (charge)``."""
+        ...
+
     map_fields: tuple[str, ...]
     """The setup fields that give the board's map, for a game played on a map (the terrain
     game: ``("heightmap", "terrain_seed")``), else ``()``. ``play`` puts a map file into the
@@ -590,6 +645,9 @@ class GameBase:
     def fast_ply(self, line: dict[str, Any], ids: frozenset[str]) -> bool:
         return False
 
+    def explain(self, before: Any, after: Any, events: Sequence[Event]) -> str:
+        return "; ".join(w for w in map(event_words, events) if w)
+
     def fast_header(self, players: list[str], setup: dict[str, Any]) -> bool:
         return False
 
@@ -600,6 +658,47 @@ class GameBase:
 
     def parse_square(self, text: str) -> tuple[int, int]:
         raise SquareError(f"{short_repr(text)} is not a square ({self.name} has no board)")  # type: ignore[attr-defined]
+
+
+def event_words(event: Event) -> str:
+    """One event in a few words, the way :meth:`Game.explain` says what a game does not
+    word its own way (``captures the red stone on 5-7``, ``winner red (line of four)``)."""
+    e = event
+    if isinstance(e, Placed):
+        return f"places a {e.stone} stone on {e.square}"
+    if isinstance(e, Sown):
+        return f"sows a {e.stone} stone on {e.square}"
+    if isinstance(e, Captured):
+        return f"captures the {e.owner} {e.stone} on {e.square}" if e.owner != e.stone else \
+            f"captures the {e.stone} on {e.square}"
+    if isinstance(e, Trapped):
+        return f"traps {', '.join(e.squares)} between {e.ends[0]} and {e.ends[1]}"
+    if isinstance(e, Moved):
+        return f"moves {'-'.join(e.path)}"
+    if isinstance(e, Attacked):
+        return f"attacks {e.target} from {e.square}"
+    if isinstance(e, Exited):
+        return f"exits from {e.square}"
+    if isinstance(e, DiceRolled):
+        return "dice " + "-".join(str(d) for d in e.dice)
+    if isinstance(e, TurnLost):
+        return f"loses the turn ({e.reason})"
+    if isinstance(e, ExtraTurn):
+        return f"plays again ({e.reason})"
+    if isinstance(e, BoardReset):
+        return f"the board is reset ({e.reason})"
+    if isinstance(e, GameOver):
+        return Result(e.winner, e.reason).describe()
+    return ""
+
+
+def sum_text(terms: Sequence[Term]) -> str:
+    """``Lancer 2 + charge 1 + Guardian on d5 3 = 6``: a strength's terms and their sum
+    (a negative term subtracts: ``Runner 1 - lower ground 1 = 0``)."""
+    out = f"{terms[0].what} {terms[0].value}"
+    for t in terms[1:]:
+        out += f" {'-' if t.value < 0 else '+'} {t.what} {abs(t.value)}"
+    return f"{out} = {sum(t.value for t in terms)}"
 
 
 def fast_two_sides_ply(sides: tuple[str, ...]) -> Callable[[dict[str, Any], frozenset[str]], bool]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pathlib
 import random
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from stratstone_cad.engine.core import short_repr
@@ -18,7 +18,7 @@ from stratstone_cad.errors import GameError, LogError, UserError, counted
 from stratstone_cad.log import logfile as _log
 from stratstone_cad.registry import get_game
 
-__all__ = ["MAX_PLIES", "SEED_MAX", "GameWarning", "check_log", "header_error", "play", "play_records"]
+__all__ = ["MAX_PLIES", "SEED_MAX", "GameWarning", "check_log", "explain_log", "header_error", "play", "play_records"]
 
 MAX_PLIES = 10_000
 """A played game stops (unfinished, no result line) after this many plies."""
@@ -153,6 +153,18 @@ def header_error(header: Mapping[str, Any]) -> str | None:
     except ValueError as e:  # not JSON at all (LogError is one too)
         return str(e).removeprefix("line 1: ")
     return None
+
+
+def explain_log(path: pathlib.Path) -> Iterator[str]:
+    """``check-log --explain``: the log checked as :func:`check_log` checks it, one line per
+    ply in words as it goes (:func:`~stratstone_cad.log.logfile.ply_line`), then the same
+    summary. A fault stops it with the same :class:`~stratstone_cad.errors.LogError` after
+    the lines of the plies before it."""
+    with _log.replay(path) as r:
+        game = r.game
+        for st in r:
+            yield _log.ply_line(game, st.ply, st.player, st.move, st.before, st.after, st.events)
+        yield _log.report(r).summary()
 
 
 def check_log(path: pathlib.Path) -> str:

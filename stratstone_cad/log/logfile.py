@@ -738,8 +738,20 @@ def validate(path: str | os.PathLike[str]) -> LogReport:
     """
     with replay(path) as r:
         r.run()
-        result = r.state.result() or r.logged_result  # the engine's, or one agreed at the table
-        return LogReport(r.game.name, r.state.ply, result, r.logged_result is not None, r.header)
+        return report(r)
+
+
+def report(r: Replay) -> LogReport:
+    """What a replay run to its end found."""
+    result = r.state.result() or r.logged_result  # the engine's, or one agreed at the table
+    return LogReport(r.game.name, r.state.ply, result, r.logged_result is not None, r.header)
+
+
+def ply_line(game: Game, ply: int, player: str, move: str, before: State, after: State, events: Sequence[Event]) -> str:
+    """A ply in words: ``12 red d4-f5: Lancer, 1 + 3 = 4 of 4``, its number, player and
+    move, then what the game's :meth:`~stratstone_cad.engine.core.Game.explain` says of it."""
+    words = game.explain(before, after, events)
+    return f"{ply} {player} {move}: {words}" if words else f"{ply} {player} {move}"
 
 
 # --------------------------------------------------------------------------- writing

@@ -82,6 +82,8 @@ class _Session:
     """Dice entered for the ply being entered (not in the log until its move is)."""
     rolled: State | None = field(default=None, repr=False)
     """The position after those dice."""
+    roll_events: list[Any] = field(default_factory=list, repr=False)
+    """The events of those dice (the ply's explanation starts with them)."""
     saved: int = -1
     """The plies the log on disk holds (all of ``records`` but what a failed write kept out)."""
 
@@ -164,7 +166,7 @@ class _Session:
     def enter_dice(self, dice: tuple[int, ...], move: str | None) -> str | None:
         state = self.states[-1]
         try:
-            rolled, _ = state.apply_chance(dice)
+            rolled, self.roll_events = state.apply_chance(dice)
         except GameError as e:
             self.say(f"refused: {e}")
             return None
@@ -185,11 +187,13 @@ class _Session:
         state = self.state
         try:
             move = state.parse_move(text)
-            after, _ = state.apply(move)
+            after, events = state.apply(move)
         except GameError as e:
             self.say(f"refused: {e}")
             return None
-        self.say(f"ply {after.ply}: {state.to_move()} {move}")
+        events = [*self.roll_events, *events] if self.dice is not None else events
+        # the ply in words, as check-log --explain writes it
+        self.say(_log.ply_line(self.game, after.ply, str(state.to_move()), str(move), self.states[-1], after, events))
         return self.accept(move, after)
 
     def accept(self, move: Any, after: State) -> str | None:

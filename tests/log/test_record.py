@@ -115,7 +115,7 @@ def test_an_illegal_or_mistyped_move_is_refused_with_its_reason_then_a_legal_one
     assert "refused: ply 1: a1 NNS steps straight back" in said
     assert any(s.startswith("refused: ply 1: b2 NN ") for s in said)
     assert any(s.startswith("refused: ply 1: 'z9 N' does not parse") for s in said)
-    assert "ply 1: yellow a1 NNE" in said
+    assert "1 yellow a1 NNE: picks up 3 (tan, tan, yellow), sows a2 tan, a3 tan, b3 yellow" in said  # the ply in words
     assert [x.get("move") for x in lines(out)[1:]] == ["a1 NNE"]
 
 
@@ -127,6 +127,8 @@ def test_sage_stones_dice_say_the_column_and_record_a_lost_turn_by_themselves(tm
     said = r.stdout.splitlines()
     assert "dice 2-3-3: place in column 8" in said
     assert "refused: ply 1: 7-4 is not in column 8 (dice 2-3-3)" in said
+    assert "1 red 8-4: dice 2-3-3 = 8: column 8" in said  # the ply in words, as check-log --explain
+    assert "3 red 9-1: dice 3-3-3 = 9: column 9; plays again (rolled a triple)" in said
     assert "dice 1-2-3: the turn is lost (rolled 1-2-3), recorded as -" in said
     assert "refused: ply 4: dice [4, 1, 1] are not three dice of 1-3" in said
     assert [(x["player"], x["dice"], x["move"]) for x in lines(out)[1:]] == [
@@ -561,7 +563,7 @@ def test_an_answer_over_the_line_limit_is_ignored_whole_and_one_at_it_is_read(tm
         assert r.returncode == 0, r.stderr
         said = r.stdout.splitlines()
         ignored = said.index(f"yellow to move> ... (a line over {MAX_INPUT} characters, ignored)")
-        assert said[ignored + 1:ignored + 3] == ["yellow to move> a1 NNE", "ply 1: yellow a1 NNE"]  # asked again
+        assert said[ignored + 1:ignored + 3] == ["yellow to move> a1 NNE", "1 yellow a1 NNE: picks up 3 (tan, tan, yellow), sows a2 tan, a3 tan, b3 yellow"]  # asked again
         assert any(s.startswith("refused: ply 2: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... does not parse") for s in said)
         assert "unfinished after 1 ply" in said[-1]
 
@@ -635,7 +637,7 @@ def test_on_a_terminal_the_prompt_is_inputs_and_the_answers_are_not_echoed(tmp_p
                       interactive=True, on_warning=said.append)
     assert prompts == ["yellow to move> ", "red to move> ", "yellow to move> "]
     assert "unfinished after 2 plies (end of input;" in line
-    assert "ply 2: red d1 NNW" in said and not [s for s in said if "to move>" in s]  # the terminal shows the typing
+    assert "2 red d1 NNW: picks up 3 (tan, tan, red), sows d2 tan, d3 tan, c3 red" in said and not [s for s in said if "to move>" in s]  # the terminal shows the typing
     answers[:] = ["d4 SSS"]
     line = rec.resume(out, None, roll=False, stdin=None, say=said.append, interactive=True)
     assert prompts[3:] == ["yellow to move> ", "red to move> "] and "unfinished after 3 plies" in line

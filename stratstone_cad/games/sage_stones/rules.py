@@ -35,6 +35,7 @@ from stratstone_cad.engine.core import (
     RuleViolation,
     SetupError,
     StateBase,
+    Trapped,
     TurnLost,
     numbered,
     short_repr,
@@ -54,6 +55,7 @@ __all__ = [
     "SageStonesState",
     "capture_squares",
     "parse_square",
+    "trap_runs",
 ]
 
 RULES = "sage-stones/1"
@@ -179,6 +181,27 @@ def capture_squares(board: Sequence[int], sq: int, colour: int) -> list[int]:
                 break
             k += 1
     return list(dict.fromkeys(removed)) if len(removed) > 1 else removed
+
+
+def trap_runs(board: Sequence[int], sq: int, colour: int) -> list[tuple[int, tuple[int, ...]]]:
+    """The runs a stone of ``colour`` placed on ``sq`` traps, each with the stone of its
+    colour at the far end: ``(far end, squares of the run from sq's side)``, in the order
+    of the directions. ``apply`` removes these (a square on two runs once) and names them
+    in its ``Trapped`` events; :func:`capture_squares` is the same walk without the ends,
+    for the players' search (a test holds the two equal)."""
+    runs: list[tuple[int, tuple[int, ...]]] = []
+    for ray in RAYS[sq]:
+        k = 0
+        for q in ray:
+            v = board[q]
+            if v == colour:
+                if k:
+                    runs.append((q, tuple(ray[:k])))
+                break
+            if not v:
+                break
+            k += 1
+    return runs
 
 
 @dataclass(slots=True, unsafe_hash=True, repr=False)
@@ -331,7 +354,7 @@ class SageStonesState(StateBase):
         # keyword call of the ten fields costs 0.25 us more, 6 % of a ply (issue 10's bench).
         state = SageStonesState(self.board, self.on_board, self.seat, self.ply, dice, target, self.colours, self.owners,
                                 self.first, None)
-        return state, [DiceRolled(self.owners[self.seat], dice)]
+        return state, [DiceRolled(self.owners[self.seat], dice, target + FIRST_COLUMN if target >= 0 else None)]
 
     def describe_roll(self) -> str:
         """What the pending roll asks for, in words: ``place in column 8``, ``place in
@@ -443,9 +466,9 @@ class SageStonesState(StateBase):
         # is on no ray of its own), then removed: removing one run first could cut another
         # run that shares a square with it (from rows 1 and 9 the N, NE and NW rays meet 7
         # steps away across the wrap). A shared square is removed once.
-        removed = capture_squares(board, sq, colour)
-        if removed:
-            self._trap(b, on, removed, player, events)
+        runs = trap_runs(board, sq, colour)
+        if runs:
+            self._trap(b, on, sq, runs, player, events)
         result = None
         next_seat = seat
         if on[seat] == STONES:
@@ -459,15 +482,19 @@ class SageStonesState(StateBase):
                                 result)  # positional: see roll
         return state, events
 
-    def _trap(self, b: list[int], on: list[int], removed: list[int], player: str, events: list[Event]) -> None:
-        """Take the trapped stones off ``b`` (each square once), back to their owners."""
+    def _trap(self, b: list[int], on: list[int], sq: int, runs: list[tuple[int, tuple[int, ...]]], player: str,
+              events: list[Event]) -> None:
+        """Take the trapped stones off ``b`` (each square once), back to their owners: each
+        run named (``Trapped``), then its stones not taken already (``Captured``)."""
         colours, owners = self.colours, self.owners
-        for r in removed:
-            v2 = b[r]
-            if v2:
-                b[r] = 0
-                on[v2 - 1] -= 1
-                events.append(Captured(SQUARES[r], colours[v2 - 1], owners[v2 - 1], player))
+        for end, run in runs:
+            events.append(Trapped(player, (SQUARES[sq], SQUARES[end]), tuple(SQUARES[r] for r in run)))
+            for r in run:
+                v2 = b[r]
+                if v2:
+                    b[r] = 0
+                    on[v2 - 1] -= 1
+                    events.append(Captured(SQUARES[r], colours[v2 - 1], owners[v2 - 1], player))
 
     def _forced_pass(self, move: SageMove, ply: int, dice: tuple[int, int, int]) -> tuple[SageStonesState, list[Event]]:
         """The roll allows no placement: 1-2-3 loses the turn; a full column and a full
@@ -591,6 +618,34 @@ class SageStones(GameBase):
         """``captured`` (squares emptied by traps, sorted) and ``on_board`` (stones per colour)."""
         captured = sorted(e.square for e in events if isinstance(e, Captured))
         return {"captured": captured, "on_board": after.stones_on_board()}
+
+    def explain(self, before: Any, after: Any, events: Sequence[Event]) -> str:
+        """``dice 2-3-3 = 8, column 8 is full: column 6; traps red 5-7, blue 6-7 between 4-7
+        and 7-7``: the column the dice allow and why, each trap with its two ends and the
+        stones between (their colours), a triple's extra turn, the end."""
+        parts = []
+        taken = {e.square: e.stone for e in events if isinstance(e, Captured)}
+        for e in events:
+            if isinstance(e, DiceRolled):
+                total = sum(e.dice)
+                text = f"dice {_dice_text(e.dice)}"
+                if e.column == total:
+                    text += f" = {total}: column {total}"
+                elif e.column is not None:
+                    text += f" = {total}, column {total} is full: column {e.column}"
+                parts.append(text)
+            elif isinstance(e, Trapped):
+                stones = ", ".join(f"{taken.get(q, '?')} {q}" for q in e.squares)
+                parts.append(f"traps {stones} between {e.ends[0]} and {e.ends[1]}")
+            elif isinstance(e, TurnLost):  # after the dice that lost it
+                parts[-1] += f": the turn is lost ({e.reason})"
+            elif isinstance(e, BoardReset):
+                parts[-1] += f": the board is reset ({e.reason})"
+            elif isinstance(e, ExtraTurn):
+                parts.append(f"plays again ({e.reason})")
+            elif isinstance(e, GameOver):
+                parts.append(Result(e.winner, e.reason).describe())
+        return "; ".join(parts)
 
     def default_players(self, setup: Mapping[str, Any] | None) -> int:
         """Four colours; two players in the two-player variant."""

@@ -399,7 +399,7 @@ class StratstoneState(NoChance):
         new_stacks = tuple(stacks)
         result = _judge(new_stacks, c, hand)
         if result is not None:
-            events.append(GameOver(result.winner, result.reason))
+            events.append(GameOver(result.winner, result.reason, _lines_of(new_stacks, result)))
         return StratstoneState(stacks=new_stacks, turn=3 - c, hand=hand, ply=ply, first=self.first, _result=result), events
 
     # -- misc --------------------------------------------------------------------------
@@ -449,6 +449,16 @@ def _judge(stacks: tuple[tuple[int, ...], ...], mover: int, hand: tuple[int, int
     if hand[1] == 0 and hand[2] == 0:
         return Result(None, REASON_ALL_PLACED)
     return None
+
+
+def _lines_of(stacks: tuple[tuple[int, ...], ...], result: Result) -> tuple[tuple[str, ...], ...]:
+    """The squares of the lines of four that gave ``result`` its winner (``_judge`` found
+    them; walked again only for the game's last ply, to name them); ``()`` for a draw."""
+    if result.winner is None:
+        return ()
+    tops = _tops(stacks)
+    won = _COLOUR_CODE[result.winner]
+    return tuple(tuple(SQUARES[q] for q in line) for line in LINES if all(stacks[q] and tops[q] == won for q in line))
 
 
 def _paths(origin: int, n: int) -> Iterator[StratstoneMove]:
@@ -610,6 +620,20 @@ class Stratstone(GameBase):
     def derived(self, before: Any, after: Any, events: Sequence[Event]) -> dict[str, Any]:
         """``in_hand``: stones each player still holds after the ply."""
         return {"in_hand": {"yellow": after.hand[YELLOW], "red": after.hand[RED]}}
+
+    def explain(self, before: Any, after: Any, events: Sequence[Event]) -> str:
+        """``picks up 3 (tan, tan, yellow), sows b3 tan, b4 tan, c4 yellow; line a4 b4 c4
+        d4: winner yellow (line of four)``: the stack lifted (bottom first, the stone just
+        placed last) and where each stone fell, then the winning line(s)."""
+        sown = [e for e in events if isinstance(e, Sown)]
+        parts = [f"picks up {len(sown)} ({', '.join(e.stone for e in sown)}), sows "
+                 + ", ".join(f"{e.square} {e.stone}" for e in sown)]
+        for e in events:
+            if isinstance(e, GameOver):
+                lines = " and ".join(" ".join(line) for line in e.lines)
+                parts.append(f"{'line' if len(e.lines) == 1 else 'lines'} {lines}: " * bool(e.lines)
+                             + Result(e.winner, e.reason).describe())
+        return "; ".join(parts)
 
     fast_ply = staticmethod(fast_two_sides_ply(PLAYERS))
     squares = SQUARES

@@ -26,6 +26,7 @@ import random
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from stratstone_cad.engine.core import (
@@ -43,10 +44,12 @@ from stratstone_cad.engine.core import (
     Result,
     RuleViolation,
     SetupError,
+    Term,
     TurnLost,
     fast_two_sides_ply,
     short_repr,
     square_cell,
+    sum_text,
 )
 from stratstone_cad.games.terrain.facts import FILES, KINDS, MAP_FIELDS, NAME, PLAYERS, STRENGTH, TITLES
 from stratstone_cad.games.terrain.terrain_map import (
@@ -74,6 +77,7 @@ __all__ = [
     "TerrainMove",
     "TerrainState",
     "attack_strengths",
+    "attack_terms",
     "parse_square",
 ]
 
@@ -374,26 +378,53 @@ def attack_strengths(board: bytes, s: int, t: int, sign: int, cost: int) -> tupl
     return att, dfn
 
 
-def _strength_text(board: bytes, s: int, t: int, sign: int, cost: int) -> str:
-    """``2 (Runner 1, +1 from higher ground) against 3 (Guardian 3)`` for a message."""
+def attack_terms(board: bytes, s: int, t: int, sign: int, cost: int) -> tuple[tuple[Term, ...], tuple[Term, ...]]:
+    """The two strengths of :func:`attack_strengths`, term by term, as a player adds them up:
+    the attacker's (its strength, the height, the Lancer's charge, each other friendly
+    piece next to ``t``) and the defender's (its strength, each of its friends next to
+    ``t``). An attack is legal when the first sums to at least the second; ``apply``
+    decides by these sums and its ``Attacked`` event carries them, so what a replay shows
+    is what the rules compared. Legal-move generation adds up the same numbers without
+    naming them (:func:`attack_strengths`, a test holds the two equal)."""
     code = board[s]
     side, kind = _SIDE[code], _KIND[code]
-    att, dfn = attack_strengths(board, s, t, sign, cost)
-    a = [f"{TITLES[kind]} {STRENGTH[kind]}"]
+    att = [Term(TITLES[kind], STRENGTH[kind])]
     if sign:
-        a.append("+1 from higher ground" if sign > 0 else "-1 from lower ground")
+        att.append(Term("higher ground" if sign > 0 else "lower ground", sign))
     if kind == LANCER and cost == CHARGE_COST:
-        a.append("+1 charge")
-    help_att = [q for q in NEIGHBOURS[t] if q != s and board[q] and _SIDE[board[q]] == side]
-    if help_att:
-        n = len(help_att)
-        bonus = sum(STRENGTH[_KIND[board[q]]] for q in help_att)
-        a.append(f"+{bonus} from {n} friend{'s' if n > 1 else ''} next to {SQUARES[t]}")
-    d = [f"{TITLES[_KIND[board[t]]]} {STRENGTH[_KIND[board[t]]]}"]
-    help_def = [q for q in NEIGHBOURS[t] if board[q] and _SIDE[board[q]] != side]
-    if help_def:
-        d.append(f"+{len(help_def)} for {len(help_def)} neighbour{'s' if len(help_def) > 1 else ''}")
-    return f"{att} ({', '.join(a)}) against {dfn} ({', '.join(d)})"
+        att.append(Term("charge", 1))
+    target = _KIND[board[t]]
+    dfn = [Term(TITLES[target], STRENGTH[target])]
+    for q in NEIGHBOURS[t]:
+        v = board[q]
+        if v and q != s:
+            if _SIDE[v] == side:
+                att.append(Term(f"{TITLES[_KIND[v]]} on {SQUARES[q]}", STRENGTH[_KIND[v]], SQUARES[q]))
+            else:
+                dfn.append(Term(f"{TITLES[_KIND[v]]} on {SQUARES[q]}", 1, SQUARES[q]))
+    return tuple(att), tuple(dfn)
+
+
+def _strength_text(attack: Sequence[Term], defence: Sequence[Term], target: str) -> str:
+    """``2 (Runner 1, +1 from higher ground) against 3 (Guardian 3)`` for a message."""
+    a = [f"{attack[0].what} {attack[0].value}"]
+    helpers = [x for x in attack[1:] if x.square]
+    for x in attack[1:]:
+        if not x.square:
+            a.append(f"+1 {x.what}" if x.what == "charge" else f"{x.value:+d} from {x.what}")
+    if helpers:
+        n = len(helpers)
+        a.append(f"+{sum(x.value for x in helpers)} from {n} friend{'s' if n > 1 else ''} next to {target}")
+    d = [f"{defence[0].what} {defence[0].value}"]
+    if len(defence) > 1:
+        n = len(defence) - 1
+        d.append(f"+{n} for {n} neighbour{'s' if n > 1 else ''}")
+    return f"{sum(x.value for x in attack)} ({', '.join(a)}) against {sum(x.value for x in defence)} ({', '.join(d)})"
+
+
+def _step_costs(dist: Mapping[int, int], path: Sequence[int]) -> tuple[int, ...]:
+    """The cost of each step of ``path`` (a cheapest path of ``dist``'s search)."""
+    return tuple(dist[b] - dist[a] for a, b in pairwise(path))
 
 
 # --------------------------------------------------------------------------- state
@@ -642,15 +673,16 @@ class TerrainState(NoChance):
         dist, parent = _paths(self.terrain.adj, board, s, budget)
         if t in dist:
             path = _path_to(parent, t)
+            costs, special = _step_costs(dist, path), ""
         elif kind == RUNNER and _runner_alternative(board, s, t):
-            path = (s, t)
+            path, costs, special = (s, t), (), _special(s, t)
         else:
             raise RuleViolation(text, ply, self._too_far(s, t, TITLES[kind], budget, False))
         b = bytearray(board)
         b[s] = 0
         b[t] = code
         pieces = _replace(self.pieces, side, s, t)
-        moved = Moved(PLAYERS[side], tuple(SQUARES[q] for q in path))
+        moved = Moved(PLAYERS[side], tuple(SQUARES[q] for q in path), costs, budget, special)
         return self._after(bytes(b), pieces, self.scores, self.exits, False, [moved])
 
     def _attack(self, text: str, ply: int, s: int, t: int, code: int) -> tuple[TerrainState, list[Event]]:
@@ -680,20 +712,24 @@ class TerrainState(NoChance):
             ways.append(((levels[s] > levels[t]) - (levels[s] < levels[t]), 1, 0, s))
         if not ways:
             raise RuleViolation(text, ply, self._too_far(s, t, TITLES[kind], budget, True))
-        sign, _, _, a = max(ways, key=lambda x: (x[0], -x[1], -x[2]))
-        att, dfn = attack_strengths(board, s, t, sign, cheapest)
-        if att < dfn:
+        sign, alternative, cost, a = max(ways, key=lambda x: (x[0], -x[1], -x[2]))
+        attack, defence = attack_terms(board, s, t, sign, cheapest)
+        if sum(x.value for x in attack) < sum(x.value for x in defence):
             raise RuleViolation(
                 text,
                 ply,
-                f"is too weak: {_strength_text(board, s, t, sign, cheapest)}; an attack needs at least the defender's strength",
+                f"is too weak: {_strength_text(attack, defence, SQUARES[t])}; an attack needs at least the defender's strength",
             )
         events: list[Event] = []
         if a != s:
-            events.append(Moved(player, tuple(SQUARES[q] for q in _path_to(parent, a))))
-        events.append(Attacked(player, SQUARES[a], SQUARES[t]))
+            path = _path_to(parent, a)
+            events.append(Moved(player, tuple(SQUARES[q] for q in path), _step_costs(dist, path), budget))
+        events.append(Attacked(player, SQUARES[a], SQUARES[t], attack, defence))
         events.append(Captured(SQUARES[t], KINDS[_KIND[target]], PLAYERS[_SIDE[target]], player))
-        events.append(Moved(player, (SQUARES[a], SQUARES[t])))
+        if alternative:
+            events.append(Moved(player, (SQUARES[a], SQUARES[t]), (), budget, _special(s, t)))
+        else:
+            events.append(Moved(player, (SQUARES[a], SQUARES[t]), (cost - dist[a],), budget))
         b = bytearray(board)
         b[s] = 0
         b[t] = code
@@ -722,7 +758,8 @@ class TerrainState(NoChance):
                     )
                 raise RuleViolation(str(move), ply, why)
             end = min(ends, key=lambda q: dist[q])  # the first cheapest (dict order is discovery order)
-            events.append(Moved(player, tuple(SQUARES[q] for q in _path_to(parent, end))))
+            path = _path_to(parent, end)
+            events.append(Moved(player, tuple(SQUARES[q] for q in path), _step_costs(dist, path), budget))
         else:
             end = s
         events.append(Exited(player, SQUARES[end]))
@@ -834,8 +871,7 @@ class TerrainState(NoChance):
             if cost >= 0:
                 out.append((str(m), f"{cost} point{'s' * (cost != 1)}"))
             else:  # a Runner's step that ignores height
-                diagonal = _RANK[m.to] != _RANK[s] and m.to % SIZE != s % SIZE
-                out.append((str(m), "diagonal step" if diagonal else "jump"))
+                out.append((str(m), _special(s, m.to)))
         return out
 
     def diagram(self) -> str:
@@ -937,6 +973,11 @@ def _hit(hits: dict[int, list[int]], t: int, sign: int) -> None:
         h[1] = sign
 
 
+def _special(s: int, t: int) -> str:
+    """Which of the Runner's height-blind steps goes from ``s`` to ``t``."""
+    return "diagonal step" if _RANK[t] != _RANK[s] and t % SIZE != s % SIZE else "jump"
+
+
 def _runner_alternative(board: bytes, s: int, t: int) -> bool:
     """True when ``t`` is a diagonal step from ``s`` or a straight jump over an empty square."""
     if t in DIAGONALS[s]:
@@ -1024,6 +1065,13 @@ class TerrainGame(GameBase):
         """``score`` after the ply and ``captured`` (the square emptied by an attack, or ``[]``)."""
         return {"score": after.score(), "captured": sorted(e.square for e in events if isinstance(e, Captured))}
 
+    def explain(self, before: Any, after: Any, events: Sequence[Event]) -> str:
+        """``Lancer, 1 + 3 = 4 of 4 (charge); attack Lancer 2 + charge 1 = 3 against
+        Guardian 3 = 3; takes the blue Guardian on f5``: the path's step costs against the
+        piece's movement points, an attack's two sums term by term, an exit's points to
+        spare and score, as the events carry them."""
+        return explain(before, after, events)
+
     def play_setup(self, setup: Mapping[str, Any] | None, seed: int) -> Mapping[str, Any] | None:
         """``play``'s map is the fair map of its seed, unless the setup gives a map or a map seed."""
         if setup and ("heightmap" in setup or "terrain_seed" in setup):
@@ -1046,6 +1094,45 @@ class TerrainGame(GameBase):
         """The pieces on the board, ``red-runner-1``, ``blue-guardian-2``: numbered per side
         and kind from a1 to j10 (in the standard start, 1 is the one on the lower file)."""
         return TerrainLedger(state)
+
+
+def explain(before: TerrainState, after: TerrainState, events: Sequence[Event]) -> str:
+    """:meth:`TerrainGame.explain`."""
+    walks = [e for e in events if isinstance(e, Moved)]
+    attack = next((e for e in events if isinstance(e, Attacked)), None)
+    parts = []
+    if walks:
+        title = TITLES[_KIND[before.board[_SQUARE_INDEX[walks[0].path[0]]]]]
+        costs = [c for w in walks for c in w.costs]
+        special = next((w for w in walks if w.special), None)
+        if special is not None:
+            a, b = (parse_square(q) for q in special.path)
+            over = f" over {SQUARES[(a[0] + b[0]) // 2 + SIZE * ((a[1] + b[1]) // 2)]}" if special.special == "jump" else ""
+            text = f"{title}, {special.special}{over} (height ignored)"
+        else:
+            steps = " + ".join(map(str, costs))
+            text = f"{title}, {steps}{f' = {sum(costs)}' if len(costs) > 1 else ''} of {walks[0].points}"
+        if attack is not None and any(t.what == "charge" for t in attack.attack):
+            text += " (charge)"
+        parts.append(text)
+    for e in events:
+        if isinstance(e, Attacked):
+            parts.append(f"attack {sum_text(e.attack)} against {sum_text(e.defence)}")
+        elif isinstance(e, Captured):
+            parts.append(f"takes the {e.owner} {TITLES[KINDS.index(e.stone)]} on {e.square}")
+        elif isinstance(e, Exited):
+            kind = _KIND[before.board[_SQUARE_INDEX[walks[0].path[0]] if walks else _SQUARE_INDEX[e.square]]]
+            if walks:
+                left = walks[0].points - sum(c for w in walks for c in w.costs)
+                where = f"exits from {e.square} with {left} point{'s' * (left != 1)} left"
+            else:
+                where = f"{TITLES[kind]} exits from {e.square}, where its turn began"
+            parts.append(f"{where}: scores {STRENGTH[kind]} (red {after.scores[RED]}, blue {after.scores[BLUE]})")
+        elif isinstance(e, TurnLost):
+            parts.append(f"passes: {e.reason}")
+        elif isinstance(e, GameOver):
+            parts.append(Result(e.winner, e.reason).describe())
+    return "; ".join(parts)
 
 
 class TerrainLedger(PieceLedger):

@@ -6,7 +6,18 @@ import random
 
 import pytest
 
-from stratstone_cad.engine.core import BoardReset, Captured, DiceRolled, ExtraTurn, GameOver, Placed, Result, SetupError, TurnLost
+from stratstone_cad.engine.core import (
+    BoardReset,
+    Captured,
+    DiceRolled,
+    ExtraTurn,
+    GameOver,
+    Placed,
+    Result,
+    SetupError,
+    Trapped,
+    TurnLost,
+)
 from stratstone_cad.errors import IllegalMoveError, MoveParseError
 from stratstone_cad.games.sage_stones.rules import GAME, PASS, SQUARES, SagePlace, SageStonesState, capture_squares, parse_move
 from tests.picking import Pick
@@ -88,7 +99,7 @@ def test_start_empty_board_ten_stones_each_first_colour_rolls():
 
 def test_roll_selects_the_column_of_the_total():
     s, events = sage().apply_chance((1, 1, 2))
-    assert events == [DiceRolled("yellow", (1, 1, 2))]
+    assert events == [DiceRolled("yellow", (1, 1, 2), 4)]
     assert [str(m) for m in s.legal_moves()] == [f"4-{r}" for r in range(1, 10)]
     s2, events = s.apply("4-5")
     assert s2.at("4-5") == "yellow" and s2.to_move() == "red"
@@ -174,7 +185,8 @@ def test_1_2_3_loses_the_turn_even_when_column_6_is_full():
 
 def test_a_full_column_makes_the_roll_count_as_6():
     s = sage(full_column(4))
-    s1, _ = s.apply_chance((1, 1, 2))
+    s1, events = s.apply_chance((1, 1, 2))
+    assert events == [DiceRolled("yellow", (1, 1, 2), 6)]  # the column the roll allows, not its total
     assert [str(m) for m in s1.legal_moves()] == [f"6-{r}" for r in range(1, 10)]
     with pytest.raises(
         IllegalMoveError, match=r"4-1 is not in column 6 \(dice 1-1-2, column 4 is full so the roll counts as 6\)"
@@ -219,9 +231,9 @@ def test_a_reset_after_a_lost_turn_names_the_rolled_column_and_gives_the_roll_ba
 
     s = sage({**full_column(5), **full_column(6, start=2)}, first="blue")
     s, events = turn(s, (2, 3, 1), SagePass())  # a pass built by hand is a pass
-    assert events[-1] == TurnLost("blue", "rolled 1-2-3") and s.to_move() == "green"
+    assert events == [DiceRolled("blue", (2, 3, 1), None), TurnLost("blue", "rolled 1-2-3")] and s.to_move() == "green"
     s, events = turn(s, (2, 1, 2), "-")  # green: column 5 is full, and column 6
-    assert events[-1] == BoardReset("column 5 and column 6 are full")
+    assert events == [DiceRolled("green", (2, 1, 2), None), BoardReset("column 5 and column 6 are full")]
     assert s.board == (0,) * 63 and s.to_move() == "blue" and s.ply == 2 and s.is_chance()
 
 
@@ -232,7 +244,8 @@ def test_trap_in_a_row():
     s, events = turn(sage({"5-5": "red", "6-5": "yellow"}), (1, 1, 2), "4-5")
     assert captured(events) == ["5-5"]
     assert s.at("5-5") is None and s.at("4-5") == "yellow" and s.at("6-5") == "yellow"
-    assert events[1:] == [Placed("yellow", "4-5", "yellow"), Captured("5-5", "red", "red", "yellow")]
+    assert events[1:] == [Placed("yellow", "4-5", "yellow"), Trapped("yellow", ("4-5", "6-5"), ("5-5",)),
+                          Captured("5-5", "red", "red", "yellow")]
 
 
 def test_trap_in_a_column():

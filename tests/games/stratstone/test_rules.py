@@ -261,7 +261,7 @@ def test_line_of_four_in_a_row_wins():
     s = pos({"a1": "y", "b1": "y", "c1": "y", "d3": "t", "a4": "r", "b4": "r", "c3": "r"})
     s2, events = s.apply("d3 SS")  # d2 <- tan, d1 <- yellow
     assert s2.is_terminal() and s2.result() == Result("yellow", "line of four")
-    assert events[-1] == GameOver("yellow", "line of four")
+    assert events[-1] == GameOver("yellow", "line of four", (("a1", "b1", "c1", "d1"),))
     assert s2.to_move() is None
 
 
@@ -300,15 +300,16 @@ def test_tan_tops_belong_to_nobody():
 def test_a_move_showing_lines_for_both_players_wins_for_the_mover():
     # red tops a2 b2 c2, yellow tops a1 b1 c1; yellow sows d3 (red) S S: d2 <- red, d1 <- yellow
     s = pos({"a1": "y", "b1": "y", "c1": "y", "a2": "r", "b2": "r", "c2": "r", "d3": "r"})
-    s2, _ = s.apply("d3 SS")
+    s2, events = s.apply("d3 SS")
     assert s2.result() == Result("yellow", "line of four")
+    assert events[-1].lines == (("a1", "b1", "c1", "d1"),)  # the winner's line, not red's a2-d2
 
 
 def test_a_move_showing_only_the_opponents_line_loses():
     s = pos({"a2": "r", "b2": "r", "c2": "r", "d3": "r", "a4": "y", "b4": "y", "a3": "y"})
     s2, events = s.apply("d3 SS")  # d2 <- red completes red's row; d1 <- yellow
     assert s2.result() == Result("red", "line of four")
-    assert events[-1] == GameOver("red", "line of four")
+    assert events[-1] == GameOver("red", "line of four", (("a2", "b2", "c2", "d2"),))
 
 
 def test_draw_when_both_players_have_placed_all_their_stones():

@@ -21,6 +21,7 @@ from stratstone_cad.engine.core import (
     RuleViolation,
     SetupError,
     SquareError,
+    Term,
     TurnLost,
 )
 from stratstone_cad.games.terrain.rules import (
@@ -201,7 +202,7 @@ def test_moving_the_wrong_piece():
 def test_the_path_shown_is_the_first_cheapest_in_n_e_s_w_order():
     s = position({"c3": "red lancer", **FAR_BLUE})
     after, events = s.apply("c3-d4")
-    assert events == [Moved("red", ("c3", "c4", "d4"))]  # N before E
+    assert events == [Moved("red", ("c3", "c4", "d4"), (1, 1), 4)]  # N before E; 1 + 1 of the Lancer's 4
     assert after.at("d4") == "red lancer" and after.at("c3") is None
     assert after.to_move() == "blue" and after.ply == 1
 
@@ -216,7 +217,7 @@ def test_runner_diagonal_step_ignores_height():
     s = position({"e5": "red runner", **FAR_BLUE}, HILL)
     assert "f6" in dests(s, "e5")  # walking costs 6
     _, events = s.apply("e5-f6")
-    assert events == [Moved("red", ("e5", "f6"))]
+    assert events == [Moved("red", ("e5", "f6"), (), 5, "diagonal step")]
     lancer = position({"e5": "red lancer", **FAR_BLUE}, HILL)
     assert "f6" not in dests(lancer, "e5")
 
@@ -225,7 +226,7 @@ def test_runner_jump_over_an_empty_square_ignores_height():
     s = position({"e5": "red runner", **FAR_BLUE}, RIDGE)
     assert "e7" in dests(s, "e5")  # walking costs 6 (e6, e7) or more round
     _, events = s.apply("e5-e7")
-    assert events == [Moved("red", ("e5", "e7"))]
+    assert events == [Moved("red", ("e5", "e7"), (), 5, "jump")]
 
 
 def test_runner_cannot_jump_over_a_piece():
@@ -250,7 +251,8 @@ def test_runner_attacks_by_a_jump():
     s = position({"e5": "red runner", "e7": "blue runner", **FAR_RED}, ridge)
     assert "e5xe7" in moves_of(s, "e5")
     _, events = s.apply("e5xe7")
-    assert events[:3] == [Attacked("red", "e5", "e7"), Captured("e7", "runner", "blue", "red"), Moved("red", ("e5", "e7"))]
+    assert events[:3] == [Attacked("red", "e5", "e7", (Term("Runner", 1),), (Term("Runner", 1),)),
+                          Captured("e7", "runner", "blue", "red"), Moved("red", ("e5", "e7"), (), 5, "jump")]
 
 
 def test_runner_attacks_by_a_diagonal_step_but_walks_in_when_that_is_better():
@@ -261,7 +263,7 @@ def test_runner_attacks_by_a_diagonal_step_but_walks_in_when_that_is_better():
     # e5 (2) onto f6 (2): level, 1 against 1, by the diagonal or walking in from f5 / e6 (both 2)
     _, events = s.apply("e5xf6")
     # walking in beats the alternative; f5 and e6 tie, and f5 comes first (the target's neighbours N, E, S, W)
-    assert [e for e in events if isinstance(e, Attacked)] == [Attacked("red", "f5", "f6")]
+    assert [e for e in events if isinstance(e, Attacked)] == [Attacked("red", "f5", "f6", (Term("Runner", 1),), (Term("Runner", 1),))]
 
 
 def test_runner_attack_by_a_diagonal_step_from_lower_ground_is_minus_one():
@@ -295,9 +297,9 @@ def test_attack_from_higher_ground_is_plus_one():
     assert "c4xc5" in moves_of(high, "c4")  # 2 against 2: equal is enough
     after, events = high.apply("c4xc5")
     assert events == [
-        Attacked("red", "c4", "c5"),
+        Attacked("red", "c4", "c5", (Term("Runner", 1), Term("higher ground", 1)), (Term("Lancer", 2),)),
         Captured("c5", "lancer", "blue", "red"),
-        Moved("red", ("c4", "c5")),
+        Moved("red", ("c4", "c5"), (2,), 5),  # down one level: 1 + 1
     ]
     assert after.at("c5") == "red runner" and after.at("c4") is None
 
@@ -353,7 +355,8 @@ def test_height_is_judged_from_the_square_stepped_in_from_not_the_start():
     s = position({"c3": "red runner", "c5": "blue lancer", **FAR_BLUE}, {"c4": 2, "c5": 1})
     assert "c3xc5" in moves_of(s, "c3")
     _, events = s.apply("c3xc5")
-    assert events[:2] == [Moved("red", ("c3", "c4")), Attacked("red", "c4", "c5")]
+    assert events[:2] == [Moved("red", ("c3", "c4"), (3,), 5),  # up two levels: 2 + 1
+                          Attacked("red", "c4", "c5", (Term("Runner", 1), Term("higher ground", 1)), (Term("Lancer", 2),))]
 
 
 def test_the_attacker_uses_its_best_approach():
@@ -362,17 +365,19 @@ def test_the_attacker_uses_its_best_approach():
     s = position({"c3": "red runner", "c5": "blue lancer", **FAR_RED, **FAR_BLUE}, {"c4": 2, "c5": 1, "c6": 1})
     _, events = s.apply("c3xc5")
     attacked = [e for e in events if isinstance(e, Attacked)]
-    assert attacked == [Attacked("red", "c4", "c5")]
+    assert attacked == [Attacked("red", "c4", "c5", (Term("Runner", 1), Term("higher ground", 1)), (Term("Lancer", 2),))]
 
 
 def test_among_approaches_as_high_the_cheapest_then_the_targets_first_neighbour_n_e_s_w():
     # level ground: the Guardian attacks from where it stands (1 point), not from b5 or d5 (3 points)
     s = position({"c4": "red guardian", "c5": "blue runner", **FAR_RED, **FAR_BLUE})
-    assert s.apply("c4xc5")[1][0] == Attacked("red", "c4", "c5")
+    assert s.apply("c4xc5")[1][0] == Attacked("red", "c4", "c5", (Term("Guardian", 3),), (Term("Runner", 1),))
     # d4 (0) from d5 (1) or e4 (2), both higher: e5 (2) -> d5 -> d4 costs 2 + 2, e5 -> e4 -> d4 1 + 3;
     # equal, so d5, the target's north neighbour, comes first
     s = position({"e5": "red runner", "d4": "blue runner", **FAR_RED, **FAR_BLUE}, {"d5": 1, "e4": 2, "e5": 2})
-    assert s.apply("e5xd4")[1][:2] == [Moved("red", ("e5", "d5")), Attacked("red", "d5", "d4")]
+    assert s.apply("e5xd4")[1][:2] == [Moved("red", ("e5", "d5"), (2,), 5),
+                                       Attacked("red", "d5", "d4", (Term("Runner", 1), Term("higher ground", 1)),
+                                                (Term("Runner", 1),))]
 
 
 def test_an_attack_must_reach_the_target():
@@ -398,7 +403,9 @@ def test_lancer_charge_counts_movement_points_not_squares():
     s = position({"c1": "red lancer", "c4": "blue guardian", **FAR_RED}, {"c3": 1, "c4": 1})
     assert "c1xc4" in moves_of(s, "c1")
     _, events = s.apply("c1xc4")
-    assert Attacked("red", "c3", "c4") in events  # stepped in on level ground: the +1 is the charge
+    # stepped in on level ground: the +1 is the charge
+    assert Attacked("red", "c3", "c4", (Term("Lancer", 2), Term("charge", 1)), (Term("Guardian", 3),)) in events
+    assert [e.costs for e in events if isinstance(e, Moved)] == [(1, 2), (1,)]  # c2, up to c3, then onto c4: 4
     # one more level on c4 makes the cheapest path 5: out of reach
     s = position({"c1": "red lancer", "c4": "blue guardian", **FAR_RED}, {"c3": 1, "c4": 2})
     assert violation(s, "c1xc4") == "ply 1: c1xc4 costs 5, the Lancer has 4"
@@ -434,7 +441,7 @@ def test_exit_from_the_last_row_at_the_start_of_the_turn():
 def test_exit_by_reaching_the_last_row_with_a_point_left():
     s = position({"c7": "red runner", "a1": "red lancer", **FAR_BLUE})
     after, events = s.apply("c7-exit")  # 3 of 5 points to c10
-    assert events[:2] == [Moved("red", ("c7", "c8", "c9", "c10")), Exited("red", "c10")]
+    assert events[:2] == [Moved("red", ("c7", "c8", "c9", "c10"), (1, 1, 1), 5), Exited("red", "c10")]
     assert after.at("c7") is None and after.score() == {"red": 1, "blue": 0} and after.exits == 1
     assert after.result() is None
 
