@@ -21,7 +21,7 @@ import pytest
 
 from stratstone_cad.engine.core import Attacked, Captured, GameOver, Moved, Term, Trapped, sum_text
 from stratstone_cad.games.sage_stones.rules import SQUARES as SAGE_SQUARES
-from stratstone_cad.games.sage_stones.rules import SageStonesState, capture_squares, trap_runs
+from stratstone_cad.games.sage_stones.rules import SageStonesState
 from stratstone_cad.games.terrain import rules as terrain
 from stratstone_cad.games.terrain.rules import TerrainState, attack_strengths, attack_terms
 from stratstone_cad.log.commands import explain_log, play_records
@@ -190,23 +190,43 @@ def test_sage_stones_names_the_column_and_each_trap():
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_sage_traps_are_the_squares_the_players_search_counts(seed):
+def test_sage_traps_name_runs_of_other_stones_closed_by_the_placers(seed):
+    """Over random playouts: each trap's far end holds the placer's colour, its squares
+    hold other colours, and the stones taken off are the traps' squares, each once."""
     rng = random.Random(seed)
     state = SageStonesState.from_setup(["yellow", "red", "blue", "green"], {"board": {}})
-    for _ in range(300):
+    index = {name: i for i, name in enumerate(SAGE_SQUARES)}
+    traps = 0
+    for _ in range(400):
         if state.is_terminal():
             break
         if state.is_chance():
             state, _ = state.apply_chance(state.roll(rng))
             continue
-        board = state.board
-        for q in range(len(SAGE_SQUARES)):
-            if not board[q]:
-                runs = trap_runs(board, q, state.seat + 1)
-                flat = list(dict.fromkeys(x for _, run in runs for x in run))
-                assert flat == capture_squares(board, q, state.seat + 1)
-                assert all(board[end] == state.seat + 1 for end, _ in runs)
-        state, _ = state.apply(state.random_move(rng))
+        board, mine = state.board, state.seat + 1
+        after, events = state.apply(state.greedy_move(rng))
+        runs = [e for e in events if isinstance(e, Trapped)]
+        traps += len(runs)
+        for run in runs:
+            assert board[index[run.ends[1]]] == mine and run.squares
+            assert all(board[index[q]] not in (0, mine) for q in run.squares)
+        taken = [e.square for e in events if isinstance(e, Captured)]
+        assert taken == list(dict.fromkeys(q for run in runs for q in run.squares))
+        state = after
+    assert traps
+
+
+def test_a_game_that_words_nothing_itself_gets_the_events_in_words():
+    from stratstone_cad.engine.core import BoardReset, DiceRolled, GameBase, Placed, TurnLost
+
+    events = [DiceRolled("red", (1, 2, 3), None), TurnLost("red", "rolled 1-2-3"), Placed("blue", "5-5", "blue"),
+              Trapped("blue", ("5-5", "7-5"), ("6-5",)), Captured("6-5", "red", "red", "blue"),
+              Moved("red", ("a1", "a2", "a3")), Attacked("red", "a3", "a4"), BoardReset("column 6 is full"),
+              GameOver(None, "all stones placed")]
+    assert GameBase().explain(None, None, events) == (
+        "dice 1-2-3; loses the turn (rolled 1-2-3); places a blue stone on 5-5; traps 6-5 between 5-5 and 7-5; "
+        "captures the red on 6-5; moves a1-a2-a3; attacks a4 from a3; the board is reset (column 6 is full); "
+        "draw (all stones placed)")
 
 
 def test_stratstone_names_the_sowing_and_the_winning_line(tmp_path):

@@ -37,6 +37,7 @@ from stratstone_cad.engine.core import (
     StateBase,
     Trapped,
     TurnLost,
+    event_words,
     numbered,
     short_repr,
     square_cell,
@@ -160,35 +161,15 @@ def parse_move(text: str, ply: int = 0) -> SageMove:
         raise MoveTextError(text if isinstance(text, str) else repr(text), ply, _MOVE_GRAMMAR) from None
 
 
-def capture_squares(board: Sequence[int], sq: int, colour: int) -> list[int]:
-    """Squares whose stones a stone of ``colour`` placed on ``sq`` would remove.
-
-    ``board`` holds colour codes (0 empty, seat + 1 otherwise); ``board[sq]`` is ignored.
-    A run counts when it is at least one stone long, has no empty square and ends on
-    another stone of ``colour``; every such run in the 8 directions is removed. A square
-    on two runs (possible from rows 1 and 9, across the wrap) is listed once.
-    """
-    removed: list[int] = []
-    for ray in RAYS[sq]:
-        k = 0
-        for q in ray:
-            v = board[q]
-            if v == colour:
-                if k:
-                    removed.extend(ray[:k])
-                break
-            if not v:
-                break
-            k += 1
-    return list(dict.fromkeys(removed)) if len(removed) > 1 else removed
-
-
 def trap_runs(board: Sequence[int], sq: int, colour: int) -> list[tuple[int, tuple[int, ...]]]:
     """The runs a stone of ``colour`` placed on ``sq`` traps, each with the stone of its
     colour at the far end: ``(far end, squares of the run from sq's side)``, in the order
-    of the directions. ``apply`` removes these (a square on two runs once) and names them
-    in its ``Trapped`` events; :func:`capture_squares` is the same walk without the ends,
-    for the players' search (a test holds the two equal)."""
+    of the directions. ``apply`` removes them and names them in its ``Trapped`` events.
+
+    ``board`` holds colour codes (0 empty, seat + 1 otherwise); ``board[sq]`` is ignored.
+    A run counts when it is at least one stone long, has no empty square and ends on
+    another stone of ``colour``; every such run in the 8 directions is trapped.
+    """
     runs: list[tuple[int, tuple[int, ...]]] = []
     for ray in RAYS[sq]:
         k = 0
@@ -196,12 +177,20 @@ def trap_runs(board: Sequence[int], sq: int, colour: int) -> list[tuple[int, tup
             v = board[q]
             if v == colour:
                 if k:
-                    runs.append((q, tuple(ray[:k])))
+                    runs.append((q, ray[:k]))
                 break
             if not v:
                 break
             k += 1
     return runs
+
+
+def capture_squares(board: Sequence[int], sq: int, colour: int) -> list[int]:
+    """Squares whose stones a stone of ``colour`` placed on ``sq`` would remove: the
+    squares of its :func:`trap_runs`, in order. A square on two runs (possible from rows 1
+    and 9, across the wrap) is listed once."""
+    removed = [q for _, run in trap_runs(board, sq, colour) for q in run]
+    return list(dict.fromkeys(removed)) if len(removed) > 1 else removed
 
 
 @dataclass(slots=True, unsafe_hash=True, repr=False)
@@ -641,10 +630,8 @@ class SageStones(GameBase):
                 parts[-1] += f": the turn is lost ({e.reason})"
             elif isinstance(e, BoardReset):
                 parts[-1] += f": the board is reset ({e.reason})"
-            elif isinstance(e, ExtraTurn):
-                parts.append(f"plays again ({e.reason})")
-            elif isinstance(e, GameOver):
-                parts.append(Result(e.winner, e.reason).describe())
+            elif isinstance(e, ExtraTurn | GameOver):
+                parts.append(event_words(e))
         return "; ".join(parts)
 
     def default_players(self, setup: Mapping[str, Any] | None) -> int:

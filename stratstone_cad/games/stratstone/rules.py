@@ -34,6 +34,7 @@ from stratstone_cad.engine.core import (
     RuleViolation,
     SetupError,
     Sown,
+    event_words,
     fast_two_sides_ply,
     numbered,
     short_repr,
@@ -632,7 +633,7 @@ class Stratstone(GameBase):
             if isinstance(e, GameOver):
                 lines = " and ".join(" ".join(line) for line in e.lines)
                 parts.append(f"{'line' if len(e.lines) == 1 else 'lines'} {lines}: " * bool(e.lines)
-                             + Result(e.winner, e.reason).describe())
+                             + event_words(e))
         return "; ".join(parts)
 
     fast_ply = staticmethod(fast_two_sides_ply(PLAYERS))

@@ -46,6 +46,7 @@ from stratstone_cad.engine.core import (
     SetupError,
     Term,
     TurnLost,
+    event_words,
     fast_two_sides_ply,
     short_repr,
     square_cell,
@@ -1131,7 +1132,7 @@ def explain(before: TerrainState, after: TerrainState, events: Sequence[Event]) 
         elif isinstance(e, TurnLost):
             parts.append(f"passes: {e.reason}")
         elif isinstance(e, GameOver):
-            parts.append(Result(e.winner, e.reason).describe())
+            parts.append(event_words(e))
     return "; ".join(parts)
 
 
