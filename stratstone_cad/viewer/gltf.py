@@ -1,0 +1,267 @@
+"""Replays as animated glTF 2.0 binary (GLB): a game anyone can open, orbit and step
+through in a glTF viewer or a browser, with nothing of ours installed.
+
+The file is the replay's scene: the board as the viewer shows it (the terrain from the
+log's heightmap) and one node per physical piece, in the print meshes the viewer renders
+(each of Stratstone's 24 pebbles its own mesh; gems and terrain pieces share one mesh a
+part), each mesh in its print colour. glTF wants metres with Y up: the board's
+millimetres, Z up, become metres, Y up (``(x, y, z)`` mm is ``(x, z, -y) / 1000``: a
+rotation, so the triangles keep their winding).
+
+The motion is the MP4's: the :class:`~stratstone_cad.viewer.replay.Timeline` keyframes of
+every ply, ply ``k`` from ``(k - 1) * seconds`` to ``k * seconds``. A piece moves by its
+node's ``translation`` (linear between keyframes, as the viewer samples them) and is
+hidden (a captured piece, a gem not yet placed) by a ``scale`` of 0, stepped. The scene's
+``extras`` hold the log's header and, per ply, its number, player, move, dice, its words
+(:meth:`~stratstone_cad.engine.core.Game.explain`) and its start and end time: the ply
+markers a player steps by. The writer is plain Python and numpy: the format is a JSON
+chunk and a binary chunk (glTF 2.0, section 4.4), and the viewer already has the meshes.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from stratstone_cad.printing.checks import Mesh
+
+__all__ = ["SETTLE", "GlbBuilder", "replay_glb", "to_gltf", "track", "write_replay"]
+
+Point = tuple[float, float, float]
+SETTLE = 0.02
+"""The share of a ply's time at its end when nothing moves: its keyframes are laid over
+the first 98 %, so a piece is at rest at the ply's end exactly, and two keyframes that
+stand for one instant (a jump: glTF's key times must increase strictly) are kept apart
+within the ply."""
+_FLOAT, _UINT16, _UINT32 = 5126, 5123, 5125
+_ARRAY_BUFFER, _ELEMENT_ARRAY_BUFFER = 34962, 34963
+
+
+def to_gltf(points: np.ndarray) -> np.ndarray:
+    """Millimetres, Z up (n, 3) -> metres, Y up: ``(x, z, -y) / 1000``."""
+    p = np.asarray(points, dtype=np.float64)
+    return np.stack([p[:, 0], p[:, 2], -p[:, 1]], axis=1) / 1000.0
+
+
+def _linear(srgb: str) -> list[float]:
+    """``#RRGGBB`` (sRGB) as glTF's linear ``baseColorFactor`` (alpha 1)."""
+    out = []
+    for i in (1, 3, 5):
+        c = int(srgb[i:i + 2], 16) / 255.0
+        out.append(round(c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4, 6))
+    return [*out, 1.0]
+
+
+class GlbBuilder:
+    """The parts of a glTF document and its binary buffer, added to in order; :meth:`glb`
+    writes the file. Meshes and materials are shared by name."""
+
+    def __init__(self) -> None:
+        self.doc: dict[str, Any] = {"asset": {"version": "2.0", "generator": "stratstone-cad"},
+                                    "buffers": [], "bufferViews": [], "accessors": [], "materials": [], "meshes": [],
+                                    "nodes": [], "scenes": [{"nodes": []}], "scene": 0}
+        self.data = bytearray()
+        self.mesh_index: dict[str, int] = {}
+        self.material_index: dict[str, int] = {}
+
+    def view(self, raw: bytes, target: int | None = None) -> int:
+        """A buffer view of ``raw``, started on a 4-byte boundary (accessors of floats need it)."""
+        self.data += b"\0" * (-len(self.data) % 4)
+        v: dict[str, Any] = {"buffer": 0, "byteOffset": len(self.data), "byteLength": len(raw)}
+        if target is not None:
+            v["target"] = target
+        self.data += raw
+        self.doc["bufferViews"].append(v)
+        return len(self.doc["bufferViews"]) - 1
+
+    def accessor(self, array: np.ndarray, kind: str, target: int | None = None, bounds: bool = False) -> int:
+        """An accessor of ``array`` (float32, uint16 or uint32; ``kind``: SCALAR, VEC3...),
+        with its ``min`` and ``max`` when ``bounds`` (positions and key times must have them)."""
+        component = {np.dtype(np.float32): _FLOAT, np.dtype(np.uint16): _UINT16, np.dtype(np.uint32): _UINT32}[array.dtype]
+        a: dict[str, Any] = {"bufferView": self.view(array.tobytes(), target), "componentType": component,
+                             "count": int(array.shape[0]), "type": kind}
+        if bounds:
+            flat = array.reshape(array.shape[0], -1)
+            a["min"] = [float(x) for x in flat.min(axis=0)]
+            a["max"] = [float(x) for x in flat.max(axis=0)]
+        self.doc["accessors"].append(a)
+        return len(self.doc["accessors"]) - 1
+
+    def material(self, colour: str) -> int:
+        if colour not in self.material_index:
+            self.doc["materials"].append({"name": colour, "pbrMetallicRoughness": {
+                "baseColorFactor": _linear(colour), "metallicFactor": 0.0, "roughnessFactor": 0.6}})
+            self.material_index[colour] = len(self.doc["materials"]) - 1
+        return self.material_index[colour]
+
+    def mesh(self, name: str, mesh: Mesh, colour: str, vertex_colours: np.ndarray | None = None) -> int:
+        """The mesh ``name`` (added once): ``mesh`` (millimetres, Z up) in metres, Y up, in
+        ``colour`` (``#RRGGBB``), or coloured per vertex (linear RGB, (n, 3)) over white."""
+        if name in self.mesh_index:
+            return self.mesh_index[name]
+        positions = to_gltf(mesh.vertices).astype(np.float32)
+        index_type = np.uint16 if len(positions) < 65536 else np.uint32
+        attributes = {"POSITION": self.accessor(positions, "VEC3", _ARRAY_BUFFER, bounds=True)}
+        if vertex_colours is not None:
+            attributes["COLOR_0"] = self.accessor(np.asarray(vertex_colours, np.float32), "VEC3", _ARRAY_BUFFER)
+            colour = "#ffffff"
+        primitive = {"attributes": attributes,
+                     "indices": self.accessor(mesh.triangles.reshape(-1).astype(index_type), "SCALAR",
+                                              _ELEMENT_ARRAY_BUFFER),
+                     "material": self.material(colour)}
+        self.doc["meshes"].append({"name": name, "primitives": [primitive]})
+        self.mesh_index[name] = len(self.doc["meshes"]) - 1
+        return self.mesh_index[name]
+
+    def node(self, node: dict[str, Any]) -> int:
+        """A node at the scene's root."""
+        self.doc["nodes"].append(node)
+        self.doc["scenes"][0]["nodes"].append(len(self.doc["nodes"]) - 1)
+        return len(self.doc["nodes"]) - 1
+
+    def glb(self) -> bytes:
+        """The GLB file: header, JSON chunk (padded with spaces), BIN chunk (padded with zeros)."""
+        self.data += b"\0" * (-len(self.data) % 4)
+        doc = dict(self.doc)
+        doc["buffers"] = [{"byteLength": len(self.data)}]
+        doc = {k: v for k, v in doc.items() if v != []}
+        text = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
+        text += b" " * (-len(text) % 4)
+        total = 12 + 8 + len(text) + 8 + len(self.data)
+        return (struct.pack("<4sII", b"glTF", 2, total) + struct.pack("<I4s", len(text), b"JSON") + text
+                + struct.pack("<I4s", len(self.data), b"BIN\0") + bytes(self.data))
+
+
+def track(keys: Sequence[tuple[float, Point | None]], apart: float) -> tuple[list[tuple[float, Point]],
+                                                                             list[tuple[float, float]]]:
+    """A piece's keyframes over the whole game (time in seconds, place or ``None`` when
+    hidden), as the viewer samples them (:func:`~stratstone_cad.viewer.replay._sample`:
+    linear between two places, held while either end is hidden), turned into glTF's two
+    channels: the translation's keys (linear) and the scale's (stepped: 1 shown, 0 hidden).
+
+    Times must not decrease; two keys at one time (a jump) are kept ``apart`` seconds.
+    Hidden, a piece keeps its last place until the key that hides it, then travels unseen
+    to where it next appears."""
+    moves: list[tuple[float, Point]] = []
+    shows: list[tuple[float, float]] = []
+    last_t = -1.0
+    seen: Point | None = None
+    for t, pos in keys:
+        t = max(t, last_t + apart) if last_t >= 0 else t
+        if pos is None:
+            if seen is not None:
+                moves.append((t, seen))  # held to the moment it goes
+        else:
+            moves.append((t, pos))
+            seen = pos
+        shown = 0.0 if pos is None else 1.0
+        if not shows or shows[-1][1] != shown:
+            shows.append((t, shown))
+        last_t = t
+    return moves, shows
+
+
+def replay_glb(rep: Any, seconds_per_ply: float = 1.0, header: Mapping[str, Any] | None = None,
+               words: Sequence[str] | None = None, board_colours: np.ndarray | None = None) -> bytes:
+    """The replay ``rep`` (a :class:`~stratstone_cad.viewer.replay.GameOnTable`) as an
+    animated GLB: ``seconds_per_ply`` a ply, ``header`` (the log's) and each ply's
+    ``words`` in the scene's extras; ``board_colours``: the board mesh's vertex colours
+    (linear RGB), else its print colour."""
+    from stratstone_cad.viewer.assets import asset_mesh
+
+    b = GlbBuilder()
+    board = rep.assets[rep.table.board]
+    b.node({"name": "board", "mesh": b.mesh(rep.table.board, asset_mesh(board), board.colour, board_colours)})
+    total = rep.count * seconds_per_ply
+    moving = seconds_per_ply * (1 - SETTLE)
+    # float32 key times: apart by more than their rounding at the game's end
+    apart = max(seconds_per_ply * SETTLE / 20, total * 4e-7)
+    tracks: dict[str, list[tuple[float, Point | None]]] = {pid: [(0.0, rep.initial.get(pid))] for pid in rep.pieces}
+    for k in range(1, rep.count + 1):
+        ply, start = rep.plies[k - 1], rep.rest(k - 1)
+        t0 = (k - 1) * seconds_per_ply
+        for pid, keys in ply.keys.items():
+            tracks[pid].append((t0, start.get(pid)))
+            tracks[pid] += [(t0 + u * moving, pos) for u, pos in keys]
+    samplers: list[dict[str, Any]] = []
+    channels: list[dict[str, Any]] = []
+    for pid in rep.pieces:
+        name = rep.table.assets[pid]
+        asset = rep.assets[name]
+        anchor = np.asarray(rep.anchors[pid], np.float64)
+        moves, shows = track(_compact(tracks[pid], apart), apart)
+        first = moves[0][1] if moves else tuple(anchor)
+        node: dict[str, Any] = {"name": pid, "mesh": b.mesh(name, asset_mesh(asset), asset.colour),
+                                "translation": _place(first, anchor)}
+        if shows[0][1] == 0.0:
+            node["scale"] = [0.0, 0.0, 0.0]
+        index = b.node(node)
+        if len(moves) > 1:
+            if moves[-1][0] < total:
+                moves.append((total, moves[-1][1]))  # every channel lasts the whole game
+            _channel(b, samplers, channels, index, "translation", [t for t, _ in moves],
+                     np.array([_place(p, anchor) for _, p in moves], np.float32), "LINEAR")
+        if len(shows) > 1:
+            if shows[-1][0] < total:
+                shows.append((total, shows[-1][1]))
+            _channel(b, samplers, channels, index, "scale", [t for t, _ in shows],
+                     np.array([[s, s, s] for _, s in shows], np.float32), "STEP")
+    if channels:
+        b.doc["animations"] = [{"name": "game", "samplers": samplers, "channels": channels}]
+    plies = []
+    for k in range(1, rep.count + 1):
+        p = rep.plies[k - 1]
+        entry: dict[str, Any] = {"ply": p.number, "player": p.player, "move": p.move,
+                                 "start": round((k - 1) * seconds_per_ply, 6), "end": round(k * seconds_per_ply, 6)}
+        if p.dice:
+            entry["dice"] = list(p.dice)
+        if words is not None:
+            entry["words"] = words[k - 1]
+        plies.append(entry)
+    b.doc["scenes"][0]["name"] = rep.title
+    b.doc["scenes"][0]["extras"] = {"game": rep.game, "header": dict(header or {}), "secondsPerPly": seconds_per_ply,
+                                    "plies": plies, "result": rep.result}
+    return b.glb()
+
+
+def write_replay(rep: Any, log: Path, out: Path, seconds_per_ply: float = 1.0) -> int:
+    """Write the replay of the log ``log`` (loaded as ``rep``) to ``out`` as a GLB, whole or
+    not at all; returns its size. The header and each ply's words come from the log,
+    replayed again (as fast as check-log: a few milliseconds a hundred plies)."""
+    from stratstone_cad.base.fileio import atomic_write
+    from stratstone_cad.log.logfile import replay
+
+    with replay(log) as r:
+        header = {"game": r.header.game, "rules": r.header.rules, "players": r.header.players, "seed": r.header.seed,
+                  "setup": r.header.setup}
+        words = [r.game.explain(st.before, st.after, st.events) for st in r]
+    data = replay_glb(rep, seconds_per_ply, header, words)
+    atomic_write(out, data, follow_symlinks=True)
+    return len(data)
+
+
+def _compact(keys: list[tuple[float, Point | None]], apart: float) -> list[tuple[float, Point | None]]:
+    """``keys`` without a key that repeats the one before it at the same time."""
+    out: list[tuple[float, Point | None]] = []
+    for t, pos in keys:
+        if out and out[-1][1] == pos and t <= out[-1][0] + apart:
+            continue
+        out.append((t, pos))
+    return out
+
+
+def _place(pos: Point, anchor: np.ndarray) -> list[float]:
+    """A node's translation (metres, Y up) that puts its mesh's anchor on ``pos`` (mm, Z up)."""
+    return [float(x) for x in to_gltf(np.array([np.asarray(pos, np.float64) - anchor]))[0]]
+
+
+def _channel(b: GlbBuilder, samplers: list[dict[str, Any]], channels: list[dict[str, Any]], node: int, path: str,
+             times: list[float], values: np.ndarray, interpolation: str) -> None:
+    samplers.append({"input": b.accessor(np.array(times, np.float32), "SCALAR", bounds=True),
+                     "output": b.accessor(values, "VEC3"), "interpolation": interpolation})
+    channels.append({"sampler": len(samplers) - 1, "target": {"node": node, "path": path}})
