@@ -281,12 +281,41 @@ REPLAYS = {"stratstone": ("stratstone_win.jsonl", (1, 13)), "sage-stones": ("sag
 
 
 def replays(images: Path) -> None:
-    """A short replay GIF of each game, made by the viewer (stratstone-cad replay LOG --out FILE.gif)."""
+    """A short replay GIF of each game, made by the viewer (stratstone-cad replay LOG --out
+    FILE.gif): 640 x 360, so that the overlay's text and the legend read, at 4 frames a
+    ply (a ply in two thirds of a second), which keeps each file near 1 MB or under."""
     from stratstone_cad.viewer.replay import export, load
 
     logs = Path(__file__).resolve().parent.parent / "tests" / "data" / "logs"
     for game, (log, plies) in REPLAYS.items():
-        export(load(logs / log), images / f"replay-{game}.gif", size=(480, 270), fps=8, per_ply=5, plies=plies)
+        export(load(logs / log), images / f"replay-{game}.gif", size=(640, 360), fps=6, per_ply=4, plies=plies)
+
+
+def web_replay(images: Path) -> None:
+    """The shared replay page (stratstone-cad replay LOG --out FILE.html) as Chromium shows
+    it, headless (tests/browser.py; skipped without chromium): the terrain game at ply 4."""
+    import shutil
+    import sys
+    import tempfile
+
+    import imageio.v3 as iio
+
+    from stratstone_cad.viewer import web
+    from stratstone_cad.viewer.replay import load
+
+    if not shutil.which("chromium"):
+        print("render_readme_images: no chromium, the web replay's picture is left as it was")
+        return
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.browser import Browser
+
+    log = Path(__file__).resolve().parent.parent / "tests" / "data" / "logs" / "terrain_greedy.jsonl"
+    with tempfile.TemporaryDirectory() as tmp, Browser((1000, 600)) as b:
+        page = Path(tmp) / "terrain.html"
+        web.write_replay(load(log), log, page)
+        b.open(page.as_uri() + "#ply=4")
+        b.wait("window.stratstone && window.stratstone.ready && window.stratstone.frames > 1")
+        iio.imwrite(images / "replay-web.png", b.screenshot())
 
 
 def main() -> None:
@@ -305,6 +334,7 @@ def main() -> None:
     label_closeups(a.out_dir, a.images / "labels-closeup.png")
     sheets(a.images)
     replays(a.images)
+    web_replay(a.images)
     if (a.out_dir / "stratstone/stones-red.3mf").exists():
         plates(a.out_dir, a.images / "print-plates.png")
     if a.tiled_dir:

@@ -125,7 +125,8 @@ def _parser() -> argparse.ArgumentParser:
 
     rp = sub.add_parser("replay", help="replay an engine log as a 3D scene: a window, a GIF, an MP4, PNG frames",
                         description="Replay an engine log on the game's printed set: the board (the terrain "
-                                    "from the log's heightmap) and every piece in its print colour, each move "
+                                    "from the log's heightmap, coloured by level unless --colours print) and every "
+                                    "piece in its print colour, each move "
                                     "animated from the engine's events. A window (Left/Right: previous/next ply, "
                                     "Home/End: first/last, Space: play/pause, a slider to scrub), or off screen "
                                     "with --out: FILE.gif or FILE.mp4 (the whole game), a new folder (one PNG a "
@@ -133,7 +134,8 @@ def _parser() -> argparse.ArgumentParser:
                                     "log is checked first, as check-log does.")
     rp.add_argument("log", metavar="LOG", type=_file_path)
     rp.add_argument("--out", metavar="PATH", type=_file_or_folder, default=None,
-                    help="FILE.gif, FILE.mp4, FILE.png, or a new folder for PNG frames")
+                    help="FILE.gif, FILE.mp4, FILE.png, a new folder for PNG frames, or the scene to share: FILE.glb "
+                         "(animated glTF) or FILE.html (one page that plays offline in any browser)")
     rp.add_argument("--ply", metavar="N", type=_integer, default=None,
                     help="with --out FILE.png: the position after ply N (0: the start)")
     rp.add_argument("--plies", metavar="FIRST-LAST", default=None,
@@ -142,6 +144,14 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--fps", metavar="N", type=_integer, default=10, help="frames per second (default 10)")
     rp.add_argument("--frames-per-ply", metavar="N", type=_integer, default=10,
                     help="frames of each ply's animation (default 10)")
+    rp.add_argument("--colours", choices=("levels", "print"), default="levels",
+                    help="levels (the default): a board of levels (the terrain game's) coloured by level, with a "
+                         "legend of the levels; print: every part in its print colour. For a game without levels "
+                         "the two are the same")
+    rp.add_argument("--reach", action=argparse.BooleanOptionalAction, default=None,
+                    help="the terrain game's \"Try it\": light the squares the piece to move could reach, each with "
+                         "its cost, its special moves starred and its exit marked (default: on in the window, off "
+                         "with --out)")
     _param_args(rp)
 
     ck = sub.add_parser("check-log", help="validate an engine log and print its result",
@@ -422,8 +432,8 @@ def _cmd_preview(a: argparse.Namespace) -> int:
     size = _size(a.size)
     if not 1 <= a.frames <= 3600 or not 1 <= a.fps <= 120:
         raise UserError(f"--frames {a.frames} --fps {a.fps}: expected 1 to 3600 frames at 1 to 120 frames a second")
-    kind = check_target(a.out, (".png", ".gif", ".mp4"), size) if a.out else None
-    if kind:
+    kind = check_target(a.out, (".png", ".gif", ".mp4", ".glb", ".html"), size) if a.out else None
+    if kind in (".png", ".gif", ".mp4"):
         check_frames(a.out, kind, a.frames, size, a.fps, fewer="fewer --frames")
     if a.sheet:
         check_target(a.sheet, (".png",), flag="--sheet")
@@ -431,7 +441,16 @@ def _cmd_preview(a: argparse.Namespace) -> int:
     if a.sheet:
         contact_sheet(chosen, a.sheet)
         print(printable(f"wrote {a.sheet}: {counted(len(chosen), 'asset')}"))
-    if kind == ".png":
+    if kind in (".glb", ".html"):  # the parts to orbit, in a glTF viewer or any browser
+        from stratstone_cad.base.fileio import atomic_write
+        from stratstone_cad.viewer import gltf, web
+
+        if kind == ".glb":
+            atomic_write(a.out, gltf.set_glb(chosen), follow_symlinks=True)
+        else:
+            web.write_set(chosen, a.out)
+        print(printable(f"wrote {a.out}: {counted(len(chosen), 'asset')}"))
+    elif kind == ".png":
         render_still(chosen, a.out, size)
         print(printable(f"wrote {a.out}: {counted(len(chosen), 'asset')}"))
     elif kind:
@@ -457,15 +476,24 @@ def _cmd_replay(a: argparse.Namespace) -> int:
     plies = None
     if a.plies is not None:
         m = re.fullmatch(r"([0-9]{1,7})-([0-9]{1,7})", a.plies.strip())
-        if not m or kind in (None, ".png"):
+        if not m or kind in (None, ".png", *replay.SHARED):
             raise UserError(f"--plies {printable(repr(a.plies))[:40]}: expected FIRST-LAST such as 10-20, with --out "
                             "FILE.gif, FILE.mp4 or a folder")
         plies = (int(m[1]), int(m[2]))
     rep = replay.load(a.log, parse_set(a.sets))
-    if not a.out:
-        replay.show_window(rep, a.frames_per_ply, a.fps)
+    if kind in replay.SHARED:  # the scene itself, animated: the same motion as the MP4
+        from stratstone_cad.viewer import gltf, web
+
+        write = gltf.write_replay if kind == ".glb" else web.write_replay
+        size_b = write(rep, a.log, a.out, a.frames_per_ply / a.fps, a.colours)
+        print(printable(f"wrote {a.out}: {rep.game}, {counted(rep.count, 'ply', 'plies')}, "
+                        f"{size_b / 1e6:.1f} MB, {a.frames_per_ply / a.fps:g} s a ply"))
         return 0
-    n = replay.export(rep, a.out, size=size, fps=a.fps, per_ply=a.frames_per_ply, ply=a.ply, plies=plies)
+    if not a.out:
+        replay.show_window(rep, a.frames_per_ply, a.fps, a.colours, reach=a.reach is not False)
+        return 0
+    n = replay.export(rep, a.out, size=size, fps=a.fps, per_ply=a.frames_per_ply, ply=a.ply, plies=plies,
+                      colours=a.colours, reach=bool(a.reach))
     what = f"the position after ply {rep.count if a.ply is None else a.ply}" if kind == ".png" else counted(n, "frame")
     print(printable(f"wrote {a.out}: {rep.game}, {counted(rep.count, 'ply', 'plies')}, {what}"))
     return 0

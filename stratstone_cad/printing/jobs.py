@@ -80,7 +80,9 @@ class Table:
     terrain cell's top); ``pitch_mm``: the cells' size; ``assets``: each piece's part
     (``"stone-yellow-03"``, ``"gem-red"``); ``reserve``: where a piece not on the board
     waits (a player's hand beside the board), for those that are shown there; ``tops``: the
-    height of a square's surface where it is not its seat's (a recess or well is lower).
+    height of a square's surface where it is not its seat's (a recess or well is lower);
+    ``levels``: each square's level on a board of levels (the terrain's heightmap), empty on
+    a flat board: the viewer colours the cells by it.
     """
 
     board: str
@@ -89,6 +91,7 @@ class Table:
     assets: Mapping[str, str]
     reserve: Mapping[str, Point] = field(default_factory=dict)
     tops: Mapping[str, float] = field(default_factory=dict)
+    levels: Mapping[str, int] = field(default_factory=dict)
 
 
 def seats_on(grid: Any, game: Any, z: Callable[[int, int], float], what: str) -> dict[str, Point]:

@@ -12,9 +12,10 @@ The motion is the MP4's: the :class:`~stratstone_cad.viewer.replay.Timeline` key
 every ply, ply ``k`` from ``(k - 1) * seconds`` to ``k * seconds``. A piece moves by its
 node's ``translation`` (linear between keyframes, as the viewer samples them) and is
 hidden (a captured piece, a gem not yet placed) by a ``scale`` of 0, stepped. The scene's
-``extras`` hold the log's header and, per ply, its number, player, move, dice, its words
-(:meth:`~stratstone_cad.engine.core.Game.explain`) and its start and end time: the ply
-markers a player steps by. The writer is plain Python and numpy: the format is a JSON
+``extras`` hold the log's header, the cells' size and, per ply, its number, player, move,
+dice, its words (:meth:`~stratstone_cad.engine.core.Game.explain`), the facts after it,
+the squares it starts and ends on, and its start and end time: the ply markers a player
+steps by. The writer is plain Python and numpy: the format is a JSON
 chunk and a binary chunk (glTF 2.0, section 4.4), and the viewer already has the meshes.
 """
 
@@ -30,7 +31,7 @@ import numpy as np
 
 from stratstone_cad.printing.checks import Mesh
 
-__all__ = ["SETTLE", "GlbBuilder", "replay_glb", "to_gltf", "track", "write_replay"]
+__all__ = ["SETTLE", "GlbBuilder", "replay_bytes", "replay_glb", "set_glb", "to_gltf", "track", "write_replay"]
 
 Point = tuple[float, float, float]
 SETTLE = 0.02
@@ -99,17 +100,14 @@ class GlbBuilder:
             self.material_index[colour] = len(self.doc["materials"]) - 1
         return self.material_index[colour]
 
-    def mesh(self, name: str, mesh: Mesh, colour: str, vertex_colours: np.ndarray | None = None) -> int:
+    def mesh(self, name: str, mesh: Mesh, colour: str) -> int:
         """The mesh ``name`` (added once): ``mesh`` (millimetres, Z up) in metres, Y up, in
-        ``colour`` (``#RRGGBB``), or coloured per vertex (linear RGB, (n, 3)) over white."""
+        ``colour`` (``#RRGGBB``)."""
         if name in self.mesh_index:
             return self.mesh_index[name]
         positions = to_gltf(mesh.vertices).astype(np.float32)
         index_type = np.uint16 if len(positions) < 65536 else np.uint32
         attributes = {"POSITION": self.accessor(positions, "VEC3", _ARRAY_BUFFER, bounds=True)}
-        if vertex_colours is not None:
-            attributes["COLOR_0"] = self.accessor(np.asarray(vertex_colours, np.float32), "VEC3", _ARRAY_BUFFER)
-            colour = "#ffffff"
         primitive = {"attributes": attributes,
                      "indices": self.accessor(mesh.triangles.reshape(-1).astype(index_type), "SCALAR",
                                               _ELEMENT_ARRAY_BUFFER),
@@ -166,17 +164,70 @@ def track(keys: Sequence[tuple[float, Point | None]], apart: float) -> tuple[lis
     return moves, shows
 
 
+def level_mesh(b: GlbBuilder, name: str, rep: Any, mesh: Mesh, base: str) -> int | None:
+    """A board of levels coloured by level as the replay window colours it
+    (:func:`~stratstone_cad.viewer.replay.level_colours`), exact to the cells' edges
+    whatever the triangles: a texture of one texel a cell in its level's colour, a border of
+    texels in the board's print colour ``base`` for the rest (the rim, its labels), sampled
+    without interpolation; each triangle's corners look it up a little behind the
+    triangle's normal, so a side takes the colour of the cell it faces away from (the
+    triangles get corners of their own: 3 a triangle). ``None`` for a board without levels."""
+    from stratstone_cad.viewer.replay import Cells, level_colours
+    from stratstone_cad.viewer.writer import png
+
+    table = rep.table
+    if not table.levels:
+        return None
+    palette = level_colours(table.levels.values())
+    cells = Cells(table)
+    cols, rows = cells.index.shape
+    # a power of two a side, as glTF viewers like textures (the validator notes any other size)
+    side = 1 << (max(cols, rows) + 1).bit_length()
+    image = np.empty((side, side, 3), np.uint8)
+    image[:] = [int(base[i:i + 2], 16) for i in (1, 3, 5)]
+    for c in range(cols):
+        for r in range(rows):
+            k = cells.index[c, r]
+            if k >= 0:
+                shade = palette[table.levels[cells.squares[k]]]
+                image[r + 1, c + 1] = [int(shade[i:i + 2], 16) for i in (1, 3, 5)]  # the image's first row: v = 0
+    corners = mesh.vertices[mesh.triangles]  # (m, 3, 3)
+    normal = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+    normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)
+    points = corners.reshape(-1, 3)
+    xy = points[:, :2] - 0.02 * cells.pitch * np.repeat(normal[:, :2], 3, axis=0)
+    origin = cells.origin - 1.5 * cells.pitch  # the lower left corner of the border's first texel
+    uv = ((xy - origin) / (side * cells.pitch)).astype(np.float32)
+    positions = to_gltf(points).astype(np.float32)
+    doc = b.doc
+    doc.setdefault("images", []).append({"bufferView": b.view(png(image)), "mimeType": "image/png"})
+    doc.setdefault("samplers", []).append({"magFilter": 9728, "minFilter": 9728, "wrapS": 33071, "wrapT": 33071})
+    doc.setdefault("textures", []).append({"sampler": len(doc["samplers"]) - 1, "source": len(doc["images"]) - 1})
+    doc["materials"].append({"name": f"{name} by level", "pbrMetallicRoughness": {
+        "baseColorTexture": {"index": len(doc["textures"]) - 1}, "metallicFactor": 0.0, "roughnessFactor": 0.6}})
+    index_type = np.uint16 if len(positions) < 65536 else np.uint32
+    doc["meshes"].append({"name": name, "primitives": [{
+        "attributes": {"POSITION": b.accessor(positions, "VEC3", _ARRAY_BUFFER, bounds=True),
+                       "TEXCOORD_0": b.accessor(uv, "VEC2", _ARRAY_BUFFER)},
+        "indices": b.accessor(np.arange(len(positions), dtype=index_type), "SCALAR", _ELEMENT_ARRAY_BUFFER),
+        "material": len(doc["materials"]) - 1}]})
+    b.mesh_index[name] = len(doc["meshes"]) - 1
+    return b.mesh_index[name]
+
+
 def replay_glb(rep: Any, seconds_per_ply: float = 1.0, header: Mapping[str, Any] | None = None,
-               words: Sequence[str] | None = None, board_colours: np.ndarray | None = None) -> bytes:
+               words: Sequence[str] | None = None, colours: str = "levels") -> bytes:
     """The replay ``rep`` (a :class:`~stratstone_cad.viewer.replay.GameOnTable`) as an
     animated GLB: ``seconds_per_ply`` a ply, ``header`` (the log's) and each ply's
-    ``words`` in the scene's extras; ``board_colours``: the board mesh's vertex colours
-    (linear RGB), else its print colour."""
+    ``words`` in the scene's extras; ``colours``: ``"levels"`` colours a board of levels by
+    level as the window does, ``"print"`` keeps its print colour."""
     from stratstone_cad.viewer.assets import asset_mesh
 
     b = GlbBuilder()
     board = rep.assets[rep.table.board]
-    b.node({"name": "board", "mesh": b.mesh(rep.table.board, asset_mesh(board), board.colour, board_colours)})
+    shape = asset_mesh(board)
+    levelled = level_mesh(b, rep.table.board, rep, shape, board.colour) if colours == "levels" else None
+    b.node({"name": "board", "mesh": b.mesh(rep.table.board, shape, board.colour) if levelled is None else levelled})
     total = rep.count * seconds_per_ply
     moving = seconds_per_ply * (1 - SETTLE)
     # float32 key times: apart by more than their rounding at the game's end
@@ -222,25 +273,53 @@ def replay_glb(rep: Any, seconds_per_ply: float = 1.0, header: Mapping[str, Any]
             entry["dice"] = list(p.dice)
         if words is not None:
             entry["words"] = words[k - 1]
+        entry["facts"] = p.facts
+        # the squares the move starts and ends on, as the window frames them: their surface
+        entry["marks"] = [_place((x, y, rep.table.tops.get(sq, z)), np.zeros(3))
+                          for sq in p.squares for x, y, z in [rep.table.seats[sq]]]
         plies.append(entry)
     b.doc["scenes"][0]["name"] = rep.title
-    b.doc["scenes"][0]["extras"] = {"game": rep.game, "header": dict(header or {}), "secondsPerPly": seconds_per_ply,
-                                    "plies": plies, "result": rep.result}
+    b.doc["scenes"][0]["extras"] = {"kind": "replay", "title": rep.title, "game": rep.game, "header": dict(header or {}),
+                                    "secondsPerPly": seconds_per_ply,
+                                    "pitch": rep.table.pitch_mm / 1000, "plies": plies, "result": rep.result}
     return b.glb()
 
 
-def write_replay(rep: Any, log: Path, out: Path, seconds_per_ply: float = 1.0) -> int:
-    """Write the replay of the log ``log`` (loaded as ``rep``) to ``out`` as a GLB, whole or
-    not at all; returns its size. The header and each ply's words come from the log,
-    replayed again (as fast as check-log: a few milliseconds a hundred plies)."""
-    from stratstone_cad.base.fileio import atomic_write
+def set_glb(assets: Sequence[Any]) -> bytes:
+    """Parts to orbit (``preview ASSET... --out set.glb``), static: each asset once, laid out
+    as the preview still lays them out (:func:`~stratstone_cad.viewer.preview.layout`), in
+    its print colour; the scene's extras name them (``kind``: ``"set"``)."""
+    from stratstone_cad.viewer.preview import layout
+
+    b = GlbBuilder()
+    for placed in layout(assets):
+        a = placed.asset
+        b.node({"name": a.name, "mesh": b.mesh(a.name, Mesh(placed.vertices, placed.triangles), a.colour)})
+    games = sorted({a.game for a in assets})
+    title = f"{', '.join(games)}: {len(assets)} part{'s' * (len(assets) != 1)}"
+    b.doc["scenes"][0]["name"] = title
+    b.doc["scenes"][0]["extras"] = {"kind": "set", "title": title, "parts": [a.name for a in assets]}
+    return b.glb()
+
+
+def replay_bytes(rep: Any, log: Path, seconds_per_ply: float = 1.0, colours: str = "levels") -> bytes:
+    """The GLB of the log ``log`` (loaded as ``rep``), with the log's header and each ply's
+    words, from the log replayed again (as fast as check-log: milliseconds a hundred plies)."""
     from stratstone_cad.log.logfile import replay
 
     with replay(log) as r:
         header = {"game": r.header.game, "rules": r.header.rules, "players": r.header.players, "seed": r.header.seed,
                   "setup": r.header.setup}
         words = [r.game.explain(st.before, st.after, st.events) for st in r]
-    data = replay_glb(rep, seconds_per_ply, header, words)
+    return replay_glb(rep, seconds_per_ply, header, words, colours)
+
+
+def write_replay(rep: Any, log: Path, out: Path, seconds_per_ply: float = 1.0, colours: str = "levels") -> int:
+    """Write the replay of the log ``log`` (loaded as ``rep``) to ``out`` as a GLB, whole or
+    not at all; returns its size."""
+    from stratstone_cad.base.fileio import atomic_write
+
+    data = replay_bytes(rep, log, seconds_per_ply, colours)
     atomic_write(out, data, follow_symlinks=True)
     return len(data)
 

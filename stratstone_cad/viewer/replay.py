@@ -41,11 +41,12 @@ import numpy as np
 
 from stratstone_cad.base.params import load_colours, load_profiles
 from stratstone_cad.engine.core import Attacked, BoardReset, Captured, Exited, Moved, Placed, Sown
-from stratstone_cad.errors import LogError, ParameterError, UserError, counted
+from stratstone_cad.errors import LogError, ParameterError, UserError, counted, printable
 from stratstone_cad.log.logfile import replay
 from stratstone_cad.registry import GAMES, load_params
 from stratstone_cad.viewer import writer
 from stratstone_cad.viewer.assets import asset_mesh, game_assets
+from stratstone_cad.viewer.overlays import Overlays
 from stratstone_cad.viewer.preview import BACKGROUND, need_display, new_plotter, polydata, project
 from stratstone_cad.viewer.writer import Progress
 
@@ -56,12 +57,27 @@ LIFT_MM = 14.0  # how high a stack or a gem is lifted
 HOP_MM = 2.0  # how high a walking piece clears the higher of two cells
 JUMP_MM = 14.0  # how high a Runner's jump or diagonal step arcs
 DROP_MM = 30.0  # where a gem starts its drop into its well, above the well
-KINDS = (".gif", ".mp4", ".png", "dir")  # what --out can be
+KINDS = (".gif", ".mp4", ".png", ".glb", ".html", "dir")  # what --out can be
+SHARED = (".glb", ".html")  # the kinds that are a scene, not pictures: viewer/gltf.py, viewer/web.py
 MARKS = 1024
 """The most seek points kept for a log (their spacing doubles to keep to it)."""
 FIRST_EVERY = 64  # the spacing of the seek points to start with, in plies
 KEEP = 512  # plies built and kept (the most recently asked for)
 BACK = 64  # plies built before the one asked for when it is rebuilt from a seek point (a step back is then instant)
+
+# the scene's look (docs/benchmarks.md has what each costs)
+COLOURS = ("levels", "print")  # what --colours can be
+LEVEL_COLOURS = ("#4e9a52", "#a6c964", "#ece38a", "#e0ad5c", "#b0764a", "#7f5f4f", "#d9d5ce")
+"""Level 0 to 6 of a board of levels (the terrain generator's range): a map's tints, greens
+low, sand and browns, pale rock high; one level one colour on every map, each clearly
+unlike the next and unlike the pieces' red and blue and the marks' blue and orange."""
+KEY_LIGHT = (-0.55, 0.3, 0.8)  # towards the one key light: from the left, a little behind, high up
+KEY_INTENSITY, FILL_INTENSITY = 0.8, 0.45  # the key, and a headlight that fills the side the key leaves dark
+SHADOW_OPACITY = 0.3  # how much light a shadow takes away
+ELEVATIONS_FLAT = (34.0, 38.0, 42.0, 46.0, 50.0)  # degrees above the board the camera may look from
+ELEVATIONS_LEVELS = (30.0, 32.0, 34.0)  # lower over a board of levels: the sides of the levels show
+TEXT_LINES = 3  # the overlay's lines the camera keeps the board clear of (a move, the facts, the result)
+STILL_SCALE = 2  # a still is rendered this many times larger and averaged down (anti-aliasing)
 
 
 # --------------------------------------------------------------------------- the loaded game
@@ -70,7 +86,9 @@ BACK = 64  # plies built before the one asked for when it is rebuilt from a seek
 @dataclass
 class Ply:
     """One replayed ply: the log's facts, its events named with their pieces, the overlay
-    lines, the squares to highlight, and where every piece rests after it."""
+    lines, the squares to highlight, and where every piece rests after it; ``explain``: the
+    engine's words for it (``check-log --explain``'s), ``before``: the state before it (the
+    overlays ask it for the moves the piece to move had)."""
 
     number: int
     player: str
@@ -81,6 +99,8 @@ class Ply:
     squares: tuple[str, ...]
     facts: dict[str, Any]
     keys: dict[str, list[tuple[float, Point | None]]] = field(default_factory=dict)
+    explain: str = ""
+    before: Any = None
 
 
 @dataclass
@@ -221,7 +241,8 @@ class Plies(Sequence[Ply]):
                 named = ledger.follow(st.events)
                 rest = _rest(ledger, table, heights)
                 built = Ply(st.ply, st.player, st.move, st.chance, named, rest, _squares(named),
-                            game.derived(st.before, st.after, st.events))
+                            game.derived(st.before, st.after, st.events),
+                            explain=game.explain(st.before, st.after, st.events), before=st.before)
                 built.keys = timeline.play(named, rest)
                 if st.ply < number:
                     self.kept.pop(st.ply, None)
@@ -487,16 +508,25 @@ class Timeline:
 
 
 def _overlay(rep: GameOnTable, ply: int, done: bool = True) -> str:
-    """The overlay's lines while ``ply`` is shown: its move; the facts after it (stones in
-    hand, on the board, the score) and, after the last, the result, once it is ``done``
-    (before, the facts of the ply before)."""
+    """The overlay's lines while ``ply`` is shown: its move and the engine's words for it;
+    the facts after it (stones in hand, on the board, the score) and, after the last, the
+    result, once it is ``done`` (before, the facts of the ply before, and the words without
+    the result)."""
     if ply == 0:
         return f"{rep.title}: start, {counted(rep.count, 'ply', 'plies')}\n{', '.join(rep.players)}"
     p = rep.plies[ply - 1]
     head = f"ply {p.number}/{rep.count}   {p.player}   {p.move}"
     if p.dice:
         head += "   dice " + "-".join(str(d) for d in p.dice)
-    lines = [head]
+    words = p.explain
+    if rep.result and ply == rep.count:  # the result has its own line, the last, once the ply is done
+        kept = []
+        for w in words.split("; "):
+            if w.endswith(rep.result):  # "line a1 b1 c1 d1: winner yellow (line of four)": the line stays
+                w = w[:-len(rep.result)].rstrip(": ") if done else ""
+            kept += [w] if w else []
+        words = "; ".join(kept)
+    lines = [head, words] if words else [head]
     facts = p.facts if done or ply == 1 else rep.plies[ply - 2].facts
     for k, v in facts.items():
         if isinstance(v, dict):
@@ -508,69 +538,258 @@ def _overlay(rep: GameOnTable, ply: int, done: bool = True) -> str:
 
 class Scene:
     """The plotter with the board and one actor per piece, added once; :meth:`show` moves
-    them to a ply and a time within it."""
+    them to a ply and a time within it.
 
-    def __init__(self, rep: GameOnTable, size: tuple[int, int], off_screen: bool = True, smooth: bool = True) -> None:
+    The look, made to read at a glance: a board of levels coloured by level with a legend
+    of the levels in the upper right corner (``colours="levels"``; ``"print"``: every part
+    in its print colour); one key light from the upper left with a headlight to fill, and
+    under each piece its shadow from the key light (a flat footprint that follows the
+    piece, see :meth:`_shade`); the camera framed on the board and the pieces (:meth:`_view`).
+    VTK's own shadows (a shadow-map pass) are not used: on this machine's software OpenGL
+    they doubled a frame's cost, and VTK 9.6 draws them wrong in a window that is not square
+    (docs/benchmarks.md); the footprints cost a few per cent."""
+
+    def __init__(self, rep: GameOnTable, size: tuple[int, int], off_screen: bool = True, smooth: bool = True,
+                 colours: str = "levels", scale: int = 1, reach: bool = False) -> None:
+        """``size``: the image's width and height in pixels; ``smooth``: multisampled (off
+        screen, an animation's frames are not: docs/benchmarks.md); ``colours``: one of
+        :data:`COLOURS`; ``scale``: the scene is rendered that many times larger and
+        :meth:`image` averages each block of scale x scale pixels into one (a still's
+        anti-aliasing); ``reach``: light the squares the piece to move could reach
+        (:class:`~stratstone_cad.viewer.overlays.Overlays`)."""
         # start-up speed: VTK only where something is rendered
         import pyvista as pv
 
-        self.rep = rep
+        if colours not in COLOURS:
+            raise ParameterError(f"--colours {printable(repr(colours))[:40]}: expected {' or '.join(COLOURS)}")
+        self.rep, self.size, self.scale = rep, size, scale
         samples = pv.global_theme.multi_samples
         if off_screen and not smooth:  # an animation's frames: no multisampling (docs/benchmarks.md)
             pv.global_theme.multi_samples = 0
         try:
-            self.p = new_plotter(size, off_screen)
+            self.p = new_plotter((size[0] * scale, size[1] * scale), off_screen)
         finally:
             pv.global_theme.multi_samples = samples
         self.p.set_background(BACKGROUND)
-        board = rep.assets[rep.table.board]
-        self.p.add_mesh(polydata(asset_mesh(board)), color=board.colour, smooth_shading=True, split_sharp_edges=True,
-                        specular=0.2, name="board")
+        table = rep.table
+        board = rep.assets[table.board]
+        mesh = asset_mesh(board)
+        self.levels = level_colours(table.levels.values()) if colours == "levels" else {}
+        if self.levels:
+            shown, texture = _level_texture(mesh, table, self.levels, board.colour)
+            self.p.add_mesh(shown, texture=texture, smooth_shading=True, specular=0.2, name="board")
+        else:
+            self.p.add_mesh(polydata(mesh), color=board.colour, smooth_shading=True, split_sharp_edges=True,
+                            specular=0.2, name="board")
         self.actors: dict[str, Any] = {}
+        self.shadows: dict[str, Any] = {}
+        footprints: dict[str, Any] = {}
         for pid in rep.pieces:
-            asset = rep.assets[rep.table.assets[pid]]
+            asset = rep.assets[table.assets[pid]]
             self.actors[pid] = self.p.add_mesh(polydata(asset_mesh(asset)), color=asset.colour, smooth_shading=True,
                                                split_sharp_edges=True, specular=0.3, name=pid)
-        pitch = rep.table.pitch_mm
+            if asset.name not in footprints:
+                footprints[asset.name] = _footprint(asset_mesh(asset), rep.anchors[pid])
+            self.shadows[pid] = self.p.add_mesh(footprints[asset.name], color="black", opacity=SHADOW_OPACITY,
+                                                lighting=False, name=f"shadow-{pid}")
+        # the shadows blend in VTK's plain translucent pass: its order-independent one, the
+        # default, cost about a fifth more a frame (docs/benchmarks.md)
+        self.p.renderer.SetUseOIT(False)
+        self.cells = Cells(table)
+        # where a piece off the cells casts its shadow: on the rim over the board, else the table
+        self.rim = min((table.tops.get(sq, z) for sq, (_, _, z) in table.seats.items()),
+                       default=float(rep.board_bounds[1][2]))
+        self._light()
+        self.p.renderer.AddObserver("StartEvent", lambda *_: self._shade())  # every render, the window's too
+        pitch = table.pitch_mm
         frame = _frame(pitch)
         self.marks = [self.p.add_mesh(frame, color=c, name=f"mark-{i}", lighting=False)
                       for i, c in enumerate(("#2f6fdf", "#f08c00"))]
-        self.text = self.p.add_text("", position="upper_left", font_size=max(7, min(14, size[1] // 60)), color="black")
+        self.overlays = Overlays(self.p, rep, size, scale, reach)  # the caption and the drawings that explain a ply
+        self.keep_out = [(0.0, 0.0, 0.5 * size[0] * scale, self.overlays.caption.height(TEXT_LINES))]
+        if self.levels:
+            self.keep_out.append(self._legend())
+        self.overlays.caption.clear_of(self.keep_out[1:])
+        self.bottom = 0.01 if off_screen else 0.12  # the window's slider and help line are at its bottom
         self._view()
         self.ply = -1
         self.shown: tuple[int, bool] = (-1, False)
 
     def _view(self) -> None:
-        """Look at the board (and the hands beside it) from the first player's side, 40
-        degrees up, framed to fill the image below the overlay's lines."""
-
-        lo, hi = self.rep.board_bounds
-        pts = [(x, y, z) for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2] + 10)]
-        r = self.rep.table.pitch_mm / 2  # a piece in hand reaches about half a cell round its spot
-        pts += [(x + dx, y + dy, z) for x, y, z in self.rep.table.reserve.values() for dx in (-r, r) for dy in (-r, r)]
-        box = np.array(pts, float)
-        centre = (box.min(axis=0) + box.max(axis=0)) / 2
-        centre[2] = 0.0
-        span = float(np.ptp(box[:, :2], axis=0).max())
-        elev = math.radians(40)
+        """Look at the board and the pieces in play from the first player's side, as large
+        as the image allows: the board (its rim's labels too), the tallest piece standing
+        on its highest cell and the hands beside it fill the width or reach the bottom,
+        clear of :attr:`keep_out` (the overlay's lines in the upper left, the legend in the
+        upper right). Of the heights the camera may look from (:data:`ELEVATIONS_FLAT`;
+        a board of levels lower, :data:`ELEVATIONS_LEVELS`, so that the sides of its levels
+        show), the one where the cells come out largest: a wide scene (the hands beside
+        Stratstone's board) is seen from higher, a deep board (Sage Stones') from lower."""
+        rep = self.rep
+        lo, hi = (np.asarray(b, float) for b in rep.board_bounds)
+        tallest = max(rep.heights.values(), default=0.0)
+        seats = np.array(list(rep.table.seats.values()), float).reshape(-1, 3)
+        top = max(hi[2], float(seats[:, 2].max(initial=lo[2])) + tallest)
+        r = rep.table.pitch_mm / 2  # a piece in hand reaches about half a cell round its spot
+        boxes = [(lo, np.array([hi[0], hi[1], top]))]
+        boxes += [(np.array([x - r, y - r, z]), np.array([x + r, y + r, z + tallest]))
+                  for x, y, z in rep.table.reserve.values()]
+        pts = np.concatenate([_box_edges(a, b) for a, b in boxes])
+        cells = np.array([(x, y, hi[2]) for x in (seats[:, 0].min(initial=lo[0]) - r, seats[:, 0].max(initial=hi[0]) + r)
+                          for y in (seats[:, 1].min(initial=lo[1]) - r, seats[:, 1].max(initial=hi[1]) + r)])[[0, 1, 3, 2]]
+        centre = (pts.min(axis=0) + pts.max(axis=0)) / 2
+        centre[2] = lo[2]
+        span = float(np.ptp(pts[:, :2], axis=0).max())
         cam = self.p.camera
         cam.view_angle = 30.0
         w, h = self.p.window_size
-        offset = np.array([0.0, -math.cos(elev), math.sin(elev)])
-        dist = 2.0 * span
-        for _ in range(6):  # fit: the box to 94 % of the width or 80 % of the height, centred below the text
-            cam.focal_point = tuple(centre)
-            cam.position = tuple(centre + dist * offset)
-            cam.up = (0, 0, 1)
-            self.p.renderer.ResetCameraClippingRange()
-            px = np.array([project(self.p, q) for q in box], float)
-            wide, tall = np.ptp(px[:, 0]), np.ptp(px[:, 1])
-            dist /= min(0.94 * w / max(wide, 1), 0.80 * h / max(tall, 1))
-            mid_y = (px[:, 1].min() + px[:, 1].max()) / 2
-            centre[1] -= (mid_y - 0.56 * h) / max(tall, 1) * np.ptp(box[:, 1]) * 0.5
-        cam.focal_point = tuple(centre)
-        cam.position = tuple(centre + dist * offset)
+        margin = 0.01 * w
+
+        def place(elev: float, dist: float) -> np.ndarray:
+            """The camera ``elev`` degrees up and ``dist`` from the board, moved across and
+            up so that the scene is centred across the image and its lowest point is at the
+            bottom margin; returns the pixels the points show at."""
+            offset = np.array([0.0, -math.cos(math.radians(elev)), math.sin(math.radians(elev))])
+            up = np.array([0.0, math.sin(math.radians(elev)), math.cos(math.radians(elev))])  # the image's up
+            focal = centre.copy()
+            for _ in range(4):  # perspective: a move shifts near and far points unequally
+                cam.focal_point = tuple(focal)
+                cam.position = tuple(focal + dist * offset)
+                cam.up = (0.0, 0.0, 1.0)
+                px = self._pixels(pts)
+                per_px = 2 * dist * math.tan(math.radians(cam.view_angle) / 2) / h  # mm a pixel at the focal point
+                across = w / 2 - (px[:, 0].min() + px[:, 0].max()) / 2
+                down = h * (1 - self.bottom) - px[:, 1].max()
+                focal += per_px * (-across * np.array([1.0, 0.0, 0.0]) + down * up)
+            return px
+
+        def fits(px: np.ndarray) -> bool:
+            if px[:, 0].min() < margin or px[:, 0].max() > w - margin or px[:, 1].min() < margin:
+                return False
+            return not any(((px[:, 0] > x0) & (px[:, 0] < x1) & (px[:, 1] > y0) & (px[:, 1] < y1)).any()
+                           for x0, y0, x1, y1 in self.keep_out)
+
+        def nearest(elev: float) -> tuple[float, float]:
+            """The nearest camera at ``elev`` that fits (by bisection), and the area in pixels the cells cover."""
+            near, far = 0.5 * span, 4.0 * span
+            for _ in range(14):
+                mid = (near + far) / 2
+                if fits(place(elev, mid)):
+                    far = mid
+                else:
+                    near = mid
+            place(elev, far)
+            x, y = self._pixels(cells).T
+            return far, 0.5 * abs(np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1)))  # the shoelace formula
+
+        choices = {elev: nearest(elev) for elev in (ELEVATIONS_LEVELS if rep.table.levels else ELEVATIONS_FLAT)}
+        elev = max(choices, key=lambda e: choices[e][1])
+        place(elev, choices[elev][0])
         self.p.renderer.ResetCameraClippingRange()
+
+    def _pixels(self, points: np.ndarray) -> np.ndarray:
+        """Where ``points`` (n x 3, mm) show in the render window: (column, row from the top), unrounded."""
+        w, h = self.p.window_size
+        m = self.p.camera.GetCompositeProjectionTransformMatrix(w / h, -1, 1)
+        proj = np.array([[m.GetElement(i, j) for j in range(4)] for i in range(4)])
+        q = np.c_[points, np.ones(len(points))] @ proj.T
+        ndc = q[:, :2] / q[:, 3:4]
+        return np.c_[(ndc[:, 0] + 1) / 2 * w, (1 - ndc[:, 1]) / 2 * h]
+
+    def _light(self) -> None:
+        """One key light, fixed over the board (:data:`KEY_LIGHT`: the shadows fall away from
+        it, to the right and towards the near side where they show), and a headlight that
+        follows the camera so that no side is black."""
+        # start-up speed: VTK only where something is rendered
+        import pyvista as pv
+
+        lo, hi = (np.asarray(b, float) for b in self.rep.board_bounds)
+        centre = (lo + hi) / 2
+        key = np.array(KEY_LIGHT) / np.linalg.norm(KEY_LIGHT)
+        self.p.remove_all_lights()
+        self.p.add_light(pv.Light(position=tuple(centre + 10 * float(np.ptp(hi - lo)) * key), focal_point=tuple(centre),
+                                  intensity=KEY_INTENSITY, light_type="scene light"))
+        self.p.add_light(pv.Light(light_type="headlight", intensity=FILL_INTENSITY))
+
+    def _shade(self) -> None:
+        """Each piece's shadow, wherever :meth:`show` put the piece: its footprint moved away
+        from the key light by the piece's height above the ground the shadow falls on (a
+        cell's surface, the rim over the board, else the table), found where the shadow
+        lands; so a shadow slides off as its piece rises, and one cast off the board falls
+        to the table. Run before every render (the pieces at once: a tenth of a millisecond)."""
+        key = np.array(KEY_LIGHT) / np.linalg.norm(KEY_LIGHT)
+        away = -key[:2] / key[2]  # mm across for each mm of height
+        shown = [pid for pid, actor in self.actors.items() if actor.GetVisibility()]
+        for pid in self.shadows.keys() - set(shown):
+            self.shadows[pid].SetVisibility(False)
+        if not shown:
+            return
+        at = np.array([self.actors[pid].GetPosition() for pid in shown]) + np.array([self.rep.anchors[p] for p in shown])
+        xy, z = at[:, :2], at[:, 2]
+        ground = self._ground(xy)
+        for _ in range(2):  # the ground where the shadow lands, not under the piece
+            ground = self._ground(xy + np.outer(z - ground, away))
+        lands = xy + np.outer(z - ground, away)
+        for pid, (sx, sy), g in zip(shown, lands, ground, strict=True):
+            self.shadows[pid].SetPosition(sx, sy, g + 0.05)  # just above: never lost in the ground
+            self.shadows[pid].SetVisibility(True)
+
+    def _ground(self, xy: np.ndarray) -> np.ndarray:
+        """The height of what a shadow falls on at each point (n x 2, mm): a cell's surface
+        (a square's top beside its recess or well, a terrain cell's top), the rim over the
+        board, else the table."""
+        lo, hi = self.rep.board_bounds
+        k = self.cells.at(xy)
+        over = (xy >= np.asarray(lo)[:2]).all(axis=1) & (xy <= np.asarray(hi)[:2]).all(axis=1)
+        return np.where(k >= 0, self.cells.top[np.maximum(k, 0)], np.where(over, self.rim, float(lo[2])))
+
+    def _legend(self) -> tuple[float, float, float, float]:
+        """The levels' key in the upper right corner: "level" over a swatch of each level's
+        colour beside its number, the highest on top. Returns the rectangle it covers
+        (left, top, right, bottom: pixels of the render window from its upper left)."""
+        # start-up speed: VTK only where something is rendered
+        import pyvista as pv
+        from vtkmodules.vtkRenderingCore import vtkActor2D, vtkPolyDataMapper2D, vtkTextActor
+
+        w, h = self.p.window_size
+        font = round(max(13.0, self.size[1] / 28) * self.scale)  # pixels: 13 at 640 x 360, 26 at 1280 x 720
+        row, side, margin = 1.3 * font, 0.9 * font, 0.5 * font
+        right = w - margin
+        left = right - 1.4 * font - 0.35 * font - side  # two digits, a gap, the swatch
+        order = sorted(self.levels, reverse=True)
+
+        def text(line: str, x: float, y: float, right_aligned: bool = False) -> Any:
+            actor = vtkTextActor()
+            actor.SetInput(line)
+            prop = actor.GetTextProperty()
+            prop.SetFontSize(font)
+            prop.SetColor(0.0, 0.0, 0.0)
+            prop.SetVerticalJustificationToCentered()
+            if right_aligned:
+                prop.SetJustificationToRight()
+            actor.SetPosition(x, h - y)  # VTK counts rows from the bottom
+            return actor
+
+        self.p.add_actor(text("level", right, margin + row / 2, right_aligned=True), reset_camera=False, name="legend-title",
+                         pickable=False)
+        quads = []
+        for i, level in enumerate(order):
+            y = margin + row * (i + 1.5)
+            self.p.add_actor(text(str(level), left + side + 0.35 * font, y), reset_camera=False, name=f"legend-{level}",
+                             pickable=False)
+            quads.append([(left, h - y - side / 2), (left + side, h - y - side / 2), (left + side, h - y + side / 2),
+                          (left, h - y + side / 2)])
+        corners = np.array(quads, float).reshape(-1, 2)
+        swatches = pv.PolyData(np.c_[corners, np.zeros(len(corners))],
+                               np.hstack([[4, 4 * i, 4 * i + 1, 4 * i + 2, 4 * i + 3] for i in range(len(order))]))
+        swatches.cell_data["colour"] = np.array([_hex_rgb(self.levels[lv]) for lv in order], np.uint8)
+        mapper = vtkPolyDataMapper2D()
+        mapper.SetInputData(swatches)
+        mapper.SetScalarModeToUseCellData()
+        mapper.SetColorModeToDirectScalars()
+        actor = vtkActor2D()
+        actor.SetMapper(mapper)
+        self.p.add_actor(actor, reset_camera=False, name="legend-swatches", pickable=False)
+        return (left - margin, 0.0, float(w), margin + row * (len(order) + 1) + margin)
 
     def show(self, ply: int, u: float = 1.0) -> None:
         """The scene ``u`` of the way through ``ply`` (``u`` = 1: the position after it; ply 0: the start)."""
@@ -586,7 +805,7 @@ class Scene:
                 actor.SetVisibility(True)
         done = ply == 0 or u >= 1.0
         if (ply, done) != self.shown:
-            self.text.SetText(2, _overlay(rep, ply, done))  # 2: the upper left corner
+            self.overlays.show(ply, done, _overlay(rep, ply, done))
             self.shown = (ply, done)
         if ply != self.ply:
             squares = rep.plies[ply - 1].squares if ply else ()
@@ -601,12 +820,41 @@ class Scene:
             self.ply = ply
 
     def image(self) -> np.ndarray:
+        """The scene as shown, rendered: ``size`` RGB pixels, each the average of a block of
+        scale x scale rendered ones (anti-aliased, when ``scale`` > 1)."""
         self.p.render()
-        return self.p.screenshot(None, return_img=True)
+        image = self.p.screenshot(None, return_img=True)
+        s = self.scale
+        if s > 1:
+            w, h = self.size
+            blocks = image[:h * s, :w * s].reshape(h, s, w, s, -1).sum(axis=(1, 3), dtype=np.uint32)
+            image = ((blocks + s * s // 2) // (s * s)).astype(np.uint8)
+        return image
+
+    def project(self, point: Sequence[float]) -> tuple[int, int]:
+        """The pixel of :meth:`image` (column, row from the top) where ``point`` (mm) shows."""
+        col, row = project(self.p, point)
+        return col // self.scale, row // self.scale
 
     def close(self) -> None:
         self.p.close()
 
+
+def _box_edges(lo: np.ndarray, hi: np.ndarray, n: int = 9) -> np.ndarray:
+    """Points along the 12 edges of the box from ``lo`` to ``hi`` (n a side): its outline
+    in the image passes through them, so a corner of the image it must keep clear of
+    cannot slip between its corners."""
+    t = np.linspace(0.0, 1.0, n)
+    out = []
+    for axis in range(3):
+        others = [k for k in range(3) if k != axis]
+        for a in (lo[others[0]], hi[others[0]]):
+            for b in (lo[others[1]], hi[others[1]]):
+                edge = np.empty((n, 3))
+                edge[:, axis] = lo[axis] + (hi[axis] - lo[axis]) * t
+                edge[:, others[0]], edge[:, others[1]] = a, b
+                out.append(edge)
+    return np.concatenate(out)
 
 def _frame(pitch: float) -> Any:
     """A square frame one cell wide, 0.09 of it thick: marks a square without hiding it."""
@@ -617,6 +865,115 @@ def _frame(pitch: float) -> Any:
     pts = np.array([[-o, -o, 0], [o, -o, 0], [o, o, 0], [-o, o, 0], [-i, -i, 0], [i, -i, 0], [i, i, 0], [-i, i, 0]], float)
     quads = [(0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6), (3, 0, 4, 7)]
     return pv.PolyData(pts, np.hstack([[4, *q] for q in quads]))
+
+
+def level_colours(levels: Iterable[int]) -> dict[int, str]:
+    """The colour of each level a board has (``#RRGGBB``): a level from 0 to 6 (the terrain
+    generator's) its own :data:`LEVEL_COLOURS` entry, so that a level reads the same on
+    every map; a map with higher levels (a map file's go up to 20) spreads the levels it
+    has, in order, along the palette (still one colour a level, closer together)."""
+    present = sorted(set(levels))
+    if not present:
+        return {}
+    if present[-1] < len(LEVEL_COLOURS):
+        return {lv: LEVEL_COLOURS[lv] for lv in present}
+    ramp = np.array([_hex_rgb(c) for c in LEVEL_COLOURS])
+    out = {}
+    for i, lv in enumerate(present):
+        t = i / max(len(present) - 1, 1) * (len(ramp) - 1)
+        k = min(int(t), len(ramp) - 2)
+        out[lv] = "#" + "".join(f"{round(v):02x}" for v in ramp[k] + (ramp[k + 1] - ramp[k]) * (t - k))
+    return out
+
+
+def _hex_rgb(colour: str) -> tuple[int, int, int]:
+    return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
+
+
+class Cells:
+    """The board's cells as a grid of squares, to find the cell a point is over (the seats
+    are the cells' centres, one pitch apart) and the height of its surface (``top``)."""
+
+    def __init__(self, table: Any) -> None:
+        self.squares = list(table.seats)
+        seats = np.array([table.seats[sq] for sq in self.squares], float).reshape(-1, 3)
+        self.pitch = table.pitch_mm
+        self.origin = seats[:, :2].min(axis=0) if len(seats) else np.zeros(2)
+        at = np.rint((seats[:, :2] - self.origin) / self.pitch).astype(int)
+        self.index = np.full(tuple(at.max(axis=0) + 1) if len(at) else (0, 0), -1)
+        self.index[at[:, 0], at[:, 1]] = np.arange(len(self.squares))
+        self.top = np.array([table.tops.get(sq, z) for sq, z in zip(self.squares, seats[:, 2], strict=True)])
+
+    def at(self, xy: np.ndarray) -> np.ndarray:
+        """For each point (n x 2, mm) the index of the square whose cell it is over, -1 off the cells."""
+        k = np.rint((xy - self.origin) / self.pitch).astype(int)
+        inside = (k >= 0).all(axis=1) & (k < self.index.shape).all(axis=1)
+        out = np.full(len(xy), -1)
+        out[inside] = self.index[k[inside, 0], k[inside, 1]]
+        return out
+
+
+def _level_texture(mesh: Any, table: Any, colours: Mapping[int, str], base: str) -> tuple[Any, Any]:
+    """A board of levels as a mesh with texture coordinates and its texture: one texel a
+    cell in its level's colour, a border of texels in the board's print colour for the rest
+    (the rim, its labels, its edges), sampled without interpolation. A cell's colour is
+    then exact to its edges whatever the triangles (the base plate's cross cells and rim),
+    and the sides of a column take the colour of the cell they face away from: each point
+    is looked up a little behind its normal (points split at sharp edges, so a side's
+    points are not its top's)."""
+    # start-up speed: VTK only where something is rendered
+    import pyvista as pv
+
+    shown = polydata(mesh).compute_normals(split_vertices=True, feature_angle=30.0, cell_normals=False,
+                                           auto_orient_normals=False, consistent_normals=False)
+    cells = Cells(table)
+    pitch = cells.pitch
+    cols, rows = cells.index.shape
+    image = np.empty((rows + 2, cols + 2, 3), np.uint8)
+    image[:] = _hex_rgb(base)
+    for c in range(cols):
+        for r in range(rows):
+            k = cells.index[c, r]
+            if k >= 0:
+                image[r + 1, c + 1] = _hex_rgb(colours[table.levels[cells.squares[k]]])
+    xy = np.asarray(shown.points)[:, :2] - 0.02 * pitch * np.asarray(shown.point_data["Normals"])[:, :2]
+    corner = cells.origin - 1.5 * pitch  # the lower left corner of the border's first texel
+    shown.active_texture_coordinates = (xy - corner) / (np.array([cols + 2, rows + 2]) * pitch)
+    texture = pv.Texture(image[::-1])  # an image's first row is its top: the texture's last
+    texture.interpolate = False
+    texture.repeat = False
+    return shown, texture
+
+
+def _footprint(mesh: Any, anchor: np.ndarray) -> Any:
+    """A piece's shadow on the ground it stands on, lit by the key light: the outline of its
+    mesh projected along the light onto the plane of its bottom (the convex hull: pieces
+    are convex or nearly so), as a flat polygon about the piece's anchor."""
+    # start-up speed: VTK only where something is rendered
+    import pyvista as pv
+
+    key = np.array(KEY_LIGHT) / np.linalg.norm(KEY_LIGHT)
+    v = mesh.vertices - anchor
+    hull = _hull(v[:, :2] - np.outer(v[:, 2], key[:2] / key[2]))
+    n = len(hull)
+    return pv.PolyData(np.c_[hull, np.zeros(n)], np.r_[n, np.arange(n)]).triangulate()
+
+
+def _hull(points: np.ndarray) -> np.ndarray:
+    """The convex hull of 2D points, counter-clockwise (Andrew's monotone chain)."""
+    pts = np.unique(np.round(points, 3), axis=0)  # sorted by x, then y
+
+    def half(ps: Iterable[np.ndarray]) -> list[np.ndarray]:
+        out: list[np.ndarray] = []
+        for p in ps:
+            while len(out) >= 2 and ((out[-1][0] - out[-2][0]) * (p[1] - out[-2][1])
+                                     - (out[-1][1] - out[-2][1]) * (p[0] - out[-2][0])) <= 0:
+                out.pop()
+            out.append(p)
+        return out
+
+    lower, upper = half(pts), half(pts[::-1])
+    return np.array(lower[:-1] + upper[:-1])
 
 
 # --------------------------------------------------------------------------- exports
@@ -644,12 +1001,16 @@ def check_out(out: Path, size: tuple[int, int] = (1280, 720)) -> str:
 
 
 def export(rep: GameOnTable, out: Path, *, size: tuple[int, int] = (1280, 720), fps: int = 10, per_ply: int = 10,
-           ply: int | None = None, plies: tuple[int, int] | None = None, progress: Progress | None = None) -> int:
+           ply: int | None = None, plies: tuple[int, int] | None = None, progress: Progress | None = None,
+           colours: str = "levels", reach: bool = False) -> int:
     """Write the replay (or the position after ``ply`` as a PNG; ``plies``: only plies
-    first-last); returns the frames written. Written whole or not at all, by
+    first-last; ``colours``: one of :data:`COLOURS`; ``reach``: the squares the piece to
+    move could reach, see :class:`Scene`); returns the frames written. Written whole or not at all, by
     :func:`~stratstone_cad.viewer.writer.publish`: a failed write is a one-line
     :class:`OutputError` and leaves the target as it was."""
     kind = check_out(out, size)
+    if colours not in COLOURS:
+        raise ParameterError(f"--colours {printable(repr(colours))[:40]}: expected {' or '.join(COLOURS)}")
     if ply is not None and not 0 <= ply <= rep.count:
         raise ParameterError(f"--ply {ply}: expected a ply from 0 to {rep.count}")
     if plies is not None and not 1 <= plies[0] <= plies[1] <= rep.count:
@@ -664,12 +1025,17 @@ def export(rep: GameOnTable, out: Path, *, size: tuple[int, int] = (1280, 720), 
         todo, n = _frames(per_ply, first, last), 1 + per_ply * (last - first + 1)
     writer.check_frames(out, kind, n, size, fps, fewer="fewer --plies or --frames-per-ply")
     bar = progress or Progress(n, f"replay {out.name}")
-    return writer.publish(out, kind, _render(rep, todo, size, smooth=kind == ".png"), fps=fps, bar=bar)
+    return writer.publish(out, kind, _render(rep, todo, size, still=kind == ".png", colours=colours, reach=reach), fps=fps,
+                          bar=bar)
 
 
-def _render(rep: GameOnTable, todo: Iterable[tuple[int, float]], size: tuple[int, int], smooth: bool) -> Iterator[np.ndarray]:
-    """The frames of ``todo`` (ply, time within it), rendered one by one as they are asked for."""
-    scene = Scene(rep, size, smooth=smooth)
+def _render(rep: GameOnTable, todo: Iterable[tuple[int, float]], size: tuple[int, int], still: bool,
+            colours: str = "levels", reach: bool = False) -> Iterator[np.ndarray]:
+    """The frames of ``todo`` (ply, time within it), rendered one by one as they are asked
+    for. A still (one PNG) is rendered :data:`STILL_SCALE` times larger and averaged down,
+    anti-aliased; an animation's frames at their size and without multisampling, which
+    would cost more than a frame's budget (docs/benchmarks.md)."""
+    scene = Scene(rep, size, smooth=False, colours=colours, scale=STILL_SCALE if still else 1, reach=reach)
     try:
         for pl, u in todo:
             scene.show(pl, u)
@@ -758,10 +1124,10 @@ def bind(scene: Scene, per_ply: int, fps: int) -> Controls:
     return controls
 
 
-def show_window(rep: GameOnTable, per_ply: int, fps: int) -> None:
-    """The interactive window (it needs a display)."""
+def show_window(rep: GameOnTable, per_ply: int, fps: int, colours: str = "levels", reach: bool = True) -> None:
+    """The interactive window (it needs a display); ``reach`` as :class:`Scene`'s, on by default here."""
     need_display("replay", "--out FILE.gif (.mp4, .png, or a folder)")
-    scene = Scene(rep, (1280, 800), off_screen=False)
+    scene = Scene(rep, (1280, 800), off_screen=False, colours=colours, reach=reach)
     bind(scene, per_ply, fps)
     scene.p.add_text("Left/Right: ply   Home/End: first/last   Space: play/pause   drag: orbit", position="lower_left",
                      font_size=9, color="black")

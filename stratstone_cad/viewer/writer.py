@@ -41,7 +41,8 @@ GIF_PIXELS = 250_000_000
 #: 2 hundredths down: at most 50 frames a second.
 GIF_FPS = 50
 
-_NAMES = {".gif": "FILE.gif", ".mp4": "FILE.mp4", ".png": "FILE.png", "dir": "a new folder for the PNG frames"}
+_NAMES = {".gif": "FILE.gif", ".mp4": "FILE.mp4", ".png": "FILE.png", ".glb": "FILE.glb", ".html": "FILE.html",
+          "dir": "a new folder for the PNG frames"}
 
 
 def _expected(kinds: Sequence[str]) -> str:

@@ -9,8 +9,6 @@ glTF's linear and step interpolation), not with the writer's code."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import struct
 import subprocess
 from itertools import pairwise
@@ -21,10 +19,10 @@ import pytest
 
 from stratstone_cad.viewer import gltf
 from stratstone_cad.viewer import replay as R
-from tests import LOGS, ROOT
+from tests import LOGS
+from tests.web_tools import WEB, node_tools
 
 GAMES = {"stratstone": "stratstone_win.jsonl", "sage-stones": "sage_stones_4.jsonl", "terrain": "terrain_greedy.jsonl"}
-WEB = ROOT / "tools" / "web"
 SECONDS = 0.8
 
 
@@ -50,13 +48,8 @@ def written(_cache, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def validator():
-    """``node tools/web/validate.mjs`` with the pinned validator (``npm ci`` once)."""
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        if os.environ.get("STRATSTONE_REQUIRE_NODE"):
-            pytest.fail("node and npm are required (apt-get install -y nodejs npm)")
-        pytest.skip("node and npm are not installed")
-    if not (WEB / "node_modules" / "gltf-validator").is_dir():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--silent"], cwd=WEB, check=True, timeout=300)
+    """``node tools/web/validate.mjs`` with the pinned validator."""
+    node_tools()
 
     def validate(*paths: Path) -> dict:
         done = subprocess.run(["node", str(WEB / "validate.mjs"), *map(str, paths)], capture_output=True, text=True,
@@ -84,7 +77,7 @@ class Glb:
         a = self.doc["accessors"][index]
         view = self.doc["bufferViews"][a["bufferView"]]
         dtype = {5126: np.float32, 5123: np.uint16, 5125: np.uint32}[a["componentType"]]
-        width = {"SCALAR": 1, "VEC3": 3, "VEC4": 4}[a["type"]]
+        width = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}[a["type"]]
         raw = np.frombuffer(self.bin, dtype, a["count"] * width, view["byteOffset"] + a.get("byteOffset", 0))
         return raw.reshape(a["count"], width) if width > 1 else raw
 
@@ -156,7 +149,7 @@ def test_within_a_ply_the_pieces_follow_the_viewers_keyframes(written, game):
     checked = 0
     for ply in range(1, rep.count + 1):
         for pid, keys in rep.plies[ply - 1].keys.items():
-            for (u0, p0), (u1, p1) in pairwise(keys):
+            for (u0, p0), (u1, _) in pairwise(keys):
                 if p0 is None or u1 - u0 < 1e-3:
                     continue
                 u = (u0 + u1) / 2  # mid-segment: away from the keys moved apart by an instant
@@ -214,3 +207,39 @@ def test_a_hidden_piece_holds_its_place_until_it_goes_and_reappears_where_it_lan
     moves, shows = gltf.track([(0.0, a), (1.0, b), (2.0, None), (3.0, c), (3.0, a)], apart=0.01)
     assert moves == [(0.0, a), (1.0, b), (2.0, b), (3.0, c), (3.01, a)]  # a jump at one instant: kept apart
     assert shows == [(0.0, 1.0), (2.0, 0.0), (3.0, 1.0)]
+
+
+def test_the_command_line_writes_the_scene_and_refuses_what_it_cannot(tmp_path):
+    import sys
+
+    log = LOGS / GAMES["terrain"]
+    run = [sys.executable, "-m", "stratstone_cad", "replay", str(log)]
+    done = subprocess.run([*run, "--out", str(tmp_path / "g.glb"), "--fps", "20"], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"wrote {tmp_path / 'g.glb'}: terrain, 24 plies, ") and "0.5 s a ply" in done.stdout
+    glb = Glb((tmp_path / "g.glb").read_bytes())
+    assert glb.doc["scenes"][0]["extras"]["secondsPerPly"] == 0.5  # --frames-per-ply / --fps: the MP4's motion
+    page = subprocess.run([*run, "--out", str(tmp_path / "g.html")], capture_output=True, text=True, check=False)
+    assert page.returncode == 0 and (tmp_path / "g.html").read_text().startswith("<!DOCTYPE html>")
+    for args, message in ((["--out", str(tmp_path / "g.glb"), "--plies", "1-3"], "--plies '1-3': expected"),
+                          (["--out", str(tmp_path / "g.html"), "--ply", "3"], "--ply 3: only with --out FILE.png"),
+                          (["--out", str(tmp_path / "no" / "g.glb")], "does not exist")):
+        bad = subprocess.run([*run, *args], capture_output=True, text=True, check=False)
+        assert bad.returncode == 2 and message in bad.stderr and "Traceback" not in bad.stderr, bad.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.glb", "g.html"]  # nothing half-written
+
+
+def test_preview_writes_the_parts_to_orbit_as_gltf(tmp_path, validator):
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "stratstone_cad", "preview", "sage-stones", "--out",
+                           str(tmp_path / "set.glb")], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    glb = Glb((tmp_path / "set.glb").read_bytes())
+    extras = glb.doc["scenes"][0]["extras"]
+    assert extras["kind"] == "set" and set(glb.nodes()) == set(extras["parts"])
+    assert "sage-stones/board" in extras["parts"] and len(extras["parts"]) == 7  # the board and six gems
+    assert "animations" not in glb.doc
+    report = validator(tmp_path / "set.glb")
+    assert [(r["errors"], r["warnings"]) for r in report.values()] == [(0, 0)]

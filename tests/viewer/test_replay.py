@@ -295,7 +295,7 @@ def test_the_command_line_writes_one_position_and_a_game(tmp_path):
     (["{logs}/bad_terrain_cost.jsonl", "--out", "{tmp}/x.gif"], "line 13, ply 12: c3-c7 costs 6, the Lancer has 4"),
     (["{logs}/bad_terrain_cost.jsonl"], "line 13, ply 12: c3-c7 costs 6, the Lancer has 4"),
     (["{logs}/stratstone_win.jsonl"], "replay: no display to open a window on"),
-    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/x.jpg"], "expected FILE.gif, FILE.mp4, FILE.png or a new folder"),
+    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/x.jpg"], "expected FILE.gif, FILE.mp4, FILE.png, FILE.glb, FILE.html or a new folder"),
     (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/x.png", "--ply", "99"], "--ply 99: expected a ply from 0 to 13"),
     (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/x.gif", "--ply", "2"], "--ply 2: only with --out FILE.png"),
     (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/x.gif", "--frames-per-ply", "0"], "--frames-per-ply 0"),

@@ -178,7 +178,7 @@ def test_a_turntable_whose_write_fails_is_one_line_and_leaves_the_old_file(suffi
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--out", "{tmp}/x.jpg"], "--out {tmp}/x.jpg: expected FILE.png, FILE.gif or FILE.mp4"),
+    (["--out", "{tmp}/x.jpg"], "--out {tmp}/x.jpg: expected FILE.png, FILE.gif, FILE.mp4, FILE.glb or FILE.html"),
     (["--sheet", "{tmp}/x.gif"], "--sheet {tmp}/x.gif: expected FILE.png"),
     (["terrain", "--out", "{tmp}/x.mp4", "--size", "321x240"], "--size 321x240: expected an even width and height"),
     (["terrain", "--out", "{tmp}/x.gif", "--fps", "60"], "--fps 60: a GIF counts its frame delays"),
@@ -216,7 +216,7 @@ def test_a_still_and_a_sheet_are_written_through_a_link_as_every_export_is(tmp_p
 
 
 @pytest.mark.parametrize(("flag", "target", "message"), [
-    ("--out", "folder", "--out {tmp}/l.png: a symbolic link to a folder; expected FILE.png, FILE.gif or FILE.mp4"),
+    ("--out", "folder", "--out {tmp}/l.png: a symbolic link to a folder; expected FILE.png, FILE.gif, FILE.mp4, FILE.glb or FILE.html"),
     ("--sheet", "fifo", "--sheet {tmp}/l.png: a symbolic link to a FIFO; expected FILE.png"),
     ("--out", "no/such/x.png", "--out {tmp}/l.png: a symbolic link to {tmp}/no/such/x.png, but the folder "
                                "{tmp}/no/such does not exist"),

@@ -441,14 +441,17 @@ def for_setup(p: TerrainParams, setup: Mapping[str, Any]) -> TerrainParams:
 
 def table(p: TerrainParams, profiles: Mapping[str, Profile], pieces: Mapping[str, Any], game: Any) -> Table:
     """A piece stands on its cell's top, at base + level x step; ``heightmap[0][0]`` is a1
-    (the engine's square parser gives the cell)."""
+    (the engine's square parser gives the cell). Each square's level goes with it: the
+    replay colours the cells by level."""
     b, pc = p.board, p.piece
     grid = b.grid()
     base, step = heights(b, profiles["board"])
     seats = seats_on(grid, game, lambda col, row: base + p.heightmap[row][col] * step,
                      "the terrain board")
     assets = {pid: f"{piece.kind}-{pc.colours[ENGINE_SIDES.index(piece.colour)]}" for pid, piece in pieces.items()}
-    return Table(f"board-{p.map_name}", seats, b.cell_pitch_mm, assets)
+    cells = {sq: game.parse_square(sq) for sq in seats}
+    return Table(f"board-{p.map_name}", seats, b.cell_pitch_mm, assets,
+                 levels={sq: p.heightmap[row][col] for sq, (col, row) in cells.items()})
 
 
 ASSETS = GameAssets(NAME, "The terrain game: 10 x 10 terrain boards from a heightmap, Runner / Lancer / Guardian",

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""The shared replay's speed: writing a page, opening it, playing it.
+
+    .venv/bin/python scripts/bench_web.py [--rounds 5]
+
+- write: ``stratstone-cad replay LOG --out game.html`` in-process, log load included (a
+  fresh viewer mesh cache is warmed first: the meshes are the build's, not this), for a
+  100-ply Sage Stones game and a 200-ply terrain game (random players, fixed seeds);
+- first frame: Debian's Chromium, headless (WebGL on SwiftShader, no GPU), from the
+  navigation to the first frame drawn, for both pages;
+- frames a second while playing, at 1280 x 720, over 4 s of play, and the time the page's
+  WebGL takes to draw and finish one frame (``gl.finish``): the rest of a frame's time is
+  the browser's presenting the canvas, which headless Chromium does in software too.
+
+Medians of ``--rounds``; the machine in docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from stratstone_cad.log.commands import play_records
+from stratstone_cad.log.logfile import write_log
+from stratstone_cad.viewer import replay, web
+from tests.browser import Browser
+
+
+def _game(folder: Path, game: str, plies: int) -> Path:
+    kinds = ["random"] * (6 if game == "sage-stones" else 2)  # six colours: a Sage game long enough
+    for seed in range(100):
+        records = play_records(game, seed, kinds, max_plies=plies)
+        if len(records) - 1 >= plies:
+            log = folder / f"{game}-{plies}.jsonl"
+            write_log(log, records)
+            return log
+    raise SystemExit(f"no {game} game of {plies} plies in 100 seeds")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rounds", type=int, default=5)
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        logs = {"sage-stones 100 plies": _game(folder, "sage-stones", 100), "terrain 200 plies": _game(folder, "terrain", 200)}
+        for log in logs.values():
+            web.write_replay(replay.load(log), log, folder / "warm.html")  # the meshes in the viewer's cache
+        writes: dict[str, list[float]] = {k: [] for k in logs}
+        sizes: dict[str, int] = {}
+        for _ in range(a.rounds):
+            for name, log in logs.items():
+                start = time.perf_counter()
+                sizes[name] = web.write_replay(replay.load(log), log, folder / f"{name.split()[0]}.html")
+                writes[name].append(time.perf_counter() - start)
+        firsts: dict[str, list[float]] = {k: [] for k in logs}
+        fps: dict[str, list[float]] = {k: [] for k in logs}
+        draws: dict[str, list[float]] = {k: [] for k in logs}
+        with Browser((1280, 720)) as b:
+            for _ in range(a.rounds):
+                for name in logs:
+                    page = folder / f"{name.split()[0]}.html"
+                    start = time.monotonic()
+                    b.open(page.as_uri())
+                    b.wait("window.stratstone && window.stratstone.ready && window.stratstone.frames > 0")
+                    firsts[name].append(time.monotonic() - start)
+                    b.key(" ", 32)
+                    f0, t0 = b.js("window.stratstone.frames"), time.monotonic()
+                    time.sleep(4)
+                    f1, t1 = b.js("window.stratstone.frames"), time.monotonic()
+                    fps[name].append((f1 - f0) / (t1 - t0))
+                    b.key(" ", 32)
+                    draws[name].append(b.js("window.stratstone.drawMs(20)"))
+    print(f"| page | size | write (median of {a.rounds}) | first frame | frames a second, 1280 x 720 | a frame drawn |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for name in logs:
+        print(f"| {name} | {sizes[name] / 1e6:.1f} MB | {statistics.median(writes[name]):.2f} s | "
+              f"{statistics.median(firsts[name]):.2f} s | {statistics.median(fps[name]):.1f} | "
+              f"{statistics.median(draws[name]):.1f} ms |")
+
+
+if __name__ == "__main__":
+    main()
