@@ -113,6 +113,7 @@ class Caption:
     def __init__(self, plotter: Any, size: tuple[int, int], scale: int = 1) -> None:
         """``size``: the image's width and height; ``scale``: the render's factor over it."""
         # start-up speed: VTK only where something is rendered
+        import vtkmodules.vtkRenderingFreeType  # noqa: F401 - the text renderer's FreeType implementation
         from vtkmodules.vtkRenderingCore import vtkTextActor, vtkTextRenderer
 
         self.p = plotter
