@@ -545,9 +545,10 @@ class Scene:
     in its print colour); one key light from the upper left with a headlight to fill, and
     under each piece its shadow from the key light (a flat footprint that follows the
     piece, see :meth:`_shade`); the camera framed on the board and the pieces (:meth:`_view`).
-    VTK's own shadows (a shadow-map pass) are not used: on this machine's software OpenGL
-    they doubled a frame's cost, and VTK 9.6 draws them wrong in a window that is not square
-    (docs/benchmarks.md); the footprints cost a few per cent."""
+    VTK's own shadows (a shadow-map pass) are used nowhere, not even in stills: on software
+    OpenGL they double a frame's cost, VTK 9.6 draws them wrong in a window that is not
+    square, and their shader fails for an unlit actor (docs/benchmarks.md); the footprints
+    cost no more than the noise of a measurement."""
 
     def __init__(self, rep: GameOnTable, size: tuple[int, int], off_screen: bool = True, smooth: bool = True,
                  colours: str = "levels", scale: int = 1, reach: bool = False) -> None:
@@ -593,7 +594,7 @@ class Scene:
             self.shadows[pid] = self.p.add_mesh(footprints[asset.name], color="black", opacity=SHADOW_OPACITY,
                                                 lighting=False, name=f"shadow-{pid}")
         # the shadows blend in VTK's plain translucent pass: its order-independent one, the
-        # default, cost about a fifth more a frame (docs/benchmarks.md)
+        # default, cost about 30 % more a frame (docs/benchmarks.md)
         self.p.renderer.SetUseOIT(False)
         self.cells = Cells(table)
         # where a piece off the cells casts its shadow: on the rim over the board, else the table
