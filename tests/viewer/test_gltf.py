@@ -26,13 +26,6 @@ GAMES = {"stratstone": "stratstone_win.jsonl", "sage-stones": "sage_stones_4.jso
 SECONDS = 0.8
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _cache(tmp_path_factory):
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "viewer-cache"))
-        yield
-
-
 @pytest.fixture(scope="module")
 def written(_cache, tmp_path_factory):
     """Each game's replay loaded and written as a GLB: {game: (rep, path)}."""

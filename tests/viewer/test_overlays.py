@@ -20,13 +20,6 @@ SIZE = (640, 360)
 GAMES = {"stratstone": "stratstone_win.jsonl", "sage-stones": "sage_stones_4.jsonl", "terrain": "terrain_greedy.jsonl"}
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _cache(tmp_path_factory):
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "viewer-cache"))
-        yield
-
-
 @pytest.fixture(scope="module")
 def loaded(_cache):
     return {g: R.load(LOGS / f) for g, f in GAMES.items()}

@@ -15,13 +15,6 @@ from stratstone_cad.viewer import replay as R
 from tests import LOGS
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _cache(tmp_path_factory):
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "viewer-cache"))
-        yield
-
-
 @pytest.fixture(scope="module")
 def terrain(_cache):
     return R.load(LOGS / "terrain_greedy.jsonl")

@@ -24,13 +24,6 @@ GAMES = {"stratstone": "stratstone_win.jsonl", "sage-stones": "sage_stones_4.jso
 SIZE = (640, 400)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _cache(tmp_path_factory):
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "viewer-cache"))
-        yield
-
-
 @pytest.fixture(scope="module")
 def pages(_cache, tmp_path_factory):
     """Each game's replay page: {game: (rep, path)}."""
