@@ -501,12 +501,13 @@ def test_a_board_reset_lifts_every_gem_away(tmp_path):
 def test_plies_rebuilt_from_seek_points_in_any_order_are_the_plies_built_in_turn(game, loaded, monkeypatch):
     """A loaded log keeps seek points, not plies: with seek points every 2 plies at first,
     at most 3 of them and 4 plies kept, plies asked for backwards, at random and again are
-    each the ply the loaded-in-turn replay built (events, places, keyframes, facts)."""
+    each the ply the loaded-in-turn replay built (events, places, keyframes, facts, the
+    engine's words, the state before it)."""
     import random
 
     def facts(p):
         return (p.number, p.player, p.move, p.dice, [(n.event, n.pieces) for n in p.named], p.rest, p.squares,
-                p.facts, p.keys)
+                p.facts, p.keys, p.explain, p.before)
 
     want = [facts(p) for p in loaded[game].plies]
     monkeypatch.setattr(R, "FIRST_EVERY", 2)
