@@ -9,8 +9,10 @@
 - first frame: Debian's Chromium, headless (WebGL on SwiftShader, no GPU), from the
   navigation to the first frame drawn, for both pages;
 - frames a second while playing, at 1280 x 720, over 4 s of play, and the time the page's
-  WebGL takes to draw and finish one frame (``gl.finish``): the rest of a frame's time is
-  the browser's presenting the canvas, which headless Chromium does in software too.
+  WebGL takes to draw one frame and have it finished (a pixel read back after it), of play
+  (the key light's shadow map drawn again) and of the camera turning (the map kept): the rest
+  of a frame's time while playing is the browser's presenting the canvas, which headless
+  Chromium does in software too.
 
 Medians of ``--rounds``; the machine in docs/benchmarks.md.
 """
@@ -62,6 +64,7 @@ def main() -> None:
         firsts: dict[str, list[float]] = {k: [] for k in logs}
         fps: dict[str, list[float]] = {k: [] for k in logs}
         draws: dict[str, list[float]] = {k: [] for k in logs}
+        turns: dict[str, list[float]] = {k: [] for k in logs}
         with Browser((1280, 720)) as b:
             for _ in range(a.rounds):
                 for name in logs:
@@ -76,13 +79,15 @@ def main() -> None:
                     f1, t1 = b.js("window.stratstone.frames"), time.monotonic()
                     fps[name].append((f1 - f0) / (t1 - t0))
                     b.key(" ", 32)
-                    draws[name].append(b.js("window.stratstone.drawMs(20)"))
-    print(f"| page | size | write (median of {a.rounds}) | first frame | frames a second, 1280 x 720 | a frame drawn |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+                    draws[name].append(b.js("window.stratstone.drawMs(10)"))
+                    turns[name].append(b.js("window.stratstone.drawMs(10, false)"))
+    print(f"| page | size | write (median of {a.rounds}) | first frame | frames a second, 1280 x 720 "
+          "| a frame of play drawn | the camera turned |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name in logs:
         print(f"| {name} | {sizes[name] / 1e6:.1f} MB | {statistics.median(writes[name]):.2f} s | "
               f"{statistics.median(firsts[name]):.2f} s | {statistics.median(fps[name]):.1f} | "
-              f"{statistics.median(draws[name]):.1f} ms |")
+              f"{statistics.median(draws[name]):.0f} ms | {statistics.median(turns[name]):.0f} ms |")
 
 
 if __name__ == "__main__":

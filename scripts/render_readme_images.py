@@ -314,7 +314,9 @@ def web_replay(images: Path) -> None:
         page = Path(tmp) / "terrain.html"
         web.write_replay(load(log), log, page)
         b.open(page.as_uri() + "#ply=4")
-        b.wait("window.stratstone && window.stratstone.ready && window.stratstone.frames > 1")
+        b.wait("window.stratstone && window.stratstone.ready && window.stratstone.frames > 0")
+        n = b.js("window.stratstone.redraw(), window.stratstone.frames")  # the chips placed: a frame more
+        b.wait(f"window.stratstone.frames > {n}")
         iio.imwrite(images / "replay-web.png", b.screenshot())
 
 

@@ -150,8 +150,8 @@ def _parser() -> argparse.ArgumentParser:
                          "the two are the same")
     rp.add_argument("--reach", action=argparse.BooleanOptionalAction, default=None,
                     help="the terrain game's \"Try it\": light the squares the piece to move could reach, each with "
-                         "its cost, its special moves starred and its exit marked (default: on in the window, off "
-                         "with --out)")
+                         "its cost, its special moves starred and its exit marked (default: on in the window and "
+                         "in the page of --out FILE.html, which has a button for it; off in pictures and films)")
     _param_args(rp)
 
     ck = sub.add_parser("check-log", help="validate an engine log and print its result",
@@ -485,7 +485,7 @@ def _cmd_replay(a: argparse.Namespace) -> int:
         from stratstone_cad.viewer import gltf, web
 
         write = gltf.write_replay if kind == ".glb" else web.write_replay
-        size_b = write(rep, a.log, a.out, a.frames_per_ply / a.fps, a.colours)
+        size_b = write(rep, a.log, a.out, a.frames_per_ply / a.fps, a.colours, reach=a.reach is not False)
         print(printable(f"wrote {a.out}: {rep.game}, {counted(rep.count, 'ply', 'plies')}, "
                         f"{size_b / 1e6:.1f} MB, {a.frames_per_ply / a.fps:g} s a ply"))
         return 0

@@ -15,7 +15,10 @@ hidden (a captured piece, a gem not yet placed) by a ``scale`` of 0, stepped. Th
 ``extras`` hold the log's header, the cells' size and, per ply, its number, player, move,
 dice, its words (:meth:`~stratstone_cad.engine.core.Game.explain`), the facts after it,
 the squares it starts and ends on, and its start and end time: the ply markers a player
-steps by. The writer is plain Python and numpy: the format is a JSON
+steps by; and its drawings (:class:`~stratstone_cad.viewer.overlays.Drawing`: the path and
+its costs, an attack's halos and sums, Sage Stones' column and traps, Stratstone's sowing
+and winning line, the reach), which the page draws as the window does, with their look
+and the legend of levels in the scene's ``overlay`` and ``levels``. The writer is plain Python and numpy: the format is a JSON
 chunk and a binary chunk (glTF 2.0, section 4.4), and the viewer already has the meshes.
 """
 
@@ -31,7 +34,8 @@ import numpy as np
 
 from stratstone_cad.printing.checks import Mesh
 
-__all__ = ["SETTLE", "GlbBuilder", "replay_bytes", "replay_glb", "set_glb", "to_gltf", "track", "write_replay"]
+__all__ = ["SETTLE", "GlbBuilder", "drawing_extras", "overlay_style", "replay_bytes", "replay_glb", "set_glb", "to_gltf",
+           "track", "write_replay"]
 
 Point = tuple[float, float, float]
 SETTLE = 0.02
@@ -215,13 +219,53 @@ def level_mesh(b: GlbBuilder, name: str, rep: Any, mesh: Mesh, base: str) -> int
     return b.mesh_index[name]
 
 
+def _xyz(point: Any) -> list[float]:
+    """A point (mm, Z up) as glTF's (metres, Y up), to the micrometre."""
+    return [round(float(v), 6) + 0.0 for v in to_gltf(np.array([point], np.float64))[0]]
+
+
+def _chips(chips: Sequence[tuple[Any, str]]) -> list[list[Any]]:
+    return [[*_xyz(at), text] for at, text in chips]
+
+
+def _polygons(polygons: Sequence[np.ndarray]) -> list[list[float]]:
+    """Polygons as flat lists of glTF points: ``[x0, y0, z0, x1, ...]``."""
+    return [[v for q in poly for v in _xyz(q)] for poly in polygons]
+
+
+def drawing_extras(d: Any) -> dict[str, Any]:
+    """A ply's :class:`~stratstone_cad.viewer.overlays.Drawing` as the extras the page
+    draws from (metres, Y up; what it has none of left out)."""
+    out: dict[str, Any] = {
+        "tubes": _polygons(d.tubes), "steps": _chips(d.steps), "band": _polygons(d.band), "edges": _polygons(d.edges),
+        "rings": [_xyz(c) for c in d.rings], "cells": _polygons(d.cells), "lit": _polygons(d.lit),
+        "stars": _polygons(d.stars), "costs": _chips(d.costs)}
+    if any(h is not None for h in d.halos):
+        out["halos"] = [None if h is None else _xyz(h) for h in d.halos]
+        out["sums"] = [{"side": side, "chips": _chips(chips)} for chips, side in d.sums]
+    return {k: v for k, v in out.items() if v}
+
+
+def overlay_style(pitch_mm: float) -> dict[str, Any]:
+    """How the page draws the drawings: the window's colours, opacities and sizes (metres)."""
+    from stratstone_cad.viewer import overlays as O
+
+    pitch = pitch_mm / 1000
+    return {"path": O.PATH_COLOUR, "mark": O.MARK_COLOUR, "reach": O.REACH_COLOUR, "bandOpacity": O.BAND_OPACITY,
+            "reachOpacity": O.REACH_OPACITY, "tube": round(O.TUBE * pitch, 6), "ring": round(O.RING * pitch, 6),
+            "ringTube": round(0.04 * pitch, 6), "halo": round(0.3 * pitch, 6), "haloTube": round(0.045 * pitch, 6)}
+
+
 def replay_glb(rep: Any, seconds_per_ply: float = 1.0, header: Mapping[str, Any] | None = None,
-               words: Sequence[str] | None = None, colours: str = "levels") -> bytes:
+               words: Sequence[str] | None = None, colours: str = "levels", reach: bool = True) -> bytes:
     """The replay ``rep`` (a :class:`~stratstone_cad.viewer.replay.GameOnTable`) as an
     animated GLB: ``seconds_per_ply`` a ply, ``header`` (the log's) and each ply's
-    ``words`` in the scene's extras; ``colours``: ``"levels"`` colours a board of levels by
-    level as the window does, ``"print"`` keeps its print colour."""
+    ``words`` and drawings in the scene's extras; ``colours``: ``"levels"`` colours a board
+    of levels by level as the window does, ``"print"`` keeps its print colour; ``reach``:
+    whether the page opens with the reach shown (its squares are in the extras either way)."""
     from stratstone_cad.viewer.assets import asset_mesh
+    from stratstone_cad.viewer.overlays import Plan
+    from stratstone_cad.viewer.replay import level_colours
 
     b = GlbBuilder()
     board = rep.assets[rep.table.board]
@@ -265,6 +309,7 @@ def replay_glb(rep: Any, seconds_per_ply: float = 1.0, header: Mapping[str, Any]
     if channels:
         b.doc["animations"] = [{"name": "game", "samplers": samplers, "channels": channels}]
     plies = []
+    plan = Plan(rep, reach=True)
     for k in range(1, rep.count + 1):
         p = rep.plies[k - 1]
         entry: dict[str, Any] = {"ply": p.number, "player": p.player, "move": p.move,
@@ -277,11 +322,18 @@ def replay_glb(rep: Any, seconds_per_ply: float = 1.0, header: Mapping[str, Any]
         # the squares the move starts and ends on, as the window frames them: their surface
         entry["marks"] = [_place((x, y, rep.table.tops.get(sq, z)), np.zeros(3))
                           for sq in p.squares for x, y, z in [rep.table.seats[sq]]]
+        drawn = drawing_extras(plan.draw(p))
+        if drawn:
+            entry["draw"] = drawn
         plies.append(entry)
     b.doc["scenes"][0]["name"] = rep.title
-    b.doc["scenes"][0]["extras"] = {"kind": "replay", "title": rep.title, "game": rep.game, "header": dict(header or {}),
-                                    "secondsPerPly": seconds_per_ply,
-                                    "pitch": rep.table.pitch_mm / 1000, "plies": plies, "result": rep.result}
+    extras: dict[str, Any] = {"kind": "replay", "title": rep.title, "game": rep.game, "header": dict(header or {}),
+                              "secondsPerPly": seconds_per_ply, "pitch": rep.table.pitch_mm / 1000,
+                              "overlay": {**overlay_style(rep.table.pitch_mm), "showReach": reach}}
+    if levelled is not None:  # the legend: each level's colour, the highest first
+        palette = level_colours(rep.table.levels.values())
+        extras["levels"] = [[level, palette[level]] for level in sorted(palette, reverse=True)]
+    b.doc["scenes"][0]["extras"] = {**extras, "plies": plies, "result": rep.result}
     return b.glb()
 
 
@@ -302,7 +354,7 @@ def set_glb(assets: Sequence[Any]) -> bytes:
     return b.glb()
 
 
-def replay_bytes(rep: Any, log: Path, seconds_per_ply: float = 1.0, colours: str = "levels") -> bytes:
+def replay_bytes(rep: Any, log: Path, seconds_per_ply: float = 1.0, colours: str = "levels", reach: bool = True) -> bytes:
     """The GLB of the log ``log`` (loaded as ``rep``), with the log's header and each ply's
     words, from the log replayed again (as fast as check-log: milliseconds a hundred plies)."""
     from stratstone_cad.log.logfile import replay
@@ -311,15 +363,16 @@ def replay_bytes(rep: Any, log: Path, seconds_per_ply: float = 1.0, colours: str
         header = {"game": r.header.game, "rules": r.header.rules, "players": r.header.players, "seed": r.header.seed,
                   "setup": r.header.setup}
         words = [r.game.explain(st.before, st.after, st.events) for st in r]
-    return replay_glb(rep, seconds_per_ply, header, words, colours)
+    return replay_glb(rep, seconds_per_ply, header, words, colours, reach)
 
 
-def write_replay(rep: Any, log: Path, out: Path, seconds_per_ply: float = 1.0, colours: str = "levels") -> int:
+def write_replay(rep: Any, log: Path, out: Path, seconds_per_ply: float = 1.0, colours: str = "levels",
+                 reach: bool = True) -> int:
     """Write the replay of the log ``log`` (loaded as ``rep``) to ``out`` as a GLB, whole or
     not at all; returns its size."""
     from stratstone_cad.base.fileio import atomic_write
 
-    data = replay_bytes(rep, log, seconds_per_ply, colours)
+    data = replay_bytes(rep, log, seconds_per_ply, colours, reach)
     atomic_write(out, data, follow_symlinks=True)
     return len(data)
 

@@ -18,6 +18,10 @@ apps do: the ply in words, and on the board what the rules counted.
   each sown square numbered; at the end, a ring round the top stone of each square of the
   winning line(s) and a band across their squares.
 
+Where the drawings go is worked out without VTK (:class:`Plan`, a ply's :class:`Drawing`):
+the window draws them with VTK (:class:`Overlays`), the shared page with three.js from the
+glTF's extras (:mod:`~stratstone_cad.viewer.gltf`).
+
 No drawing covers the top of a piece at rest (a bar across Stratstone's stacks would hide
 the colours that make the line): the drawings go round pieces, under them, or over their
 heads. Everything is read from the ply's events (the rules' own numbers, never counted
@@ -43,7 +47,7 @@ import numpy as np
 
 from stratstone_cad.engine.core import Attacked, DiceRolled, Exited, GameOver, Moved, Placed, Sown, Trapped
 
-__all__ = ["Caption", "Option", "Overlays", "options"]
+__all__ = ["Caption", "Drawing", "Option", "Overlays", "Plan", "options"]
 
 PATH_COLOUR = "#e6007e"  # magenta: the move's path, the sowing, a trap, the attacker
 MARK_COLOUR = "#00c4ee"  # cyan: the defender, the allowed column, the winning line, a special move
@@ -312,65 +316,52 @@ def _halo(pitch: float) -> Any:
 # --------------------------------------------------------------------------- the overlays
 
 
-class Overlays:
-    """The caption and the drawings of a replay's scene (see the module's docstring):
-    added to ``plotter`` once, hidden until a ply needs them. :meth:`show` puts up a ply's."""
+class Drawing(NamedTuple):
+    """One ply's drawings, in the board's millimetres (Z up): what the replay window draws
+    over its scene (:class:`Overlays`) and the shared page draws over its own
+    (:func:`~stratstone_cad.viewer.gltf.replay_glb` writes them into the glTF's extras).
+    Points are numpy arrays of 3; a polygon is its corners in order round its edge."""
 
-    def __init__(self, plotter: Any, rep: Any, size: tuple[int, int], scale: int = 1, reach: bool = False) -> None:
-        """``rep``: the loaded game (its table and plies); ``size`` and ``scale`` as the
-        scene's; ``reach``: light the squares the piece to move could reach."""
-        self.p, self.rep, self.reach = plotter, rep, reach
+    tubes: tuple[np.ndarray, ...] = ()
+    """Polylines drawn as tubes ``TUBE`` pitches thick: the path, an exit, a trap, the sowing."""
+    steps: tuple[tuple[np.ndarray, str], ...] = ()
+    """Chips in the path's colour: each step's cost, each sown square's number."""
+    halos: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
+    """Where the rings over the attacker's and the defender's heads go (``None``: none)."""
+    sums: tuple[tuple[tuple[tuple[np.ndarray, str], ...], str], ...] = (((), ""), ((), ""))
+    """The attack's and the defence's sums: the chips beside each halo and the side they
+    are drawn on (``"left"``: ending at the point, ``"right"``: beginning there)."""
+    band: tuple[np.ndarray, ...] = ()
+    """The allowed column's translucent fill."""
+    edges: tuple[np.ndarray, ...] = ()
+    """The allowed column's outline (four thin quads)."""
+    rings: tuple[np.ndarray, ...] = ()
+    """The winning line(s): the centre of a ring round each square's top stone (shown
+    once the ply is done)."""
+    cells: tuple[np.ndarray, ...] = ()
+    """The winning line(s): a translucent square on the board under each of their stacks."""
+    lit: tuple[np.ndarray, ...] = ()
+    """The reach: a light square on each square the piece could reach, an arrow beyond the edge for an exit."""
+    stars: tuple[np.ndarray, ...] = ()
+    """The reach: a star on each square of a special move."""
+    costs: tuple[tuple[np.ndarray, str], ...] = ()
+    """The reach: each lit square's cost (an exit's beside its arrow)."""
+
+
+class Plan:
+    """Where a replay's drawings go (see the module's docstring), ply by ply, without VTK:
+    :meth:`draw` gives a ply's :class:`Drawing`."""
+
+    def __init__(self, rep: Any, reach: bool = False) -> None:
+        """``rep``: the loaded game (its table and plies); ``reach``: light the squares the
+        piece to move could reach."""
+        self.rep, self.reach = rep, reach
         table = rep.table
         self.pitch = float(table.pitch_mm)
-        self.path = self._actor("overlay-path", PATH_COLOUR)
-        self.win = [self._actor("overlay-win", MARK_COLOUR), self._actor("overlay-win-band", MARK_COLOUR, BAND_OPACITY)]
-        self.band = self._actor("overlay-band", MARK_COLOUR, BAND_OPACITY)
-        self.edges = self._actor("overlay-band-edge", MARK_COLOUR)
-        self.lit = self._actor("overlay-reach", REACH_COLOUR, REACH_OPACITY)
-        self.stars = self._actor("overlay-stars", MARK_COLOUR)
-        halo = _halo(self.pitch)
-        self.halos = [self._actor(f"overlay-halo-{i}", c, mesh=halo) for i, c in enumerate((PATH_COLOUR, MARK_COLOUR))]
-        # the labels over the scene, each drawn over those added before it: the reach's
-        # costs (many), the path's steps, the sums, the caption over all
-        chip = round(max(11.0, size[1] / 40) * scale)  # pixels: 11 at 640 x 360, 18 at 1280 x 720
-        self.costs = Labels(plotter, "overlay-costs", chip, REACH_COLOUR)
-        self.steps = Labels(plotter, "overlay-steps", chip, PATH_COLOUR)
-        self.sums = [Labels(plotter, f"overlay-sum-{i}", chip, c) for i, c in enumerate((PATH_COLOUR, MARK_COLOUR))]
-        self.caption = Caption(plotter, size, scale)
         self.tallest = max(rep.heights.values(), default=0.0)
         seats = np.array(list(table.seats.values()), float).reshape(-1, 3)
         self.cells = (seats[:, :2].min(axis=0) - self.pitch / 2, seats[:, :2].max(axis=0) + self.pitch / 2)
         self.rim = min((self.top(sq) for sq in table.seats), default=0.0)  # the lowest cell: the rim's height
-        self.ply = -1
-        self.lines: tuple[Any, Any] = (None, None)  # the ply's winning lines, shown once it is done
-
-    def _actor(self, name: str, colour: str, opacity: float = 1.0, mesh: Any = None) -> Any:
-        # start-up speed: VTK only where something is rendered
-        from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper
-
-        mapper = vtkPolyDataMapper()
-        mapper.ScalarVisibilityOff()
-        if mesh is not None:
-            mapper.SetInputData(mesh)
-        actor = vtkActor()
-        actor.SetMapper(mapper)
-        prop = actor.GetProperty()
-        prop.SetColor(*_rgb(colour))
-        prop.SetOpacity(opacity)
-        prop.SetAmbient(0.45)  # lit, but its colour stays its colour on any side
-        prop.SetDiffuse(0.65)
-        prop.SetSpecular(0.0)
-        actor.SetVisibility(False)
-        self.p.add_actor(actor, reset_camera=False, name=name, pickable=False)
-        return actor
-
-    @staticmethod
-    def _set(actor: Any, mesh: Any) -> None:
-        """Put ``mesh`` into ``actor`` (None or empty: hide it)."""
-        shown = mesh is not None and mesh.n_points > 0
-        if shown:
-            actor.GetMapper().SetInputData(mesh)
-        actor.SetVisibility(shown)
 
     def top(self, square: str) -> float:
         """The height of the board's surface at ``square`` (a cell's top, a recess's rim)."""
@@ -382,26 +373,16 @@ class Overlays:
         x, y, _ = self.rep.table.seats[square]
         return np.array([x, y, self.top(square) + lift])
 
-    # -- per ply ----------------------------------------------------------------------
-
-    def show(self, ply: int, done: bool, text: str) -> None:
-        """The overlays of ``ply`` (0: the start, none), ``done`` when its animation is
-        over (the winning line waits for it), with ``text`` as the caption."""
-        self.caption.set(text)
-        if ply != self.ply:
-            self._build(self.rep.plies[ply - 1] if ply else None)
-            self.ply = ply
-        for actor, mesh in zip(self.win, self.lines, strict=True):
-            self._set(actor, mesh if done else None)
-
-    def _build(self, ply: Any) -> None:
-        """Set a ply's drawings and labels into the actors (``ply`` None: the start, none)."""
-        named = ply.named if ply is not None else []
+    def draw(self, ply: Any) -> Drawing:
+        """A ply's drawings (``ply`` None: the start, none)."""
+        if ply is None:
+            return Drawing()
+        named = ply.named
         events = [n.event for n in named]
         tubes: list[np.ndarray] = []
         steps: list[tuple[np.ndarray, str]] = []
-        sums: list[Any] = [([], ""), ([], "")]
-        band: tuple[Any, Any] = (None, None)
+        sums: list[Any] = [((), ""), ((), "")]
+        band: tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]] = ((), ())
         halos: list[np.ndarray | None] = [None, None]
         lines = []
         placed = next((e.square for e in events if isinstance(e, Placed)), None)
@@ -423,17 +404,10 @@ class Overlays:
         if sown:
             tubes.append(self._sowing(sown))
             steps += self._numbers(sown)
-        self._set(self.path, _tubes(tubes, TUBE * self.pitch) if tubes else None)
-        self.steps.set(steps)
-        for halo, at, (labels, side), chips in zip(self.halos, halos, sums, self.sums, strict=True):
-            if at is not None:
-                halo.SetPosition(*at)
-            halo.SetVisibility(at is not None)
-            chips.set(labels, side)
-        self._set(self.band, band[0])
-        self._set(self.edges, band[1])
-        self.lines = self._win(lines, ply.rest) if lines else (None, None)
-        self._reach(ply)
+        rings, cells = self._win(lines, ply.rest) if lines else ((), ())
+        lit, stars, costs = self._reach(ply)
+        return Drawing(tuple(tubes), tuple(steps), (halos[0], halos[1]), (sums[0], sums[1]), band[0], band[1],
+                       rings, cells, lit, stars, costs)
 
     def _walk(self, e: Moved, steps: list[tuple[np.ndarray, str]]) -> list[np.ndarray]:
         """A walk as polylines over the cells' tops: level from a cell's centre to its edge,
@@ -476,8 +450,8 @@ class Overlays:
         sums = []
         for i, (at, terms, word) in enumerate(((a, e.attack, "attack"), (b, e.defence, "defence"))):
             side = "left" if i == left else "right"
-            sums.append(([(at - out if side == "left" else at + out, f"{word} {sum(t.value for t in terms)}")]
-                         if terms else [], side))
+            sums.append((((at - out if side == "left" else at + out, f"{word} {sum(t.value for t in terms)}"),)
+                         if terms else (), side))
         return [a, b], sums
 
     def _exit(self, square: str) -> np.ndarray:
@@ -488,7 +462,7 @@ class Overlays:
         y = hi[1] if hi[1] - start[1] < start[1] - lo[1] else lo[1]
         return np.array([start, [start[0], y, start[2]]])
 
-    def _column(self, placed: str) -> tuple[Any, Any]:
+    def _column(self, placed: str) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
         """The band over the column of the square ``placed`` (the dice's column: a gem is
         placed in no other): a translucent fill over its wells and an outline round it."""
         seats = self.rep.table.seats
@@ -498,8 +472,8 @@ class Overlays:
         z = max(self.top(sq) for sq in column) + LIFT_MM
         half = self.pitch / 2
         x0, x1, y0, y1 = x - half, x + half, min(ys) - half, max(ys) + half
-        fill = _flat([np.array([[x0, y0, z], [x1, y0, z], [x1, y1, z], [x0, y1, z]])])
-        return fill, _flat(_outline(x0, y0, x1, y1, z + 0.05, 0.08 * self.pitch))
+        fill = np.array([[x0, y0, z], [x1, y0, z], [x1, y1, z], [x0, y1, z]])
+        return (fill,), tuple(_outline(x0, y0, x1, y1, z + 0.05, 0.08 * self.pitch))
 
     def _trap(self, e: Trapped) -> list[np.ndarray]:
         """A trap: a line from the gem placed to the far one over the gems between, at the
@@ -546,26 +520,25 @@ class Overlays:
         lift = TUBE * self.pitch + LIFT_MM
         return np.array([self.at(q, lift) for q in [sown[0].origin, *(e.square for e in sown)]])
 
-    def _win(self, lines: Sequence[Sequence[str]], rest: Mapping[str, Any]) -> tuple[Any, Any]:
-        """The winning lines: a ring round the top stone of each of their squares' stacks
-        (``rest``: where every piece is after the ply), and a translucent band over the
-        squares on the board, under the stacks. (A bar across the stacks would hide the top
-        stones' colours: seen from the front, it crosses those behind each of its points.)"""
-        import pyvista as pv
-
+    def _win(self, lines: Sequence[Sequence[str]], rest: Mapping[str, Any]) -> tuple[tuple[np.ndarray, ...],
+                                                                                tuple[np.ndarray, ...]]:
+        """The winning lines: the centre of a ring round the top stone of each of their
+        squares' stacks (``rest``: where every piece is after the ply), and a translucent
+        square over each of the squares on the board, under the stacks. (A bar across the
+        stacks would hide the top stones' colours: seen from the front, it crosses those
+        behind each of its points.)"""
         rings, cells = [], []
-        ring = pv.ParametricTorus(ringradius=RING * self.pitch, crosssectionradius=0.04 * self.pitch, u_res=48,
-                                  v_res=10, w_res=2)
         for sq in dict.fromkeys(q for line in lines for q in line):
             x, y, _ = self.rep.table.seats[sq]
-            rings.append(ring.translate((x, y, self.stack_top(sq, rest) - 0.03 * self.pitch), inplace=False))
+            rings.append(np.array([x, y, self.stack_top(sq, rest) - 0.03 * self.pitch]))
             cells.append(_square(x, y, self.top(sq) + LIFT_MM, 0.48 * self.pitch))
-        return pv.merge(rings), _flat(cells)
+        return tuple(rings), tuple(cells)
 
-    def _reach(self, ply: Any) -> None:
+    def _reach(self, ply: Any) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...], tuple[tuple[np.ndarray, str], ...]]:
         """The squares the piece to move could reach from where the ply began, lit, with
-        their costs; its special moves starred; its exit an arrow on the rim beyond the edge."""
-        moves = options(ply.before, [n.event for n in ply.named]) if self.reach and ply is not None else ()
+        their costs; its special moves starred; its exit an arrow on the rim beyond the
+        edge: (lit, stars, costs)."""
+        moves = options(ply.before, [n.event for n in ply.named]) if self.reach else ()
         lit, stars, labels = [], [], []
         lo, hi = self.rep.board_bounds
         for o in moves:
@@ -583,6 +556,94 @@ class Overlays:
             else:
                 lit.append(_square(c[0], c[1], c[2], 0.4 * self.pitch))
                 labels.append((c + np.array([0.3 * self.pitch, -0.3 * self.pitch, 0.0]), cost))
-        self._set(self.lit, _flat(lit) if lit else None)
-        self._set(self.stars, _flat(stars) if stars else None)
-        self.costs.set(labels)
+        return tuple(lit), tuple(stars), tuple(labels)
+
+
+class Overlays(Plan):
+    """The caption and the drawings of a replay's scene (see the module's docstring):
+    added to ``plotter`` once, hidden until a ply needs them. :meth:`show` puts up a ply's."""
+
+    def __init__(self, plotter: Any, rep: Any, size: tuple[int, int], scale: int = 1, reach: bool = False) -> None:
+        """``rep``: the loaded game (its table and plies); ``size`` and ``scale`` as the
+        scene's; ``reach``: light the squares the piece to move could reach."""
+        super().__init__(rep, reach)
+        self.p = plotter
+        self.path = self._actor("overlay-path", PATH_COLOUR)
+        self.win = [self._actor("overlay-win", MARK_COLOUR), self._actor("overlay-win-band", MARK_COLOUR, BAND_OPACITY)]
+        self.band = self._actor("overlay-band", MARK_COLOUR, BAND_OPACITY)
+        self.edges = self._actor("overlay-band-edge", MARK_COLOUR)
+        self.lit = self._actor("overlay-reach", REACH_COLOUR, REACH_OPACITY)
+        self.stars = self._actor("overlay-stars", MARK_COLOUR)
+        halo = _halo(self.pitch)
+        self.halos = [self._actor(f"overlay-halo-{i}", c, mesh=halo) for i, c in enumerate((PATH_COLOUR, MARK_COLOUR))]
+        # the labels over the scene, each drawn over those added before it: the reach's
+        # costs (many), the path's steps, the sums, the caption over all
+        chip = round(max(11.0, size[1] / 40) * scale)  # pixels: 11 at 640 x 360, 18 at 1280 x 720
+        self.costs = Labels(plotter, "overlay-costs", chip, REACH_COLOUR)
+        self.steps = Labels(plotter, "overlay-steps", chip, PATH_COLOUR)
+        self.sums = [Labels(plotter, f"overlay-sum-{i}", chip, c) for i, c in enumerate((PATH_COLOUR, MARK_COLOUR))]
+        self.caption = Caption(plotter, size, scale)
+        self.ply = -1
+        self.lines: tuple[Any, Any] = (None, None)  # the ply's winning lines, shown once it is done
+
+    def _actor(self, name: str, colour: str, opacity: float = 1.0, mesh: Any = None) -> Any:
+        # start-up speed: VTK only where something is rendered
+        from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper
+
+        mapper = vtkPolyDataMapper()
+        mapper.ScalarVisibilityOff()
+        if mesh is not None:
+            mapper.SetInputData(mesh)
+        actor = vtkActor()
+        actor.SetMapper(mapper)
+        prop = actor.GetProperty()
+        prop.SetColor(*_rgb(colour))
+        prop.SetOpacity(opacity)
+        prop.SetAmbient(0.45)  # lit, but its colour stays its colour on any side
+        prop.SetDiffuse(0.65)
+        prop.SetSpecular(0.0)
+        actor.SetVisibility(False)
+        self.p.add_actor(actor, reset_camera=False, name=name, pickable=False)
+        return actor
+
+    @staticmethod
+    def _set(actor: Any, mesh: Any) -> None:
+        """Put ``mesh`` into ``actor`` (None or empty: hide it)."""
+        shown = mesh is not None and mesh.n_points > 0
+        if shown:
+            actor.GetMapper().SetInputData(mesh)
+        actor.SetVisibility(shown)
+
+    def show(self, ply: int, done: bool, text: str) -> None:
+        """The overlays of ``ply`` (0: the start, none), ``done`` when its animation is
+        over (the winning line waits for it), with ``text`` as the caption."""
+        self.caption.set(text)
+        if ply != self.ply:
+            self._build(self.rep.plies[ply - 1] if ply else None)
+            self.ply = ply
+        for actor, mesh in zip(self.win, self.lines, strict=True):
+            self._set(actor, mesh if done else None)
+
+    def _build(self, ply: Any) -> None:
+        """Set a ply's drawings and labels into the actors (``ply`` None: the start, none)."""
+        import pyvista as pv
+
+        d = self.draw(ply)
+        self._set(self.path, _tubes(d.tubes, TUBE * self.pitch) if d.tubes else None)
+        self.steps.set(d.steps)
+        for halo, at, (labels, side), chips in zip(self.halos, d.halos, d.sums, self.sums, strict=True):
+            if at is not None:
+                halo.SetPosition(*at)
+            halo.SetVisibility(at is not None)
+            chips.set(labels, side)
+        self._set(self.band, _flat(d.band) if d.band else None)
+        self._set(self.edges, _flat(d.edges) if d.edges else None)
+        if d.rings:
+            ring = pv.ParametricTorus(ringradius=RING * self.pitch, crosssectionradius=0.04 * self.pitch, u_res=48,
+                                      v_res=10, w_res=2)
+            self.lines = (pv.merge([ring.translate(tuple(c), inplace=False) for c in d.rings]), _flat(d.cells))
+        else:
+            self.lines = (None, None)
+        self._set(self.lit, _flat(d.lit) if d.lit else None)
+        self._set(self.stars, _flat(d.stars) if d.stars else None)
+        self.costs.set(d.costs)

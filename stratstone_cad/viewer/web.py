@@ -42,12 +42,13 @@ def write_set(assets: Any, out: Path) -> int:
     return len(data)
 
 
-def write_replay(rep: Any, log: Path, out: Path, seconds_per_ply: float = 1.0, colours: str = "levels") -> int:
+def write_replay(rep: Any, log: Path, out: Path, seconds_per_ply: float = 1.0, colours: str = "levels",
+                 reach: bool = True) -> int:
     """Write the replay of the log ``log`` (loaded as ``rep``) to ``out`` as one HTML page,
-    whole or not at all; returns its size."""
+    whole or not at all (``reach``: the page opens with the reach shown); returns its size."""
     from stratstone_cad.base.fileio import atomic_write
     from stratstone_cad.viewer import gltf
 
-    data = page(gltf.replay_bytes(rep, log, seconds_per_ply, colours), f"{rep.title}: replay").encode("utf-8")
+    data = page(gltf.replay_bytes(rep, log, seconds_per_ply, colours, reach), f"{rep.title}: replay").encode("utf-8")
     atomic_write(out, data, follow_symlinks=True)
     return len(data)

@@ -56,9 +56,9 @@ def _open(b: Browser, path, fragment: str = "") -> float:
 
 
 def _drawn(b: Browser) -> None:
-    """Wait until two more frames are drawn (what a key changed is on screen)."""
-    n = b.js("window.stratstone.frames")
-    b.wait(f"window.stratstone.frames >= {n + 2}")
+    """Wait until a frame asked for after what a key changed is drawn (the page draws on demand)."""
+    n = b.js("window.stratstone.redraw(), window.stratstone.frames")
+    b.wait(f"window.stratstone.frames > {n}")
 
 
 def _rgb(colour: str) -> np.ndarray:
@@ -242,3 +242,208 @@ def test_the_terrain_reads_by_level_as_in_the_window(pages, browser):
         assert min(distance, key=distance.get) == rep.table.levels[sq], (sq, px, distance)
         checked += 1
     assert checked >= 80 and len(palette) >= 3
+
+
+# ------------------------------------------------------------------------- the explanations
+
+
+def _is(px, colour: str, within: float = 0.08) -> bool:
+    """The pixel is ``colour``, shaded: its chromaticity within ``within`` of the colour's."""
+    return float(np.abs(_chroma(np.asarray(px, float)) - _chroma(_rgb(colour))).sum()) < within
+
+
+def _at(b: Browser, point) -> tuple[int, int]:
+    """The pixel (column, row) where the page's camera puts a point of the board (mm, Z up)."""
+    return _all(b, [point])[0]
+
+
+def _all(b: Browser, points) -> list[tuple[int, int]]:
+    """:func:`_at` of each point, asked of the page at once."""
+    gltf = json.dumps([[float(x) / 1000, float(z) / 1000, -float(y) / 1000] for x, y, z in points])
+    return [(round(c), round(r)) for c, r in b.js(f"{gltf}.map(p => window.stratstone.projectPoint(p))")]
+
+
+def _show(b: Browser, ply: int, only: list[str] | None = None, animate: bool = False) -> np.ndarray:
+    """The page's scene at the end of ``ply`` (``animate``: at its start, the ply under way),
+    with only the drawings named in ``only`` and no piece (None: everything): the canvas's
+    pixels where the page has them (the rest black), read by the page (a third of the time
+    of the browser's screenshot)."""
+    import base64
+
+    b.js(f"window.stratstone.go({ply}, {json.dumps(animate)})")
+    b.js(f"window.stratstone.isolate({json.dumps(only)})")
+    _drawn(b)
+    left, top, w, h, data = b.js("window.stratstone.pixels()")
+    image = np.zeros((SIZE[1], SIZE[0], 3), np.uint8)
+    image[top:top + h, left:left + w] = np.frombuffer(base64.b64decode(data), np.uint8).reshape(h, w, 3)
+    return image
+
+
+def test_the_page_draws_the_path_its_costs_and_an_attacks_sums_as_the_window_does(pages, browser):
+    """The terrain game: at the centre of each square walked the path's tube shows in the
+    path's colour (the pieces hidden); each step's cost is a chip, in order, as the engine
+    counted them; an attack rings the attacker and the defender (magenta, cyan) and its two
+    sums are chips beside them with the engine's totals."""
+    from stratstone_cad.engine.core import Attacked, Moved
+    from stratstone_cad.viewer import overlays as O
+
+    rep, path = pages["terrain"]
+    plan = O.Plan(rep)
+    pitch = rep.table.pitch_mm
+    _open(browser, path)
+    walking = [p for p in rep.plies if any(isinstance(n.event, Moved) for n in p.named)]
+    attacks = [p for p in walking if any(isinstance(n.event, Attacked) for n in p.named)]
+    assert len(attacks) >= 2
+    checked = 0
+    for ply in [*walking[:2], *attacks[:3]]:
+        walks = [n.event for n in ply.named if isinstance(n.event, Moved)]
+        image = _show(browser, ply.number, ["path"])
+        squares = list(dict.fromkeys(q for w in walks for q in w.path))
+        for sq, (col, row) in zip(squares, _all(browser, [plan.at(q, O.TUBE * pitch + O.LIFT_MM) for q in squares]),
+                                  strict=True):
+            assert _is(image[row, col], O.PATH_COLOUR), (ply.move, sq, image[row, col])
+            checked += 1
+        _show(browser, ply.number)
+        chips = browser.js("window.stratstone.chips()")
+        want = [str(w.costs[k]) if w.costs else w.special for w in walks for k in range(len(w.path) - 1)]
+        assert [c["text"] for c in chips if c["kind"] == "step"] == want, ply.move
+        attack = [n.event for n in ply.named if isinstance(n.event, Attacked)]
+        sums = [c for c in chips if c["kind"] == "sum"]
+        if not attack:
+            assert not sums
+            continue
+        (att,) = attack
+        assert [c["text"] for c in sums] == [f"attack {sum(t.value for t in att.attack)}",
+                                             f"defence {sum(t.value for t in att.defence)}"]
+        image = _show(browser, ply.number, ["halo-0", "halo-1"])
+        r = 0.3 * pitch  # the halo's ring round its centre (the one in front may cover part of the other)
+        for at, colour, chip in zip(plan.draw(ply).halos, (O.PATH_COLOUR, O.MARK_COLOUR), sums, strict=True):
+            ring = _all(browser, [(at[0] + r * np.cos(a), at[1] + r * np.sin(a), at[2])
+                                  for a in np.linspace(0, 2 * np.pi, 24, endpoint=False)])
+            assert sum(_is(image[row, col], colour) for col, row in ring) >= 8, (ply.move, colour)
+            centre = _at(browser, at)
+            beside = chip["right"] <= centre[0] if chip["side"] == "left" else chip["left"] >= centre[0]
+            assert beside and chip["top"] - 10 <= centre[1] <= chip["bottom"] + 10, (chip, centre)
+    assert checked >= 12
+    browser.js("window.stratstone.isolate(null)")
+    assert browser.console_errors() == []
+
+
+def test_the_page_lights_the_reach_with_its_costs_and_a_button_and_r_hide_it(pages, browser):
+    """The reach (on when the page opens, as in the window): a chip per move the piece had,
+    with the cost the engine gives it; the button and the R key hide and show it. The
+    legend lists the levels, highest first, in the window's colours."""
+    from stratstone_cad.viewer import overlays as O
+    from stratstone_cad.viewer.replay import level_colours
+
+    rep, path = pages["terrain"]
+    _open(browser, path)
+    ply = rep.plies[2]
+    _show(browser, ply.number)
+    moves = O.options(ply.before, [n.event for n in ply.named])
+    assert len(moves) >= 10
+    want = sorted(f"exit {o.cost.split()[0]}" if o.kind == "exit" else o.cost.split()[0]
+                  for o in moves if o.kind != "special")
+    costs = lambda: sorted(c["text"] for c in browser.js("window.stratstone.chips()") if c["kind"] == "cost")  # noqa: E731
+    assert browser.js("window.stratstone.reach()") and costs() == want
+    assert "reach" in browser.js("window.stratstone.drawn()")
+    browser.js("document.getElementById('reach').click()")
+    _drawn(browser)
+    assert costs() == [] and "reach" not in browser.js("window.stratstone.drawn()")
+    browser.key("r", 82)
+    _drawn(browser)
+    assert costs() == want
+    palette = level_colours(rep.table.levels.values())
+    rows = browser.js("[...document.querySelectorAll('#legend .level')].map(r => [r.textContent,"
+                      " getComputedStyle(r.firstChild).backgroundColor])")
+    assert [int(t) for t, _ in rows] == sorted(palette, reverse=True)
+    for text, css in rows:
+        assert css == "rgb({}, {}, {})".format(*(int(palette[int(text)][i:i + 2], 16) for i in (1, 3, 5)))
+
+
+def test_the_page_draws_sage_stones_column_and_traps(pages, browser):
+    """Sage Stones: the column the dice allow, a translucent cyan band over its wells
+    (each well of it bluer with the band than without, a well two columns off unchanged);
+    each trap's line over the gems it traps, in the path's colour, from the start of the ply."""
+    from stratstone_cad.engine.core import DiceRolled, Trapped
+    from stratstone_cad.viewer import overlays as O
+
+    rep, path = pages["sage-stones"]
+    plan = O.Plan(rep)
+    seats = rep.table.seats
+    _open(browser, path)
+    assert not browser.js("getComputedStyle(document.getElementById('reach')).display !== 'none'")
+    banded = [p for p in rep.plies if any(isinstance(n.event, DiceRolled) and n.event.column is not None for n in p.named)
+              and any(n.event.kind == "placed" for n in p.named)]
+    assert len(banded) >= 10
+    for ply in banded[:2]:
+        (placed,) = [n.event.square for n in ply.named if n.event.kind == "placed"]
+        x = seats[placed][0]
+        column = [sq for sq, s in seats.items() if abs(s[0] - x) < 1e-6]
+        away = [sq for sq, s in seats.items() if abs(abs(s[0] - x) - 2 * rep.table.pitch_mm) < 1e-6]
+        with_band = _show(browser, ply.number, ["band", "band-edge"]).astype(float)
+        without = _show(browser, ply.number, []).astype(float)
+        for sq, (col, row) in zip(column, _all(browser, [plan.at(q) for q in column]), strict=True):
+            a, b = with_band[row, col], without[row, col]
+            assert a[2] - a[0] > b[2] - b[0] + 20, (ply.move, sq, a, b)
+        for sq, (col, row) in zip(away, _all(browser, [plan.at(q) for q in away]), strict=True):
+            assert np.abs(with_band[row, col] - without[row, col]).max() <= 3, (ply.move, sq)
+    traps = [(p, n.event) for p in rep.plies for n in p.named if isinstance(n.event, Trapped)]
+    assert len(traps) >= 4
+    for ply, trap in traps[:3]:
+        image = _show(browser, ply.number, ["path"], animate=True)
+        z = max(plan.top(q) for q in (*trap.ends, *trap.squares)) + 0.5 * plan.tallest + O.LIFT_MM
+        for sq, (col, row) in zip(trap.squares, _all(browser, [(*seats[q][:2], z) for q in trap.squares]), strict=True):
+            assert _is(image[row, col], O.PATH_COLOUR), (ply.move, sq, image[row, col])
+    browser.js("window.stratstone.isolate(null)")
+
+
+def test_the_page_numbers_stratstones_sowing_and_rings_the_winning_line_once_done(pages, browser):
+    """Stratstone: each sown square's step numbers as a chip in its cell; at the end the
+    top stone of each square of the winning line ringed in cyan, no other stack ringed;
+    while the last ply is under way, no ring yet."""
+    from stratstone_cad.engine.core import GameOver
+    from stratstone_cad.viewer import overlays as O
+
+    rep, path = pages["stratstone"]
+    plan = O.Plan(rep)
+    table, pitch = rep.table, rep.table.pitch_mm
+    last = rep.plies[-1]
+    (over,) = [n.event for n in last.named if isinstance(n.event, GameOver)]
+    line = {q for ln in over.lines for q in ln}
+    _open(browser, path)
+    image = _show(browser, rep.count)
+    want: dict[str, list[str]] = {}
+    for n in last.named:
+        if n.event.kind == "sown":
+            want.setdefault(n.event.square, []).append(str(n.event.step))
+    corners = dict(zip(table.seats, _all(browser, [plan.at(q) + np.array([-0.32 * pitch, 0.32 * pitch, 0.0])
+                                                    for q in table.seats]), strict=True))  # where a number goes
+    shown = {}
+    for chip in browser.js("window.stratstone.chips()"):
+        middle = ((chip["left"] + chip["right"]) / 2, (chip["top"] + chip["bottom"]) / 2)
+        shown[min(corners, key=lambda q: np.hypot(*np.subtract(corners[q], middle)))] = chip["text"]
+    assert shown == {sq: ", ".join(n) for sq, n in want.items()}
+
+    def ringed(image, sq: str) -> int:
+        x, y, _ = table.seats[sq]
+        z = plan.stack_top(sq, last.rest) - 0.03 * pitch
+        r = O.RING * pitch
+        points = [(x + r * np.cos(a), y + r * np.sin(a), z) for a in np.linspace(0, 2 * np.pi, 24, endpoint=False)]
+        return sum(_is(image[row, col], O.MARK_COLOUR) for col, row in _all(browser, points))
+
+    stacked = _occupied(rep, rep.count)
+    for sq in table.seats:
+        if sq in line:
+            assert ringed(image, sq) >= 10, sq
+        elif sq in stacked:
+            assert ringed(image, sq) == 0, sq
+    image = _show(browser, rep.count, animate=True)
+    assert "win" not in browser.js("window.stratstone.drawn()")
+    assert all(ringed(image, sq) == 0 for sq in line)
+
+
+def _occupied(rep, ply: int) -> set[str]:
+    seats = {(round(x, 3), round(y, 3)): sq for sq, (x, y, _) in rep.table.seats.items()}
+    return {seats[(round(p[0], 3), round(p[1], 3))] for p in rep.rest(ply).values()
+            if p is not None and (round(p[0], 3), round(p[1], 3)) in seats}

@@ -8,10 +8,19 @@
 // in words, the facts after it and, at the end, the result. The URL fragment names the
 // ply shown (#ply=12) and follows it, so a link opens at a position. Nothing is fetched:
 // the glTF is decoded from the page and parsed in memory (GLTFLoader.parse).
+//
+// Over the scene, the drawings that explain a ply, as the replay window draws them
+// (stratstone_cad/viewer/overlays.py works out where they go; the glTF's extras carry
+// them a ply at a time): the path as a tube with each step's cost, an attack's halos and
+// sums, the reach (a button and the R key show or hide it), Sage Stones' allowed column
+// and traps, Stratstone's sowing with its numbers and, once the last ply is done, the
+// winning line; the legend of levels in the upper right corner. One key light casts
+// shadows.
 
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
+import { mergeGeometries } from 'three/addons/utils/BufferGeometryUtils.js';
 
 function bytesOf(base64) {
   const text = atob(base64);
@@ -33,6 +42,169 @@ function frame(pitch) {
   return geometry;
 }
 
+function points(flat) {
+  const out = [];
+  for (let i = 0; i + 2 < flat.length; i += 3) out.push(new THREE.Vector3(flat[i], flat[i + 1], flat[i + 2]));
+  return out;
+}
+
+const UP = new THREE.Vector3(0, 1, 0);
+
+function tubes(lines, radius) {
+  // polylines as round tubes with a ball at each point, as the window draws them
+  const parts = [];
+  for (const line of lines) {
+    const pts = points(line);
+    pts.forEach((a, i) => {
+      parts.push(new THREE.SphereGeometry(radius, 12, 8).translate(a.x, a.y, a.z));
+      const b = pts[i + 1];
+      if (!b || a.distanceTo(b) < 1e-9) return;
+      const along = b.clone().sub(a);
+      const mid = a.clone().add(b).multiplyScalar(0.5);
+      const piece = new THREE.CylinderGeometry(radius, radius, along.length(), 12, 1, true);
+      piece.applyQuaternion(new THREE.Quaternion().setFromUnitVectors(UP, along.normalize()));
+      parts.push(piece.translate(mid.x, mid.y, mid.z));
+    });
+  }
+  return parts.length ? mergeGeometries(parts) : null;
+}
+
+function flats(polygons) {
+  // flat polygons (level: each at one height), triangulated in the ground's plane
+  const position = [], index = [];
+  for (const poly of polygons) {
+    const pts = points(poly), base = position.length / 3;
+    for (const p of pts) position.push(p.x, p.y, p.z);
+    for (const t of THREE.ShapeUtils.triangulateShape(pts.map((p) => new THREE.Vector2(p.x, p.z)), [])) {
+      index.push(base + t[0], base + t[1], base + t[2]);
+    }
+  }
+  if (!index.length) return null;
+  const geometry = new THREE.BufferGeometry();
+  geometry.setAttribute('position', new THREE.Float32BufferAttribute(position, 3));
+  geometry.setIndex(index);
+  geometry.computeVertexNormals();
+  return geometry;
+}
+
+function ring(radius, tube, radial) {
+  return new THREE.TorusGeometry(radius, tube, radial, 48).rotateX(Math.PI / 2); // flat on the ground
+}
+
+function ink(hex) {
+  // black or white, whichever reads on the colour (#rrggbb): the window's rule
+  const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255);
+  return 0.299 * r + 0.587 * g + 0.114 * b > 0.55 ? '#000000' : '#ffffff';
+}
+
+class Drawings {
+  // one ply's drawings: meshes in the scene, chips (HTML) over the view
+  constructor(scene, layer, style) {
+    this.scene = scene;
+    this.layer = layer;
+    this.style = style;
+    this.group = new THREE.Group();
+    this.win = new THREE.Group(); // the winning line: shown once the ply is done
+    scene.add(this.group, this.win);
+    this.chips = [];
+    this.reach = [];
+    this.materials = {};
+  }
+
+  material(hex, opacity = 1) {
+    const key = `${hex}/${opacity}`;
+    if (!this.materials[key]) {
+      const m = new THREE.MeshLambertMaterial({ color: hex, emissive: hex, emissiveIntensity: 0.45,
+        side: THREE.DoubleSide, transparent: opacity < 1, opacity, depthWrite: opacity >= 1,
+        polygonOffset: true, polygonOffsetFactor: -1, polygonOffsetUnits: -4 });
+      this.materials[key] = m;
+    }
+    return this.materials[key];
+  }
+
+  add(group, geometry, hex, opacity = 1, name = '') {
+    if (!geometry) return null;
+    const mesh = new THREE.Mesh(geometry, this.material(hex, opacity));
+    mesh.name = name;
+    group.add(mesh);
+    return mesh;
+  }
+
+  chip(at, text, hex, side = '', kind = '') {
+    const el = document.createElement('span');
+    el.className = 'chip';
+    el.textContent = text;
+    el.style.background = hex;
+    el.style.color = ink(hex);
+    el.dataset.kind = kind;
+    el.dataset.side = side;
+    this.layer.appendChild(el);
+    const chip = { el, at: new THREE.Vector3(at[0], at[1], at[2]), side, kind, text };
+    this.chips.push(chip);
+    return chip;
+  }
+
+  clear() {
+    for (const group of [this.group, this.win]) {
+      for (const child of [...group.children]) {
+        group.remove(child);
+        child.geometry.dispose();
+      }
+    }
+    for (const c of this.chips) c.el.remove();
+    this.chips = [];
+    this.reach = [];
+  }
+
+  set(draw) {
+    // a ply's drawings (viewer/overlays.py's Drawing, from the extras; none: the start)
+    this.clear();
+    if (!draw) return;
+    const s = this.style;
+    this.add(this.group, tubes(draw.tubes || [], s.tube), s.path, 1, 'path');
+    this.add(this.group, flats(draw.band || []), s.mark, s.bandOpacity, 'band');
+    this.add(this.group, flats(draw.edges || []), s.mark, 1, 'band-edge');
+    this.add(this.win, flats(draw.cells || []), s.mark, s.bandOpacity, 'win-band');
+    if ((draw.rings || []).length) {
+      this.add(this.win, mergeGeometries(draw.rings.map((c) => ring(s.ring, s.ringTube, 10).translate(c[0], c[1], c[2]))),
+        s.mark, 1, 'win');
+    }
+    (draw.halos || []).forEach((at, i) => {
+      if (at) this.add(this.group, ring(s.halo, s.haloTube, 12).translate(at[0], at[1], at[2]), i ? s.mark : s.path, 1,
+        `halo-${i}`);
+    });
+    const lit = this.add(this.group, flats(draw.lit || []), s.reach, s.reachOpacity, 'reach');
+    const stars = this.add(this.group, flats(draw.stars || []), s.mark, 1, 'stars');
+    this.reach = [lit, stars].filter(Boolean);
+    // the chips, each drawn over those before it: the reach's costs, the path's steps, the sums
+    for (const [x, y, z, text] of draw.costs || []) this.reach.push(this.chip([x, y, z], text, s.reach, '', 'cost'));
+    for (const [x, y, z, text] of draw.steps || []) this.chip([x, y, z], text, s.path, '', 'step');
+    (draw.sums || []).forEach((sum, i) => {
+      for (const [x, y, z, text] of sum.chips) this.chip([x, y, z], text, i ? s.mark : s.path, sum.side, 'sum');
+    });
+  }
+
+  showReach(on) {
+    for (const r of this.reach) {
+      if (r.el) r.el.hidden = !on;
+      else r.visible = on;
+    }
+  }
+
+  place(camera, width, height) {
+    // each chip over its point of the scene; hidden behind the camera
+    const v = new THREE.Vector3();
+    for (const c of this.chips) {
+      v.copy(c.at).project(camera);
+      const off = v.z > 1 || v.z < -1;
+      c.el.style.visibility = off ? 'hidden' : '';
+      const x = (v.x + 1) / 2 * width, y = (1 - v.y) / 2 * height;
+      const dx = c.side === 'left' ? '-100%' : c.side === 'right' ? '0%' : '-50%';
+      c.el.style.transform = `translate(${x.toFixed(1)}px, ${y.toFixed(1)}px) translate(${dx}, -50%)`;
+    }
+  }
+}
+
 export function start() {
   const api = { ready: false, error: null, frames: 0 };
   window.stratstone = api;
@@ -40,24 +212,41 @@ export function start() {
   const overlay = document.getElementById('overlay');
   const slider = document.getElementById('slider');
   const playButton = document.getElementById('play');
+  const reachButton = document.getElementById('reach');
+  const layer = document.createElement('div');
+  layer.id = 'chips';
+  view.appendChild(layer);
 
   const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
   renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
   renderer.outputColorSpace = THREE.SRGBColorSpace;
-  view.appendChild(renderer.domElement);
+  renderer.shadowMap.enabled = true;
+  renderer.shadowMap.type = THREE.PCFSoftShadowMap;
+  // The light stays where it is, so the shadow map is drawn again only when a piece moves (not
+  // when the camera turns); and a frame is drawn only when something changed (see tick).
+  renderer.shadowMap.autoUpdate = false;
+  view.insertBefore(renderer.domElement, layer);
   const scene = new THREE.Scene();
   scene.background = new THREE.Color(0xf4f1ea);
   scene.add(new THREE.HemisphereLight(0xffffff, 0x8a8070, 1.6));
   const sun = new THREE.DirectionalLight(0xffffff, 2.2);
   sun.position.set(-0.4, 1.0, 0.6);
-  scene.add(sun);
+  sun.castShadow = true;
+  sun.shadow.mapSize.set(2048, 2048);
+  sun.shadow.bias = -0.0005;
+  sun.shadow.normalBias = 0.0005;
+  scene.add(sun, sun.target);
   const camera = new THREE.PerspectiveCamera(30, 1, 0.005, 20);
   const controls = new OrbitControls(camera, renderer.domElement);
   controls.enableDamping = false;
 
   let plies = [], count = 0, seconds = 1, mixer = null, action = null, extras = {};
-  let ply = 0, time = 0, playing = false, last = null;
+  let ply = 0, time = 0, playing = false, last = null, drawings = null, drawn = -1, reachOn = false, isolated = null;
+  let dirty = true; // a frame to draw: nothing is drawn while nothing changes (a still page costs no CPU)
+  const redraw = () => { dirty = true; };
+  controls.addEventListener('change', redraw);
   const nodes = {};
+  const pieces = []; // the nodes that are pieces (the scene's but the board)
   const marks = [];
 
   function resize() {
@@ -65,6 +254,8 @@ export function start() {
     renderer.setSize(w, h, false);
     camera.aspect = w / Math.max(h, 1);
     camera.updateProjectionMatrix();
+    layer.style.fontSize = `${Math.max(11, Math.round(h / 40))}px`; // the window's chips: 18 px at 720 high
+    dirty = true;
   }
 
   function setTime(t) {
@@ -73,6 +264,8 @@ export function start() {
       action.time = time;
       mixer.update(0);
     }
+    renderer.shadowMap.needsUpdate = true;
+    dirty = true;
   }
 
   function overlayText() {
@@ -109,12 +302,24 @@ export function start() {
     });
   }
 
+  function showReach(on) {
+    reachOn = on;
+    reachButton.setAttribute('aria-pressed', String(on));
+    if (drawings) drawings.showReach(on);
+    dirty = true;
+  }
+
   function go(k, animate = false) {
     ply = Math.max(0, Math.min(count, k));
     setTime(animate && ply > 0 ? (ply - 1) * seconds : ply * seconds);
     slider.value = String(ply);
     overlay.textContent = overlayText();
     showMarks();
+    if (drawings && drawn !== ply) {
+      drawings.set(ply ? plies[ply - 1].draw : null);
+      drawings.showReach(reachOn);
+      drawn = ply;
+    }
     const hash = `#ply=${ply}`;
     if (location.hash !== hash) history.replaceState(null, '', hash);
   }
@@ -157,6 +362,13 @@ export function start() {
       setTime(Math.min(t, ply * seconds));
     }
     last = now;
+    if (!playing && !dirty) return;
+    dirty = false;
+    if (drawings) {
+      drawings.win.visible = ply > 0 && time >= ply * seconds - 1e-6; // the winning line, once the ply is done
+      if (isolated) for (const m of [...drawings.group.children, ...drawings.win.children]) m.visible = isolated.includes(m.name);
+      drawings.place(camera, view.clientWidth, view.clientHeight);
+    }
     renderer.render(scene, camera);
     api.frames += 1;
   }
@@ -174,22 +386,72 @@ export function start() {
     camera.position.set(centre.x, centre.y + distance * Math.sin(elevation), centre.z + distance * Math.cos(elevation));
     controls.target.copy(centre);
     controls.update();
+    // the key light's shadows over the whole table: its camera round the board and the pieces
+    const radius = 0.5 * Math.hypot(size.x, size.y, size.z);
+    const middle = box.getCenter(new THREE.Vector3());
+    sun.target.position.copy(middle);
+    sun.position.copy(middle).add(new THREE.Vector3(-0.4, 1.0, 0.6).normalize().multiplyScalar(3 * radius));
+    Object.assign(sun.shadow.camera, { left: -radius, right: radius, top: radius, bottom: -radius, near: radius,
+      far: 5 * radius });
+    sun.shadow.camera.updateProjectionMatrix();
+    renderer.shadowMap.needsUpdate = true;
   }
 
-  api.go = (k) => go(k);
+  api.go = (k, animate = false) => go(k, animate);
+  api.isolate = (names) => {
+    // a test's view: only the drawings named (their chips hidden), no piece; null: all again
+    isolated = names;
+    dirty = true;
+    renderer.shadowMap.needsUpdate = true; // the pieces hidden or shown again
+    for (const piece of pieces) piece.visible = !names;
+    if (drawings) {
+      for (const c of drawings.chips) c.el.style.display = names ? 'none' : '';
+      if (!names) {
+        for (const m of [...drawings.group.children, ...drawings.win.children]) m.visible = true;
+        drawings.showReach(reachOn);
+      }
+    }
+  };
+  api.redraw = redraw; // a test's wish for a frame drawn now (api.frames counts them)
   api.ply = () => ply;
   api.playing = () => playing;
-  api.drawMs = (n) => {
-    // the time of n frames drawn and finished (a benchmark's question: the GL's own cost)
+  api.drawMs = (n, moving = true) => {
+    // the time of n frames drawn and finished (a benchmark's question: the GL's own cost), of play
+    // (moving: the shadow map drawn again) or of the camera turning (the map kept). Each
+    // frame is waited for by reading a pixel back: Chromium's gl.finish() returns before its GPU
+    // process has drawn, and frames left queued there would delay whatever the browser does next.
     const gl = renderer.getContext();
+    const pixel = new Uint8Array(4);
     const start = performance.now();
     for (let i = 0; i < n; i++) {
+      renderer.shadowMap.needsUpdate = moving;
       renderer.render(scene, camera);
-      gl.finish();
+      gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
     }
     return (performance.now() - start) / n;
   };
   api.time = () => time;
+  api.pixels = () => {
+    // a test's screenshot of the canvas alone (faster than the browser's): where the canvas is,
+    // its size and the last frame drawn, RGB rows from the top, base64
+    const gl = renderer.getContext();
+    const w = gl.drawingBufferWidth, h = gl.drawingBufferHeight;
+    const rgba = new Uint8Array(w * h * 4);
+    gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, rgba);
+    let text = '';
+    for (let row = h - 1; row >= 0; row--) {
+      for (let i = row * w * 4; i < (row + 1) * w * 4; i += 4) text += String.fromCharCode(rgba[i], rgba[i + 1], rgba[i + 2]);
+    }
+    const rect = renderer.domElement.getBoundingClientRect();
+    return [Math.round(rect.left), Math.round(rect.top), w, h, btoa(text)];
+  };
+  api.reach = (on) => { if (on !== undefined) showReach(Boolean(on)); return reachOn; };
+  api.chips = () => (drawings ? drawings.chips : []).filter((c) => !c.el.hidden).map((c) => {
+    const r = c.el.getBoundingClientRect();
+    return { text: c.text, kind: c.kind, side: c.side, left: r.left, top: r.top, right: r.right, bottom: r.bottom };
+  });
+  api.drawn = () => (drawings ? [...drawings.group.children, ...drawings.win.children] : [])
+    .filter((m) => m.visible && m.parent.visible).map((m) => m.name);
   api.project = (name) => {
     // the screen point (CSS pixels from the canvas's top left) of a node's mesh centre
     const node = nodes[name];
@@ -210,11 +472,11 @@ export function start() {
   window.addEventListener('hashchange', () => { const k = fromHash(); if (k !== null && k !== ply) go(k); });
   window.addEventListener('keydown', (e) => {
     const keys = { ArrowRight: () => go(ply + 1), ArrowLeft: () => go(ply - 1), Home: () => go(0),
-      End: () => go(count), ' ': toggle };
+      End: () => go(count), ' ': toggle, r: () => showReach(!reachOn), R: () => showReach(!reachOn) };
     const act = keys[e.key];
     if (!act) return;
     e.preventDefault(); // the slider, focused, would move too
-    if (e.key !== ' ' && playing) pause();
+    if (e.key !== ' ' && e.key.toLowerCase() !== 'r' && playing) pause();
     act();
   });
   slider.addEventListener('input', () => {
@@ -224,6 +486,7 @@ export function start() {
   document.getElementById('prev').addEventListener('click', () => go(ply - 1));
   document.getElementById('next').addEventListener('click', () => go(ply + 1));
   playButton.addEventListener('click', toggle);
+  reachButton.addEventListener('click', () => showReach(!reachOn));
 
   const data = bytesOf(document.getElementById('glb').textContent.trim());
   new GLTFLoader().parse(data, '', (gltf) => {
@@ -234,6 +497,34 @@ export function start() {
     seconds = extras.secondsPerPly || 1;
     scene.add(gltf.scene);
     gltf.scene.traverse((o) => { if (o.name) nodes[o.name] = o; });
+    pieces.push(...gltf.scene.children.filter((o) => o.name !== 'board'));
+    gltf.scene.traverse((o) => {
+      if (!o.isMesh) return;
+      o.receiveShadow = true;
+      o.castShadow = !(o.name === 'board' || (o.parent && o.parent.name === 'board'));
+    });
+    if (extras.overlay) {
+      drawings = new Drawings(scene, layer, extras.overlay);
+      reachOn = Boolean(extras.overlay.showReach);
+    }
+    const anyReach = plies.some((p) => p.draw && (p.draw.lit || p.draw.stars || p.draw.costs));
+    reachButton.style.display = anyReach ? '' : 'none';
+    document.getElementById('reach-help').style.display = anyReach ? '' : 'none';
+    showReach(reachOn);
+    if (extras.levels) {
+      const legend = document.createElement('div');
+      legend.id = 'legend';
+      legend.appendChild(Object.assign(document.createElement('div'), { textContent: 'level' }));
+      for (const [level, colour] of extras.levels) {
+        const row = document.createElement('div');
+        row.className = 'level';
+        const swatch = Object.assign(document.createElement('span'), { className: 'swatch' });
+        swatch.style.background = colour;
+        row.append(swatch, String(level));
+        legend.appendChild(row);
+      }
+      view.appendChild(legend);
+    }
     if (gltf.animations.length) {
       mixer = new THREE.AnimationMixer(gltf.scene);
       action = mixer.clipAction(gltf.animations[0]);
