@@ -185,6 +185,36 @@ def test_the_keys_the_slider_and_the_fragment_name_the_ply(pages, browser):
     assert browser.console_errors() == []
 
 
+def test_the_page_draws_a_frame_when_something_changes_and_none_while_still(pages, browser):
+    """A page left open draws nothing (no CPU spent on a still picture); a key, the reach
+    button's R and a drag of the mouse each draw a frame by themselves (nothing here asks the
+    page for one), and the frame a key drew shows the pieces where the engine puts them."""
+    rep, path = pages["terrain"]
+    _open(browser, path)
+
+    def still() -> int:
+        time.sleep(0.3)
+        n = browser.js("window.stratstone.frames")
+        time.sleep(0.6)
+        assert browser.js("window.stratstone.frames") == n  # nothing changed, nothing drawn
+        return n
+
+    n = still()
+    browser.key("ArrowRight", 39)
+    browser.wait(f"window.stratstone.frames > {n}", timeout=10)
+    _check_pieces(browser, rep, "terrain", 1)
+    n = still()
+    browser.key("r", 82)
+    browser.wait(f"window.stratstone.frames > {n}", timeout=10)
+    n = still()
+    w, h = SIZE
+    for kind, x in (("mousePressed", w // 2), ("mouseMoved", w // 2 + 120), ("mouseReleased", w // 2 + 120)):
+        browser.call("Input.dispatchMouseEvent", session=True, type=kind, x=x, y=h // 2, button="left",
+                     buttons=0 if kind == "mouseReleased" else 1, clickCount=1)
+    browser.wait(f"window.stratstone.frames > {n}", timeout=10)
+    still()
+
+
 def test_a_hundred_ply_game_stays_small(tmp_path):
     """The sizes the README states: a 100-ply Sage Stones game's page at most 6 MB, a
     Stratstone game's (24 distinct pebbles) at most 8 MB."""
