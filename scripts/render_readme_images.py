@@ -293,7 +293,7 @@ def replays(images: Path) -> None:
 
 def web_replay(images: Path) -> None:
     """The shared replay page (stratstone-cad replay LOG --out FILE.html) as Chromium shows
-    it, headless (tests/browser.py; skipped without chromium): the terrain game at ply 4."""
+    it, headless (tests/browser.py; skipped without chromium): the terrain game at ply 8 (a charge and an attack, the reach of the piece to move)."""
     import shutil
     import sys
     import tempfile
@@ -313,7 +313,7 @@ def web_replay(images: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp, Browser((1000, 600)) as b:
         page = Path(tmp) / "terrain.html"
         web.write_replay(load(log), log, page)
-        b.open(page.as_uri() + "#ply=4")
+        b.open(page.as_uri() + "#ply=8")
         b.wait("window.stratstone && window.stratstone.ready && window.stratstone.frames > 0")
         n = b.js("window.stratstone.redraw(), window.stratstone.frames")  # the chips placed: a frame more
         b.wait(f"window.stratstone.frames > {n}")
