@@ -293,7 +293,8 @@ def replays(images: Path) -> None:
 
 def web_replay(images: Path) -> None:
     """The shared replay page (stratstone-cad replay LOG --out FILE.html) as Chromium shows
-    it, headless (tests/browser.py; skipped without chromium): the terrain game at ply 8 (a charge and an attack, the reach of the piece to move)."""
+    it, headless (tests/browser.py; skipped without chromium): the terrain game at ply 8 (a
+    charge and an attack, the reach of the piece to move)."""
     import shutil
     import sys
     import tempfile

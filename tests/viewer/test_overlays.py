@@ -15,6 +15,9 @@ from stratstone_cad.games.terrain import rules as terrain
 from stratstone_cad.viewer import overlays as O
 from stratstone_cad.viewer import replay as R
 from tests import LOGS
+from tests.viewer.pixels import is_colour as _is
+from tests.viewer.pixels import occupied as _occupied
+from tests.viewer.pixels import ring_points
 
 SIZE = (640, 360)
 GAMES = {"stratstone": "stratstone_win.jsonl", "sage-stones": "sage_stones_4.jsonl", "terrain": "terrain_greedy.jsonl"}
@@ -23,24 +26,6 @@ GAMES = {"stratstone": "stratstone_win.jsonl", "sage-stones": "sage_stones_4.jso
 @pytest.fixture(scope="module")
 def loaded(_cache):
     return {g: R.load(LOGS / f) for g, f in GAMES.items()}
-
-
-def _chroma(rgb) -> np.ndarray:
-    rgb = np.asarray(rgb, float)
-    return rgb / max(float(rgb.sum()), 1.0)
-
-
-def _is(px, colour: str) -> bool:
-    """The pixel is ``colour``, shaded: its chromaticity within 0.08 of the colour's."""
-    want = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)], float)
-    return float(np.abs(_chroma(px) - _chroma(want)).sum()) < 0.08
-
-
-def _occupied(rep, ply: int) -> set[str]:
-    """The squares a piece stands on after ``ply``."""
-    seats = {(round(x, 3), round(y, 3)): sq for sq, (x, y, _) in rep.table.seats.items()}
-    return {seats[(round(p[0], 3), round(p[1], 3))] for p in rep.rest(ply).values()
-            if p is not None and (round(p[0], 3), round(p[1], 3)) in seats}
 
 
 def _without_pieces(scene) -> np.ndarray:
@@ -276,8 +261,7 @@ def test_the_sowing_path_is_numbered_and_the_winning_line_rings_its_four_stacks_
         def ringed(image, sq: str) -> int:
             x, y, _ = table.seats[sq]
             z = scene.overlays.stack_top(sq, last.rest) - 0.03 * pitch
-            r = O.RING * pitch
-            points = [(x + r * np.cos(a), y + r * np.sin(a), z) for a in np.linspace(0, 2 * np.pi, 24, endpoint=False)]
+            points = ring_points(x, y, z, O.RING * pitch)
             return sum(_is(image[row, col], O.MARK_COLOUR) for col, row in map(scene.project, points))
 
         image = scene.image()

@@ -15,6 +15,8 @@ from stratstone_cad.engine.core import Sown
 from stratstone_cad.viewer import replay as R
 from stratstone_cad.viewer import writer as W
 from tests import LOGS, ROOT
+from tests.viewer.pixels import chroma as _chroma
+from tests.viewer.pixels import rgb as _rgb
 
 GAMES = {"stratstone": "stratstone_win.jsonl", "sage-stones": "sage_stones_4.jsonl", "terrain": "terrain_greedy.jsonl"}
 
@@ -22,14 +24,6 @@ GAMES = {"stratstone": "stratstone_win.jsonl", "sage-stones": "sage_stones_4.jso
 @pytest.fixture(scope="module")
 def loaded(_cache):
     return {g: R.load(LOGS / f) for g, f in GAMES.items()}
-
-
-def _rgb(colour: str) -> np.ndarray:
-    return np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)], float)
-
-
-def _chroma(rgb: np.ndarray) -> np.ndarray:
-    return rgb / max(float(rgb.sum()), 1.0)
 
 
 def _state_after(game: str, ply: int):

@@ -18,6 +18,11 @@ from stratstone_cad.viewer import replay as R
 from stratstone_cad.viewer import web
 from tests import LOGS, ROOT
 from tests.browser import Browser, chromium
+from tests.viewer.pixels import chroma as _chroma
+from tests.viewer.pixels import is_colour as _is
+from tests.viewer.pixels import occupied as _occupied
+from tests.viewer.pixels import rgb as _rgb
+from tests.viewer.pixels import ring_points
 from tests.web_tools import WEB, node_tools
 
 GAMES = {"stratstone": "stratstone_win.jsonl", "sage-stones": "sage_stones_4.jsonl", "terrain": "terrain_greedy.jsonl"}
@@ -59,14 +64,6 @@ def _drawn(b: Browser) -> None:
     """Wait until a frame asked for after what a key changed is drawn (the page draws on demand)."""
     n = b.js("window.stratstone.redraw(), window.stratstone.frames")
     b.wait(f"window.stratstone.frames > {n}")
-
-
-def _rgb(colour: str) -> np.ndarray:
-    return np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)], float)
-
-
-def _chroma(rgb: np.ndarray) -> np.ndarray:
-    return rgb / max(float(rgb.sum()), 1.0)
 
 
 def _engine_tops(game: str, ply: int) -> dict[str, str | None]:
@@ -277,11 +274,6 @@ def test_the_terrain_reads_by_level_as_in_the_window(pages, browser):
 # ------------------------------------------------------------------------- the explanations
 
 
-def _is(px, colour: str, within: float = 0.08) -> bool:
-    """The pixel is ``colour``, shaded: its chromaticity within ``within`` of the colour's."""
-    return float(np.abs(_chroma(np.asarray(px, float)) - _chroma(_rgb(colour))).sum()) < within
-
-
 def _at(b: Browser, point) -> tuple[int, int]:
     """The pixel (column, row) where the page's camera puts a point of the board (mm, Z up)."""
     return _all(b, [point])[0]
@@ -458,9 +450,7 @@ def test_the_page_numbers_stratstones_sowing_and_rings_the_winning_line_once_don
     def ringed(image, sq: str) -> int:
         x, y, _ = table.seats[sq]
         z = plan.stack_top(sq, last.rest) - 0.03 * pitch
-        r = O.RING * pitch
-        points = [(x + r * np.cos(a), y + r * np.sin(a), z) for a in np.linspace(0, 2 * np.pi, 24, endpoint=False)]
-        return sum(_is(image[row, col], O.MARK_COLOUR) for col, row in _all(browser, points))
+        return sum(_is(image[row, col], O.MARK_COLOUR) for col, row in _all(browser, ring_points(x, y, z, O.RING * pitch)))
 
     stacked = _occupied(rep, rep.count)
     for sq in table.seats:
@@ -473,7 +463,3 @@ def test_the_page_numbers_stratstones_sowing_and_rings_the_winning_line_once_don
     assert all(ringed(image, sq) == 0 for sq in line)
 
 
-def _occupied(rep, ply: int) -> set[str]:
-    seats = {(round(x, 3), round(y, 3)): sq for sq, (x, y, _) in rep.table.seats.items()}
-    return {seats[(round(p[0], 3), round(p[1], 3))] for p in rep.rest(ply).values()
-            if p is not None and (round(p[0], 3), round(p[1], 3)) in seats}
