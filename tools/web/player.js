@@ -254,7 +254,9 @@ export function start() {
     renderer.setSize(w, h, false);
     camera.aspect = w / Math.max(h, 1);
     camera.updateProjectionMatrix();
-    layer.style.fontSize = `${Math.max(11, Math.round(h / 40))}px`; // the window's chips: 18 px at 720 high
+    // the window's chips: 18 px at 1280 x 720; in a narrow view (a phone held upright) as the
+    // board's width allows, so the chips do not cover the squares they name
+    layer.style.fontSize = `${Math.max(11, Math.round(Math.min(h, w * 9 / 16) / 40))}px`;
     dirty = true;
   }
 
