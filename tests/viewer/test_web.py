@@ -184,8 +184,9 @@ def test_the_keys_the_slider_and_the_fragment_name_the_ply(pages, browser):
 
 def test_the_page_draws_a_frame_when_something_changes_and_none_while_still(pages, browser):
     """A page left open draws nothing (no CPU spent on a still picture); a key, the reach
-    button's R and a drag of the mouse each draw a frame by themselves (nothing here asks the
-    page for one), and the frame a key drew shows the pieces where the engine puts them."""
+    button's R, a drag of the mouse and the GL context given back after a loss (a phone's
+    browser in the background) each draw a frame by themselves (nothing here asks the page
+    for one), and the frames drawn show the pieces where the engine puts them."""
     rep, path = pages["terrain"]
     _open(browser, path)
 
@@ -209,6 +210,13 @@ def test_the_page_draws_a_frame_when_something_changes_and_none_while_still(page
         browser.call("Input.dispatchMouseEvent", session=True, type=kind, x=x, y=h // 2, button="left",
                      buttons=0 if kind == "mouseReleased" else 1, clickCount=1)
     browser.wait(f"window.stratstone.frames > {n}", timeout=10)
+    n = still()
+    # a phone's browser may take the GL context away and give it back: the page draws again
+    browser.js("(() => { const gl = document.querySelector('canvas').getContext('webgl2');"
+               " const x = gl.getExtension('WEBGL_lose_context'); x.loseContext();"
+               " setTimeout(() => x.restoreContext(), 100); })()")
+    browser.wait(f"window.stratstone.frames > {n}", timeout=10)
+    _check_pieces(browser, rep, "terrain", 1)
     still()
 
 
@@ -375,6 +383,10 @@ def test_the_page_lights_the_reach_with_its_costs_and_a_button_and_r_hide_it(pag
     browser.key("r", 82)
     _drawn(browser)
     assert costs() == want
+    for modifiers in (2, 4):  # Ctrl+R and Cmd+R are the browser's (reload), not the reach's
+        browser.call("Input.dispatchKeyEvent", session=True, type="rawKeyDown", key="r", code="KeyR",
+                     windowsVirtualKeyCode=82, modifiers=modifiers)
+        assert browser.js("window.stratstone.reach()"), modifiers
     palette = level_colours(rep.table.levels.values())
     rows = browser.js("[...document.querySelectorAll('#legend .level')].map(r => [r.textContent,"
                       " getComputedStyle(r.firstChild).backgroundColor])")

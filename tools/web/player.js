@@ -221,7 +221,7 @@ export function start() {
   renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
   renderer.outputColorSpace = THREE.SRGBColorSpace;
   renderer.shadowMap.enabled = true;
-  renderer.shadowMap.type = THREE.PCFSoftShadowMap;
+  renderer.shadowMap.type = THREE.PCFShadowMap; // three.js 0.187's soft filter (its PCFSoftShadowMap falls back to it)
   // The light stays where it is, so the shadow map is drawn again only when a piece moves (not
   // when the camera turns); and a frame is drawn only when something changed (see tick).
   renderer.shadowMap.autoUpdate = false;
@@ -364,7 +364,10 @@ export function start() {
       setTime(Math.min(t, ply * seconds));
     }
     last = now;
-    if (!playing && !dirty) return;
+    if (playing || dirty) draw();
+  }
+
+  function draw() {
     dirty = false;
     if (drawings) {
       drawings.win.visible = ply > 0 && time >= ply * seconds - 1e-6; // the winning line, once the ply is done
@@ -470,9 +473,17 @@ export function start() {
     return [rect.left + (v.x + 1) / 2 * rect.width, rect.top + (1 - v.y) / 2 * rect.height];
   };
 
-  new ResizeObserver(() => { resize(); renderer.render(scene, camera); }).observe(view); // the overlay's lines vary
+  // the view's size changes with the overlay's lines: drawn at once at the new size (not a
+  // frame later, stretched), the chips placed for it
+  new ResizeObserver(() => { resize(); if (api.ready) draw(); }).observe(view);
+  // a phone may take the GL context away (the browser in the background); three.js restores it
+  renderer.domElement.addEventListener('webglcontextrestored', () => {
+    renderer.shadowMap.needsUpdate = true;
+    dirty = true;
+  });
   window.addEventListener('hashchange', () => { const k = fromHash(); if (k !== null && k !== ply) go(k); });
   window.addEventListener('keydown', (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey) return; // the browser's (Ctrl+R reloads, Alt+Left goes back)
     const keys = { ArrowRight: () => go(ply + 1), ArrowLeft: () => go(ply - 1), Home: () => go(0),
       End: () => go(count), ' ': toggle, r: () => showReach(!reachOn), R: () => showReach(!reachOn) };
     const act = keys[e.key];
