@@ -220,6 +220,36 @@ def test_the_page_draws_a_frame_when_something_changes_and_none_while_still(page
     still()
 
 
+def test_a_phone_turned_sees_the_whole_board_framed_again(pages, browser):
+    """A phone held sideways, then upright, then sideways again: after each turn every
+    square of the board is on the screen and the board fills most of it (framed again for
+    the new width, as when the page opened)."""
+    rep, path = pages["terrain"]
+    seats = json.dumps([[x / 1000, z / 1000, -y / 1000] for x, y, z in rep.table.seats.values()])
+
+    def framed(w: int, h: int) -> None:
+        browser.call("Emulation.setDeviceMetricsOverride", session=True, width=w, height=h, deviceScaleFactor=1,
+                     mobile=True)
+        browser.wait(f"document.querySelector('canvas').clientWidth === {w}")
+        _drawn(browser)
+        left, top, cw, ch = browser.js("(() => { const r = document.querySelector('canvas').getBoundingClientRect();"
+                                       " return [r.left, r.top, r.width, r.height]; })()")
+        points = browser.js(f"{seats}.map(p => window.stratstone.projectPoint(p))")
+        cols, rows = [c for c, _ in points], [r for _, r in points]
+        assert left <= min(cols) and max(cols) <= left + cw and top <= min(rows) and max(rows) <= top + ch, (w, h)
+        assert max((max(cols) - min(cols)) / cw, (max(rows) - min(rows)) / ch) > 0.6, (w, h)
+
+    try:
+        browser.call("Emulation.setDeviceMetricsOverride", session=True, width=700, height=390, deviceScaleFactor=1,
+                     mobile=True)
+        _open(browser, path)
+        for w, h in ((700, 390), (390, 700), (700, 390)):
+            framed(w, h)
+    finally:
+        browser.call("Emulation.setDeviceMetricsOverride", session=True, width=SIZE[0], height=SIZE[1],
+                     deviceScaleFactor=1, mobile=False)
+
+
 def test_a_hundred_ply_game_stays_small(tmp_path):
     """The sizes the README states: a 100-ply Sage Stones game's page at most 6 MB, a
     Stratstone game's (24 distinct pebbles) at most 8 MB."""

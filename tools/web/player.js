@@ -245,6 +245,9 @@ export function start() {
   let dirty = true; // a frame to draw: nothing is drawn while nothing changes (a still page costs no CPU)
   const redraw = () => { dirty = true; };
   controls.addEventListener('change', redraw);
+  let moved = false; // the camera turned or zoomed by hand: a new size keeps it where it is
+  controls.addEventListener('start', () => { moved = true; });
+  let framedWidth = 0, framed = null; // the view's width the board was framed for, and what
   const nodes = {};
   const pieces = []; // the nodes that are pieces (the scene's but the board)
   const marks = [];
@@ -391,6 +394,7 @@ export function start() {
     camera.position.set(centre.x, centre.y + distance * Math.sin(elevation), centre.z + distance * Math.cos(elevation));
     controls.target.copy(centre);
     controls.update();
+    framedWidth = view.clientWidth;
     // the key light's shadows over the whole table: its camera round the board and the pieces
     const radius = 0.5 * Math.hypot(size.x, size.y, size.z);
     const middle = box.getCenter(new THREE.Vector3());
@@ -475,7 +479,14 @@ export function start() {
 
   // the view's size changes with the overlay's lines: drawn at once at the new size (not a
   // frame later, stretched), the chips placed for it
-  new ResizeObserver(() => { resize(); if (api.ready) draw(); }).observe(view);
+  new ResizeObserver(() => {
+    resize();
+    if (!api.ready) return;
+    // a new width (a phone turned, a window resized; not a caption's lines): the board framed
+    // again for it, unless the camera was moved by hand
+    if (!moved && framed && Math.abs(view.clientWidth - framedWidth) > 1) frameBoard(framed);
+    draw();
+  }).observe(view);
   // a phone may take the GL context away (the browser in the background); three.js restores it
   renderer.domElement.addEventListener('webglcontextrestored', () => {
     renderer.shadowMap.needsUpdate = true;
@@ -556,7 +567,8 @@ export function start() {
     slider.max = String(count);
     if (extras.kind === 'set') document.getElementById('bar').style.display = 'none'; // nothing to step through
     resize();
-    frameBoard(nodes.board || gltf.scene);
+    framed = nodes.board || gltf.scene;
+    frameBoard(framed);
     document.title = `${extras.title}: replay`;
     const k = fromHash();
     go(k === null ? 0 : k);
