@@ -33,3 +33,13 @@ def occupied(rep, ply: int) -> set[str]:
 def ring_points(x: float, y: float, z: float, radius: float, n: int = 24) -> list[tuple[float, float, float]]:
     """``n`` points round a level ring (mm, Z up): where a drawn ring's pixels are."""
     return [(x + radius * np.cos(a), y + radius * np.sin(a), z) for a in np.linspace(0, 2 * np.pi, n, endpoint=False)]
+
+
+def check_winning_rings(ringed, squares, line, stacked) -> None:
+    """Each square of the winning ``line`` ringed (10 of the ring's 24 points or more in the
+    ring's colour, ``ringed(square)`` counts them), no other square with a stack on it."""
+    for sq in squares:
+        if sq in line:
+            assert ringed(sq) >= 10, sq
+        elif sq in stacked:
+            assert ringed(sq) == 0, sq

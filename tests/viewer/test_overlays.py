@@ -15,9 +15,9 @@ from stratstone_cad.games.terrain import rules as terrain
 from stratstone_cad.viewer import overlays as O
 from stratstone_cad.viewer import replay as R
 from tests import LOGS
+from tests.viewer.pixels import check_winning_rings, ring_points
 from tests.viewer.pixels import is_colour as _is
 from tests.viewer.pixels import occupied as _occupied
-from tests.viewer.pixels import ring_points
 
 SIZE = (640, 360)
 GAMES = {"stratstone": "stratstone_win.jsonl", "sage-stones": "sage_stones_4.jsonl", "terrain": "terrain_greedy.jsonl"}
@@ -265,12 +265,7 @@ def test_the_sowing_path_is_numbered_and_the_winning_line_rings_its_four_stacks_
             return sum(_is(image[row, col], O.MARK_COLOUR) for col, row in map(scene.project, points))
 
         image = scene.image()
-        stacked = _occupied(rep, rep.count)
-        for sq in table.seats:
-            if sq in line:
-                assert ringed(image, sq) >= 10, sq
-            elif sq in stacked:
-                assert ringed(image, sq) == 0, sq
+        check_winning_rings(lambda sq: ringed(image, sq), table.seats, line, _occupied(rep, rep.count))
         scene.show(rep.count, 0.5)
         image = scene.image()
         assert all(ringed(image, sq) == 0 for sq in line)

@@ -18,11 +18,11 @@ from stratstone_cad.viewer import replay as R
 from stratstone_cad.viewer import web
 from tests import LOGS, ROOT
 from tests.browser import Browser, chromium
+from tests.viewer.pixels import check_winning_rings, ring_points
 from tests.viewer.pixels import chroma as _chroma
 from tests.viewer.pixels import is_colour as _is
 from tests.viewer.pixels import occupied as _occupied
 from tests.viewer.pixels import rgb as _rgb
-from tests.viewer.pixels import ring_points
 from tests.web_tools import WEB, node_tools
 
 GAMES = {"stratstone": "stratstone_win.jsonl", "sage-stones": "sage_stones_4.jsonl", "terrain": "terrain_greedy.jsonl"}
@@ -494,12 +494,7 @@ def test_the_page_numbers_stratstones_sowing_and_rings_the_winning_line_once_don
         z = plan.stack_top(sq, last.rest) - 0.03 * pitch
         return sum(_is(image[row, col], O.MARK_COLOUR) for col, row in _all(browser, ring_points(x, y, z, O.RING * pitch)))
 
-    stacked = _occupied(rep, rep.count)
-    for sq in table.seats:
-        if sq in line:
-            assert ringed(image, sq) >= 10, sq
-        elif sq in stacked:
-            assert ringed(image, sq) == 0, sq
+    check_winning_rings(lambda sq: ringed(image, sq), table.seats, line, _occupied(rep, rep.count))
     image = _show(browser, rep.count, animate=True)
     assert "win" not in browser.js("window.stratstone.drawn()")
     assert all(ringed(image, sq) == 0 for sq in line)
