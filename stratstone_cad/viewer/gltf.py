@@ -253,7 +253,8 @@ def overlay_style(pitch_mm: float) -> dict[str, Any]:
     pitch = pitch_mm / 1000
     return {"path": O.PATH_COLOUR, "mark": O.MARK_COLOUR, "reach": O.REACH_COLOUR, "bandOpacity": O.BAND_OPACITY,
             "reachOpacity": O.REACH_OPACITY, "tube": round(O.TUBE * pitch, 6), "ring": round(O.RING * pitch, 6),
-            "ringTube": round(0.04 * pitch, 6), "halo": round(0.3 * pitch, 6), "haloTube": round(0.045 * pitch, 6)}
+            "ringTube": round(O.RING_TUBE * pitch, 6), "halo": round(O.HALO * pitch, 6),
+            "haloTube": round(O.HALO_TUBE * pitch, 6)}
 
 
 def replay_glb(rep: Any, seconds_per_ply: float = 1.0, header: Mapping[str, Any] | None = None,

@@ -57,6 +57,9 @@ REACH_OPACITY = 0.55  # a reachable square's light
 PANEL_OPACITY = 0.72  # the caption's white panel
 TUBE = 0.07  # a path's radius, in cell pitches
 RING = 0.47  # a winning stack's ring's radius, in cell pitches: round a stone as wide as its recess
+RING_TUBE = 0.04  # its thickness (the tube's radius), in cell pitches
+HALO = 0.3  # the radius of the ring over an attacker's or a defender's head, in cell pitches
+HALO_TUBE = 0.045  # its thickness, in cell pitches
 LIFT_MM = 0.4  # how far a drawing keeps above the surface it is drawn on
 END = 0.42  # how far a trap's line stops short of the centres of the gems at its ends, in cell pitches
 
@@ -310,7 +313,7 @@ def _halo(pitch: float) -> Any:
     cell would hide under a piece as wide as its cell)."""
     import pyvista as pv
 
-    return pv.ParametricTorus(ringradius=0.3 * pitch, crosssectionradius=0.045 * pitch, u_res=48, v_res=12, w_res=2)
+    return pv.ParametricTorus(ringradius=HALO * pitch, crosssectionradius=HALO_TUBE * pitch, u_res=48, v_res=12, w_res=2)
 
 
 # --------------------------------------------------------------------------- the overlays
@@ -639,7 +642,7 @@ class Overlays(Plan):
         self._set(self.band, _flat(d.band) if d.band else None)
         self._set(self.edges, _flat(d.edges) if d.edges else None)
         if d.rings:
-            ring = pv.ParametricTorus(ringradius=RING * self.pitch, crosssectionradius=0.04 * self.pitch, u_res=48,
+            ring = pv.ParametricTorus(ringradius=RING * self.pitch, crosssectionradius=RING_TUBE * self.pitch, u_res=48,
                                       v_res=10, w_res=2)
             self.lines = (pv.merge([ring.translate(tuple(c), inplace=False) for c in d.rings]), _flat(d.cells))
         else:
