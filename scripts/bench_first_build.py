@@ -13,7 +13,8 @@ the CPU time of the build and all it ran, which other work on the machine skews 
 PrusaSlicer runs each build made and whether both trees gave it the same files (a wrapper
 on the slicer notes the sha256 of each), and how the print reports' figures compare:
 PrusaSlicer 2.5's estimates vary by a few seconds from one run of the same file to the next
-(its seam placer samples at random), so two builds of one tree differ too. The machine is
+(its seam placer samples at random for an aligned seam, not for the plates' rear one), so two
+builds of one tree may differ too. The machine is
 shared: only figures of one run mean anything side by side. Usage::
 
     .venv/bin/python scripts/bench_first_build.py [--commit HEAD] [--rounds 3] [--games terrain ...]

@@ -479,6 +479,7 @@ class MeshParams(Params):
 # --------------------------------------------------------------------------- print plates
 
 IRONING = ("topmost", "top", "none")
+SEAMS = ("rear", "aligned", "nearest", "random")
 
 
 @dataclass(frozen=True)
@@ -492,6 +493,9 @@ class PlateParams(Params):
                                "surface of each, every top surface, or none", choices=IRONING)
     board_ironing: str = param("ironing of the boards (every top surface of the Stratstone board adds "
                                "about 5 h)", choices=IRONING)
+    seam: str = param("where each layer's outer wall starts and ends: at the back of each part in a line, "
+                      "aligned where the slicer finds it least visible, nearest the last move, or random",
+                      choices=SEAMS)
     adaptive_layers: bool = param("stones and gems at variable layer heights: thin where the surface is "
                                   "shallow, thick on steep sides, every flat face on a layer top")
     adaptive_step_mm: float = param("largest step an adaptive layer may leave on a sloped surface (a layer "

@@ -307,7 +307,7 @@ def _figures_note(exe: str | None, slicer: str, slice_plates: bool, printer: Any
     if exe:
         return (f"Print times and filament are {slicer}'s estimates (normal mode) for the {printer.title} bed: "
                 "PrusaSlicer's default printer and print settings (0.4 mm nozzle) with each plate's own layer "
-                "heights, ironing and layer profiles, PLA at 1.24 g/cm3.")
+                "heights, ironing, seam and layer profiles, PLA at 1.24 g/cm3.")
     if slice_plates:
         return ("PrusaSlicer was not found (install prusa-slicer, or set STRATSTONE_PRUSA_SLICER to its command "
                 "line), so there are no print times or filament figures.")

@@ -57,6 +57,7 @@ class PlateJob:
     plate: Plate
     profile: Profile
     ironing: str
+    seam: str  # where each layer's outer wall starts: rear, aligned, nearest or random (PlateParams.seam)
     adaptive: frozenset[str]  # the files printed at adaptive layer heights
     colours: tuple[tuple[str, str], ...]  # the plate's filaments: (name, "#RRGGBB")
     part_colours: Mapping[str, str]  # part file -> colour name
@@ -98,7 +99,7 @@ def plan_plates(outputs: Sequence[Output], entries: Mapping[str, Mapping[str, An
             palette = tuple((c, display_colour(colours, c)) for c in dict.fromkeys(colour_of[f] for f in on))
             out.append(PlateJob(
                 file, game, job, i if len(beds) > 1 else None, len(beds) if len(beds) > 1 else None, bed, profile,
-                ironing, adaptive & set(on), palette, {f: colour_of[f] for f in on},
+                ironing, plates.seam, adaptive & set(on), palette, {f: colour_of[f] for f in on},
                 {f: entries[f]["sha256"] for f in sorted(on)}, printer.name))
     return out
 
@@ -113,7 +114,7 @@ def plate_key(pj: PlateJob, plates: PlateParams, code: str, version: str) -> str
     the settings and the adaptive bounds it uses, the printer, the writing code, this
     program's version (written into the package) and the libraries' versions."""
     data = {
-        "file": pj.file, "title": pj.title(), "ironing": pj.ironing, "profile": asdict(pj.profile),
+        "file": pj.file, "title": pj.title(), "ironing": pj.ironing, "seam": pj.seam, "profile": asdict(pj.profile),
         "printer": pj.printer, "version": version,
         "colours": pj.colours, "part_colours": dict(sorted(pj.part_colours.items())), "inputs": dict(pj.inputs),
         "placements": [(p.part.name, p.part.file, p.copy, p.offset) for p in pj.plate.placements],
@@ -138,7 +139,7 @@ def _settings(pj: PlateJob, title: str, colours: tuple[tuple[str, str], ...], ir
     from stratstone_cad.printing.slicer_settings import PlateSettings
 
     return PlateSettings(title, pj.profile.layer_height_mm, pj.profile.first_layer_height_mm,
-                         pj.ironing if ironing is None else ironing, colours)
+                         pj.ironing if ironing is None else ironing, pj.seam, colours)
 
 
 def _plate_objects(pj: PlateJob, out_dir: Path, plates: PlateParams, neutral: Mapping[str, str] | None = None,
@@ -182,7 +183,7 @@ def plate_entry(pj: PlateJob, data: bytes, objects: list[dict[str, Any]], key: s
         "file": pj.file, "game": pj.game, "part": "plate", "plate": pj.job, "index": pj.index, "of": pj.of,
         "printer": pj.printer, "profile": {"name": pj.profile.name, "layer_height_mm": pj.profile.layer_height_mm,
                                            "first_layer_height_mm": pj.profile.first_layer_height_mm},
-        "ironing": pj.ironing, "colours": [c for c, _ in pj.colours], "objects": objects,
+        "ironing": pj.ironing, "seam": pj.seam, "colours": [c for c, _ in pj.colours], "objects": objects,
         "copies": len(pj.plate.placements), "key": key, "sha256": hashlib.sha256(data).hexdigest(),
         # the parts it holds, with the sha256 they were made from: a plate leaves the manifest with them
         "inputs": dict(sorted(pj.inputs.items())),
@@ -206,7 +207,7 @@ def slice_inputs(pj: PlateJob, out_dir: Path, plates: PlateParams, code: str) ->
     order as the sha256 of its part's triangles (its STL file less the header, which names
     it), where its copies are, which filament prints it (by its place in the plate's
     palette) and whether it has an adaptive layer profile (with the bounds it is made
-    with); the profile's layer heights, the ironing, the number
+    with); the profile's layer heights, the ironing, the seam, the number
     of filaments, the printer, and the code and libraries that write the file. What the file
     has besides (the names of the plate, its parts and its filaments, their colours, the
     UUIDs made from names, this program's version) changes no figure, so plates that
@@ -219,7 +220,7 @@ def slice_inputs(pj: PlateJob, out_dir: Path, plates: PlateParams, code: str) ->
     common = {"objects": objects, "filaments": len(pj.colours), "printer": pj.printer,
               "layers_mm": [pj.profile.layer_height_mm, pj.profile.first_layer_height_mm],
               "bounds": [plates.adaptive_step_mm, plates.adaptive_min_layer_mm, plates.adaptive_max_layer_mm]
-              if pj.adaptive else None, "code": code, "libraries": _library_versions()}
+              if pj.adaptive else None, "seam": pj.seam, "code": code, "libraries": _library_versions()}
     inputs = {"as_set": {**common, "ironing": pj.ironing}}
     if pj.ironing != "none":
         inputs["no_ironing"] = {**common, "ironing": "none"}

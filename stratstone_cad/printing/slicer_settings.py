@@ -11,7 +11,8 @@ PrusaSlicer (prusa3d/PrusaSlicer, src/libslic3r/Format/3mf.cpp):
     (or the command line's) values. ``first_layer_height`` is print-wide only (PrintConfig).
   - ``Metadata/Slic3r_PE_model.config``: per object (``<object id>`` = the 3MF object's
     resource id) the keys of PrintObjectConfig / PrintRegionConfig (``layer_height``, the
-    ironing keys) and a ``<volume firstid lastid>`` spanning all its triangles (0-based,
+    ironing keys, ``seam_position`` = ``rear`` | ``aligned`` | ``nearest`` | ``random``,
+    also print-wide above) and a ``<volume firstid lastid>`` spanning all its triangles (0-based,
     inclusive; triangles outside every volume are dropped by the reader).
   - ``Metadata/Slic3r_PE_layer_heights_profile.txt``: ``object_id=N|z;h;z;h;...`` with N
     the 1-based index of the object among the model's objects, z from the object's bottom,
@@ -28,7 +29,8 @@ OrcaSlicer / Bambu Studio (SoftFever/OrcaSlicer, src/libslic3r/Format/bbs_3mf.cp
   - ``Metadata/layer_heights_profile.txt``: as PrusaSlicer's.
   Key names from src/libslic3r/PrintConfig.cpp: ``layer_height`` (PrintObjectConfig),
   ``initial_layer_print_height`` (PrintConfig), ``ironing_type`` = ``no ironing`` | ``top``
-  | ``topmost`` | ``solid`` (PrintRegionConfig), ``filament_colour``. OrcaSlicer reads a
+  | ``topmost`` | ``solid`` (PrintRegionConfig), ``seam_position`` = ``nearest`` | ``aligned``
+  | ``back`` | ``random`` (PrintObjectConfig: PrusaSlicer's ``rear`` is ``back``), ``filament_colour``. OrcaSlicer reads a
   third-party 3MF's per-object settings; Bambu Studio keeps them only from files its own
   version wrote (Plater::priv::load_files resets them otherwise) and then falls back to
   the object colours below.
@@ -38,7 +40,10 @@ plugins/3MFReader/ThreeMFReader.py ``_convertSavitarNodeToUMNode``):
     object's own settings. Only settings "settable_per_mesh" (fdmprinter.def.json) take
     effect there: the ironing ones do; ``layer_height`` and ``layer_height_0`` do not (the
     engine slices every object at the print's layer height), so a Cura user picks 0.15 mm
-    or 0.3 mm in the print profile, as the plate's title says.
+    or 0.3 mm in the print profile, as the plate's title says. The seam's are
+    (fdmprinter.def.json): ``z_seam_type`` = ``back`` (at a point the user names) |
+    ``shortest`` | ``random`` | ``sharpest_corner``, and for ``back`` the point,
+    ``z_seam_x``, ``z_seam_y`` and ``z_seam_relative`` (to each part's centre, else the bed's).
 """
 
 from __future__ import annotations
@@ -64,6 +69,7 @@ class PlateSettings:
     layer_height_mm: float
     first_layer_height_mm: float
     ironing: str  # "topmost", "top" or "none"
+    seam: str  # "rear", "aligned", "nearest" or "random" (PrusaSlicer's names)
     colours: tuple[tuple[str, str], ...]  # the plate's filaments: (colour name, "#RRGGBB"), in order
 
 
@@ -101,6 +107,7 @@ def prusa_print_config(s: PlateSettings) -> str:
         "layer_height": _num(s.layer_height_mm),
         "first_layer_height": _num(s.first_layer_height_mm),
         **_prusa_ironing(s.ironing),
+        "seam_position": s.seam,
         "filament_density": _num(PLA_DENSITY_G_PER_CM3),
         "filament_diameter": _num(FILAMENT_DIAMETER_MM),
         "filament_colour": s.colours[0][1] if s.colours else "#FFFFFF",
@@ -117,7 +124,7 @@ def prusa_model_config(s: PlateSettings, objects: Sequence[ObjectSettings]) -> s
     # first_layer_height is print-wide in PrusaSlicer (PrintConfig: Slic3r_PE.config sets it);
     # each object carries it too, so an object copied into another project keeps its profile.
     per_object = {"layer_height": _num(s.layer_height_mm), "first_layer_height": _num(s.first_layer_height_mm),
-                  **_prusa_ironing(s.ironing)}
+                  **_prusa_ironing(s.ironing), "seam_position": s.seam}
     for o in objects:
         out.append(f' <object id="{o.object_id}" instances_count="{len(o.offsets)}">')
         out.append(f'  <metadata type="object" key="name" value={quoteattr(o.name)}/>')
@@ -147,6 +154,10 @@ def _orca_ironing(ironing: str) -> str:
     return "no ironing" if ironing == "none" else ironing
 
 
+#: PrusaSlicer's seam positions in OrcaSlicer's and Bambu Studio's words.
+ORCA_SEAMS = {"rear": "back", "aligned": "aligned", "nearest": "nearest", "random": "random"}
+
+
 def orca_project_settings(s: PlateSettings, version: str) -> str:
     """Metadata/project_settings.config: the plate's print-wide settings and filament colours."""
     data = {
@@ -156,6 +167,7 @@ def orca_project_settings(s: PlateSettings, version: str) -> str:
         "layer_height": _num(s.layer_height_mm),
         "initial_layer_print_height": _num(s.first_layer_height_mm),
         "ironing_type": _orca_ironing(s.ironing),
+        "seam_position": ORCA_SEAMS[s.seam],
         "filament_colour": [c for _, c in s.colours] or ["#FFFFFF"],
         "filament_density": [_num(PLA_DENSITY_G_PER_CM3)] * max(1, len(s.colours)),
         "filament_diameter": [_num(FILAMENT_DIAMETER_MM)] * max(1, len(s.colours)),
@@ -173,6 +185,7 @@ def orca_model_settings(s: PlateSettings, objects: Sequence[ObjectSettings]) -> 
         out.append(f'    <metadata key="extruder" value="{o.filament}"/>')
         out.append(f'    <metadata key="layer_height" value="{_num(s.layer_height_mm)}"/>')
         out.append(f'    <metadata key="ironing_type" value="{_orca_ironing(s.ironing)}"/>')
+        out.append(f'    <metadata key="seam_position" value="{ORCA_SEAMS[s.seam]}"/>')
         out.append(f'    <part id="{o.object_id}" subtype="normal_part">')
         out.append(f'      <metadata key="name" value={quoteattr(o.name)}/>')
         out.append("    </part>")
@@ -193,9 +206,20 @@ def orca_model_settings(s: PlateSettings, objects: Sequence[ObjectSettings]) -> 
 
 # --------------------------------------------------------------------------- Cura
 
+#: PrusaSlicer's seam positions as Cura's ``z_seam_type``: its "back" is a point the user
+#: names, each part's seam in the corner nearest it (CURA_REAR_SEAM makes that the rear).
+CURA_SEAMS = {"rear": "back", "aligned": "sharpest_corner", "nearest": "shortest", "random": "random"}
+#: The point of Cura's "back" seam: relative to each part's centre (not the bed's, which
+#: would turn the seams of the parts on the left and right towards the bed's middle),
+#: a metre straight behind it, so each part's seam is at its rearmost point.
+CURA_REAR_SEAM = {"z_seam_relative": "True", "z_seam_x": "0", "z_seam_y": "1000"}
+
+
 def cura_settings(s: PlateSettings) -> dict[str, str]:
-    """The per-object settings Cura applies (settable per mesh): the ironing."""
+    """The per-object settings Cura applies (settable per mesh): the ironing and the seam."""
     return {
         "ironing_enabled": "False" if s.ironing == "none" else "True",
         "ironing_only_highest_layer": "True" if s.ironing == "topmost" else "False",
+        "z_seam_type": CURA_SEAMS[s.seam],
+        **(CURA_REAR_SEAM if s.seam == "rear" else {}),
     }

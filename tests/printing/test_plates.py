@@ -218,6 +218,7 @@ def test_prusaslicer_settings_name_each_object_its_layers_ironing_and_all_its_tr
         assert keys["ironing"] == ("1" if piece else "0")
         if piece:
             assert keys["ironing_type"] == "topmost"
+        assert keys["seam_position"] == plate["seam"] == "rear"
         model = ET.fromstring(_zip_text(path, "3D/3dmodel.model"))
         ns = {"m": "http://schemas.microsoft.com/3dmanufacturing/core/2015/02"}
         objects = {o.get("id"): o for o in model.iterfind("m:resources/m:object", ns)}
@@ -230,6 +231,7 @@ def test_prusaslicer_settings_name_each_object_its_layers_ironing_and_all_its_tr
             assert float(meta["layer_height"]) == plate["profile"]["layer_height_mm"]
             assert float(meta["first_layer_height"]) == plate["profile"]["first_layer_height_mm"]
             assert meta["ironing"] == ("1" if piece else "0")
+            assert meta["seam_position"] == "rear"
             (vol,) = o.findall("volume")
             n = len(xml_object.findall("m:mesh/m:triangles/m:triangle", ns))
             assert (vol.get("firstid"), vol.get("lastid")) == ("0", str(n - 1))
@@ -243,6 +245,7 @@ def test_orca_and_bambu_settings_and_cura_metadata_are_in_their_own_keys(plated)
         assert float(project["layer_height"]) == plate["profile"]["layer_height_mm"]
         assert float(project["initial_layer_print_height"]) == plate["profile"]["first_layer_height_mm"]
         assert project["ironing_type"] == ("topmost" if piece else "no ironing")
+        assert project["seam_position"] == "back"  # PrusaSlicer's "rear" in OrcaSlicer's words
         colours = load_colours()
         assert project["filament_colour"] == [colours[c].srgb for c in plate["colours"]]
         cfg = ET.fromstring(_zip_text(path, "Metadata/model_settings.config"))
@@ -253,6 +256,7 @@ def test_orca_and_bambu_settings_and_cura_metadata_are_in_their_own_keys(plated)
         for o in cfg.findall("object"):
             meta = {m.get("key"): m.get("value") for m in o.findall("metadata")}
             assert meta["extruder"] == "1" and float(meta["layer_height"]) == plate["profile"]["layer_height_mm"]
+            assert meta["seam_position"] == "back"
             assert [p.get("id") for p in o.findall("part")] == [o.get("id")]
         assert len(cfg.findall("plate/model_instance")) == len(items)
         cura = "{http://software.ultimaker.com/xml/cura/3mf/2015/10}"
@@ -263,6 +267,10 @@ def test_orca_and_bambu_settings_and_cura_metadata_are_in_their_own_keys(plated)
         declared = dict(re.findall(r'xmlns:(\w+)="([^"]+)"', raw[:3000]))
         prefix = {v: k for k, v in declared.items()}[cura[1:-1]]
         assert f'name="{prefix}:ironing_enabled">{"True" if piece else "False"}<' in raw
+        # Cura's seam at a point the user names, relative to each part: one a metre behind it
+        for key, value in (("z_seam_type", "back"), ("z_seam_relative", "True"), ("z_seam_x", "0"),
+                           ("z_seam_y", "1000")):
+            assert raw.count(f'name="{prefix}:{key}">{value}<') == len(model.findall("m:resources/m:object", ns)), key
 
 
 def test_the_same_parameters_give_byte_identical_plates(plated, tmp_path):
@@ -284,6 +292,11 @@ def test_an_unchanged_rebuild_writes_no_plate_and_a_plate_setting_rewrites_only_
     assert "; ironing_type = topmost" in cfg
     r = B.build(None, None, out, jobs=1, progress=None, plates=True, slice_plates=False, sets={"plates.spacing_mm": "10"})
     assert not r.built and len(r.plates_built) == len(_plates(plated))
+    r = B.build(None, None, out, jobs=1, progress=None, plates=True, slice_plates=False, sets={"plates.seam": "random"})
+    assert not r.built and len(r.plates_built) == len(_plates(plated))
+    cfg = _zip_text(out / "stratstone/board.3mf", "Metadata/Slic3r_PE.config")
+    assert "; seam_position = random" in cfg
+    assert '"seam_position": "random"' in _zip_text(out / "stratstone/board.3mf", "Metadata/project_settings.config")
 
 
 def test_a_build_without_plates_removes_the_plates_it_made_outdated(plated, tmp_path):

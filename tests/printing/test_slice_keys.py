@@ -129,6 +129,7 @@ def test_one_setting_a_placement_the_bed_or_the_slicer_changed_is_another_slice(
     top = _keys(replace(pj, ironing="top"), out)
     assert top["as_set"] != base["as_set"] and top["flat"] != base["flat"]
     assert top["no_ironing"] == base["no_ironing"], "without ironing, the two plates are one"
+    assert not set(_keys(replace(pj, seam="aligned"), out).values()) & set(base.values()), "the seam"
     thicker = replace(pj, profile=replace(pj.profile, layer_height_mm=0.2))
     assert not set(_keys(thicker, out).values()) & set(base.values())
     first = pj.plate.placements[0]

@@ -1,5 +1,6 @@
 """PrusaSlicer slices every kind of print plate we write with the settings it carries (its
-command line, run two at a time): the layers the plate asks for, its ironing, inside the bed.
+command line, run two at a time): the layers the plate asks for, its ironing, its seam,
+inside the bed.
 
 Skipped when prusa-slicer is not installed, unless STRATSTONE_REQUIRE_SLICER=1 (as in
 CI), which turns the skip into a failure.
@@ -7,6 +8,7 @@ CI), which turns the skip into a failure.
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -30,6 +32,28 @@ def _extent(text: str) -> tuple[float, float, float, float]:
         xs.append(float(m[1]))
         ys.append(float(m[2]))
     return min(xs), min(ys), max(xs), max(ys)
+
+
+def _outer_wall_loops(text: str) -> list[list[tuple[float, float]]]:
+    """Each outer wall PrusaSlicer prints (``;TYPE:External perimeter``, up to the next
+    move that does not extrude): the point it starts at, then the points it extrudes to."""
+    loops: list[list[tuple[float, float]]] = []
+    role, x, y, loop = "", 0.0, 0.0, None
+    for line in text.splitlines():
+        if line.startswith(";TYPE:"):
+            role, loop = line[6:], None
+        elif line.startswith("G1 ") and (" X" in line or " Y" in line):
+            mx, my, me = (re.search(rf" {a}(-?[0-9.]+)", line) for a in "XYE")
+            nx, ny = float(mx[1]) if mx else x, float(my[1]) if my else y
+            if role == "External perimeter" and me and float(me[1]) > 0:
+                if loop is None:
+                    loop = [(x, y)]
+                    loops.append(loop)
+                loop.append((nx, ny))
+            else:
+                loop = None
+            x, y = nx, ny
+    return loops
 
 
 def _layers_asked(plate: dict, assets: dict, plated: Path) -> set[float]:
@@ -110,5 +134,13 @@ def test_prusaslicer_slices_every_kind_of_plate_with_the_settings_it_carries(pla
         extra = [z for z in got if np.abs(want - z).min() > 2e-4]
         assert not missing and not extra, (plate["file"], missing[:5], extra[:5])
         assert (";TYPE:Ironing" in text) == (plate["ironing"] != "none"), plate["file"]
+        # the seam (plates.seam, "rear"): every closed outer wall starts at its back (an open
+        # one, a thin wall's single line, has no seam to place)
+        assert plate["seam"] == "rear"
+        loops = [lp for lp in _outer_wall_loops(text) if np.ptp([p[1] for p in lp]) > 1 and math.dist(lp[0], lp[-1]) < 1]
+        assert len(loops) > 50, plate["file"]
+        for lp in loops:
+            ys = [p[1] for p in lp]
+            assert lp[0][1] >= max(ys) - 0.02 * np.ptp(ys), (plate["file"], lp[0], max(ys))
         x0, y0, x1, y1 = _extent(text)
         assert 0 <= x0 and 0 <= y0 and x1 <= printer.bed_x_mm and y1 <= printer.bed_y_mm, (plate["file"], x0, y0, x1, y1)
