@@ -7,11 +7,20 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: build test lint bench mutate clean
 
+# The packages go in with uv (pip's interface, about a third of pip's time: 15 s against 43 s
+# on 2 cores, docs/benchmarks.md) where uv can be had, with pip otherwise (uv does not read
+# pip's settings: behind a private index, pip is what works). Set UV= to use pip alone.
+UV ?= uv
 $(BIN)/stratstone-cad: pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found (set PYTHON=/path/to/python3.11)"; exit 2; }
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@if [ -n "$(UV)" ] && $(BIN)/python -m pip install --quiet --disable-pip-version-check $(UV) \
+	    && VIRTUAL_ENV=$(VENV) $(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[test]'; then \
+	  echo "$(BIN): installed with uv"; \
+	else \
+	  echo "$(BIN): installing with pip"; \
+	  $(BIN)/python -m pip install --quiet --upgrade pip && $(BIN)/python -m pip install --quiet -e '.[test]'; \
+	fi
 	@touch $@
 
 build: $(BIN)/stratstone-cad
