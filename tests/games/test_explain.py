@@ -227,6 +227,21 @@ def test_a_game_that_words_nothing_itself_gets_the_events_in_words():
         "dice 1-2-3; loses the turn (rolled 1-2-3); places a blue stone on 5-5; traps 6-5 between 5-5 and 7-5; "
         "captures the red on 6-5; moves a1-a2-a3; attacks a4 from a3; the board is reset (column 6 is full); "
         "draw (all stones placed)")
+    from stratstone_cad.engine.core import Exited, ExtraTurn, Sown
+
+    events = [Trapped("red", ("3-3", "3-6"), ("3-4", "3-5")), Captured("d4", "red", "blue", "yellow"),
+              Sown("tan", "c2", "c4", 2), Exited("red", "j5"), ExtraTurn("red", "rolled a double"),
+              GameOver("red", "line of four")]
+    assert GameBase().explain(None, None, events) == (
+        "traps 3-4, 3-5 between 3-3 and 3-6; captures the blue red on d4; sows a tan stone on c4; exits from j5; "
+        "plays again (rolled a double); winner red (line of four)")
+
+
+def test_a_sum_adds_a_term_worth_nothing_and_subtracts_a_negative_one():
+    assert sum_text([Term("Runner", 1)]) == "Runner 1 = 1"
+    assert sum_text([Term("Lancer", 2), Term("charge", 0), Term("lower ground", -1), Term("Guardian on d5", 3,
+                                                                                          "d5")]) == \
+        "Lancer 2 + charge 0 - lower ground 1 + Guardian on d5 3 = 4"
 
 
 def test_stratstone_names_the_sowing_and_the_winning_line(tmp_path):
