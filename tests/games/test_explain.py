@@ -189,6 +189,20 @@ def test_sage_stones_names_the_column_and_each_trap():
     assert get_game("sage-stones").explain(full, after, dice_events + events) == "dice 2-1-1 = 4, column 4 is full: column 6"
 
 
+def test_sage_stones_says_why_the_board_is_reset_or_the_turn_lost_after_the_dice():
+    colours = ["yellow", "red", "blue", "green"]
+    full = [f"{c}-{r}" for c in (6, 8) for r in range(1, 10)]  # columns 6 and 8 full
+    s = SageStonesState.from_setup(colours, {"board": {q: colours[i % 4] for i, q in enumerate(full)}})
+    game = get_game("sage-stones")
+    rolled, dice = s.apply_chance((2, 3, 3))
+    after, events = rolled.apply("-")
+    assert not any(after.board)
+    assert game.explain(s, after, dice + events) == "dice 2-3-3: the board is reset (column 8 and column 6 are full)"
+    rolled, dice = s.apply_chance((1, 2, 3))
+    after, events = rolled.apply("-")
+    assert game.explain(s, after, dice + events) == "dice 1-2-3: the turn is lost (rolled 1-2-3)"
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_sage_traps_name_runs_of_other_stones_closed_by_the_placers(seed):
     """Over random playouts: each trap's far end holds the placer's colour, its squares
@@ -254,6 +268,12 @@ def test_stratstone_names_the_sowing_and_the_winning_line(tmp_path):
     assert events[-1] == GameOver("yellow", "line of four", (("a1", "b1", "c1", "d1"),))
     assert get_game("stratstone").explain(s, after, events) == (
         "picks up 2 (tan, yellow), sows d2 tan, d1 yellow; line a1 b1 c1 d1: winner yellow (line of four)")
+    from stratstone_cad.engine.core import Sown
+
+    two = [Sown("yellow", "d4", "d3", 1), GameOver("yellow", "line of four", (("a3", "b3", "c3", "d3"),
+                                                                              ("d1", "d2", "d3", "d4")))]
+    assert get_game("stratstone").explain(None, None, two) == (
+        "picks up 1 (yellow), sows d3 yellow; lines a3 b3 c3 d3 and d1 d2 d3 d4: winner yellow (line of four)")
     records = play_records("stratstone", 7, ["greedy", "greedy"])
     write_log(tmp_path / "g.jsonl", records)
     said = list(explain_log(tmp_path / "g.jsonl"))
