@@ -74,7 +74,7 @@ class _Run:
 
         submitter = self.submitter = threading.Thread(target=self.submit_all, args=(cad,), daemon=True)
         try:
-            submitter.start()
+            start_undisturbed(submitter)
             yield from self._made_here(here)
             submitter.join()
             if self.submit_failed:
@@ -198,6 +198,24 @@ def drain(runner: Iterator[list[dict[str, Any]]], record: Callable[[list[dict[st
             record(item)  # its entries and the manifest, once more: the signal may have cut them short
     if interrupt is not None:
         raise interrupt
+
+
+def start_undisturbed(thread: threading.Thread) -> None:
+    """Start ``thread`` with Ctrl-C and SIGTERM held back until it runs. ``Thread.start``
+    waits for the new thread to say it runs: a stop raised in that wait left a thread that
+    runs but cannot be joined yet (``join`` raised "cannot join thread before it is
+    started", and the build ended in a traceback instead of its one line). Held back, the
+    stop comes right after, with the thread joinable; the thread keeps the two held (Python
+    handles signals in the main thread only)."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks
+        thread.start()
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        thread.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def despite_stops(action: Callable[[], None]) -> KeyboardInterrupt | None:

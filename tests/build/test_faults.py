@@ -96,6 +96,23 @@ def test_a_killed_build_leaves_nothing_running_and_a_true_manifest(tmp_path, sig
             os.killpg(p.pid, signal.SIGKILL)  # nothing of the session may be left to kill
 
 
+def test_the_submitter_starts_with_ctrl_c_and_sigterm_held_back():
+    """A SIGTERM that came while ``Thread.start`` waited for the workers' submitter to run
+    left it unjoinable, and the build ended in a traceback (seen once at 1.0 s below):
+    the thread starts with both signals blocked, the caller's mask as before after."""
+    import threading
+
+    from stratstone_cad.build.scheduler import start_undisturbed
+
+    masks = []
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    t = threading.Thread(target=lambda: masks.append(signal.pthread_sigmask(signal.SIG_BLOCK, [])))
+    start_undisturbed(t)
+    t.join()
+    assert {signal.SIGINT, signal.SIGTERM} <= masks[0]
+    assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == before
+
+
 @pytest.mark.parametrize("after", [0.6, 1.0, 2.5])  # making boards here / the server loading / workers busy
 def test_sigterm_stops_the_build_with_one_line(tmp_path, after):
     out = tmp_path / "out"
