@@ -136,11 +136,13 @@ def test_prusaslicer_slices_every_kind_of_plate_with_the_settings_it_carries(pla
         assert (";TYPE:Ironing" in text) == (plate["ironing"] != "none"), plate["file"]
         # the seam (plates.seam, "rear"): every closed outer wall starts at its back (an open
         # one, a thin wall's single line, has no seam to place)
-        assert plate["seam"] == "rear"
-        loops = [lp for lp in _outer_wall_loops(text) if np.ptp([p[1] for p in lp]) > 1 and math.dist(lp[0], lp[-1]) < 1]
-        assert len(loops) > 50, plate["file"]
+        # (PrusaSlicer may take a point up to 1.5 mm short of the back to keep the seam's line)
+        assert plate["seam"] == "rear" and "\n; seam_position = rear\n" in text, plate["file"]
+        walls = [lp for lp in _outer_wall_loops(text) if np.ptp([p[1] for p in lp]) > 1]
+        loops = [lp for lp in walls if math.dist(lp[0], lp[-1]) < 1]
+        assert len(loops) > 50 and len(loops) > 0.6 * len(walls), (plate["file"], len(loops), len(walls))
         for lp in loops:
             ys = [p[1] for p in lp]
-            assert lp[0][1] >= max(ys) - 0.02 * np.ptp(ys), (plate["file"], lp[0], max(ys))
+            assert lp[0][1] >= max(ys) - max(0.02 * np.ptp(ys), 1.5), (plate["file"], lp[0], max(ys))
         x0, y0, x1, y1 = _extent(text)
         assert 0 <= x0 and 0 <= y0 and x1 <= printer.bed_x_mm and y1 <= printer.bed_y_mm, (plate["file"], x0, y0, x1, y1)
