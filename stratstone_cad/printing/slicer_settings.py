@@ -211,7 +211,8 @@ def orca_model_settings(s: PlateSettings, objects: Sequence[ObjectSettings]) -> 
 CURA_SEAMS = {"rear": "back", "aligned": "sharpest_corner", "nearest": "shortest", "random": "random"}
 #: The point of Cura's "back" seam: relative to each part's centre (not the bed's, which
 #: would turn the seams of the parts on the left and right towards the bed's middle),
-#: a metre straight behind it, so each part's seam is at its rearmost point.
+#: a metre straight behind it, so each part's seam is near its rearmost point (Cura's
+#: corner preference, ``z_seam_corner``, still the user's).
 CURA_REAR_SEAM = {"z_seam_relative": "True", "z_seam_x": "0", "z_seam_y": "1000"}
 
 

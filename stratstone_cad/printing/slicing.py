@@ -14,8 +14,8 @@ build runs each key once (:func:`stratstone_cad.printing.plating.slice_inputs` t
 PrusaSlicer sees of a plate: its meshes, placements and settings, not its colours or names). Two runs of
 one file differ by a few seconds of print time all the same: at most 4 s with the plates'
 rear seam (``plates.seam``), up to 21 s with the aligned one (the nearest one too looks
-for hidden places), for which PrusaSlicer 2.5's seam placer picks its visibility samples at random (seen: 5072 to 5080 s
-for one plate in 8 runs, pinned to one core or not).
+for hidden places), for which PrusaSlicer 2.5's seam placer picks its visibility samples
+at random (seen: 5072 to 5080 s for one plate in 8 runs, pinned to one core or not).
 
 :func:`slice_all` runs several PrusaSlicer processes at once, each started from the
 calling thread and asked to die with it

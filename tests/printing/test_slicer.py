@@ -16,6 +16,7 @@ import trimesh
 
 from stratstone_cad.base.params import get_printer
 from stratstone_cad.build.pipeline import build
+from stratstone_cad.registry import load_params
 from tests.printing.slicer_cli import bed_shape, need_slicer, slice_each, slicer  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.slicer
@@ -53,16 +54,17 @@ def test_prusaslicer_reads_every_file_as_manifold(built_all, tiled):
 
 def test_prusaslicer_slices_every_file_with_its_profile_and_layers_hit_every_face(built_all, tiled, tmp_path):
     assets = _assets(built_all, tiled)
+    seam = load_params().plates.seam
     runs = []
     gcode = [tmp_path / f"{i:02d}-{path.stem}.gcode" for i, (path, _) in enumerate(assets)]  # three boards' "board"
     for (path, a), g in zip(assets, gcode, strict=True):
         prof = a["profile"]
         printer = get_printer(a["printer"])  # a tile's printer, else the default the build fitted the part to
         bed = bed_shape(printer)
-        # the seam as the plates set it (an STL file carries no settings): the aligned one
-        # would triple the time PrusaSlicer takes (it raycasts each part), the layers the same
+        # the seam as the plates set it (an STL file carries no settings): PrusaSlicer's aligned
+        # one would triple its time (it raycasts each part), the layers the same
         runs.append(("--export-gcode", "--layer-height", str(prof["layer_height_mm"]), "--bed-shape", bed,
-                     "--first-layer-height", str(prof["first_layer_height_mm"]), "--seam-position", "rear",
+                     "--first-layer-height", str(prof["first_layer_height_mm"]), "--seam-position", seam,
                      "--output", str(g), str(path)))
     slice_each(runs)
     for (path, a), g in zip(assets, gcode, strict=True):
