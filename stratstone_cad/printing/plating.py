@@ -243,24 +243,24 @@ def slice_files(pj: PlateJob, kinds: Sequence[str], sha256: str, out_dir: Path, 
                 version: str) -> dict[str, bytes]:
     """The 3MF PrusaSlicer slices for each slice of ``kinds`` of the plate (written with
     ``sha256``): the plate's own bytes, or them with one setting changed (no ironing, or the
-    profile's flat layers instead of the adaptive ones), the variants' parts read once."""
-    from stratstone_cad.printing.threemf import plate_3mf  # lib3mf: only where a plate is written
+    profile's flat layers instead of the adaptive ones): each file of the package the text
+    :func:`plate_bytes` writes for the plate with that setting, made from the plate's own
+    package without writing its meshes again
+    (:func:`~stratstone_cad.printing.threemf.plate_variant`)."""
+    from stratstone_cad.printing.threemf import plate_variant  # only where a plate is sliced
 
-    files = {}
-    if "as_set" in kinds:
-        data = (out_dir / pj.file).read_bytes()
-        if hashlib.sha256(data).hexdigest() != sha256:
-            raise BuildError(f"plate {pj.file}: changed while it was sliced; build again")
-        files["as_set"] = data
+    data = (out_dir / pj.file).read_bytes()
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise BuildError(f"plate {pj.file}: changed while it was sliced; build again")
+    files = {"as_set": data} if "as_set" in kinds else {}
     if variants := [k for k in kinds if k != "as_set"]:
         objects, _ = _plate_objects(pj, out_dir, plates)
-        name = pj.file.removesuffix(".3mf")
         for kind in variants:
             if kind == "no_ironing":
-                files[kind] = plate_3mf(name, objects, _settings(pj, pj.title(), pj.colours, "none"), version)
-            else:  # flat: as the plate of the same parts with no adaptive one writes it
-                files[kind] = plate_3mf(name, [replace(o, layer_profile=()) for o in objects],
-                                        _settings(pj, pj.title(), pj.colours), version)
+                files[kind] = plate_variant(data, objects, _settings(pj, pj.title(), pj.colours, "none"), version)
+            else:  # flat: as the plate of the same parts with no adaptive one is written
+                files[kind] = plate_variant(data, [replace(o, layer_profile=()) for o in objects],
+                                            _settings(pj, pj.title(), pj.colours), version)
     return files
 
 

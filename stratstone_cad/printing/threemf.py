@@ -33,7 +33,7 @@ from stratstone_cad.printing.slicer_settings import (
     prusa_print_config,
 )
 
-__all__ = ["PlateObject", "plate_3mf", "read_stl_mesh"]
+__all__ = ["PlateObject", "object_settings", "plate_3mf", "plate_variant", "read_stl_mesh", "settings_files"]
 
 GENERATOR = "stratstone-cad"
 #: Relationship type of the slicers' settings files (they read them by name, not by relationship).
@@ -111,9 +111,11 @@ def plate_3mf(plate_name: str, objects: Sequence[PlateObject], settings: PlateSe
         r, g, b = (int(srgb[c][i:i + 2], 16) for i in (1, 3, 5))
         index[c] = materials.AddMaterial(c, w.RGBAToColor(r, g, b, 255))
     cura = cura_settings(settings)
-    described = []
-    for o in objects:
+    described = object_settings(objects, settings)
+    for o, d in zip(objects, described, strict=True):
         mo = model.AddMeshObject()
+        if mo.GetModelResourceID() != d.object_id:  # the settings files name the objects by these ids
+            raise RuntimeError(f"lib3mf numbered {o.name} {mo.GetModelResourceID()}, expected {d.object_id}")
         mo.SetName(o.name)
         mo.SetUUID(_uuid(plate_name, o.name))
         _set_geometry(w, mo, o.mesh)
@@ -124,8 +126,27 @@ def plate_3mf(plate_name: str, objects: Sequence[PlateObject], settings: PlateSe
         for n, (x, y) in enumerate(o.offsets, 1):
             item = model.AddBuildItem(mo, w.GetTranslationTransform(x, y, 0.0))
             item.SetUUID(_uuid(plate_name, o.name, str(n)))
-        described.append(ObjectSettings(mo.GetModelResourceID(), o.name, len(o.mesh.triangles),
-                                        names.index(o.colour) + 1, o.offsets, o.layer_profile))
+    files = settings_files(settings, described, version)
+    for extension in sorted({path.rsplit(".", 1)[1] for path in files}):
+        model.AddCustomContentType(extension, "text/plain")  # every part of the package has a content type
+    for path, text in files.items():
+        attachment = model.AddAttachment("/" + path, SETTINGS_REL)
+        attachment.ReadFromBuffer(bytearray(text.encode("utf-8")))
+    return bytes(model.QueryWriter("3mf").WriteToBuffer())
+
+
+def object_settings(objects: Sequence[PlateObject], settings: PlateSettings) -> list[ObjectSettings]:
+    """What the settings files say of each object of a plate. Its 3MF resource id is the
+    one lib3mf gives it in :func:`plate_3mf`, which numbers a new model's resources in the
+    order they are added: the colours first (1), then the objects (2, 3, ...); plate_3mf
+    checks each."""
+    names = [c for c, _ in settings.colours]
+    return [ObjectSettings(i, o.name, len(o.mesh.triangles), names.index(o.colour) + 1, o.offsets, o.layer_profile)
+            for i, o in enumerate(objects, 2)]
+
+
+def settings_files(settings: PlateSettings, described: Sequence[ObjectSettings], version: str) -> dict[str, str]:
+    """The slicers' settings files of a plate (package path -> text), in the order they are attached."""
     files = {
         "Metadata/Slic3r_PE.config": prusa_print_config(settings),
         "Metadata/Slic3r_PE_model.config": prusa_model_config(settings, described),
@@ -136,9 +157,76 @@ def plate_3mf(plate_name: str, objects: Sequence[PlateObject], settings: PlateSe
     if profile:
         files["Metadata/Slic3r_PE_layer_heights_profile.txt"] = profile
         files["Metadata/layer_heights_profile.txt"] = profile
-    for extension in sorted({path.rsplit(".", 1)[1] for path in files}):
-        model.AddCustomContentType(extension, "text/plain")  # every part of the package has a content type
-    for path, text in files.items():
-        attachment = model.AddAttachment("/" + path, SETTINGS_REL)
-        attachment.ReadFromBuffer(bytearray(text.encode("utf-8")))
-    return bytes(model.QueryWriter("3mf").WriteToBuffer())
+    return files
+
+
+#: The files of a plate's package that :func:`settings_files` writes, whichever it writes.
+SETTINGS_PATHS = ("Metadata/Slic3r_PE.config", "Metadata/Slic3r_PE_model.config", "Metadata/project_settings.config",
+                  "Metadata/model_settings.config", "Metadata/Slic3r_PE_layer_heights_profile.txt",
+                  "Metadata/layer_heights_profile.txt")
+_MODEL = "3D/3dmodel.model"
+_MODEL_RELS = "3D/_rels/3dmodel.model.rels"
+_CONTENT_TYPES = "[Content_Types].xml"
+
+
+def plate_variant(data: bytes, objects: Sequence[PlateObject], settings: PlateSettings, version: str) -> bytes:
+    """The package :func:`plate_3mf` writes for ``objects`` with ``settings``, made from
+    ``data``, the one it wrote for the same objects with other settings (another ironing,
+    no layer profiles): every file of the package holds the same text as plate_3mf's (only
+    the zip's compression may differ), without the second of a second or so lib3mf takes
+    to write a plate's meshes again. The settings files are written anew (those the new
+    settings have no use for are left out, with their relationships and a content type no
+    file has any more) and Cura's per-object settings in the model take the new values.
+    Raises ValueError for a package plate_3mf did not write so (a settings file or a Cura
+    setting it would add)."""
+    import io
+    import re
+    import zipfile
+
+    described = object_settings(objects, settings)
+    files = settings_files(settings, described, version)
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        members = [(info, z.read(info)) for info in z.infolist()]
+    present = {info.filename for info, _ in members}
+    if added := [f for f in files if f not in present]:
+        raise ValueError(f"the package has no {added[0]} to replace")
+    gone = [f for f in SETTINGS_PATHS if f in present and f not in files]
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
+        for info, content in members:
+            name = info.filename
+            if name in gone:
+                continue
+            if name in files:
+                content = files[name].encode("utf-8")
+            elif name == _MODEL:
+                content = _cura_values(content, cura_settings(settings), len(objects))
+            elif name == _MODEL_RELS:
+                for f in gone:
+                    content = re.sub(rb'[ \t]*<Relationship [^>]*Target="/' + re.escape(f.encode()) + rb'"[^>]*/>\r?\n?',
+                                     b"", content)
+            elif name == _CONTENT_TYPES:
+                used = {f.rsplit(".", 1)[1] for f in present - set(gone) if "." in f.rsplit("/", 1)[-1]}
+                for ext in {f.rsplit(".", 1)[1] for f in gone} - used:
+                    content = re.sub(rb'[ \t]*<Default Extension="' + re.escape(ext.encode()) + rb'"[^>]*/>\r?\n?',
+                                     b"", content)
+            z.writestr(info, content, compress_type=zipfile.ZIP_DEFLATED, compresslevel=1)
+    return out.getvalue()
+
+
+def _cura_values(model: bytes, values: dict[str, str], objects: int) -> bytes:
+    """The model ``model`` with its objects' Cura settings set to ``values`` (each key is on each object)."""
+    import re
+
+    keys = b"|".join(re.escape(k.encode()) for k in values)
+    seen = dict.fromkeys(values, 0)
+
+    def value(m: re.Match[bytes]) -> bytes:
+        key = m[2].decode()
+        seen[key] += 1
+        return m[1] + values[key].encode() + m[3]
+
+    model = re.sub(rb'(<metadata name="[^"]*:(' + keys + rb')">)[^<]*(</metadata>)', value, model)
+    if wrong := [k for k, n in seen.items() if n != objects]:
+        raise ValueError(f"the package's model has {seen[wrong[0]]} Cura {wrong[0]} settings for {objects} objects")
+    return model

@@ -94,8 +94,8 @@ def test_the_plates_sharing_a_key_differ_only_in_names_colours_and_the_ids_made_
         assert text == uuid.sub("UUID", b[name]), name
     # the variants that are sliced for a key, likewise
     plates = load_params(None, ALIKE, games=["sage-stones"]).plates
-    va = _members_of(slice_files(black, ["no_ironing", "flat"], "", out, plates, "0.1.0"))
-    vb = _members_of(slice_files(red, ["no_ironing", "flat"], "", out, plates, "0.1.0"))
+    va = _members_of(slice_files(black, ["no_ironing", "flat"], _sha(out, black), out, plates, "0.1.0"))
+    vb = _members_of(slice_files(red, ["no_ironing", "flat"], _sha(out, red), out, plates, "0.1.0"))
     for kind in ("no_ironing", "flat"):
         assert all(uuid.sub("UUID", va[kind][n]).replace("black", "red").replace(rgb_black, rgb_red)
                    == uuid.sub("UUID", vb[kind][n]) for n in va[kind]), kind
@@ -105,21 +105,35 @@ def _members_of(files: dict[str, bytes]) -> dict[str, dict[str, str]]:
     return {kind: _members(data) for kind, data in files.items()}
 
 
-def test_a_variant_is_the_plate_written_with_that_one_setting_changed(gems):
-    """What is sliced for the figures without ironing and at flat layers is, byte for byte,
-    the plate as the build writes it with no ironing, or with no adaptive parts; as set, the
-    plate's own file (checked against its sha256)."""
+def _sha(out: Path, pj) -> str:
+    return hashlib.sha256((out / pj.file).read_bytes()).hexdigest()
+
+
+def _package(data: bytes) -> list[tuple[str, bytes]]:
+    """Each file of a 3MF package, in the package's order, with its content."""
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        return [(n, z.read(n)) for n in z.namelist()]
+
+
+@pytest.mark.parametrize("file", ["sage-stones/gems-green.3mf", "sage-stones/board.3mf"])
+def test_a_variant_is_the_plate_written_with_that_one_setting_changed(gems, file):
+    """What is sliced for the figures without ironing and at flat layers holds, file for
+    file of the package and in its order, the text of the plate as the build writes it
+    with no ironing, or with no adaptive parts (made from the plate's own package: only
+    the zip's compression may differ); as set, the plate's own file (checked against its
+    sha256)."""
     out, jobs = gems
-    pj = jobs["sage-stones/gems-green.3mf"]
+    pj = jobs[file]
     plates = load_params(None, ALIKE, games=["sage-stones"]).plates
-    sha = hashlib.sha256((out / pj.file).read_bytes()).hexdigest()
-    files = slice_files(pj, ["as_set", "no_ironing", "flat"], sha, out, plates, "0.1.0")
+    files = slice_files(pj, ["as_set", "no_ironing", "flat"], _sha(out, pj), out, plates, "0.1.0")
     assert files["as_set"] == (out / pj.file).read_bytes()
-    assert files["no_ironing"] == plate_bytes(replace(pj, ironing="none"), out, plates, "0.1.0")[0]
-    assert files["flat"] == plate_bytes(replace(pj, adaptive=frozenset()), out, plates, "0.1.0")[0]
-    assert len(set(files.values())) == 3
-    with pytest.raises(BuildError, match=r"^plate sage-stones/gems-green\.3mf: changed while it was sliced"):
+    assert _package(files["no_ironing"]) == _package(plate_bytes(replace(pj, ironing="none"), out, plates, "0.1.0")[0])
+    assert _package(files["flat"]) == _package(plate_bytes(replace(pj, adaptive=frozenset()), out, plates, "0.1.0")[0])
+    assert len({tuple(_package(d)) for d in files.values()}) == 1 + (pj.ironing != "none") + bool(pj.adaptive)
+    with pytest.raises(BuildError, match=rf"^plate {re.escape(file)}: changed while it was sliced"):
         slice_files(pj, ["as_set"], "0" * 64, out, plates, "0.1.0")
+    with pytest.raises(BuildError, match=rf"^plate {re.escape(file)}: changed while it was sliced"):
+        slice_files(pj, ["flat"], "0" * 64, out, plates, "0.1.0")
 
 
 def test_one_setting_a_placement_the_bed_or_the_slicer_changed_is_another_slice(gems, tmp_path):
