@@ -176,7 +176,7 @@ def _build(games: list[str] | None, printer_name: str | None, out_dir: Path, job
             report = _build_locked(out_dir, plan, chosen, ps, profiles, min(jobs, usable_cores()), progress, start)
             planned = build_plates(out_dir, plan, chosen, ps, printer, profiles, colours, plates,
                                    min(jobs, usable_cores()), report)
-            if planned is not None:  # with --plates: the plates planned and the manifest they are listed in
+            if planned is not None:  # with --plates: the plates to write, and what the report needs
                 write_print_report(out_dir, *planned, ps, printer, slice_plates, progress, report)
         finally:
             # print-report.md names only the plates listed now: this build (or a killed one

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple, TextIO
 
@@ -29,25 +30,27 @@ from stratstone_cad.registry import ParamSet
 REPORT = "print-report.md"
 
 
-class PlatesWritten(NamedTuple):
-    """The plates of a build, their manifest entries, how many processes may slice them, and
-    the figures of the slices the manifest recorded before the plates were written
-    (:func:`~stratstone_cad.printing.plating.known_figures`)."""
+class PlatesPlanned(NamedTuple):
+    """The plates of a build, those of them to write, their manifest entries and keys, how
+    many processes may write and slice them, and the figures of the slices the manifest
+    recorded before the plates are written (:func:`~stratstone_cad.printing.plating.known_figures`)."""
 
     jobs: list[Any]
+    to_write: list[Any]
     entries: dict[str, dict[str, Any]]
+    keys: dict[str, str]
     workers: int
     known: dict[str, dict[str, Any]]
 
 
 def build_plates(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: ParamSet, printer: Any,
                  profiles: dict[str, Profile], colours: dict[str, Any], write: bool, workers: int,
-                 report: BuildReport) -> PlatesWritten | None:
-    """The print plates of the built games: with ``write``, the outdated and missing ones
-    are written (each listed the moment it is), and what the report needs is returned
-    (:func:`write_print_report`'s arguments that follow ``out_dir``); without, an outdated
-    plate the manifest lists is removed (it would print parts that are no longer these).
-    Plates the plan no longer has go, as stale parts do: unlisted first, then removed."""
+                 report: BuildReport) -> PlatesPlanned | None:
+    """The print plates of the built games: the outdated ones are removed (they would print
+    parts that are no longer these), and with ``write`` the plates to write and what the
+    report needs are returned (:func:`write_print_report`'s arguments that follow
+    ``out_dir``: it writes them, each listed the moment it is, and slices them). Plates the
+    plan no longer has go, as stale parts do: unlisted first, then removed."""
     entries = read_manifest(out_dir)
     games = {g.name for g in chosen}
     if not write and not any(f.endswith(".3mf") and e.get("game") in games for f, e in entries.items()):
@@ -80,8 +83,7 @@ def build_plates(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: P
             report.plates_cached.append(pj.file)
         else:
             todo.append(pj)
-    _write_plates(out_dir, todo, entries, keys, ps, workers, report)
-    return PlatesWritten(jobs, entries, workers, known)
+    return PlatesPlanned(jobs, todo, entries, keys, workers, known)
 
 
 def _unlisted_plates(out_dir: Path, stems: set[tuple[str, str]]) -> set[str]:
@@ -163,59 +165,73 @@ def settle_print_report(out_dir: Path) -> None:
     atomic_write(path, report_markdown(listed, __version__, note).encode())
 
 
-def _write_plates(out_dir: Path, todo: list[Any], entries: dict[str, dict[str, Any]], keys: dict[str, str],
-                  ps: ParamSet, workers: int, report: BuildReport) -> None:
-    """Write the plates of ``todo``, each listed in the manifest ``entries`` the moment it is on disk."""
-    # Two plates at a time: lib3mf's writer (most of a plate's time) runs outside the GIL,
-    # as do numpy's sorts; threads, because a fork of this process after manifold3d or
-    # OpenCascade has run can hang in their thread pools (see scheduler.worker_pool).
-    import concurrent.futures as cf  # a pool's module: only where plates are written
+def _put_plate(out_dir: Path, pj: Any, data: bytes, objects: Any, entries: dict[str, dict[str, Any]],
+               keys: dict[str, str], report: BuildReport) -> None:
+    """Write a plate's ``data`` into place and list it in the manifest ``entries`` at once."""
+    from stratstone_cad.printing.plating import plate_entry  # the plates' code: only here
 
-    from stratstone_cad.printing.plating import plate_bytes, plate_entry  # the plates' code: only here
-
-    def list_plate(pj: Any, data: bytes, objects: Any) -> None:
+    def list_plate() -> None:
         entries[pj.file] = plate_entry(pj, data, objects, keys[pj.file])
         write_manifest(out_dir, entries)
         if pj.file not in report.plates_built:
             report.plates_built.append(pj.file)
 
+    try:
+        atomic_write(out_dir / pj.file, data)
+        list_plate()
+    except KeyboardInterrupt:
+        # A stop (Ctrl-C, SIGTERM) as the plate is renamed into place or listed: a
+        # whole plate on disk is listed before the stop goes on, as a part is.
+        if sha256_file(out_dir / pj.file) == hashlib.sha256(data).hexdigest():
+            list_plate()
+        raise
+
+
+def _write_plates(out_dir: Path, todo: list[Any], entries: dict[str, dict[str, Any]], keys: dict[str, str],
+                  ps: ParamSet, workers: int, report: BuildReport) -> None:
+    """Write the plates of ``todo``, each listed in the manifest ``entries`` the moment it is
+    on disk (a build that slices none of them: :func:`slice_plates_of` writes those it slices)."""
+    # Two plates at a time: lib3mf's writer (most of a plate's time) runs outside the GIL,
+    # as do numpy's sorts; threads, because a fork of this process after manifold3d or
+    # OpenCascade has run can hang in their thread pools (see scheduler.worker_pool).
+    import concurrent.futures as cf  # a pool's module: only where plates are written
+
+    from stratstone_cad.printing.plating import plate_bytes  # the plates' code: only here
+
     with cf.ThreadPoolExecutor(max_workers=max(1, min(workers, len(todo)))) as pool:
         futures = [pool.submit(plate_bytes, pj, out_dir, ps.plates, __version__) for pj in todo]
         try:
             for pj, fut in zip(todo, futures, strict=True):
-                data, objects = fut.result()
-                try:
-                    atomic_write(out_dir / pj.file, data)
-                    list_plate(pj, data, objects)
-                except KeyboardInterrupt:
-                    # A stop (Ctrl-C, SIGTERM) as the plate is renamed into place or listed: a
-                    # whole plate on disk is listed before the stop goes on, as a part is.
-                    if sha256_file(out_dir / pj.file) == hashlib.sha256(data).hexdigest():
-                        list_plate(pj, data, objects)
-                    raise
+                _put_plate(out_dir, pj, *fut.result(), entries, keys, report)
         finally:
             for fut in futures:
                 fut.cancel()
 
 
-def write_print_report(out_dir: Path, jobs: list[Any], entries: dict[str, dict[str, Any]], workers: int,
-                       known: dict[str, dict[str, Any]], ps: ParamSet, printer: Any, slice_plates: bool,
-                       progress: TextIO | None, report: BuildReport) -> None:
-    """PrusaSlicer's figures for every plate of ``jobs`` that has none for its present bytes
-    (each plate's figures join the manifest ``entries`` as they come: :func:`slice_plates_of`),
-    then ``print-report.md``."""
+def write_print_report(out_dir: Path, jobs: list[Any], to_write: list[Any], entries: dict[str, dict[str, Any]],
+                       keys: dict[str, str], workers: int, known: dict[str, dict[str, Any]], ps: ParamSet,
+                       printer: Any, slice_plates: bool, progress: TextIO | None, report: BuildReport) -> None:
+    """Write the plates of ``to_write`` (each listed in the manifest ``entries`` the moment
+    it is), PrusaSlicer's figures for every plate of ``jobs`` that has none for its present
+    bytes (each plate's figures join the manifest as they come: :func:`slice_plates_of`,
+    which writes the plates as the slicers work), then ``print-report.md``."""
     # the plates' code and the slicer's: only with --plates
     from stratstone_cad.printing.plating import report_markdown
     from stratstone_cad.printing.slicing import find_prusaslicer, slicer_identity, slicer_version
 
     exe = find_prusaslicer() if slice_plates else None
     identity = slicer_identity(exe) if exe else ""
-    todo = [pj for pj in jobs if (entries[pj.file].get("print") or {}).get("plate_sha256") != entries[pj.file]["sha256"]
+    writing = {pj.file for pj in to_write}
+    # the plates written now have no figures yet; a listed one, none for its bytes or this slicer
+    todo = [pj for pj in jobs if pj.file in writing
+            or (entries[pj.file].get("print") or {}).get("plate_sha256") != entries[pj.file]["sha256"]
             or entries[pj.file]["print"].get("slicer_id") != identity] if exe else []
-    slicer = slicer_version(exe) if todo else next(  # its version only when it has something to slice
-        (entries[pj.file]["print"]["slicer"] for pj in jobs), "") if exe else ""
     if exe and todo:
-        slice_plates_of(out_dir, todo, entries, known, ps, printer, exe, identity, slicer, workers, progress, report)
+        slice_plates_of(out_dir, todo, to_write, entries, keys, known, ps, printer, exe, identity,
+                        slicer_version(exe), workers, progress, report)
+    else:
+        _write_plates(out_dir, to_write, entries, keys, ps, workers, report)
+    slicer = next((e["print"]["slicer"] for f, e in entries.items() if f.endswith(".3mf") and e.get("print")), "")
     listed = [e if exe else {k: v for k, v in e.items() if k != "print"} for f, e in entries.items() if f.endswith(".3mf")]
     report.report_file = out_dir / REPORT
     write_target(report.report_file, follow_symlinks=False)
@@ -223,24 +239,30 @@ def write_print_report(out_dir: Path, jobs: list[Any], entries: dict[str, dict[s
                                                                                         printer)).encode())
 
 
-def slice_plates_of(out_dir: Path, todo: list[Any], entries: dict[str, dict[str, Any]], known: dict[str, dict[str, Any]],
-                    ps: ParamSet, printer: Any, exe: str, identity: str, slicer: str, workers: int,
-                    progress: TextIO | None, report: BuildReport) -> None:
-    """Slice the plates of ``todo`` for their figures, each slice once. A plate's slices (as
+def slice_plates_of(out_dir: Path, todo: list[Any], to_write: list[Any], entries: dict[str, dict[str, Any]],
+                    plate_keys: dict[str, str], known: dict[str, dict[str, Any]], ps: ParamSet, printer: Any, exe: str,
+                    identity: str, slicer: str, workers: int, progress: TextIO | None, report: BuildReport) -> None:
+    """Slice the plates of ``todo`` for their figures, each slice once, writing those of
+    ``to_write`` (every one of them is in ``todo``) as the slicers work. A plate's slices (as
     set, without ironing, at flat layers) are keyed by what PrusaSlicer sees of them (the
     plate less its colours and names: :func:`~stratstone_cad.printing.plating.slice_inputs`)
     and the program (:func:`~stratstone_cad.printing.slicing.slice_key`): the plates it sees
     as the same share the figures of one slice (of the first one's own bytes), and a slice
-    whose figures the manifest recorded (``known``, by key) is not run again. ``workers``
-    slicers run at once, the largest plates first; each plate's figures, and the keys of its
-    slices, join the manifest as soon as its last slice is done. The progress bar counts slices."""
-    import concurrent.futures as cf  # a pool's module: only where plates are sliced
+    whose figures the manifest recorded (``known``, by key) is not run again.
 
+    ``workers`` slicers run at once, the costliest slices first
+    (:func:`~stratstone_cad.printing.plating.slice_cost`). The plates are written here,
+    one at a time, the costliest first, while the slicers work (the first slicer starts as
+    soon as the first plate is written, not after the last), and each plate's variants are
+    made as soon as it is; each plate's figures, and the keys of its slices, join the
+    manifest as soon as it is listed and its last slice is done. The progress bar counts slices."""
     from stratstone_cad.printing.plating import (
         PLATE_MODULES,
         SLICE_FIGURES,
         SLICE_KINDS,
+        plate_bytes,
         print_figures,
+        slice_cost,
         slice_files,
         slice_inputs,
     )
@@ -252,6 +274,8 @@ def slice_plates_of(out_dir: Path, todo: list[Any], entries: dict[str, dict[str,
         return all(k in figures.get(key, {}) for k in SLICE_FIGURES[kind])
 
     code = code_fingerprint(PLATE_MODULES)
+    cost = {pj.file: slice_cost(pj, out_dir) for pj in todo}
+    todo = sorted(todo, key=lambda pj: -cost[pj.file])  # stable: the plan's order among equals
     keys: dict[str, dict[str, str]] = {}  # plate -> its slices' kinds -> keys
     firsts: dict[str, tuple[Any, str]] = {}  # the key of each slice to run -> the first (plate, kind) of it
     for pj in todo:
@@ -260,27 +284,17 @@ def slice_plates_of(out_dir: Path, todo: list[Any], entries: dict[str, dict[str,
         for kind, key in keys[pj.file].items():
             if not has(kind, key):
                 firsts.setdefault(key, (pj, kind))
-    to_write: dict[str, tuple[Any, list[str]]] = {}  # plate -> its job, the kinds of its slices to run
-    for pj, kind in firsts.values():
-        to_write.setdefault(pj.file, (pj, []))[1].append(kind)
-    # The files, two plates at a time (lib3mf and numpy run outside the GIL), in threads
-    # that end before any slicer starts: each slicer is started from this thread, to die with it.
-    with cf.ThreadPoolExecutor(max_workers=max(1, min(workers, len(to_write)))) as pool:
-        made = pool.map(lambda job: slice_files(*job, entries[job[0].file]["sha256"], out_dir, ps.plates, __version__),
-                        to_write.values())
-        files = dict(zip(to_write, made, strict=True))
-    runs = [Slice(key, files[pj.file][kind], f"plate {pj.file}" + ("" if kind == "as_set" else f" {SLICE_KINDS[kind]}"))
-            for key, (pj, kind) in firsts.items()]
-    # the largest plates first (by the size of their files: their meshes, mostly), each as set
-    # before its variants: no core left alone with a long slice at the end
-    size = {f: max(len(d) for d in kinds.values()) for f, kinds in files.items()}
-    runs.sort(key=lambda r: -size[firsts[r.key][0].file])
-    bar = ProgressBar(len(runs), progress if runs else None)
+    runs: dict[str, list[tuple[str, str]]] = {}  # plate -> (kind, key) of each slice of it to run
+    for key, (pj, kind) in firsts.items():
+        runs.setdefault(pj.file, []).append((kind, key))
+    writing = {pj.file for pj in to_write}
+    bar = ProgressBar(len(firsts), progress if firsts else None)
 
     def record_ready() -> None:
-        """The figures of each plate whose every slice is known, into the manifest."""
+        """The figures of each listed plate whose every slice is known, into the manifest."""
         for pj in todo:
-            if pj.file in report.sliced or not all(has(kind, key) for kind, key in keys[pj.file].items()):
+            if pj.file in report.sliced or pj.file not in entries \
+                    or not all(has(kind, key) for kind, key in keys[pj.file].items()):
                 continue
             entry = entries[pj.file]
             sliced = {kind: figures[key] for kind, key in keys[pj.file].items()}
@@ -290,14 +304,28 @@ def slice_plates_of(out_dir: Path, todo: list[Any], entries: dict[str, dict[str,
             write_manifest(out_dir, entries)
             report.sliced.append(pj.file)
 
+    def feed() -> Iterator[list[Slice]]:
+        """Each plate in turn, the costliest first: written (when it is to be), its figures
+        recorded if they are known, and the files of its slices to run made."""
+        for pj in todo:
+            if pj.file in writing:
+                _put_plate(out_dir, pj, *plate_bytes(pj, out_dir, ps.plates, __version__), entries, plate_keys, report)
+                record_ready()
+            kinds = dict(runs.get(pj.file, []))
+            if not kinds:
+                continue
+            files = slice_files(pj, list(kinds), entries[pj.file]["sha256"], out_dir, ps.plates, __version__)
+            yield [Slice(key, files[kind], f"plate {pj.file}" + ("" if kind == "as_set" else f" {SLICE_KINDS[kind]}"),
+                         cost[pj.file]) for kind, key in kinds.items()]
+
     def done(s: Slice, stats: Any) -> None:
         figures[s.key] = stats.as_dict()
         bar.step(f"sliced {s.what}")
         record_ready()
 
     try:
-        record_ready()  # the plates whose every slice the manifest had figures for
-        slice_all(exe, runs, printer, workers, done)
+        record_ready()  # the listed plates whose every slice the manifest had figures for
+        slice_all(exe, [], printer, workers, done, feed())
     finally:
         bar.close()
 

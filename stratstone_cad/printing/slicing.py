@@ -35,7 +35,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -145,6 +145,7 @@ class Slice:
     key: str
     data: bytes
     what: str  # "plate sage-stones/gems-red.3mf without ironing"
+    cost: float = 0.0  # a guess at its time: of the slices waiting, the costliest starts first
 
 
 #: How often the running slicers are looked at (seconds): a finished one is replaced at once.
@@ -206,15 +207,18 @@ def _popen(args: list[str], out: IO[bytes], err: IO[bytes], env: dict[str, str],
 
 
 def slice_all(exe: str, slices: Sequence[Slice], printer: Printer, workers: int,
-              done: Callable[[Slice, SliceStats], None]) -> None:
-    """Slice each of ``slices`` on ``printer``'s bed, started in their order, ``workers``
-    PrusaSlicer processes at a time; ``done(slice, figures)`` as each finishes (here, in
-    this thread). The slicers are started from this thread, each asked to die with it: a
-    SIGKILL of the build ends them too. A failing slice (BuildError naming it) or a stop
-    that comes meanwhile (Ctrl-C, SIGTERM, or one raised by ``done``) kills the slicers
+              done: Callable[[Slice, SliceStats], None], feed: Iterator[list[Slice]] | None = None) -> None:
+    """Slice each of ``slices`` on ``printer``'s bed, ``workers`` PrusaSlicer processes at a
+    time, the costliest waiting slice first (the first given of equal cost);
+    ``done(slice, figures)`` as each finishes (here, in this thread). With ``feed``, more
+    slices come as they are made: while a slicer is at work and none has finished, the next
+    step of ``feed`` runs here (writing a plate, say) and the slices it yields join those
+    waiting. The slicers are started from this thread, each asked to die with it: a SIGKILL
+    of the build ends them too. A failing slice (BuildError naming it) or a stop that comes
+    meanwhile (Ctrl-C, SIGTERM, or one raised by ``done`` or ``feed``) kills the slicers
     still running, then goes on."""
-    pending = list(reversed(slices))
-    workers = max(1, min(workers, len(pending)))
+    pending = list(slices)
+    workers = max(1, workers if feed is not None else min(workers, len(pending)))
     # Several slicers at once, each on a core of its own. PrusaSlicer runs its threads (TBB) on
     # every core it may use: two of them unpinned on 2 cores each run two threads, which wait
     # for each other's cores; pinned, each slices on one core (measured: 5-15 % faster).
@@ -225,14 +229,21 @@ def slice_all(exe: str, slices: Sequence[Slice], printer: Printer, workers: int,
     pin = len(cpus) >= workers > 1
     started: list[_Running] = []  # every slicer whose folder is not removed yet, running or finished
     try:
-        while pending or started:
+        while pending or started or feed is not None:
             # a finished slicer is replaced before its G-code is read: the cores stay busy
             busy = [r for r in started if r.proc is None or r.proc.poll() is None]
             for _ in range(min(len(pending), workers - len(busy))):
                 cpu = next(c for c in cpus if c not in {r.cpu for r in busy}) if pin else None
-                busy.append(_Running(exe, pending.pop(), printer, started, cpu))
+                costliest = max(range(len(pending)), key=lambda i: (pending[i].cost, -i))
+                busy.append(_Running(exe, pending.pop(costliest), printer, started, cpu))
             r = next((r for r in started if r.proc is not None and r.proc.poll() is not None), None)
             if r is None:
+                if feed is not None:
+                    try:
+                        pending += next(feed)
+                    except StopIteration:
+                        feed = None
+                    continue
                 late = next((r for r in started if time.monotonic() - r.started > TIMEOUT_S), None)
                 if late is not None:
                     raise BuildError(f"{late.slice.what}: PrusaSlicer ({exe}) did not finish within {TIMEOUT_S} s")

@@ -181,3 +181,22 @@ def test_the_figures_recorded_for_a_plate_give_back_each_slices_figures():
     known = dict(known_slices({**figures, "slices": keys}))
     assert print_figures({k: known[key] for k, key in keys.items()}) == figures
     assert known_figures({"g/p.3mf": {"print": {**figures, "slices": keys}}, "g/s.stl": {}}) == known
+
+
+def test_a_variant_is_made_only_from_a_package_written_for_the_same_objects(gems):
+    """A settings file the variant would add (a layer profile the plate has none of), or
+    objects other than the package's, are refused, not written half right."""
+    from stratstone_cad.printing.plating import _plate_objects, _settings
+    from stratstone_cad.printing.threemf import plate_variant
+
+    out, jobs = gems
+    pj = jobs["sage-stones/gems-green.3mf"]
+    plates = load_params(None, ALIKE, games=["sage-stones"]).plates
+    objects, _ = _plate_objects(pj, out, plates)
+    settings = _settings(pj, pj.title(), pj.colours)
+    flat = plate_variant((out / pj.file).read_bytes(), [replace(o, layer_profile=()) for o in objects], settings, "0.1.0")
+    with pytest.raises(ValueError, match=r"^the package has no Metadata/Slic3r_PE_layer_heights_profile\.txt to replace"):
+        plate_variant(flat, objects, settings, "0.1.0")
+    with pytest.raises(ValueError, match=rf"^the package's model has {len(objects)} Cura \w+ settings for "
+                                         rf"{len(objects) - 1} objects"):
+        plate_variant((out / pj.file).read_bytes(), objects[:-1], settings, "0.1.0")
