@@ -23,7 +23,7 @@ from stratstone_cad.base.params import Profile
 from stratstone_cad.build.build_report import BuildReport
 from stratstone_cad.build.manifest import read_manifest, sha256_file, write_manifest
 from stratstone_cad.build.progress_bar import ProgressBar
-from stratstone_cad.errors import OutputError
+from stratstone_cad.errors import BuildError, OutputError
 from stratstone_cad.printing.jobs import GameAssets, Job
 from stratstone_cad.registry import ParamSet
 
@@ -323,11 +323,20 @@ def slice_plates_of(out_dir: Path, todo: list[Any], to_write: list[Any], entries
         bar.step(f"sliced {s.what}")
         record_ready()
 
+    failed = False
     try:
         record_ready()  # the listed plates whose every slice the manifest had figures for
         slice_all(exe, [], printer, workers, done, feed())
+    except BuildError:
+        failed = True
+        raise
     finally:
         bar.close()
+        if failed:
+            # A slice that failed costs the report, not the plates: those not written yet are
+            # written still (as when every plate was written before the first slice), then the error goes on.
+            _write_plates(out_dir, [pj for pj in to_write if pj.file not in entries], entries, plate_keys, ps,
+                          workers, report)
 
 
 def _figures_note(exe: str | None, slicer: str, slice_plates: bool, printer: Any) -> str:

@@ -132,6 +132,11 @@ def test_a_slicer_that_fails_stops_the_report_with_one_line_naming_the_plate(tmp
     with pytest.raises(BuildError, match=r"^plate terrain/\S+\.3mf: PrusaSlicer \(.*\) failed with exit code 3: "
                                          r"Objects could not fit on the bed$"):
         build(["terrain"], None, tmp_path / "o", jobs=1, progress=None, plates=True)
+    # the plates are all written and listed still (the first failed as the others were to be written)
+    import json
+
+    plates = json.loads((tmp_path / "o" / "manifest.json").read_text())["plates"]
+    assert len(plates) == 6 and all((tmp_path / "o" / e["file"]).is_file() and "print" not in e for e in plates)
 
 
 def test_parse_time_reads_every_unit():
