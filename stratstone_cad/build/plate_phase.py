@@ -1,11 +1,12 @@
 """The build's plates phase (``build --plates``): the print plates of the built parts, one
 3MF per print job and bed (:mod:`stratstone_cad.printing.plating`), each listed in the
-manifest the moment it is written, then PrusaSlicer's figures for them and
-``print-report.md``. Without ``--plates``, an outdated plate the manifest lists is removed.
+manifest the moment it is written, PrusaSlicer's figures for them and ``print-report.md``.
+Without ``--plates``, an outdated plate the manifest lists is removed.
 
 The figures come from slices keyed by what PrusaSlicer sees (:func:`slice_plates_of`):
 plates it sees as the same are sliced once, a slice the manifest has figures for is not
-run again, and as many slicers run at once as the build has workers."""
+run again, as many slicers run at once as the build has workers, and the plates are
+written while the first slicers work."""
 
 from __future__ import annotations
 
@@ -191,7 +192,7 @@ def _write_plates(out_dir: Path, todo: list[Any], entries: dict[str, dict[str, A
                   ps: ParamSet, workers: int, report: BuildReport) -> None:
     """Write the plates of ``todo``, each listed in the manifest ``entries`` the moment it is
     on disk (a build that slices none of them: :func:`slice_plates_of` writes those it slices)."""
-    # Two plates at a time: lib3mf's writer (most of a plate's time) runs outside the GIL,
+    # A plate a worker at a time: lib3mf's writer (most of a plate's time) runs outside the GIL,
     # as do numpy's sorts; threads, because a fork of this process after manifold3d or
     # OpenCascade has run can hang in their thread pools (see scheduler.worker_pool).
     import concurrent.futures as cf  # a pool's module: only where plates are written
@@ -216,7 +217,7 @@ def write_print_report(out_dir: Path, jobs: list[Any], to_write: list[Any], entr
     bytes (each plate's figures join the manifest as they come: :func:`slice_plates_of`,
     which writes the plates as the slicers work), then ``print-report.md``."""
     # the plates' code and the slicer's: only with --plates
-    from stratstone_cad.printing.plating import report_markdown
+    from stratstone_cad.printing.plating import forget_parts, report_markdown
     from stratstone_cad.printing.slicing import find_prusaslicer, slicer_identity, slicer_version
 
     exe = find_prusaslicer() if slice_plates else None
@@ -226,12 +227,23 @@ def write_print_report(out_dir: Path, jobs: list[Any], to_write: list[Any], entr
     todo = [pj for pj in jobs if pj.file in writing
             or (entries[pj.file].get("print") or {}).get("plate_sha256") != entries[pj.file]["sha256"]
             or entries[pj.file]["print"].get("slicer_id") != identity] if exe else []
-    if exe and todo:
-        slice_plates_of(out_dir, todo, to_write, entries, keys, known, ps, printer, exe, identity,
-                        slicer_version(exe), workers, progress, report)
-    else:
-        _write_plates(out_dir, to_write, entries, keys, ps, workers, report)
-    slicer = next((e["print"]["slicer"] for f, e in entries.items() if f.endswith(".3mf") and e.get("print")), "")
+    try:
+        if exe and todo:
+            try:
+                slicer = slicer_version(exe)
+                slice_plates_of(out_dir, todo, to_write, entries, keys, known, ps, printer, exe, identity, slicer,
+                                workers, progress, report)
+            except BuildError:
+                # A slicer that fails, or does not run, costs the report, not the plates: those not
+                # written yet are written still (as before any was sliced), then the error goes on.
+                _write_plates(out_dir, [pj for pj in to_write if pj.file not in entries], entries, keys, ps, workers,
+                              report)
+                raise
+        else:
+            _write_plates(out_dir, to_write, entries, keys, ps, workers, report)
+            slicer = next((entries[pj.file]["print"]["slicer"] for pj in jobs if entries[pj.file].get("print")), "")
+    finally:
+        forget_parts()
     listed = [e if exe else {k: v for k, v in e.items() if k != "print"} for f, e in entries.items() if f.endswith(".3mf")]
     report.report_file = out_dir / REPORT
     write_target(report.report_file, follow_symlinks=False)
@@ -323,20 +335,11 @@ def slice_plates_of(out_dir: Path, todo: list[Any], to_write: list[Any], entries
         bar.step(f"sliced {s.what}")
         record_ready()
 
-    failed = False
     try:
         record_ready()  # the listed plates whose every slice the manifest had figures for
         slice_all(exe, [], printer, workers, done, feed())
-    except BuildError:
-        failed = True
-        raise
     finally:
         bar.close()
-        if failed:
-            # A slice that failed costs the report, not the plates: those not written yet are
-            # written still (as when every plate was written before the first slice), then the error goes on.
-            _write_plates(out_dir, [pj for pj in to_write if pj.file not in entries], entries, plate_keys, ps,
-                          workers, report)
 
 
 def _figures_note(exe: str | None, slicer: str, slice_plates: bool, printer: Any) -> str:

@@ -36,8 +36,9 @@ from stratstone_cad.errors import BuildError
 from stratstone_cad.printing.jobs import Output
 from stratstone_cad.printing.plates import Part, Plate, arrange, plate_files
 
-__all__ = ["SLICE_FIGURES", "SLICE_KINDS", "PlateJob", "known_figures", "known_slices", "plan_plates", "plate_bytes",
-           "plate_entry", "plate_key", "print_figures", "report_markdown", "slice_cost", "slice_files", "slice_inputs"]
+__all__ = ["SLICE_FIGURES", "SLICE_KINDS", "PlateJob", "forget_parts", "known_figures", "known_slices", "plan_plates",
+           "plate_bytes", "plate_entry", "plate_key", "print_figures", "report_markdown", "slice_cost", "slice_files",
+           "slice_inputs"]
 
 #: The modules that shape a plate's bytes, besides this one.
 PLATE_MODULES = ("stratstone_cad.printing.plating", "stratstone_cad.printing.plates", "stratstone_cad.printing.threemf",
@@ -161,10 +162,11 @@ def _plate_objects(pj: PlateJob, out_dir: Path, plates: PlateParams, neutral: Ma
             bounds = (pj.profile.first_layer_height_mm, plates.adaptive_step_mm, plates.adaptive_min_layer_mm,
                       plates.adaptive_max_layer_mm)
             key = (pj.inputs[part.file], bounds)
-            if key not in _PROFILES:
+            known = _PROFILES.get(key)  # one look: another thread may forget it meanwhile
+            if known is None:
                 tops = adaptive_layers(mesh, bounds[0], cusp_mm=bounds[1], min_mm=bounds[2], max_mm=bounds[3])
-                _PROFILES[key] = slicer_profile(tops), len(tops)
-            profile, layers = _PROFILES[key]
+                known = _PROFILES[key] = slicer_profile(tops), len(tops)
+            profile, layers = known
         # Each copy its own object: a slicer that reads a third-party 3MF splits the
         # instances of one object into objects, and PrusaSlicer then keeps the settings
         # and the layer profile on the first copy only (seen slicing 10 gems).
@@ -181,11 +183,18 @@ def _plate_objects(pj: PlateJob, out_dir: Path, plates: PlateParams, neutral: Ma
 #: The meshes of the parts read for plates in this process, and their adaptive layer
 #: profiles, by the sha256 of the part's file (and the profile's bounds): a plate's variants
 #: and its slices' order read a part again, and a plate of the same parts in another colour
-#: has the same profiles. A few MB for a build's parts; each read is still checked against the
-#: sha256 its plate was planned with.
+#: has the same profiles. About 20 MB for the default set's parts, kept for the plates phase
+#: only (:func:`forget_parts`); each read is still checked against the sha256 its plate was
+#: planned with.
 _MESHES: dict[str, Any] = {}
 _PROFILES: dict[tuple[str, tuple[float, ...]], tuple[tuple[tuple[float, float], ...], int]] = {}
 _MEMO_LIMIT = 256
+
+
+def forget_parts() -> None:
+    """Let go of the parts' meshes and profiles read for plates (at the end of a plates phase)."""
+    _MESHES.clear()
+    _PROFILES.clear()
 
 
 def _part_mesh(pj: PlateJob, file: str, out_dir: Path) -> Any:
@@ -197,12 +206,12 @@ def _part_mesh(pj: PlateJob, file: str, out_dir: Path) -> Any:
     sha = hashlib.sha256(data).hexdigest()
     if sha != pj.inputs[file]:
         raise BuildError(f"plate {pj.file}: {file} changed while the plate was made; build again")
-    if sha not in _MESHES:
+    mesh = _MESHES.get(sha)  # one look: another thread may forget it meanwhile
+    if mesh is None:
         if len(_MESHES) >= _MEMO_LIMIT or len(_PROFILES) >= _MEMO_LIMIT:
-            _MESHES.clear()
-            _PROFILES.clear()
-        _MESHES[sha] = read_stl_mesh(data)
-    return _MESHES[sha]
+            forget_parts()
+        mesh = _MESHES[sha] = read_stl_mesh(data)
+    return mesh
 
 
 def slice_cost(pj: PlateJob, out_dir: Path) -> float:

@@ -211,9 +211,9 @@ def slice_all(exe: str, slices: Sequence[Slice], printer: Printer, workers: int,
     """Slice each of ``slices`` on ``printer``'s bed, ``workers`` PrusaSlicer processes at a
     time, the costliest waiting slice first (the first given of equal cost);
     ``done(slice, figures)`` as each finishes (here, in this thread). With ``feed``, more
-    slices come as they are made: while a slicer is at work and none has finished, the next
-    step of ``feed`` runs here (writing a plate, say) and the slices it yields join those
-    waiting. The slicers are started from this thread, each asked to die with it: a SIGKILL
+    slices come as they are made: whenever no slicer has finished (none may be running yet),
+    the next step of ``feed`` runs here (writing a plate, say) and the slices it yields join
+    those waiting. The slicers are started from this thread, each asked to die with it: a SIGKILL
     of the build ends them too. A failing slice (BuildError naming it) or a stop that comes
     meanwhile (Ctrl-C, SIGTERM, or one raised by ``done`` or ``feed``) kills the slicers
     still running, then goes on."""
@@ -238,16 +238,16 @@ def slice_all(exe: str, slices: Sequence[Slice], printer: Printer, workers: int,
                 busy.append(_Running(exe, pending.pop(costliest), printer, started, cpu))
             r = next((r for r in started if r.proc is not None and r.proc.poll() is not None), None)
             if r is None:
+                late = next((r for r in started if time.monotonic() - r.started > TIMEOUT_S), None)
+                if late is not None:
+                    raise BuildError(f"{late.slice.what}: PrusaSlicer ({exe}) did not finish within {TIMEOUT_S} s")
                 if feed is not None:
                     try:
                         pending += next(feed)
                     except StopIteration:
                         feed = None
-                    continue
-                late = next((r for r in started if time.monotonic() - r.started > TIMEOUT_S), None)
-                if late is not None:
-                    raise BuildError(f"{late.slice.what}: PrusaSlicer ({exe}) did not finish within {TIMEOUT_S} s")
-                time.sleep(POLL_S)
+                else:
+                    time.sleep(POLL_S)
                 continue
             try:
                 figures = r.stats()

@@ -208,15 +208,18 @@ def plate_variant(data: bytes, objects: Sequence[PlateObject], settings: PlateSe
             elif name == _CONTENT_TYPES:
                 used = {f.rsplit(".", 1)[1] for f in present - set(gone) if "." in f.rsplit("/", 1)[-1]}
                 for ext in {f.rsplit(".", 1)[1] for f in gone} - used:
-                    content = re.sub(rb'[ \t]*<Default Extension="' + re.escape(ext.encode()) + rb'"[^>]*/>\r?\n?',
+                    content = re.sub(rb'[ \t]*<Default [^>]*Extension="' + re.escape(ext.encode()) + rb'"[^>]*/>\r?\n?',
                                      b"", content)
-            z.writestr(info, content, compress_type=zipfile.ZIP_DEFLATED, compresslevel=1)
+            # a new entry of the same name and date: lib3mf's zip64 extra field holds the old sizes
+            z.writestr(zipfile.ZipInfo(name, info.date_time), content, compress_type=zipfile.ZIP_DEFLATED,
+                       compresslevel=1)
     return out.getvalue()
 
 
 def _cura_values(model: bytes, values: dict[str, str], objects: int) -> bytes:
     """The model ``model`` with its objects' Cura settings set to ``values`` (each key is on each object)."""
     import re
+    from xml.sax.saxutils import escape
 
     keys = b"|".join(re.escape(k.encode()) for k in values)
     seen = dict.fromkeys(values, 0)
@@ -224,7 +227,7 @@ def _cura_values(model: bytes, values: dict[str, str], objects: int) -> bytes:
     def value(m: re.Match[bytes]) -> bytes:
         key = m[2].decode()
         seen[key] += 1
-        return m[1] + values[key].encode() + m[3]
+        return m[1] + escape(values[key]).encode() + m[3]
 
     model = re.sub(rb'(<metadata name="[^"]*:(' + keys + rb')">)[^<]*(</metadata>)', value, model)
     if wrong := [k for k, n in seen.items() if n != objects]:

@@ -18,6 +18,8 @@ import pytest
 from stratstone_cad.base.params import get_printer, load_profiles
 from stratstone_cad.build import pipeline as B
 from stratstone_cad.build import plate_phase
+from stratstone_cad.errors import BuildError
+from stratstone_cad.printing import slicing
 from stratstone_cad.printing.checks import Mesh
 from stratstone_cad.printing.plates import Part, Placement, Plate
 from stratstone_cad.printing.plating import PlateJob, slice_cost
@@ -118,21 +120,27 @@ def test_a_build_writes_its_plates_while_the_slicers_work_costliest_first(stand_
     sliced before its four board plates, and the first slicer starts before the last plate
     is written."""
     monkeypatch.setenv("PAUSE", "0.3")
-    written: dict[str, float] = {}
-    real = plate_phase.atomic_write
+    events: list[str] = []  # in the order the build did them
+    real_write, real_popen = plate_phase.atomic_write, slicing._popen
 
-    def timed(path, data, *a, **k):
-        real(path, data, *a, **k)
+    def write(path, data, *a, **k):
+        real_write(path, data, *a, **k)
         if str(path).endswith(".3mf"):
-            written[Path(path).name] = time.time()
+            events.append(Path(path).name)
 
-    monkeypatch.setattr(plate_phase, "atomic_write", timed)
+    def popen(*a, **k):
+        events.append("slicer")
+        return real_popen(*a, **k)
+
+    monkeypatch.setattr(plate_phase, "atomic_write", write)
+    monkeypatch.setattr(slicing, "_popen", popen)
     out = tmp_path / "out"
     B.build(["terrain"], None, out, jobs=2, progress=None, plates=True)
-    assert list(written)[:2] == ["pieces-red.3mf", "pieces-blue.3mf"] and len(written) == 6
+    written = [e for e in events if e != "slicer"]
+    assert written[:2] == ["pieces-red.3mf", "pieces-blue.3mf"] and len(written) == 6
     starts = _started(stand_in)
-    assert len(starts) == 6 + 2, "each plate as set, the pieces' without ironing too"
-    assert starts[0][0] < max(written.values()), "the first slicer started after the last plate was written"
+    assert len(starts) == events.count("slicer") == 6 + 2, "each plate as set, the pieces' without ironing too"
+    assert events.index("slicer") < events.index(written[-1]), "the first slicer started after the last plate"
     # the first two runs: a plate of pieces (about 460 kB) as set and without ironing, not a board's (50-70 kB)
     pieces = [(out / "terrain" / f).stat().st_size for f in ("pieces-red.3mf", "pieces-blue.3mf")]
     assert all(min(abs(n - p) for p in pieces) < 1000 for _, n in starts[:2]), (starts, pieces)
@@ -162,3 +170,33 @@ def test_a_plates_slice_cost_is_the_length_of_its_layers_outlines(tmp_path):
                   (("red", "#FF0000"),), {f: "red" for f in inputs}, inputs, "mk4")
     h = profile.layer_height_mm
     assert slice_cost(pj, tmp_path) == pytest.approx(2 * 4 * 10 * 10 / h + 4 * 20 * 20 / h)
+
+
+@pytest.mark.parametrize("fails", ["--help", "a slice"])
+def test_a_slicer_that_fails_or_does_not_run_leaves_every_plate_written(stand_in, tmp_path, fails):
+    """The report stops with the slicer's failure; every plate is on disk and listed (those
+    not written yet when it failed are written before the error goes on)."""
+    exe = stand_in.parent / "prusa-slicer"
+    if fails == "--help":
+        exe.write_text("#!/bin/sh\necho 'error while loading shared libraries: libfuse.so.2' >&2\nexit 127\n")
+    else:
+        exe.write_text(STAND_IN.replace('echo "$(date', 'echo broken >&2; exit 3\necho "$(date'))
+    out = tmp_path / "out"
+    with pytest.raises(BuildError, match=r"PrusaSlicer \(.*\) failed with exit code (127|3)"):
+        B.build(["terrain"], None, out, jobs=2, progress=None, plates=True)
+    plates = json.loads((out / "manifest.json").read_text())["plates"]
+    assert len(plates) == 6 and all(hashlib.sha256((out / e["file"]).read_bytes()).hexdigest() == e["sha256"]
+                                    and "print" not in e for e in plates)
+
+
+def test_the_reports_note_names_the_slicer_that_sliced_this_build(stand_in, tmp_path):
+    """A game built again with another slicer: the note names it, not the one whose figures
+    another game's plates (listed first) still carry."""
+    exe, out = stand_in.parent / "prusa-slicer", tmp_path / "out"
+    B.build(["sage-stones"], None, out, jobs=2, progress=None, plates=True, sets={"sage-stones.gem.per_colour": "1"})
+    exe.write_text(STAND_IN.replace("9.9.9-stand-in", "10.0.0-stand-in"))
+    B.build(["terrain"], None, out, jobs=2, progress=None, plates=True)
+    plates = {e["file"]: e for e in json.loads((out / "manifest.json").read_text())["plates"]}
+    assert plates["sage-stones/board.3mf"]["print"]["slicer"] == "PrusaSlicer-9.9.9-stand-in"
+    assert plates["terrain/pieces-red.3mf"]["print"]["slicer"] == "PrusaSlicer-10.0.0-stand-in"
+    assert "are PrusaSlicer-10.0.0-stand-in's estimates" in (out / "print-report.md").read_text()
