@@ -296,9 +296,9 @@ def slice_plates_of(out_dir: Path, todo: list[Any], to_write: list[Any], entries
         for kind, key in keys[pj.file].items():
             if not has(kind, key):
                 firsts.setdefault(key, (pj, kind))
-    runs: dict[str, list[tuple[str, str]]] = {}  # plate -> (kind, key) of each slice of it to run
+    runs: dict[str, dict[str, str]] = {}  # plate -> the kind -> key of each slice of it to run
     for key, (pj, kind) in firsts.items():
-        runs.setdefault(pj.file, []).append((kind, key))
+        runs.setdefault(pj.file, {})[kind] = key
     writing = {pj.file for pj in to_write}
     bar = ProgressBar(len(firsts), progress if firsts else None)
 
@@ -323,7 +323,7 @@ def slice_plates_of(out_dir: Path, todo: list[Any], to_write: list[Any], entries
             if pj.file in writing:
                 _put_plate(out_dir, pj, *plate_bytes(pj, out_dir, ps.plates, __version__), entries, plate_keys, report)
                 record_ready()
-            kinds = dict(runs.get(pj.file, []))
+            kinds = runs.get(pj.file)
             if not kinds:
                 continue
             files = slice_files(pj, list(kinds), entries[pj.file]["sha256"], out_dir, ps.plates, __version__)

@@ -72,6 +72,10 @@ class Plate:
         """The distinct parts on this plate, in order of first placement."""
         return list(dict.fromkeys(p.part for p in self.placements))
 
+    def offsets(self, part: Part) -> tuple[tuple[float, float], ...]:
+        """Where each copy of ``part`` on this plate is moved to (x, y mm), in placement order."""
+        return tuple(p.offset for p in self.placements if p.part == part)
+
 
 def arrange(parts: Sequence[Part], printer: Printer, spacing_mm: float, what: str) -> list[Plate]:
     """Place every copy of every part on as few beds of ``printer`` as shelf packing finds.

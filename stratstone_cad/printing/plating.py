@@ -155,7 +155,7 @@ def _plate_objects(pj: PlateJob, out_dir: Path, plates: PlateParams, neutral: Ma
     objects, described = [], []
     for i, part in enumerate(pj.plate.parts(), 1):
         mesh = _part_mesh(pj, part.file, out_dir)
-        offsets = tuple(p.offset for p in pj.plate.placements if p.part == part)
+        offsets = pj.plate.offsets(part)
         profile: tuple[tuple[float, float], ...] = ()
         layers = None
         if part.file in pj.adaptive:
@@ -197,15 +197,22 @@ def forget_parts() -> None:
     _PROFILES.clear()
 
 
+def _part_bytes(pj: PlateJob, file: str, out_dir: Path, doing: str) -> bytes:
+    """The STL file of the part ``file`` of the plate, which must still be the bytes the plate
+    was planned with (``doing``: what the plate was when it changed, "made" or "sliced")."""
+    data = (out_dir / file).read_bytes()
+    if hashlib.sha256(data).hexdigest() != pj.inputs[file]:
+        raise BuildError(f"plate {pj.file}: {file} changed while the plate was {doing}; build again")
+    return data
+
+
 def _part_mesh(pj: PlateJob, file: str, out_dir: Path) -> Any:
     """The mesh of the part ``file`` of the plate, read from its STL file (which must still be
     the bytes the plate was planned with)."""
     from stratstone_cad.printing.threemf import read_stl_mesh  # numpy: only where a plate is written
 
-    data = (out_dir / file).read_bytes()
-    sha = hashlib.sha256(data).hexdigest()
-    if sha != pj.inputs[file]:
-        raise BuildError(f"plate {pj.file}: {file} changed while the plate was made; build again")
+    data = _part_bytes(pj, file, out_dir, "made")
+    sha = pj.inputs[file]
     mesh = _MESHES.get(sha)  # one look: another thread may forget it meanwhile
     if mesh is None:
         if len(_MESHES) >= _MEMO_LIMIT or len(_PROFILES) >= _MEMO_LIMIT:
@@ -229,8 +236,8 @@ def slice_cost(pj: PlateJob, out_dir: Path) -> float:
         mesh = _part_mesh(pj, part.file, out_dir)
         corners = mesh.vertices[mesh.triangles]
         normals = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
-        copies = sum(1 for p in pj.plate.placements if p.part == part)
-        total += copies * float(np.hypot(normals[:, 0], normals[:, 1]).sum()) / 2 / pj.profile.layer_height_mm
+        side_area = float(np.hypot(normals[:, 0], normals[:, 1]).sum()) / 2
+        total += len(pj.plate.offsets(part)) * side_area / pj.profile.layer_height_mm
     return total
 
 
@@ -272,7 +279,7 @@ def slice_inputs(pj: PlateJob, out_dir: Path, plates: PlateParams, code: str) ->
     changed: no ironing, or no layer profiles (as :func:`slice_files` writes it)."""
     palette = {c: i for i, (c, _) in enumerate(pj.colours)}
     objects = [{"mesh": _mesh_sha256(pj, part.file, out_dir), "filament": palette[pj.part_colours[part.file]],
-                "copies": [p.offset for p in pj.plate.placements if p.part == part], "adaptive": part.file in pj.adaptive}
+                "copies": list(pj.plate.offsets(part)), "adaptive": part.file in pj.adaptive}
                for part in pj.plate.parts()]
     common = {"objects": objects, "filaments": len(pj.colours), "printer": pj.printer,
               "layers_mm": [pj.profile.layer_height_mm, pj.profile.first_layer_height_mm],
@@ -290,10 +297,7 @@ def slice_inputs(pj: PlateJob, out_dir: Path, plates: PlateParams, code: str) ->
 def _mesh_sha256(pj: PlateJob, file: str, out_dir: Path) -> str:
     """sha256 of the triangles of the part ``file`` of the plate (its binary STL file after
     the 80 bytes of its header, which names the part)."""
-    data = (out_dir / file).read_bytes()
-    if hashlib.sha256(data).hexdigest() != pj.inputs[file]:
-        raise BuildError(f"plate {pj.file}: {file} changed while the plate was sliced; build again")
-    return hashlib.sha256(memoryview(data)[80:]).hexdigest()
+    return hashlib.sha256(memoryview(_part_bytes(pj, file, out_dir, "sliced"))[80:]).hexdigest()
 
 
 def slice_files(pj: PlateJob, kinds: Sequence[str], sha256: str, out_dir: Path, plates: PlateParams,

@@ -14,9 +14,13 @@ names, so the same plate gives the same bytes.
 from __future__ import annotations
 
 import ctypes
+import io
+import re
 import uuid
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
+from xml.sax.saxutils import escape
 
 import numpy as np
 
@@ -179,10 +183,6 @@ def plate_variant(data: bytes, objects: Sequence[PlateObject], settings: PlateSe
     file has any more) and Cura's per-object settings in the model take the new values.
     Raises ValueError for a package plate_3mf did not write so (a settings file or a Cura
     setting it would add)."""
-    import io
-    import re
-    import zipfile
-
     described = object_settings(objects, settings)
     files = settings_files(settings, described, version)
     with zipfile.ZipFile(io.BytesIO(data)) as z:
@@ -218,8 +218,6 @@ def plate_variant(data: bytes, objects: Sequence[PlateObject], settings: PlateSe
 
 def _cura_values(model: bytes, values: dict[str, str], objects: int) -> bytes:
     """The model ``model`` with its objects' Cura settings set to ``values`` (each key is on each object)."""
-    import re
-    from xml.sax.saxutils import escape
 
     keys = b"|".join(re.escape(k.encode()) for k in values)
     seen = dict.fromkeys(values, 0)
