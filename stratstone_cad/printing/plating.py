@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from importlib import metadata
@@ -64,6 +65,7 @@ class PlateJob:
     part_colours: Mapping[str, str]  # part file -> colour name
     inputs: Mapping[str, str]  # part file -> sha256
     printer: str
+    bed_mm: tuple[float, float, float | None]  # the printer's bed, x, y and its build height (None: not given)
 
     def title(self) -> str:
         which = f", plate {self.index} of {self.of}" if self.index else ""
@@ -101,8 +103,14 @@ def plan_plates(outputs: Sequence[Output], entries: Mapping[str, Mapping[str, An
             out.append(PlateJob(
                 file, game, job, i if len(beds) > 1 else None, len(beds) if len(beds) > 1 else None, bed, profile,
                 ironing, plates.seam, adaptive & set(on), palette, {f: colour_of[f] for f in on},
-                {f: entries[f]["sha256"] for f in sorted(on)}, printer.name))
+                {f: entries[f]["sha256"] for f in sorted(on)}, printer.name, bed_of(printer)))
     return out
+
+
+def bed_of(printer: Printer) -> tuple[float, float, float | None]:
+    """A printer's bed as a plate carries it: x and y, and the build height (None when the
+    printer names none), in mm."""
+    return printer.bed_x_mm, printer.bed_y_mm, printer.bed_z_mm if math.isfinite(printer.bed_z_mm) else None
 
 
 @functools.cache
@@ -116,7 +124,7 @@ def plate_key(pj: PlateJob, plates: PlateParams, code: str, version: str) -> str
     program's version (written into the package) and the libraries' versions."""
     data = {
         "file": pj.file, "title": pj.title(), "ironing": pj.ironing, "seam": pj.seam, "profile": asdict(pj.profile),
-        "printer": pj.printer, "version": version,
+        "printer": pj.printer, "bed_mm": pj.bed_mm, "version": version,
         "colours": pj.colours, "part_colours": dict(sorted(pj.part_colours.items())), "inputs": dict(pj.inputs),
         "placements": [(p.part.name, p.part.file, p.copy, p.offset) for p in pj.plate.placements],
         "adaptive": sorted(pj.adaptive),
@@ -140,7 +148,7 @@ def _settings(pj: PlateJob, title: str, colours: tuple[tuple[str, str], ...], ir
     from stratstone_cad.printing.slicer_settings import PlateSettings
 
     return PlateSettings(title, pj.profile.layer_height_mm, pj.profile.first_layer_height_mm,
-                         pj.ironing if ironing is None else ironing, pj.seam, colours)
+                         pj.ironing if ironing is None else ironing, pj.seam, colours, pj.bed_mm[:2], pj.bed_mm[2])
 
 
 def _plate_objects(pj: PlateJob, out_dir: Path, plates: PlateParams, neutral: Mapping[str, str] | None = None,
@@ -281,7 +289,7 @@ def slice_inputs(pj: PlateJob, out_dir: Path, plates: PlateParams, code: str) ->
     objects = [{"mesh": _mesh_sha256(pj, part.file, out_dir), "filament": palette[pj.part_colours[part.file]],
                 "copies": list(pj.plate.offsets(part)), "adaptive": part.file in pj.adaptive}
                for part in pj.plate.parts()]
-    common = {"objects": objects, "filaments": len(pj.colours), "printer": pj.printer,
+    common = {"objects": objects, "filaments": len(pj.colours), "printer": pj.printer, "bed_mm": pj.bed_mm,
               "layers_mm": [pj.profile.layer_height_mm, pj.profile.first_layer_height_mm],
               "bounds": [plates.adaptive_step_mm, plates.adaptive_min_layer_mm, plates.adaptive_max_layer_mm]
               if pj.adaptive else None, "seam": pj.seam, "code": code, "libraries": _library_versions()}

@@ -14,6 +14,10 @@ PrusaSlicer (prusa3d/PrusaSlicer, src/libslic3r/Format/3mf.cpp):
     ironing keys, ``seam_position`` = ``rear`` | ``aligned`` | ``nearest`` | ``random``,
     also print-wide above) and a ``<volume firstid lastid>`` spanning all its triangles (0-based,
     inclusive; triangles outside every volume are dropped by the reader).
+  - the bed the plate was arranged for, in ``Slic3r_PE.config``: ``bed_shape`` (its corners,
+    ``0x0,250x0,250x210,0x210``) and ``max_print_height``; given nothing but the file
+    (``prusa-slicer --export-gcode plate.3mf``), PrusaSlicer slices on that bed and says so in
+    the G-code's closing settings.
   - ``Metadata/Slic3r_PE_layer_heights_profile.txt``: ``object_id=N|z;h;z;h;...`` with N
     the 1-based index of the object among the model's objects, z from the object's bottom,
     the last z its height (else the profile is dropped: PrintObject::update_layer_height_profile),
@@ -25,7 +29,9 @@ OrcaSlicer / Bambu Studio (SoftFever/OrcaSlicer, src/libslic3r/Format/bbs_3mf.cp
     ``extruder``: the 1-based filament), a ``<part id subtype="normal_part">`` naming the
     object that holds the mesh, and one ``<plate>``.
   - ``Metadata/project_settings.config``: one flat JSON object (``ConfigBase::load_from_json``,
-    Config.cpp); ``initial_layer_print_height`` is print-wide (PrintConfig).
+    Config.cpp); ``initial_layer_print_height`` is print-wide (PrintConfig), and so is the
+    bed: ``printable_area`` (its corners as strings, ``["0x0", "250x0", ...]``) and
+    ``printable_height``.
   - ``Metadata/layer_heights_profile.txt``: as PrusaSlicer's.
   Key names from src/libslic3r/PrintConfig.cpp: ``layer_height`` (PrintObjectConfig),
   ``initial_layer_print_height`` (PrintConfig), ``ironing_type`` = ``no ironing`` | ``top``
@@ -71,6 +77,10 @@ class PlateSettings:
     ironing: str  # "topmost", "top" or "none"
     seam: str  # "rear", "aligned", "nearest" or "random" (PrusaSlicer's names)
     colours: tuple[tuple[str, str], ...]  # the plate's filaments: (colour name, "#RRGGBB"), in order
+    #: the bed the plate was arranged on: (x, y) in mm from its front left corner, and the
+    #: build height in mm (None when the printer names none)
+    bed_mm: tuple[float, float]
+    bed_height_mm: float | None
 
 
 @dataclass(frozen=True)
@@ -85,6 +95,13 @@ class ObjectSettings:
     filament: int
     offsets: tuple[tuple[float, float], ...]
     layer_profile: tuple[tuple[float, float], ...] = ()
+
+
+def bed_corners(s: PlateSettings) -> list[str]:
+    """The bed's outline as both slicers write it: its four corners, ``"XxY"``, counter-clockwise
+    from the front left."""
+    x, y = (_num(v) for v in s.bed_mm)
+    return ["0x0", f"{x}x0", f"{x}x{y}", f"0x{y}"]
 
 
 def _num(x: float) -> str:
@@ -111,6 +128,9 @@ def prusa_print_config(s: PlateSettings) -> str:
         "filament_density": _num(PLA_DENSITY_G_PER_CM3),
         "filament_diameter": _num(FILAMENT_DIAMETER_MM),
         "filament_colour": s.colours[0][1] if s.colours else "#FFFFFF",
+        # the printer's bed: the plate lands on it whatever printer the slicer had chosen
+        "bed_shape": ",".join(bed_corners(s)),
+        **({"max_print_height": _num(s.bed_height_mm)} if s.bed_height_mm is not None else {}),
     }
     # Read from the last line upwards, never the first: a comment and a blank line lead.
     lines = [f"; {s.title}", ""] + [f"; {k} = {v}" for k, v in sorted(keys.items())]
@@ -171,6 +191,8 @@ def orca_project_settings(s: PlateSettings, version: str) -> str:
         "filament_colour": [c for _, c in s.colours] or ["#FFFFFF"],
         "filament_density": [_num(PLA_DENSITY_G_PER_CM3)] * max(1, len(s.colours)),
         "filament_diameter": [_num(FILAMENT_DIAMETER_MM)] * max(1, len(s.colours)),
+        "printable_area": bed_corners(s),
+        **({"printable_height": _num(s.bed_height_mm)} if s.bed_height_mm is not None else {}),
     }
     return json.dumps(data, indent=4, sort_keys=True) + "\n"
 

@@ -167,7 +167,7 @@ def test_a_plates_slice_cost_is_the_length_of_its_layers_outlines(tmp_path):
         parts += [Placement(Part(name, f"{name}.stl", (size, size), (0.0, 0.0), copies), c, (30.0 * c, 0.0))
                   for c in range(1, copies + 1)]
     pj = PlateJob("g/cubes.3mf", "g", "cubes", None, None, Plate(tuple(parts)), profile, "none", "rear", frozenset(),
-                  (("red", "#FF0000"),), {f: "red" for f in inputs}, inputs, "mk4")
+                  (("red", "#FF0000"),), {f: "red" for f in inputs}, inputs, "mk4", (250.0, 210.0, 210.0))
     h = profile.layer_height_mm
     assert slice_cost(pj, tmp_path) == pytest.approx(2 * 4 * 10 * 10 / h + 4 * 20 * 20 / h)
 

@@ -273,6 +273,45 @@ def test_orca_and_bambu_settings_and_cura_metadata_are_in_their_own_keys(plated)
             assert raw.count(f'name="{prefix}:{key}">{value}<') == len(model.findall("m:resources/m:object", ns)), key
 
 
+def _prusa_keys(text: str) -> dict[str, str]:
+    return dict(re.findall(r"^; (\w+) = (.*)$", text, re.M))
+
+
+def test_every_plate_carries_its_printers_bed_for_prusaslicer_and_orcaslicer(plated):
+    """The bed a plate was arranged on, in the keys each slicer reads (PrusaSlicer's
+    bed_shape and max_print_height, OrcaSlicer's printable_area and printable_height):
+    in the default build's files, and in the settings of every printer's plates."""
+    from stratstone_cad.base.params import get_printer
+    from stratstone_cad.printing import plating
+    from stratstone_cad.printing.slicer_settings import orca_project_settings, prusa_print_config
+
+    def corners(pr):
+        return ["0x0", f"{pr.bed_x_mm:g}x0", f"{pr.bed_x_mm:g}x{pr.bed_y_mm:g}", f"0x{pr.bed_y_mm:g}"]
+
+    for plate in _plates(plated):
+        pr = get_printer(plate["printer"])
+        prusa = _prusa_keys(_zip_text(plated / plate["file"], "Metadata/Slic3r_PE.config"))
+        assert prusa["bed_shape"] == ",".join(corners(pr)) and float(prusa["max_print_height"]) == pr.bed_z_mm
+        orca = json.loads(_zip_text(plated / plate["file"], "Metadata/project_settings.config"))
+        assert orca["printable_area"] == corners(pr) and float(orca["printable_height"]) == pr.bed_z_mm
+    ps = load_params()
+    profiles = load_profiles()
+    entries = {a["file"]: a for a in _manifest(plated)["assets"]}
+    for name in load_printers():
+        pr = get_printer(name)
+        outputs = [o for g in get_games(None) for j in g.plan(ps.game(g.name), pr, profiles, ps.mesh)
+                   for o in j.outputs if o.profile == "piece"]  # the boards' tiles differ by printer
+        jobs = plan_plates(outputs, entries, pr, profiles, ps.plates, load_colours())
+        assert jobs
+        for pj in jobs:
+            settings = plating._settings(pj, pj.title(), pj.colours)
+            prusa = _prusa_keys(prusa_print_config(settings))
+            assert prusa["bed_shape"] == ",".join(corners(pr)), name
+            assert float(prusa["max_print_height"]) == pr.bed_z_mm, name
+            orca = json.loads(orca_project_settings(settings, "0"))
+            assert orca["printable_area"] == corners(pr) and float(orca["printable_height"]) == pr.bed_z_mm, name
+
+
 def test_the_same_parameters_give_byte_identical_plates(plated, tmp_path):
     out = tmp_path / "again"
     B.build(None, None, out, jobs=1, progress=None, plates=True, slice_plates=False)

@@ -97,9 +97,10 @@ def _kind(plate: dict) -> tuple[str, str, int | None]:
 
 
 def test_prusaslicer_slices_every_kind_of_plate_with_the_settings_it_carries(plated, tmp_path):
-    """No layer height, first layer or ironing option on the command line: the plate says
-    them. The printer's bed is the user's printer profile; the parts stay where the plate
-    puts them (--dont-arrange), inside the bed. Every plate's layers are worked out; one
+    """No layer height, first layer, ironing or bed option on the command line: the plate says
+    them, the bed it was arranged for included (without it PrusaSlicer slices on its own
+    200 x 200 mm bed, a terrain tile past its edge); the parts stay where the plate puts
+    them (--dont-arrange), inside the bed. Every plate's layers are worked out; one
     plate of each kind is sliced (a stones plate, not the three colours': the same settings
     and layer profiles on other stones; slicing all 17 took three minutes of the tests')."""
     import json
@@ -114,16 +115,16 @@ def test_prusaslicer_slices_every_kind_of_plate_with_the_settings_it_carries(pla
     assert len(kinds) == 9, sorted(kinds)  # a board each, stones, gems, pieces, four terrain tiles
     runs = []
     for plate in kinds.values():
-        printer = get_printer(plate["printer"])
-        bed = bed_shape(printer)
         gcode = tmp_path / (plate["file"].replace("/", "-") + ".gcode")
-        runs.append(("--export-gcode", "--dont-arrange", "--bed-shape", bed, "--output", str(gcode),
-                     str(plated / plate["file"])))
+        runs.append(("--export-gcode", "--dont-arrange", "--output", str(gcode), str(plated / plate["file"])))
     for plate, log in zip(kinds.values(), slice_each(runs), strict=True):
         prof = plate["profile"]
         printer = get_printer(plate["printer"])
         assert not re.search(r"warning|error|repair|manifold", log, re.I), (plate["file"], log[-500:])
         text = (tmp_path / (plate["file"].replace("/", "-") + ".gcode")).read_text()
+        # sliced on the bed of the plate's printer, which the file alone told PrusaSlicer
+        assert f"\n; bed_shape = {bed_shape(printer)}\n" in text, plate["file"]
+        assert f"\n; max_print_height = {printer.bed_z_mm:g}\n" in text, plate["file"]
         layers = _gcode_layers(text)
         assert layers[0] == pytest.approx(prof["first_layer_height_mm"]), plate["file"]
         # the slicer made exactly the layers the plate asks for: no more, no fewer
@@ -146,3 +147,29 @@ def test_prusaslicer_slices_every_kind_of_plate_with_the_settings_it_carries(pla
             assert lp[0][1] >= max(ys) - max(0.02 * np.ptp(ys), 1.5), (plate["file"], lp[0], max(ys))
         x0, y0, x1, y1 = _extent(text)
         assert 0 <= x0 and 0 <= y0 and x1 <= printer.bed_x_mm and y1 <= printer.bed_y_mm, (plate["file"], x0, y0, x1, y1)
+
+
+def test_a_plate_for_a_large_bed_slices_where_it_stands_given_nothing_but_the_file(tmp_path):
+    """A part at the far corner of a Prusa XL's 360 x 360 mm bed, well outside PrusaSlicer's
+    own 200 x 200 mm bed: the plate's bed is the XL's, and the part is printed where it stands."""
+    from stratstone_cad.printing.checks import Mesh
+    from stratstone_cad.printing.plating import bed_of
+    from stratstone_cad.printing.slicer_settings import PlateSettings
+    from stratstone_cad.printing.threemf import PlateObject, plate_3mf
+
+    xl = get_printer("prusa-xl")
+    corners = np.array([[x, y, z] for x in (0, 10) for y in (0, 10) for z in (0, 6)], float)
+    faces = np.array([[0, 2, 3], [0, 3, 1], [4, 5, 7], [4, 7, 6], [0, 1, 5], [0, 5, 4], [2, 6, 7], [2, 7, 3],
+                      [0, 4, 6], [0, 6, 2], [1, 3, 7], [1, 7, 5]])
+    bed = bed_of(xl)
+    settings = PlateSettings("a cube", 0.3, 0.3, "none", "rear", (("red", "#FF0000"),), bed[:2], bed[2])
+    plate = tmp_path / "xl.3mf"
+    plate.write_bytes(plate_3mf("test/xl", [PlateObject("cube", Mesh(corners, faces), "red", ((330.0, 335.0),))],
+                                settings, "0"))
+    gcode = tmp_path / "xl.gcode"
+    slice_each([("--export-gcode", "--dont-arrange", "--output", str(gcode), str(plate))])
+    text = gcode.read_text()
+    assert f"\n; bed_shape = {bed_shape(xl)}\n" in text
+    x0, y0, x1, y1 = _extent(text)
+    # the cube at 330-340 x 335-345 mm with its skirt around it, inside the XL's bed
+    assert 320 < x0 and x1 < 350 and 325 < y0 and y1 < 355 and x1 < xl.bed_x_mm and y1 < xl.bed_y_mm, (x0, y0, x1, y1)
