@@ -5,7 +5,7 @@
 
 Renders the very files the build wrote, each piece placed on its board with the board's
 own grid (the numbers the CAD boards are made from): the Stratstone board with stacks of
-stones, the 24 stones, the Sage Stones board with gems in their wells and the six gems,
+stones, the 24 stones, the Sage Stones board with gems in their wells, the six gems and the dice,
 the terrain board (its tiles side by side) with both sides' pieces on their start
 squares, the pieces, and close-ups of the engraved coordinates and marks under a raking
 light, the way they are checked by eye.
@@ -138,6 +138,23 @@ def gems(out: Path, dest: Path) -> None:
     p.screenshot(dest)
 
 
+def dice(out: Path, dest: Path) -> None:
+    """The three dice, each turned to show another face on top (3, 2, 1), from above at an
+    angle so two sides show too."""
+    p = _plotter((1200, 500))
+    die = pv.read(out / "sage-stones/die.stl")
+    h = die.bounds[5] - die.bounds[4]
+    centre = (0.0, 0.0, h / 2)
+    for i, (axis, angle) in enumerate((("x", 0.0), ("x", 90.0), ("y", -90.0))):
+        turned = die.translate((0, 0, -h / 2), inplace=False)
+        turned = getattr(turned, f"rotate_{axis}")(angle, inplace=False).translate(centre, inplace=False)
+        p.add_mesh(turned.translate((i * 1.6 * h, 0, 0), inplace=False), color=COLOURS["white"],
+                   smooth_shading=True, split_sharp_edges=True, specular=0.3)
+    _raking(p, (1.6 * h, 0, h), (-0.5, -0.6, 0.8))
+    _look(p, (0.45, -1.0, 0.9), 1.7)
+    p.screenshot(dest)
+
+
 def terrain_board(out: Path, dest: Path) -> None:
     """The four tiles side by side (a few mm apart), each side's pieces on its start row."""
     ps, prof = load_params(), load_profiles()
@@ -245,23 +262,41 @@ def _plate_meshes(path: Path) -> list[tuple[pv.PolyData, str]]:
     return out
 
 
+def _bed(p: pv.Plotter, x_mm: float, y_mm: float) -> None:
+    """A printer's bed as a slicer's 3D view draws it: a light sheet of its size with a
+    line every 10 mm and a darker one every 50 mm, from its front left corner."""
+    p.add_mesh(pv.Box((0, x_mm, 0, y_mm, -1.0, -0.05)), color="#d8d8d4", specular=0.1)
+    for step, width, colour in ((10, 0.5, "#b0b0ab"), (50, 1.2, "#85857f")):
+        strips = [pv.Box((x - width / 2, x + width / 2, 0, y_mm, -0.05, 0.02)) for x in range(0, int(x_mm) + 1, step)]
+        strips += [pv.Box((0, x_mm, y - width / 2, y + width / 2, -0.05, 0.02 + step / 1000))
+                   for y in range(0, int(y_mm) + 1, step)]
+        p.add_mesh(pv.merge(strips), color=colour, lighting=False)
+
+
 def plates(out: Path, dest: Path) -> None:
-    """Three print plates as a slicer opens them: the parts on the bed where the plate puts them."""
+    """Three print plates on their printer's bed, the whole bed in view and the parts at
+    their size on it, as a slicer's 3D view shows a plate it opened (the bed each plate
+    carries, see docs/printing.md)."""
+    import json
+
     from stratstone_cad.base.params import get_printer
 
-    files = ("stratstone/stones-red.3mf", "sage-stones/gems-yellow.3mf", "terrain/pieces-blue.3mf")
-    p = pv.Plotter(off_screen=True, window_size=(1500, 520), shape=(1, 3), border=False)
-    bed = get_printer(None)
+    files = ("terrain/board-seed-1-plate-1-of-4.3mf", "stratstone/stones-red.3mf", "sage-stones/gems-yellow.3mf")
+    printers = {e["file"]: e["printer"] for e in json.loads((out / "manifest.json").read_text())["plates"]}
+    p = pv.Plotter(off_screen=True, window_size=(1500, 440), shape=(1, 3), border=False)
     for i, file in enumerate(files):
+        bed = get_printer(printers[file])
         p.subplot(0, i)
         p.set_background("white")
-        plate = pv.Plane(center=(bed.bed_x_mm / 2, bed.bed_y_mm / 2, -0.6), i_size=bed.bed_x_mm,
-                         j_size=bed.bed_y_mm).extrude((0, 0, 0.5), capping=True)
-        p.add_mesh(plate, color="#4a4a4a", specular=0.2)
+        _bed(p, bed.bed_x_mm, bed.bed_y_mm)
         for mesh, colour in _plate_meshes(out / file):
             p.add_mesh(mesh, color=colour, smooth_shading=True, split_sharp_edges=True, specular=0.3)
-        p.add_text(file, position="upper_edge", font_size=10, color="black")
-        _look(p, (0, -0.75, 1), 1.3)
+        p.add_text(f"{file}\n{bed.title}, {bed.bed_x_mm:g} x {bed.bed_y_mm:g} mm", position="upper_edge",
+                   font_size=9, color="black")
+        centre = (bed.bed_x_mm / 2, bed.bed_y_mm / 2, 0.0)
+        p.camera_position = [(centre[0], centre[1] - 1.15 * bed.bed_y_mm, 1.1 * bed.bed_y_mm), centre, (0, 0, 1)]
+        p.reset_camera(bounds=(0, bed.bed_x_mm, 0, bed.bed_y_mm, 0, 20))
+        p.camera.zoom(1.2)
     p.screenshot(dest)
 
 
@@ -326,12 +361,20 @@ def main() -> None:
     ap.add_argument("--out-dir", type=Path, default=Path("output"))
     ap.add_argument("--tiled-dir", type=Path, default=None, help="a build made with a small printer")
     ap.add_argument("--images", type=Path, default=Path("docs/images"))
+    ap.add_argument("--only", choices=("dice", "plates"), help="render this picture alone")
     a = ap.parse_args()
     a.images.mkdir(parents=True, exist_ok=True)
+    if a.only == "dice":
+        dice(a.out_dir, a.images / "sage-stones-dice.png")
+        return
+    if a.only == "plates":
+        plates(a.out_dir, a.images / "print-plates.png")
+        return
     stratstone_board(a.out_dir, a.images / "stratstone-board.png")
     all_stones(a.out_dir, a.images / "stratstone-stones.png")
     sage_board(a.out_dir, a.images / "sage-stones-board.png")
     gems(a.out_dir, a.images / "sage-stones-gems.png")
+    dice(a.out_dir, a.images / "sage-stones-dice.png")
     terrain_board(a.out_dir, a.images / "terrain-board.png")
     terrain_pieces(a.out_dir, a.images / "terrain-pieces.png")
     label_closeups(a.out_dir, a.images / "labels-closeup.png")

@@ -313,6 +313,16 @@ def cad_files_job(game: Any, params: Any, printer: Any, profiles: Mapping[str, A
                tuple(outputs), f"{game.title.split(':')[0]} STEP files and set", cost=10.0 * len(plan))
 
 
+def set_jobs_not_printed(printed: list[Job], whole: list[Job]) -> list[Job]:
+    """The jobs of the set's plan (``whole``: no printer, every part whole) whose parts are
+    not those the printer's plan (``printed``) makes: a board cut into tiles, or turned a
+    quarter to fit the bed, stands whole and as on the table in the set, which is the same
+    whatever the printer."""
+    made = {job.id: job for job in printed}
+    return [job for job in whole
+            if job.id not in made or made[job.id].args != job.args or made[job.id].outputs != job.outputs]
+
+
 def make_cad_files(game: str, params: Any, printer: Any, profiles: Mapping[str, Any], mesh: Any) -> list[bytes]:
     """The files of :func:`cad_files_job`, in its outputs' order: each part's STEP (in mm,
     the part's name as the product's), the set's STEP and its binary glTF (in metres)."""
@@ -320,15 +330,15 @@ def make_cad_files(game: str, params: Any, printer: Any, profiles: Mapping[str, 
 
     (g,) = get_games([game])
     jobs = g.plan(params, printer, profiles, mesh)
-    out, solids = [], {}
+    out, made = [], {}
     for job in jobs:
-        for o, s in zip(job.outputs, _solids(job), strict=True):
-            out.append(part_step(s, o.file.removesuffix(".stl")))
-            solids[o.file] = s
+        made[job.id] = _solids(job)
+        out += [part_step(s, o.file.removesuffix(".stl")) for o, s in zip(job.outputs, made[job.id], strict=True)]
     whole = g.plan(params, _printer(None), profiles, mesh)
-    for job in whole:  # a board cut into tiles for the bed stands whole in the set
-        if any(o.file not in solids for o in job.outputs):
-            solids.update(zip((o.file for o in job.outputs), _solids(job), strict=True))
+    again = set_jobs_not_printed(jobs, whole)
+    solids = {}
+    for job in whole:
+        solids.update(zip((o.file for o in job.outputs), _solids(job) if job in again else made[job.id], strict=True))
     assy = build_assembly(g, params, whole, solids)
     # the glTF is for looking at (a viewer, a page): meshed at the preview's 0.1 mm, not the
     # print's 0.05 mm and 2.5 degrees, which made the Stratstone set's 10 MB and 14 s

@@ -81,7 +81,7 @@ def test_every_key_changes_with_the_mesh_tolerance_and_a_profile_changes_its_par
     for i, job in jobs.items():
         uses = not K._kernel_free(job) or "angular_tolerance_deg" in job.args
         assert (angle[i] != base[i]) == uses, i
-    assert sum(angle[i] == base[i] for i in base) == 3  # the three boards
+    assert sum(angle[i] == base[i] for i in base) == 4  # the three boards and the die (a hull of spheres, less cylinders)
     models = tmp_path / "models"
     shutil.copytree(PRESETS_DIR, models)
     prof = models / "profiles.toml"
@@ -210,7 +210,7 @@ def test_the_manifest_says_how_many_to_print_and_where_the_map_came_from(built_a
     assert {a["count"] for f, a in m.items() if f.startswith("stratstone/")} == {1}
     tiles = [a for f, a in m.items() if f.startswith("terrain/board-seed-1-tile-")]
     assert len(tiles) == 4 and all(a["heightmap"] == {"terrain_seed": 1} for a in tiles)
-    assert len(m) == 25 + 7 + 10
+    assert len(m) == 25 + 8 + 10
 
 
 def test_a_module_name_is_found_in_this_package_only():

@@ -90,7 +90,7 @@ def test_a_killed_build_leaves_nothing_running_and_a_true_manifest(tmp_path, sig
         assert set(r.cached) <= set(listed)
         files = sorted(q.relative_to(out).as_posix() for q in out.rglob("*") if q.is_file() and q.name != LOCK)
         assert files == sorted([*_manifest_never_lies(out), "manifest.json"])
-        assert len(files) == 43
+        assert len(files) == 44
     finally:
         with pytest.raises(ProcessLookupError):
             os.killpg(p.pid, signal.SIGKILL)  # nothing of the session may be left to kill
@@ -181,13 +181,13 @@ def test_a_dead_worker_or_fork_server_is_one_line_and_the_manifest_stays_true(tm
     on_disk = {q.relative_to(out).as_posix() for q in out.rglob("*.stl")}
     if victim == "server" and p.returncode == 0:
         # killed before it forked a worker: multiprocessing starts a new server, the build goes on
-        assert on_disk == set(listed) and len(listed) == 42
+        assert on_disk == set(listed) and len(listed) == 43
         return
     assert p.returncode == 1, err
     assert err.splitlines()[-1].startswith("stratstone-cad: error: build: a worker process died"), err
     # a worker killed with the server between its part's rename and its report leaves that
     # part on disk unlisted (the one window the manifest allows; the next build remakes it)
-    assert set(listed) <= on_disk and len(on_disk - set(listed)) <= 2 and len(listed) < 42, \
+    assert set(listed) <= on_disk and len(on_disk - set(listed)) <= 2 and len(listed) < 43, \
         sorted(on_disk - set(listed))
 
 
@@ -441,7 +441,7 @@ def test_a_build_killed_while_it_writes_plates_leaves_a_true_manifest(parts_only
         files = sorted(q.relative_to(out).as_posix() for q in out.rglob("*") if q.is_file() and q.name != LOCK)
         assert files == sorted([*(a["file"] for a in listed["assets"]), *(a["file"] for a in listed["plates"]),
                                 "manifest.json", "print-report.md"])
-        assert len(listed["plates"]) == 17
+        assert len(listed["plates"]) == 18
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(p.pid, signal.SIGKILL)
@@ -476,5 +476,5 @@ def test_a_stop_in_the_middle_of_the_plates_keeps_the_written_ones_listed(parts_
     on_disk = {q.relative_to(out).as_posix() for q in out.rglob("*.3mf")}
     assert on_disk == {e["file"] for e in m["plates"]}, "a plate on disk that the manifest does not list"
     r = B.build(None, None, out, jobs=1, progress=None, plates=True, slice_plates=False)
-    assert len(r.plates_cached) == 3 and len(r.plates_built) == 14 and not r.built
-    assert len(json.loads((out / "manifest.json").read_text())["plates"]) == 17
+    assert len(r.plates_cached) == 3 and len(r.plates_built) == 15 and not r.built
+    assert len(json.loads((out / "manifest.json").read_text())["plates"]) == 18

@@ -108,9 +108,10 @@ def _manifest(out: Path) -> dict[str, dict]:
 
 def test_plates_prusaslicer_sees_as_the_same_are_sliced_once_two_at_a_time_and_share_their_figures(sliced):
     out, watch, err = sliced
-    # the board, and the gems as set, without ironing and at flat layers: once for the six plates
-    assert len(watch.seen) == 4 and watch.most == 2, (len(watch.seen), watch.most)
-    assert len(re.findall(r"^\[[1-4]/4\] sliced plate ", err, re.M)) == 4, err  # the progress bar counts slices
+    # the board, the dice as set and without ironing, and the gems as set, without ironing and at
+    # flat layers: once for the six plates
+    assert len(watch.seen) == 6 and watch.most == 2, (len(watch.seen), watch.most)
+    assert len(re.findall(r"^\[[1-6]/6\] sliced plate ", err, re.M)) == 6, err  # the progress bar counts slices
     plates = _manifest(out)
     prints = [{k: v for k, v in plates[f]["print"].items() if k != "plate_sha256"} for f in GEM_PLATES]
     assert all(p == prints[0] for p in prints) and set(prints[0]["slices"]) == {"as_set", "no_ironing", "flat"}
@@ -141,12 +142,13 @@ def test_a_rebuild_slices_only_what_prusaslicer_has_not_seen(sliced, tmp_path):
         r = B.build(["sage-stones"], None, out, jobs=2, progress=None, sets=ALIKE, plates=True)
     assert not watch.seen and r.sliced == ["sage-stones/gems-red.3mf"]
     assert _manifest(out) == before and (out / "print-report.md").read_text() == report
-    # one setting changed (the gems' ironing): the gems' slices with it are sliced again, once for
-    # the six plates; without ironing they are the same plate as before, and the board is unchanged
+    # one setting changed (the pieces' ironing): the gems' slices with it are sliced again, once for
+    # the six plates, and the dice's as set; without ironing they are the same plates as before,
+    # and the board is unchanged
     sets = {**ALIKE, "plates.piece_ironing": "top"}
     with SlicerWatch(os.getpid()) as watch:
         r = B.build(["sage-stones"], None, out, jobs=2, progress=None, sets=sets, plates=True)
-    assert len(watch.seen) == 2 and sorted(r.sliced) == GEM_PLATES
+    assert len(watch.seen) == 3 and sorted(r.sliced) == sorted([*GEM_PLATES, "sage-stones/dice.3mf"])
     after = _manifest(out)
     for f in GEM_PLATES:
         old, new = before[f]["print"]["slices"], after[f]["print"]["slices"]

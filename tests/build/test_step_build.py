@@ -113,3 +113,23 @@ def test_a_changed_parameter_remakes_the_step_files_and_a_build_without_step_rem
     assert not list(out.rglob("*.step")) and not list(out.rglob("*.glb"))
     assert "cad" not in _manifest(out)
     assert "stratstone/board.step" in report.removed and "stratstone/set.glb" in report.removed
+
+
+@pytest.mark.parametrize("printer, remade", [("prusa-mk4", ["sage-stones/board"]), ("prusa-xl", []),
+                                             ("prusa-mini", ["sage-stones/board"])])
+def test_the_set_is_laid_out_whole_and_unturned_whatever_the_printer(printer, remade):
+    """The Sage Stones board goes on a Prusa MK4's bed turned a quarter and on a MINI's in
+    tiles: the set's assembly makes it again whole and as on the table; on an XL's bed the
+    printed board is the set's."""
+    from stratstone_cad.base.params import get_printer, load_profiles
+    from stratstone_cad.models import _printer, set_jobs_not_printed
+    from stratstone_cad.registry import get_games, load_params
+
+    (g,) = get_games(["sage-stones"])
+    ps = load_params()
+    params, profiles = ps.game(g.name), load_profiles()
+    printed = g.plan(params, get_printer(printer), profiles, ps.mesh)
+    whole = g.plan(params, _printer(None), profiles, ps.mesh)
+    assert [j.id for j in set_jobs_not_printed(printed, whole)] == remade
+    board = next(j for j in whole if j.id == "sage-stones/board")
+    assert board.args["plan"].count == 1 and not board.args["plan"].rotated

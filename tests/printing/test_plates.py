@@ -111,13 +111,14 @@ def _plates(out):
 def test_every_game_has_its_plates_named_by_print_job(plated):
     files = {p["file"] for p in _plates(plated)}
     assert {"stratstone/stones-red.3mf", "stratstone/stones-yellow.3mf", "stratstone/stones-tan.3mf",
-            "stratstone/board.3mf", "sage-stones/board.3mf", "terrain/pieces-red.3mf",
+            "stratstone/board.3mf", "sage-stones/board.3mf", "sage-stones/dice.3mf", "terrain/pieces-red.3mf",
             "terrain/pieces-blue.3mf"} <= files
     assert {f"sage-stones/gems-{c}.3mf" for c in ("yellow", "red", "blue", "green", "white", "black")} <= files
     tiles = sorted(f for f in files if f.startswith("terrain/board-seed-1"))
     assert tiles == [f"terrain/board-seed-1-plate-{i}-of-4.3mf" for i in range(1, 5)]
     copies = {p["file"]: p["copies"] for p in _plates(plated)}
     assert copies["stratstone/stones-red.3mf"] == 8 and copies["sage-stones/gems-red.3mf"] == 10
+    assert copies["sage-stones/dice.3mf"] == 3  # "roll 3d3"
     assert copies["terrain/pieces-red.3mf"] == 6
 
 

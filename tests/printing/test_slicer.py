@@ -37,7 +37,7 @@ def _assets(built_all, tiled):
     items = [(built_all / a["file"], a) for a in m["assets"]]
     m = json.loads((tiled / "manifest.json").read_text())
     items += [(tiled / a["file"], a) for a in m["assets"] if a["part"] == "board-tile"]
-    assert len(items) == 42 + 4
+    assert len(items) == 43 + 4
     assert {a["game"] for _, a in items} == {"stratstone", "sage-stones", "terrain"}
     return items
 

@@ -102,17 +102,17 @@ def test_prusaslicer_slices_every_kind_of_plate_with_the_settings_it_carries(pla
     200 x 200 mm bed, a terrain tile past its edge); the parts stay where the plate puts
     them (--dont-arrange), inside the bed. Every plate's layers are worked out; one
     plate of each kind is sliced (a stones plate, not the three colours': the same settings
-    and layer profiles on other stones; slicing all 17 took three minutes of the tests')."""
+    and layer profiles on other stones; slicing all 18 took three minutes of the tests')."""
     import json
 
     manifest = json.loads((plated / "manifest.json").read_text())
     assets = {a["file"]: a for a in manifest["assets"]}
-    assert len(manifest["plates"]) == 17
+    assert len(manifest["plates"]) == 18
     asked = {plate["file"]: _layers_asked(plate, assets, plated) for plate in manifest["plates"]}
     kinds = {}
     for plate in manifest["plates"]:
         kinds.setdefault(_kind(plate), plate)
-    assert len(kinds) == 9, sorted(kinds)  # a board each, stones, gems, pieces, four terrain tiles
+    assert len(kinds) == 10, sorted(kinds)  # a board each, stones, gems, dice, pieces, four terrain tiles
     runs = []
     for plate in kinds.values():
         gcode = tmp_path / (plate["file"].replace("/", "-") + ".gcode")

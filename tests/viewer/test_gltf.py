@@ -232,7 +232,7 @@ def test_preview_writes_the_parts_to_orbit_as_gltf(tmp_path, validator):
     glb = Glb((tmp_path / "set.glb").read_bytes())
     extras = glb.doc["scenes"][0]["extras"]
     assert extras["kind"] == "set" and set(glb.nodes()) == set(extras["parts"])
-    assert "sage-stones/board" in extras["parts"] and len(extras["parts"]) == 7  # the board and six gems
+    assert "sage-stones/board" in extras["parts"] and len(extras["parts"]) == 8  # the board, six gems and the die
     assert "animations" not in glb.doc
     report = validator(tmp_path / "set.glb")
     assert [(r["errors"], r["warnings"]) for r in report.values()] == [(0, 0)]

@@ -1,10 +1,12 @@
-"""Sage Stones: the board with a well per cell and the printable gems.
+"""Sage Stones: the board with a well per cell, the printable gems and the dice.
 
 Board coordinates as in :mod:`stratstone_cad.geometry.boards`: column 3 on the left, row 1
 nearest, z up from the bed. A gem stands on z = 0 centred on the origin: a straight side
 ``edge_height_mm`` high, then a spherical dome up to a flat top at the gem's height, its
 colour's mark engraved in the top. Both are built from 2D regions with manifold3d (see
-:mod:`stratstone_cad.geometry.boards` for why), not CadQuery.
+:mod:`stratstone_cad.geometry.boards` for why), not CadQuery. A die stands on z = 0
+centred on the origin: the hull of a sphere in each corner (a cube with rounded edges
+and corners) less its pips, cylinders of :func:`~stratstone_cad.games.sage_stones.parts.die_pips`.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import math
 from typing import TYPE_CHECKING
 
 from stratstone_cad.base.params import Profile, snap_depth, snap_height
-from stratstone_cad.games.sage_stones.parts import GemShape, SageBoard
+from stratstone_cad.games.sage_stones.parts import DieShape, GemShape, Pip, SageBoard, die_pips, die_size
 from stratstone_cad.geometry.boards import (
     Slab,
     circle_segments,
@@ -88,6 +90,45 @@ def gem(shape: GemShape, mark: MarkSpec | None, profile: Profile, tolerance_mm: 
     return manifold_mesh(body, "gem")
 
 
+def pip_segments(shape: DieShape, pips: list[Pip], tolerance_mm: float) -> int:
+    """One number of sides for every pip's polygon, within ``tolerance_mm`` of the widest
+    pip's circle (a multiple of 4, so a pip in a side face has a corner at its top and no
+    facet level with the layers): the polygons' areas then keep the circles' ratios, and
+    every face's pips remove the same volume in the mesh too."""
+    return circle_segments(max(p.diameter_mm for p in pips) / 2, tolerance_mm)
+
+
+def _pip_frame(pip: Pip) -> tuple[tuple[float, float, float], float, float]:
+    """How a cylinder standing on the origin along z turns to go into ``pip``'s face: the
+    rotation (degrees about x, y, z) that points its axis outward, and how far it reaches
+    out of the face (1 mm) and into it."""
+    turn = {"+z": (0.0, 0.0, 0.0), "-z": (180.0, 0.0, 0.0), "+x": (0.0, 90.0, 0.0), "-x": (0.0, -90.0, 0.0),
+            "+y": (-90.0, 0.0, 0.0), "-y": (90.0, 0.0, 0.0)}[pip.face]
+    return turn, 1.0, pip.depth_mm
+
+
+def die(shape: DieShape, profile: Profile, tolerance_mm: float) -> Mesh:
+    """One die standing on z = 0, centred on the origin in x and y: the convex hull of
+    eight spheres of the edge radius (every flat face an exact plane, the edges and corners
+    polygons within ``tolerance_mm``), less its pips."""
+    # start-up speed: manifold3d only where a mesh is made
+    import manifold3d
+
+    size, r = die_size(shape, profile), shape.edge_radius_mm
+    ball = manifold3d.Manifold.sphere(r, circle_segments(r, tolerance_mm))
+    c = size / 2 - r
+    body = manifold3d.Manifold.batch_hull([ball.translate((x, y, z)) for x in (-c, c) for y in (-c, c)
+                                           for z in (r, size - r)])
+    pips = die_pips(shape, profile)
+    n = pip_segments(shape, pips, tolerance_mm)
+    cuts = []
+    for pip in pips:
+        turn, out, into = _pip_frame(pip)
+        cyl = manifold3d.Manifold.cylinder(out + into, pip.diameter_mm / 2, pip.diameter_mm / 2, n)
+        cuts.append(cyl.translate((0.0, 0.0, -into)).rotate(turn).translate(pip.centre))
+    return manifold_mesh(body - manifold3d.Manifold.batch_boolean(cuts, manifold3d.OpType.Add), "die")
+
+
 # --------------------------------------------------------------------------- build makers
 
 
@@ -102,6 +143,11 @@ def make_board(board: SageBoard, well_diameter_mm: float, profile: Profile, plan
 def make_gem(shape: GemShape, mark: MarkSpec | None, profile: Profile, tolerance_mm: float,
              angular_tolerance_deg: float) -> list[Mesh]:
     return [gem(shape, mark, profile, tolerance_mm, angular_tolerance_deg)]
+
+
+@kernel_free
+def make_die(shape: DieShape, profile: Profile, tolerance_mm: float) -> list[Mesh]:
+    return [die(shape, profile, tolerance_mm)]
 
 
 # --------------------------------------------------------------------------- B-rep solids
@@ -143,3 +189,24 @@ def solid_gem(shape: GemShape, mark: MarkSpec | None, profile: Profile, toleranc
                              math.ceil(90 / angular_tolerance_deg))
         body = checked(body.cut(region_prism(region, height - depth, height + 1.0)), "gem")
     return [body]
+
+
+def solid_die(shape: DieShape, profile: Profile, tolerance_mm: float) -> list[cq.Shape]:
+    """The die as a B-rep: a cube with every edge filleted at the edge radius (round
+    edges, spherical corners: the solid the mesh's hull of spheres approximates), less its
+    pips as true cylinders."""
+    import cadquery as cq
+
+    from stratstone_cad.occ.common import checked
+
+    size = die_size(shape, profile)
+    body = cq.Workplane("XY").box(size, size, size, centered=(True, True, False)).edges() \
+        .fillet(shape.edge_radius_mm).val()
+    for pip in die_pips(shape, profile):
+        turn, out, into = _pip_frame(pip)
+        cyl = cq.Solid.makeCylinder(pip.diameter_mm / 2, out + into, cq.Vector(0, 0, -into))
+        for axis, angle in zip(((1, 0, 0), (0, 1, 0), (0, 0, 1)), turn, strict=True):
+            if angle:
+                cyl = cyl.rotate(cq.Vector(0, 0, 0), cq.Vector(*axis), angle)
+        body = body.cut(cyl.translate(cq.Vector(*pip.centre)))
+    return [checked(body, "die")]

@@ -8,6 +8,16 @@ arrows at every row: the rows wrap there (east of column 9 comes column 3).
 
 A gem is a domed disc with a flat bottom and a small flat top carrying its colour's
 tactile mark; all gems of a colour are the same part, made once and printed 10 times.
+
+Every turn starts with "roll 3d3", so the set has three dice: a cube with rounded edges
+and corners numbered 1, 2, 3, 1, 2, 3 (1 opposite 1) in engraved pips, flat-bottomed pits
+that read by touch as well as by eye. A printed die with deeper or more pips on one side
+is lighter there and rolls that side up; these are fair by construction: every face's
+pips remove the same volume of plastic (a face with fewer pips has wider ones: a pip's
+area is a third of the face's total on the three face, half on the two, all on the one),
+all are the same depth, and each face's pips sit symmetrically about its centre, so the
+centre of mass is the cube's centre (to a few micrometres: the bottom face's pips end on
+a layer boundary, see :func:`die_pips`).
 Parameters in ``preset.toml`` beside this module; CAD in :mod:`stratstone_cad.games.sage_stones.cad`.
 """
 
@@ -22,6 +32,7 @@ from typing import Any
 
 from stratstone_cad.base.params import (
     MIN_WALL_MM,
+    NAME_RE,
     TOL,
     MeshParams,
     Params,
@@ -58,7 +69,7 @@ from stratstone_cad.printing.jobs import (
 #: The game's default parameters (package data).
 PRESET = Path(__file__).with_name("preset.toml")
 #: The CAD functions of this game's parts, in cad.py (named, not imported: see CadFunctions).
-CAD = CadFunctions("stratstone_cad.games.sage_stones.cad", ("make_board", "make_gem"))
+CAD = CadFunctions("stratstone_cad.games.sage_stones.cad", ("make_board", "make_gem", "make_die"))
 
 COLUMNS = tuple(str(FIRST_COLUMN + c) for c in range(N_COLUMNS))  # 3-9, the totals of three 3-sided dice
 ROWS = tuple(str(r) for r in range(1, N_ROWS + 1))
@@ -181,9 +192,118 @@ class SageGems(Params):
 
 
 @dataclass(frozen=True)
+class DieShape:
+    """What a die's CAD function reads of ``sage-stones.die`` to shape a die."""
+
+    size_mm: float
+    edge_radius_mm: float
+    pip_diameter_mm: float
+    pip_depth_mm: float
+    pip_spacing_mm: float
+
+
+#: The pips of a face by its number (the die's 1, 2 and 3), as offsets from the face's
+#: centre in units of ``pip_spacing_mm``: one in the middle, two and three on a diagonal.
+PIP_PATTERNS = {1: ((0, 0),), 2: ((-1, -1), (1, 1)), 3: ((-1, -1), (0, 0), (1, 1))}
+#: The number on each face, by its outward axis: 3 on the top and the bed (its pips are
+#: the narrowest: the holes the first layers print around), 1 on the sides facing x, 2 on
+#: those facing y; each number opposite itself.
+DIE_FACES = {"+z": 3, "-z": 3, "+x": 1, "-x": 1, "+y": 2, "-y": 2}
+
+
+@dataclass(frozen=True)
+class Pip:
+    """One pip: the face it is in (``"+x"``, its outward axis), its centre on the face's
+    plane (x, y, z, mm) and its width and depth (mm)."""
+
+    face: str
+    centre: tuple[float, float, float]
+    diameter_mm: float
+    depth_mm: float
+
+
+def pip_diameter(shape: DieShape, pips: int) -> float:
+    """The width of each pip on a face of ``pips`` pips: the three face's pips are
+    ``pip_diameter_mm`` wide, and every face's pips have the same total area."""
+    return shape.pip_diameter_mm * math.sqrt(3 / pips)
+
+
+def die_pips(shape: DieShape, profile: Profile) -> list[Pip]:
+    """Every pip of a die standing on the bed (its height ``die_size``), centred on the
+    origin in x and y. Every pip is ``pip_depth_mm`` deep snapped to whole layers, its
+    floor in the top face on a layer boundary; those in the face on the bed end at the
+    layer boundary nearest that depth and are widened or narrowed so that they remove the
+    same volume as every other face's pips."""
+    size = die_size(shape, profile)
+    depth = snap_depth(shape.pip_depth_mm, profile)
+    bottom = snap_height(depth, profile)
+    half, a = size / 2, shape.pip_spacing_mm
+    out = []
+    for face, number in DIE_FACES.items():
+        axis, sign = "xyz".index(face[1]), 1.0 if face[0] == "+" else -1.0
+        u, v = [i for i in range(3) if i != axis]
+        d, h = pip_diameter(shape, number), depth
+        if face == "-z":
+            d, h = d * math.sqrt(depth / bottom), bottom
+        for i, j in PIP_PATTERNS[number]:
+            c = [0.0, 0.0, half]
+            c[axis] = half + sign * half if axis == 2 else sign * half
+            c[u] += i * a * (sign if axis != 2 else 1.0)  # the diagonals of opposite faces cross
+            c[v] += j * a
+            out.append(Pip(face, (c[0], c[1], c[2]), d, h))
+    return out
+
+
+def die_size(shape: DieShape, profile: Profile) -> float:
+    """A die's edge (mm): ``size_mm`` snapped to the layers of ``profile``, in x and y too."""
+    return snap_height(shape.size_mm, profile, minimum_layers=4)
+
+
+@dataclass(frozen=True)
+class SageDice(Params):
+    """The three three-sided dice ("roll 3d3"): cubes numbered 1, 2, 3, 1, 2, 3 in pips."""
+
+    PREFIX = "sage-stones.die"
+
+    size_mm: float = param("edge of a die, snapped to the piece profile's layers", lo=12, hi=40)
+    edge_radius_mm: float = param("radius of a die's rounded edges and corners", lo=0.5, hi=8)
+    pip_diameter_mm: float = param("width of a pip on the faces of three (those of two and one are wider, so "
+                                   "every face's pips remove the same plastic)", lo=1.5, hi=12)
+    pip_depth_mm: float = param("depth of every pip, snapped to whole layers", lo=0.3, hi=5)
+    pip_spacing_mm: float = param("distance from a face's centre to its outer pips, along each edge",
+                                  lo=1, hi=15)
+    count: int = param("dice the game rolls (the manifest's print count)", lo=1, hi=9)
+    colour: str = param("colour of the dice (a name of the plate's filaments)")
+
+    def check(self) -> None:
+        if not NAME_RE.fullmatch(self.colour):
+            self.fail("colour", self.colour, "a name of lower-case letters, digits, '-' or '_' (it names a filament)")
+        land = self.size_mm / 2 - self.edge_radius_mm - MIN_WALL_MM  # the flat face, less a wall at its edge
+        if land < 0.5 * pip_diameter(self, 1) - TOL:
+            self.fail("edge_radius_mm", self.edge_radius_mm,
+                      f"at most {fmt_down(self.size_mm / 2 - MIN_WALL_MM - pip_diameter(self, 1) / 2)} so the one's "
+                      f"{fmt(pip_diameter(self, 1))} mm pip fits on the flat of the face")
+        outer = max(self.pip_spacing_mm + pip_diameter(self, n) / 2 for n in (2, 3))
+        if outer > land + TOL:
+            self.fail("pip_spacing_mm", self.pip_spacing_mm,
+                      f"at most {fmt_down(land - pip_diameter(self, 2) / 2)} so the two's "
+                      f"{fmt(pip_diameter(self, 2))} mm pips stay {fmt(MIN_WALL_MM)} mm inside the rounded edges "
+                      f"(sage-stones.die.size_mm {fmt(self.size_mm)}, edge_radius_mm {fmt(self.edge_radius_mm)})",
+                      "use a larger die or smaller pips")
+        if self.pip_spacing_mm * math.sqrt(2) < self.pip_diameter_mm + MIN_WALL_MM - TOL:
+            self.fail("pip_spacing_mm", self.pip_spacing_mm,
+                      f"at least {fmt_up((self.pip_diameter_mm + MIN_WALL_MM) / math.sqrt(2))} so the three's "
+                      f"pips stay {fmt(MIN_WALL_MM)} mm apart")
+        if self.pip_depth_mm > self.size_mm / 4 + TOL:
+            self.fail("pip_depth_mm", self.pip_depth_mm, f"at most {fmt_down(self.size_mm / 4)}, a quarter of "
+                                                         f"the die (sage-stones.die.size_mm {fmt(self.size_mm)})")
+
+
+@dataclass(frozen=True)
 class SageParams:
     board: SageBoard
     gem: SageGems
+    die: SageDice
 
     @property
     def well_diameter_mm(self) -> float:
@@ -191,7 +311,7 @@ class SageParams:
 
 
 def combine(sections: Mapping[str, Any], profiles: Mapping[str, Profile]) -> SageParams:
-    p = SageParams(sections["board"], sections["gem"])
+    p = SageParams(sections["board"], sections["gem"], sections["die"])
     b, g = p.board, p.gem
     b.check_pocket_fits(p.well_diameter_mm, f"gem {fmt(g.diameter_mm)} + 2 x clearance {fmt(b.clearance_mm)}")
     board, piece = profiles["board"], profiles["piece"]
@@ -231,6 +351,12 @@ def plan(p: SageParams, printer: Printer, profiles: Mapping[str, Profile], mesh:
                                 count=g.per_colour, plate=f"gems-{colour}", adaptive=True),),
                         f"gem-{colour} (sage-stones.gem {g.diameter_mm:g} x {g.height_mm:g} mm, "
                         f"mark {mark.kind if mark else 'off'})", cost=0.5))
+    d = p.die
+    jobs.append(Job(f"{NAME}/die", CAD.make_die, {"shape": subset(d, DieShape), "profile": profiles["piece"],
+                                                   "tolerance_mm": mesh.tolerance_mm},
+                    (Output(f"{NAME}/die.stl", NAME, "die", "piece", d.colour, count=d.count, plate="dice"),),
+                    f"die (sage-stones.die {d.size_mm:g} mm, pips {d.pip_diameter_mm:g} x {d.pip_depth_mm:g} mm)",
+                    cost=1.0))
     return jobs
 
 
@@ -245,6 +371,6 @@ def table(p: SageParams, profiles: Mapping[str, Profile], pieces: Mapping[str, A
     return Table("board", seats, b.cell_pitch_mm, assets, tops=dict.fromkeys(seats, top))
 
 
-ASSETS = GameAssets(NAME, "Sage Stones: 7 x 9 board with wells for 18 mm gems, and printable gems",
-                    PRESET, {"sage-stones.board": SageBoard, "sage-stones.gem": SageGems}, combine, plan, CAD,
-                    files=rf"{BOARD_FILES}|gem-{COLOUR}", table=table)
+ASSETS = GameAssets(NAME, "Sage Stones: 7 x 9 board with wells for 18 mm gems, printable gems and three dice",
+                    PRESET, {"sage-stones.board": SageBoard, "sage-stones.gem": SageGems, "sage-stones.die": SageDice},
+                    combine, plan, CAD, files=rf"{BOARD_FILES}|gem-{COLOUR}|die", table=table)

@@ -219,3 +219,94 @@ def test_gem_side_is_polygon_within_tolerance(sage, params, profiles):
     assert r.max() == pytest.approx(a, abs=1e-6)
     n = max(circle_segments(a, params.mesh.tolerance_mm), 4 * math.ceil(90 / params.mesh.angular_tolerance_deg))
     assert a * (1 - math.cos(math.pi / n)) <= params.mesh.tolerance_mm
+
+
+# --------------------------------------------------------------------------- the dice
+
+
+@pytest.fixture(scope="module")
+def die_solid(sage, profiles, params):
+    return G.solid_die(subset(sage.die, SA.DieShape), profiles["piece"], params.mesh.tolerance_mm)[0]
+
+
+def _rounded_cube_volume(size: float, r: float) -> float:
+    """A cube of edge ``size`` with every edge and corner rounded at radius ``r``: the core,
+    six slabs, twelve quarter cylinders along the edges and eight eighths of a ball."""
+    c = size - 2 * r
+    return c ** 3 + 6 * c * c * r + 3 * math.pi * r * r * c + 4 / 3 * math.pi * r ** 3
+
+
+def test_a_die_is_a_rounded_cube_on_the_layers_numbered_1_2_3_each_opposite_itself(sage, profiles, params, die_solid):
+    """Counted on the B-rep: each face's pip floors (flat faces parallel to it, a pip's
+    depth inside it), 1 opposite 1, 2 opposite 2, 3 opposite 3; the edge a whole number of
+    layers, every flat face of the mesh on a layer boundary, the mesh watertight."""
+    shape, piece = subset(sage.die, SA.DieShape), profiles["piece"]
+    size = SA.die_size(shape, piece)
+    assert on_layer_boundary(size, piece) and abs(size - sage.die.size_mm) <= piece.layer_height_mm / 2
+    bb = die_solid.BoundingBox()
+    assert (bb.xlen, bb.ylen, bb.zlen) == pytest.approx((size, size, size), abs=1e-6)
+    assert (bb.xmin, bb.ymin, bb.zmin) == pytest.approx((-size / 2, -size / 2, 0.0), abs=1e-6)
+    counts = {}
+    for face, axis in (("+x", 0), ("-x", 0), ("+y", 1), ("-y", 1), ("+z", 2), ("-z", 2)):
+        sign = 1 if face[0] == "+" else -1
+        outer = size / 2 + sign * size / 2 if axis == 2 else sign * size / 2  # the face's plane
+        floors = [f for f in die_solid.Faces() if f.geomType() == "PLANE"
+                  and abs(f.normalAt().toTuple()[axis] - sign) < 1e-9
+                  and 0.3 < sign * (outer - f.Center().toTuple()[axis]) < size / 4]
+        counts[face] = len(floors)
+    assert counts == {"+x": 1, "-x": 1, "+y": 2, "-y": 2, "+z": 3, "-z": 3}
+    mesh = G.die(shape, piece, params.mesh.tolerance_mm)
+    check_mesh(mesh, "die")
+    assert all(on_layer_boundary(z, piece) for z in horizontal_heights(mesh))
+    assert sage.die.count == 3  # "roll 3d3"
+
+
+def test_every_face_of_a_die_removes_the_same_plastic_and_its_centre_of_mass_is_the_centre(sage, profiles,
+                                                                                           die_solid):
+    """Fair by construction, measured on the solid: what the pips take out of the rounded
+    cube, near each face, is the same volume (and the closed form: a pip's area times its
+    depth); the solid is the rounded cube less six times that; its centre of mass is the
+    cube's centre within 0.05 mm (a test with the pips the same width on every face, so the
+    one's face would lose a third of the three's plastic, fails the first)."""
+    import cadquery as cq
+
+    shape, piece = subset(sage.die, SA.DieShape), profiles["piece"]
+    size, r = SA.die_size(shape, piece), shape.edge_radius_mm
+    pips = SA.die_pips(shape, piece)
+    per_face = {f: sum(math.pi / 4 * p.diameter_mm ** 2 * p.depth_mm for p in pips if p.face == f)
+                for f in SA.DIE_FACES}
+    assert max(per_face.values()) == pytest.approx(min(per_face.values()), rel=1e-12)
+    whole = cq.Workplane("XY").box(size, size, size, centered=(True, True, False)).edges().fillet(r).val()
+    assert whole.Volume() == pytest.approx(_rounded_cube_volume(size, r), rel=1e-6)
+    taken = whole.cut(die_solid)
+    reach = size / 4  # no pip is deeper than a quarter of the die
+    side = size / 2 - max(p.depth_mm for p in pips) - 0.01  # clear of the other faces' pips
+    measured = {}
+    for face in SA.DIE_FACES:
+        axis, sign = "xyz".index(face[1]), 1 if face[0] == "+" else -1
+        lo, hi = [-side, -side, size / 2 - side], [side, side, size / 2 + side]
+        outer = size / 2 + sign * size / 2 if axis == 2 else sign * size / 2
+        lo[axis], hi[axis] = sorted((outer - sign * reach, outer + sign))
+        near = cq.Solid.makeBox(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2], cq.Vector(*lo))
+        measured[face] = taken.intersect(near).Volume()
+    for face, v in measured.items():
+        assert v == pytest.approx(per_face[face], rel=1e-6), (face, measured)
+    assert die_solid.Volume() == pytest.approx(_rounded_cube_volume(size, r) - sum(per_face.values()), rel=1e-6)
+    centre = die_solid.Center()
+    assert math.dist(centre.toTuple(), (0.0, 0.0, size / 2)) < 0.05
+
+
+@pytest.mark.parametrize("sets, message", [
+    (["sage-stones.die.pip_spacing_mm=6"], "sage-stones.die.pip_spacing_mm = 6: expected at most 3.862 so the two's "
+                                           "3.67423 mm pips stay 0.8 mm inside the rounded edges"),
+    (["sage-stones.die.pip_spacing_mm=2.4"], "sage-stones.die.pip_spacing_mm = 2.4: expected at least 2.688 so the "
+                                             "three's pips stay 0.8 mm apart"),
+    (["sage-stones.die.pip_depth_mm=4.5"], "sage-stones.die.pip_depth_mm = 4.5: expected at most 4, a quarter of the die"),
+    (["sage-stones.die.edge_radius_mm=6"], "sage-stones.die.edge_radius_mm = 6: expected at most 4.601 so the one's "
+                                           "5.19615 mm pip fits on the flat of the face"),
+    (["sage-stones.die.colour=White!"], "sage-stones.die.colour = 'White!': expected a name of lower-case letters"),
+])
+def test_bad_die_parameters_are_one_line(sets, message):
+    with pytest.raises(ParameterError) as e:
+        load_params(sets=parse_set(sets))
+    assert message in str(e.value) and "\n" not in str(e.value)
