@@ -144,6 +144,9 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--fps", metavar="N", type=_integer, default=10, help="frames per second (default 10)")
     rp.add_argument("--frames-per-ply", metavar="N", type=_integer, default=10,
                     help="frames of each ply's animation (default 10)")
+    rp.add_argument("--hold", metavar="SECONDS", type=float, default=None,
+                    help="with --out FILE.gif or FILE.mp4: how long the last position shows before the film ends or "
+                         "the GIF starts again (default 1.5)")
     rp.add_argument("--colours", choices=("levels", "print"), default="levels",
                     help="levels (the default): a board of levels (the terrain game's) coloured by level, with a "
                          "legend of the levels; print: every part in its print colour. For a game without levels "
@@ -492,8 +495,11 @@ def _cmd_replay(a: argparse.Namespace) -> int:
     if not a.out:
         replay.show_window(rep, a.frames_per_ply, a.fps, a.colours, reach=a.reach is not False)
         return 0
+    hold = replay.HOLD_S if a.hold is None else a.hold
+    if a.hold is not None and (kind not in (".gif", ".mp4") or not 0 <= a.hold <= 60):
+        raise UserError(f"--hold {printable(repr(a.hold))[:40]}: expected 0 to 60 seconds, with --out FILE.gif or FILE.mp4")
     n = replay.export(rep, a.out, size=size, fps=a.fps, per_ply=a.frames_per_ply, ply=a.ply, plies=plies,
-                      colours=a.colours, reach=bool(a.reach))
+                      colours=a.colours, reach=bool(a.reach), hold_s=hold)
     what = f"the position after ply {rep.count if a.ply is None else a.ply}" if kind == ".png" else counted(n, "frame")
     print(printable(f"wrote {a.out}: {rep.game}, {counted(rep.count, 'ply', 'plies')}, {what}"))
     return 0

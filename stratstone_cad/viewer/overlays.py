@@ -110,6 +110,18 @@ def _ink(colour: str) -> tuple[float, float, float]:
     return (0.0, 0.0, 0.0) if 0.299 * r + 0.587 * g + 0.114 * b > 0.55 else (1.0, 1.0, 1.0)
 
 
+#: The smallest font size (VTK's, pixels) of any text drawn over a scene: its letters stand
+#: 14 px or more from a capital's top to the baseline, readable in a 640 x 360 GIF.
+MIN_FONT_PX = 20
+
+
+def font_px(size: tuple[int, int], per_height: float, scale: int = 1) -> int:
+    """A font size in pixels for an image ``size`` (width, height) rendered ``scale`` times
+    larger: a ``per_height``-th of its height, and :data:`MIN_FONT_PX` at least from 360 px
+    high up (a smaller image, a thumbnail, keeps its scene: 12 px at least)."""
+    return round(max(size[1] / per_height, min(float(MIN_FONT_PX), max(12.0, size[1] / 18))) * scale)
+
+
 class Caption:
     """The overlay's lines in the upper left corner, at a fixed size in pixels (VTK's
     corner annotation, used before, shrinks its text to keep a line within half the image
@@ -125,8 +137,8 @@ class Caption:
 
         self.p = plotter
         w, h = size[0] * scale, size[1] * scale
-        self.font = round(max(12.0, size[1] / 30) * scale)  # pixels: 12 at 640 x 360, 24 at 1280 x 720
-        self.margin = 0.4 * self.font
+        self.font = font_px(size, 30, scale)  # pixels: 20 at 640 x 360, 24 at 1280 x 720
+        self.margin = 0.8 * self.font  # clear of the image's corner
         self.right = w - self.margin  # where a line must end
         self.actor = vtkTextActor()
         prop = self.actor.GetTextProperty()
@@ -581,7 +593,7 @@ class Overlays(Plan):
         self.halos = [self._actor(f"overlay-halo-{i}", c, mesh=halo) for i, c in enumerate((PATH_COLOUR, MARK_COLOUR))]
         # the labels over the scene, each drawn over those added before it: the reach's
         # costs (many), the path's steps, the sums, the caption over all
-        chip = round(max(11.0, size[1] / 40) * scale)  # pixels: 11 at 640 x 360, 18 at 1280 x 720
+        chip = font_px(size, 40, scale)  # pixels: 20 at 640 x 360 and 1280 x 720
         self.costs = Labels(plotter, "overlay-costs", chip, REACH_COLOUR)
         self.steps = Labels(plotter, "overlay-steps", chip, PATH_COLOUR)
         self.sums = [Labels(plotter, f"overlay-sum-{i}", chip, c) for i, c in enumerate((PATH_COLOUR, MARK_COLOUR))]

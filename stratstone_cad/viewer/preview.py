@@ -61,25 +61,50 @@ def polydata(mesh: Any) -> Any:
     return pv.PolyData(mesh.vertices, faces)
 
 
-def layout(assets: Sequence[Asset]) -> list[PlacedAsset]:
+#: How far above the horizon the camera looks down at the assets (degrees), from the front.
+ELEVATION_DEG = 35.0
+
+
+def layout(assets: Sequence[Asset], aspect: float = 16 / 9) -> list[PlacedAsset]:
     """The assets side by side in rows, in the order given, a gap a tenth of the largest
-    apart, rows about as wide as the block is deep."""
+    apart, as many to a row as makes the block seen from the front (at :data:`ELEVATION_DEG`)
+    nearest ``aspect`` wide to high. A row stands far enough in front of the one behind it
+    that none of its parts hides a part behind it (a part ``h`` mm tall hides the ground
+    ``h / tan(elevation)`` mm behind it)."""
     sized = []
     for a in assets:
         lo, hi = asset_mesh(a).bounds()
         sized.append((a, lo, hi))
     largest = max(max(hi[0] - lo[0], hi[1] - lo[1]) for _, lo, hi in sized)
     gap = 0.1 * largest
-    area = sum((hi[0] - lo[0] + gap) * (hi[1] - lo[1] + gap) for _, lo, hi in sized)
-    width = max(math.sqrt(area) * 1.2, largest)
-    out, x, y, row = [], 0.0, 0.0, 0.0
-    for a, lo, hi in sized:
-        w, d = hi[0] - lo[0], hi[1] - lo[1]
-        if x > 0 and x + w > width:
-            x, y, row = 0.0, y - row - gap, 0.0
-        out.append(PlacedAsset(a, (x - lo[0], y - hi[1])))
-        x += w + gap
-        row = max(row, d)
+    hidden = 1 / math.tan(math.radians(ELEVATION_DEG))  # mm of ground hidden behind a part, per mm of its height
+
+    def rows_of(per_row: int) -> list[list[tuple[Asset, Any, Any]]]:
+        return [sized[i:i + per_row] for i in range(0, len(sized), per_row)]
+
+    def pitches(rows: list[list[tuple[Asset, Any, Any]]]) -> list[float]:
+        """From each row's back edge to the next's: its depth, a gap, and the ground the next
+        row's tallest part hides."""
+        depth = [max(hi[1] - lo[1] for _, lo, hi in r) for r in rows]
+        tall = [max(hi[2] - lo[2] for _, lo, hi in r) for r in rows]
+        return [depth[i] + gap + tall[i + 1] * hidden for i in range(len(rows) - 1)]
+
+    def mismatch(per_row: int) -> float:
+        rows = rows_of(per_row)
+        width = max(sum(hi[0] - lo[0] for _, lo, hi in r) + gap * (len(r) - 1) for r in rows)
+        deep = sum(pitches(rows)) + max(hi[1] - lo[1] for _, lo, hi in rows[-1])
+        tall = max(hi[2] - lo[2] for _, lo, hi in sized)
+        seen = deep * math.sin(math.radians(ELEVATION_DEG)) + tall * math.cos(math.radians(ELEVATION_DEG))
+        return abs(math.log(width / max(seen, 1e-9) / aspect))
+
+    rows = rows_of(min(range(1, len(sized) + 1), key=mismatch))
+    out, y = [], 0.0
+    for r, pitch in zip(rows, [*pitches(rows), 0.0], strict=True):
+        x = 0.0
+        for a, lo, hi in r:
+            out.append(PlacedAsset(a, (x - lo[0], y - hi[1])))
+            x += hi[0] - lo[0] + gap
+        y -= pitch
     return out
 
 
@@ -112,14 +137,45 @@ def _add(p: Any, placed: Sequence[PlacedAsset]) -> None:
                    specular=0.3, name=item.asset.name)
 
 
-def _view(p: Any, elevation: float = 35.0) -> None:
-    """Looking down at ``elevation`` degrees from the front, everything in view."""
+def _view(p: Any, placed: Sequence[PlacedAsset] = (), elevation: float = ELEVATION_DEG, fill: float = 0.9) -> None:
+    """Looking down at ``elevation`` degrees from the front, everything in view: the
+    bounding boxes of ``placed`` (every asset shown) fill ``fill`` of the frame's half-width
+    or half-height from its centre, whichever they reach first, so none is cut at an edge."""
     p.camera_position = "xy"
     p.reset_camera()
     p.camera.elevation = -90 + elevation  # from straight above, tilted back towards the viewer
     p.camera.up = (0, 0, 1)
     p.reset_camera()
-    p.camera.zoom(1.2)
+    if not placed:
+        p.camera.zoom(1.2)
+        return
+    corners = [(x, y, z) for item in placed
+               for x, y, z in np.array(np.meshgrid(*zip(item.vertices.min(axis=0), item.vertices.max(axis=0),
+                                                        strict=True))).reshape(3, -1).T]
+    w, h = p.window_size
+    for _ in range(3):  # a perspective camera: centre, zoom, look again
+        seen = np.array([project(p, c) for c in corners], dtype=float)
+        middle = (seen.min(axis=0) + seen.max(axis=0)) / 2
+        _pan(p, middle[0] - w / 2, middle[1] - h / 2)
+        seen -= middle - (w / 2, h / 2)
+        reach = max(np.abs(seen[:, 0] - w / 2).max() / (w / 2), np.abs(seen[:, 1] - h / 2).max() / (h / 2))
+        p.camera.zoom(fill / reach)
+
+
+def _pan(p: Any, dx: float, dy: float) -> None:
+    """Move the camera (and what it looks at) so that what showed ``dx`` pixels right of and
+    ``dy`` pixels below the frame's centre shows there."""
+    r = p.renderer
+    focal = np.array(p.camera.focal_point)
+    r.SetWorldPoint(*focal, 1.0)
+    r.WorldToDisplay()
+    fx, fy, fz = r.GetDisplayPoint()
+    r.SetDisplayPoint(fx + dx, fy - dy, fz)
+    r.DisplayToWorld()
+    x, y, z, w = r.GetWorldPoint()
+    shift = np.array([x, y, z]) / w - focal
+    p.camera.focal_point = tuple(focal + shift)
+    p.camera.position = tuple(np.array(p.camera.position) + shift)
 
 
 def project(p: Any, point: Sequence[float]) -> tuple[int, int]:
@@ -144,7 +200,7 @@ def render_still(assets: Sequence[Asset], out: Path,
         p = _plotter(size)
         try:
             _add(p, placed)
-            _view(p)
+            _view(p, placed)
             image = p.screenshot(None, return_img=True)
             for item in placed:
                 x, y, _ = item.centre()
@@ -172,7 +228,7 @@ def _turn(assets: Sequence[Asset], size: tuple[int, int], frames: int) -> Iterat
     p = _plotter(size)
     try:
         _add(p, placed)
-        _view(p)
+        _view(p, placed)
         for _ in range(frames):
             p.camera.azimuth += 360.0 / frames
             p.render()
@@ -244,8 +300,9 @@ def show(assets: Sequence[Asset]) -> None:
     """The interactive window (it needs a display)."""
     need_display("preview", "--out FILE.png (.gif, .mp4) or --sheet FILE.png")
     p = _plotter((1280, 800), off_screen=False)
-    _add(p, layout(assets))
-    _view(p)
+    placed = layout(assets)
+    _add(p, placed)
+    _view(p, placed)
     p.add_text("drag: orbit   scroll: zoom   r: reset view   q: quit", position="lower_left", font_size=9,
                color="black")
     p.show(title="stratstone-cad preview")

@@ -46,7 +46,7 @@ from stratstone_cad.log.logfile import replay
 from stratstone_cad.registry import GAMES, load_params
 from stratstone_cad.viewer import writer
 from stratstone_cad.viewer.assets import asset_mesh, game_assets
-from stratstone_cad.viewer.overlays import Overlays
+from stratstone_cad.viewer.overlays import Overlays, font_px
 from stratstone_cad.viewer.preview import BACKGROUND, need_display, new_plotter, polydata, project
 from stratstone_cad.viewer.writer import Progress
 
@@ -752,7 +752,7 @@ class Scene:
         from vtkmodules.vtkRenderingCore import vtkActor2D, vtkPolyDataMapper2D, vtkTextActor
 
         w, h = self.p.window_size
-        font = round(max(13.0, self.size[1] / 28) * self.scale)  # pixels: 13 at 640 x 360, 26 at 1280 x 720
+        font = font_px(self.size, 28, self.scale)  # pixels: 20 at 640 x 360, 26 at 1280 x 720
         row, side, margin = 1.3 * font, 0.9 * font, 0.5 * font
         right = w - margin
         left = right - 1.4 * font - 0.35 * font - side  # two digits, a gap, the swatch
@@ -994,6 +994,10 @@ def _frames(per_ply: int, first: int, last: int) -> Iterator[tuple[int, float]]:
             yield (ply, k / per_ply)
 
 
+#: How long a GIF or MP4 shows the last position (seconds) before it ends or loops.
+HOLD_S = 1.5
+
+
 def check_out(out: Path, size: tuple[int, int] = (1280, 720)) -> str:
     """The kind of an export target, refused in one line before anything is rendered:
     ``.gif``, ``.mp4``, ``.png`` or ``dir`` (a new folder for PNG frames: a name without a
@@ -1003,10 +1007,11 @@ def check_out(out: Path, size: tuple[int, int] = (1280, 720)) -> str:
 
 def export(rep: GameOnTable, out: Path, *, size: tuple[int, int] = (1280, 720), fps: int = 10, per_ply: int = 10,
            ply: int | None = None, plies: tuple[int, int] | None = None, progress: Progress | None = None,
-           colours: str = "levels", reach: bool = False) -> int:
+           colours: str = "levels", reach: bool = False, hold_s: float = HOLD_S) -> int:
     """Write the replay (or the position after ``ply`` as a PNG; ``plies``: only plies
     first-last; ``colours``: one of :data:`COLOURS`; ``reach``: the squares the piece to
-    move could reach, see :class:`Scene`); returns the frames written. Written whole or not at all, by
+    move could reach, see :class:`Scene`; ``hold_s``: how long a GIF or MP4 shows the
+    last position); returns the frames the file holds. Written whole or not at all, by
     :func:`~stratstone_cad.viewer.writer.publish`: a failed write is a one-line
     :class:`OutputError` and leaves the target as it was."""
     kind = check_out(out, size)
@@ -1027,7 +1032,7 @@ def export(rep: GameOnTable, out: Path, *, size: tuple[int, int] = (1280, 720), 
     writer.check_frames(out, kind, n, size, fps, fewer="fewer --plies or --frames-per-ply")
     bar = progress or Progress(n, f"replay {out.name}")
     return writer.publish(out, kind, _render(rep, todo, size, still=kind == ".png", colours=colours, reach=reach), fps=fps,
-                          bar=bar)
+                          bar=bar, hold_s=hold_s if kind in (".gif", ".mp4") else 0.0)
 
 
 def _render(rep: GameOnTable, todo: Iterable[tuple[int, float]], size: tuple[int, int], still: bool,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import fcntl
 import io
 import itertools
+import math
 import os
 import re
 import shutil
@@ -209,9 +210,11 @@ def sweep(target: Path) -> None:
 
 
 def publish(out: Path, kind: str, frames: Iterable[np.ndarray], *, fps: int = 10, bar: Progress | None = None,
-            flag: str = "--out") -> int:
+            flag: str = "--out", hold_s: float = 0.0) -> int:
     """Write ``frames`` (RGB or RGBA images of one size, rendered as they are asked for)
-    to ``out`` as ``kind`` (from :func:`check_target`); returns the frames written. The
+    to ``out`` as ``kind`` (from :func:`check_target`); returns the frames the file holds
+    (a GIF stores a run of equal frames as one, shown as long). A GIF or MP4 shows its last
+    frame for at least ``hold_s`` seconds (the end of a game, before a GIF loops). The
     temporary is made before the first frame is asked for. A new file or folder gets the
     permissions the umask allows; a replaced file keeps its own. ``frames`` is closed
     (a generator's ``finally`` runs) whatever happens."""
@@ -221,7 +224,7 @@ def publish(out: Path, kind: str, frames: Iterable[np.ndarray], *, fps: int = 10
         tmp = Temporary(target, out, kind, flag)
         bar = bar or Progress(1, out.name, stream=io.StringIO())  # not a terminal: no bar
         try:
-            n = _write(iter(frames), tmp.path, kind, fps, bar)
+            n = _write(iter(frames), tmp.path, kind, fps, bar, hold_s)
             _close(frames)  # the scene is gone before the file appears
             if kind != "dir":
                 try:
@@ -248,10 +251,20 @@ def _close(frames: Iterable[Any]) -> None:
         close()
 
 
+def _same_gif_frame(a: Any, b: Any) -> bool:
+    """Whether two quantized GIF frames show the same picture (their pixels and palettes)."""
+    return a.tobytes() == b.tobytes() and a.getpalette() == b.getpalette()
+
+
 def gif_delays(n: int, fps: int) -> list[int]:
     """Each frame's delay in milliseconds, whole hundredths of a second (as a GIF stores
     them), alternating so that the frames keep ``fps`` on average (40 fps: 2 and 3 hundredths)."""
-    return [10 * (round(100 * (i + 1) / fps) - round(100 * i / fps)) for i in range(n)]
+    return [gif_delay(i, fps) for i in range(n)]
+
+
+def gif_delay(i: int, fps: int) -> int:
+    """Frame ``i``'s delay in :func:`gif_delays`."""
+    return 10 * (round(100 * (i + 1) / fps) - round(100 * i / fps))
 
 
 def png(image: np.ndarray) -> bytes:
@@ -263,10 +276,11 @@ def png(image: np.ndarray) -> bytes:
     return buf.getvalue()
 
 
-def _write(frames: Iterable[np.ndarray], tmp: Path, kind: str, fps: int, bar: Progress) -> int:
+def _write(frames: Iterable[np.ndarray], tmp: Path, kind: str, fps: int, bar: Progress, hold_s: float = 0.0) -> int:
     """Every frame into ``tmp``: one PNG, PNG files in a folder, a GIF (Pillow, written
-    whole at the end) or an MP4 (H.264 through imageio-ffmpeg, streamed). Every write
-    error is raised, none is swallowed. Returns the frames written."""
+    whole at the end) or an MP4 (H.264 through imageio-ffmpeg, streamed), the last frame
+    of either shown ``hold_s`` seconds at least. Every write error is raised, none is
+    swallowed. Returns the frames the file holds."""
     if kind == ".png":
         with open(tmp, "wb") as fh:
             fh.write(png(next(iter(frames))))
@@ -283,13 +297,20 @@ def _write(frames: Iterable[np.ndarray], tmp: Path, kind: str, fps: int, bar: Pr
     if kind == ".gif":
         from PIL import Image  # start-up speed: Pillow only where a GIF is written
 
-        images = []
-        for image in frames:
-            images.append(Image.fromarray(image).quantize(256, dither=Image.Dither.NONE))
-            bar.step(len(images))
+        images: list[Any] = []
+        delays: list[int] = []
+        for i, image in enumerate(frames):
+            frame = Image.fromarray(image).quantize(256, dither=Image.Dither.NONE)
+            delay = gif_delay(i, fps)
+            if images and _same_gif_frame(images[-1], frame):
+                delays[-1] += delay  # one frame shown as long (Pillow would merge them unsaid)
+            else:
+                images.append(frame)
+                delays.append(delay)
+            bar.step(i + 1)
+        delays[-1] = max(delays[-1], 10 * math.ceil(100 * hold_s - 1e-9))
         with open(tmp, "wb") as fh:
-            images[0].save(fh, format="GIF", save_all=True, append_images=images[1:], loop=0,
-                           duration=gif_delays(len(images), fps))
+            images[0].save(fh, format="GIF", save_all=True, append_images=images[1:], loop=0, duration=delays)
         return len(images)
     # start-up speed: ffmpeg only where a video is written
     import imageio_ffmpeg
@@ -304,9 +325,13 @@ def _write(frames: Iterable[np.ndarray], tmp: Path, kind: str, fps: int, bar: Pr
     n = 0
     try:
         try:
+            image = first
             for n, image in enumerate(itertools.chain([first], it), 1):
                 writer.send(np.ascontiguousarray(image[:, :, :3]))
                 bar.step(n)
+            for _ in range(math.ceil(hold_s * fps - 1e-9) - 1):  # the last frame, held
+                writer.send(np.ascontiguousarray(image[:, :, :3]))
+                n += 1
         finally:
             writer.close()
     except (OSError, RuntimeError):  # imageio-ffmpeg's long message (the command, the temporary name): a short one

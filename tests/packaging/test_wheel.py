@@ -51,6 +51,29 @@ def test_the_wheel_carries_the_presets_and_the_schema(installed):
     assert not any(n.startswith("tests/") for n in names)
 
 
+def test_building_the_wheel_writes_nothing_into_the_checkout(tmp_path):
+    """The build backend builds out of the tree: a copy of the checkout's files is the same
+    files after `pip wheel` (setuptools left build/ and stratstone_cad.egg-info/ there, and
+    failed on a read-only checkout)."""
+    import shutil
+
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    src = tmp_path / "checkout"
+    for name in tracked.decode().split("\0"):
+        if name and (ROOT / name).is_file():
+            (src / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, src / name)
+    before = sorted(p.relative_to(src).as_posix() for p in src.rglob("*"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"), str(src)],
+                   check=True, capture_output=True, timeout=300)
+    assert sorted(p.relative_to(src).as_posix() for p in src.rglob("*")) == before
+    (wheel,) = (tmp_path / "dist").glob("stratstone_cad-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    package = sorted(n for n in names if not n.startswith("stratstone_cad-"))
+    # the package's files as git holds them, no more (no caches), no fewer (its data files too)
+    assert package == sorted(n for n in tracked.decode().split("\0") if n.startswith("stratstone_cad/"))
+
+
 def test_the_installed_package_is_not_the_checkout(installed, tmp_path):
     done = _run(installed, "--version", cwd=tmp_path)
     assert done.returncode == 0, done.stderr

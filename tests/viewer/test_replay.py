@@ -228,12 +228,12 @@ def test_a_gif_and_an_mp4_have_the_expected_frames_and_read_back(loaded, tmp_pat
 
     rep = loaded["stratstone"]
     gif = tmp_path / "game.gif"
-    n = R.export(rep, gif, size=(160, 100), per_ply=2, fps=5)
+    n = R.export(rep, gif, size=(160, 100), per_ply=2, fps=5, hold_s=0)
     assert n == 1 + 2 * rep.count
     frames = iio.imread(gif, index=None)
     assert frames.shape[0] == n and frames.shape[1:3] == (100, 160)
     mp4 = tmp_path / "game.mp4"
-    assert R.export(rep, mp4, size=(160, 100), per_ply=1, fps=7) == 1 + rep.count
+    assert R.export(rep, mp4, size=(160, 100), per_ply=1, fps=7, hold_s=0) == 1 + rep.count
     assert imageio_ffmpeg.count_frames_and_secs(str(mp4))[0] == 1 + rep.count
     folder = tmp_path / "frames"
     assert R.export(rep, folder, size=(96, 64), per_ply=1) == 1 + rep.count
@@ -581,6 +581,46 @@ def test_new_files_and_folders_follow_the_umask(tmp_path):
         r = _strat("--out", str(tmp_path / name), "--size", "96x64", "--frames-per-ply", "1", preexec_fn=private)
         assert r.returncode == 0, r.stderr
         assert (tmp_path / name).stat().st_mode & 0o777 == (0o700 if name == "u" else 0o600), name
+
+
+def test_a_gif_says_the_frames_it_holds_and_a_film_holds_its_last_frame(tmp_path):
+    """Equal frames in a row are one frame of a GIF, shown as long, and the count returned
+    is the file's; the last frame of a GIF and of an MP4 shows for the hold at least."""
+    import imageio_ffmpeg
+    from PIL import Image
+
+    a, b = np.zeros((32, 48, 3), np.uint8), np.full((32, 48, 3), 200, np.uint8)
+    gif = tmp_path / "x.gif"
+    assert W.publish(gif, ".gif", [a, a, b, b, b], fps=10, hold_s=1.2) == 2
+    im = Image.open(gif)
+    durations = []
+    for i in range(im.n_frames):
+        im.seek(i)
+        durations.append(im.info["duration"])
+    assert im.n_frames == 2 and durations == [200, 1200]
+    assert W.publish(gif, ".gif", [a, b, b], fps=10, hold_s=0) == 2 and Image.open(gif).n_frames == 2
+    mp4 = tmp_path / "x.mp4"
+    n = W.publish(mp4, ".mp4", [a, b], fps=10, hold_s=1.0)
+    assert n == 11 == imageio_ffmpeg.count_frames_and_secs(str(mp4))[0]  # the last frame a whole second
+
+
+def test_a_replays_gif_holds_the_end_and_bad_holds_are_one_line(tmp_path):
+    log = LOGS / "stratstone_win.jsonl"
+    out = tmp_path / "g.gif"
+    done = subprocess.run([sys.executable, "-m", "stratstone_cad", "replay", str(log), "--out", str(out), "--size",
+                           "96x64", "--frames-per-ply", "1", "--plies", "1-2", "--hold", "2"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    from PIL import Image
+
+    im = Image.open(out)
+    assert done.stdout.endswith(f", {im.n_frames} frames\n"), done.stdout
+    im.seek(im.n_frames - 1)
+    assert im.info["duration"] >= 2000
+    for bad in ("-1", "61", "nan", "inf"):
+        r = subprocess.run([sys.executable, "-m", "stratstone_cad", "replay", str(log), "--out", str(out), "--hold", bad],
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and "--hold" in r.stderr, r.stderr
 
 
 def test_a_gif_keeps_its_frame_rate_in_whole_hundredths():

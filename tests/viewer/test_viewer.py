@@ -28,7 +28,7 @@ def every():
 
 
 def test_every_asset_of_every_game_is_listed_whole_in_its_print_colour(every):
-    assert len(every) == 25 + 7 + 7  # Stratstone board and stones; Sage board and gems; terrain board and pieces
+    assert len(every) == 25 + 8 + 7  # Stratstone board and stones; Sage board, gems and die; terrain board and pieces
     assert "terrain/board-seed-1" in every and not any("tile" in n for n in every)  # never tiles
     colours = load_colours()
     assert every["stratstone/stone-red-03"].colour == colours["red"].srgb
@@ -97,6 +97,35 @@ def test_a_still_shows_each_asset_where_it_was_placed_in_its_colour(every, tmp_p
         # lit from above, a flat top shows its own colour (a mark may cross the centre: most pixels)
         hits = sum(_close(px, placed.asset.colour, 110) for px in patch)
         assert hits >= 13, (placed.asset.name, patch[:3])
+
+
+@pytest.mark.parametrize("names", [["terrain/lancer-red", "terrain/guardian-blue"],
+                                   ["terrain/guardian-blue", "terrain/lancer-red", "terrain/runner-red",
+                                    "terrain/guardian-red", "sage-stones/gem-black", "terrain/lancer-blue"]])
+def test_parts_in_a_still_stand_side_by_side_each_whole_and_none_hidden(every, names):
+    """Each part is drawn alone with the very camera of the still, then all together:
+    at least 97 % of each part's pixels show in the still as they do alone (none stands in
+    front of another), and none of its pixels touches the frame's edge (none is cut)."""
+    from stratstone_cad.viewer import preview
+
+    placed = preview.layout([every[n] for n in names])
+    p = preview._plotter((640, 360))
+    try:
+        preview._add(p, placed)
+        preview._view(p, placed)
+        together = p.screenshot(None, return_img=True).astype(int)
+        background = together[0, 0]
+        for item in placed:
+            for other in placed:
+                p.renderer.actors[other.asset.name].SetVisibility(other is item)
+            alone = p.screenshot(None, return_img=True).astype(int)
+            mine = np.abs(alone - background).sum(axis=2) > 0
+            shown = mine & (np.abs(alone - together).sum(axis=2) == 0)
+            assert shown.sum() >= 0.97 * mine.sum(), (item.asset.name, int(shown.sum()), int(mine.sum()))
+            edges = np.concatenate([mine[0], mine[-1], mine[:, 0], mine[:, -1]])
+            assert mine.sum() > 500 and not edges.any(), item.asset.name
+    finally:
+        p.close()
 
 
 def test_a_turntable_has_its_frames_and_reads_back(every, tmp_path):
