@@ -195,6 +195,10 @@ def _coerce(f: dataclasses.Field, value: Any, name: str) -> Any:
     if kind == "str":
         if not isinstance(value, str) or (m.get("choices") and value not in m["choices"]):
             raise bad()
+        if not value.isprintable():  # a path or a name: a NUL or a newline in it is a mistake, never meant
+            bad_char = next(ch for ch in value if not ch.isprintable())
+            raise ParameterError(f"{name} = {_show(value)}: expected a text without control characters "
+                                 f"(it has {bad_char!r})")
         return value
     if kind == "list":
         if not isinstance(value, list | tuple) or not all(isinstance(v, str) and v for v in value):

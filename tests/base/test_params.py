@@ -433,6 +433,9 @@ def test_a_limit_in_a_message_is_rounded_to_a_thousandth_towards_the_allowed_sid
 @pytest.mark.parametrize(("name", "value", "message"), [
     ("flag", 1, "demo.kinds.flag = 1: expected true or false"),
     ("label", 5, 'demo.kinds.label = 5: expected a text ("" for none)'),
+    ("label", "a\x00b", "demo.kinds.label = 'a\\x00b': expected a text without control characters (it has '\\x00')"),
+    ("label", "x\u2028y", "demo.kinds.label = 'x\\u2028y': expected a text without control characters "
+                          "(it has '\\u2028')"),
     ("style", "oval", "demo.kinds.style = 'oval': expected one of round, square"),
     ("names", "ab", "demo.kinds.names = 'ab': expected a list of names"),  # a text is not a list of its letters
     ("names", ["a", ""], "demo.kinds.names = ['a', '']: expected a list of names"),
