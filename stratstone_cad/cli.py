@@ -17,7 +17,7 @@ from types import ModuleType
 from typing import Any
 
 from stratstone_cad import __version__
-from stratstone_cad.errors import BuildError, UserError, counted, printable
+from stratstone_cad.errors import BuildError, OutputError, UserError, counted, printable
 from stratstone_cad.registry import FACTS, get_game
 
 PROG = "stratstone-cad"
@@ -555,17 +555,112 @@ def _values_with_a_dash(argv: list[str]) -> list[str]:
     return out
 
 
+#: The exit code when standard output or error is a pipe its reader closed (``| head -1``):
+#: what a shell reports for a process that SIGPIPE stopped (128 + 13), said nowhere.
+CLOSED_PIPE_EXIT = 128 + signal.SIGPIPE
+
+
+class _StreamClosed(Exception):
+    """Standard output or error went away (its pipe's reader closed, or it is the stream
+    an error would be told on): the command stops quietly with ``code``."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+class _Guarded:
+    """``sys.stdout`` or ``sys.stderr`` while a command runs: a write that fails becomes
+    one line instead of a traceback. Standard output that cannot take the output (``>
+    /dev/full``, a full disk, an I/O error) is an OutputError (exit 2, said on standard
+    error); a closed pipe on either stream, or standard error failing, is
+    :class:`_StreamClosed` (there is nowhere to say it). Either way the stream's file is
+    then pointed at /dev/null, so the interpreter's last flush of what is left in its
+    buffer cannot fail again (and print "Exception ignored") at exit."""
+
+    def __init__(self, stream: Any, name: str) -> None:
+        self._stream = stream
+        self._name = name
+
+    def write(self, text: str) -> int:
+        return self._guard(self._stream.write, text)
+
+    def flush(self) -> None:
+        self._guard(self._stream.flush)
+
+    def __getattr__(self, attr: str) -> Any:  # isatty, fileno, encoding, ...: the stream's own
+        return getattr(self._stream, attr)
+
+    def _guard(self, call: Any, *args: Any) -> Any:
+        try:
+            return call(*args)
+        except OSError as e:
+            _to_devnull(self._stream)
+            if isinstance(e, BrokenPipeError):
+                raise _StreamClosed(CLOSED_PIPE_EXIT) from None
+            if self._name != "standard output":
+                raise _StreamClosed(2) from None
+            # start-up speed: the file helpers only when they are needed
+            from stratstone_cad.base.fileio import describe_os_error
+            from stratstone_cad.errors import OutputError
+
+            raise OutputError(f"{self._name}: cannot write ({describe_os_error(e)}), expected a terminal, a pipe "
+                              "or a file with room for the output") from None
+
+
+def _to_devnull(stream: Any) -> None:
+    """Point ``stream``'s file descriptor at /dev/null (a stream without one is left)."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, fd)
+    finally:
+        os.close(null)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code: 0, 2 for a user's error (one line on
+    standard error), 1 for a build that failed for another reason, 130 and 143 when
+    interrupted or terminated, :data:`CLOSED_PIPE_EXIT` when the output's pipe closed."""
     for stream in (sys.stdout, sys.stderr):  # a terminal in Latin-1 or ASCII gets \u escapes, not a traceback
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    args = _parser().parse_args(_values_with_a_dash(sys.argv[1:] if argv is None else argv))
+    out, err = sys.stdout, sys.stderr
+    if out is not None:  # None: started with standard output closed (print() then writes nothing)
+        sys.stdout = _Guarded(out, "standard output")  # type: ignore[assignment]
+    if err is not None:
+        sys.stderr = _Guarded(err, "standard error")  # type: ignore[assignment]
+    try:
+        try:
+            return _main(argv)
+        except OutputError as e:  # standard output failed: said on standard error
+            print(f"{PROG}: error: {error_line(str(e))}", file=sys.stderr)
+            return 2
+    except _StreamClosed as e:
+        return e.code
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _main(argv: list[str] | None) -> int:
+    try:
+        args = _parser().parse_args(_values_with_a_dash(sys.argv[1:] if argv is None else argv))
+    except SystemExit:  # --help, --version, a usage error: what argparse printed must reach its reader
+        if sys.stdout is not None:
+            sys.stdout.flush()
+        raise
     previous = signal.signal(signal.SIGTERM, _stop)
     interrupt = signal.getsignal(signal.SIGINT)
     if interrupt is signal.default_int_handler:  # left alone when ignored (a background job) or the caller's own
         signal.signal(signal.SIGINT, _stop)
     try:
-        return COMMANDS[args.command](args)
+        code = COMMANDS[args.command](args)
+        if sys.stdout is not None:
+            sys.stdout.flush()  # a full disk or a closed pipe is found here, not in the interpreter's exit
+        return code
     except UserError as e:
         print(f"{PROG}: error: {error_line(str(e))}", file=sys.stderr)
         return 2
@@ -578,8 +673,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
     finally:
         signal.signal(signal.SIGTERM, previous)
         if interrupt is signal.default_int_handler:
