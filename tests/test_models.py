@@ -64,6 +64,28 @@ def test_bad_names_and_values_are_one_line_value_errors(name, overrides, says):
     assert says in str(e.value) and "\n" not in str(e.value)
 
 
+GAMES = "stratstone, sage-stones, terrain"
+PRINTER = "expected a printer's name such as prusa-mini (stratstone-cad list names them), or None for the parts whole"
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: models.part("stratstone/board", printer=5), f"printer 5: {PRINTER}"),
+    (lambda: models.names("stratstone", printer=5), f"printer 5: {PRINTER}"),
+    (lambda: models.names(5), f"game 5: expected one game's name ({GAMES}), or None for every game"),
+    (lambda: models.names(["stratstone"]),
+     f"game ['stratstone']: expected one game's name ({GAMES}), or None for every game"),
+    (lambda: models.names("chess"), f"game 'chess': unknown, expected one of {GAMES}"),  # was a ParameterError
+    (lambda: models.assembly(None), f"game None: expected a game's name, one of {GAMES}"),
+    (lambda: models.assembly("chess"), f"game 'chess': unknown, expected one of {GAMES}"),
+], ids=["part printer=5", "names printer=5", "names(5)", "names([..])", "names(chess)", "assembly(None)",
+        "assembly(chess)"])
+def test_every_user_error_of_the_api_is_a_one_line_model_error(call, message):
+    """``except ModelError`` catches whatever a caller gets wrong, never a TypeError from deep inside."""
+    with pytest.raises(models.ModelError) as e:
+        call()
+    assert str(e.value) == message
+
+
 def test_tiles_for_a_printer():
     tiles = [n for n in models.names("terrain", printer="prusa-mini") if "tile" in n]
     assert len(tiles) > 1
