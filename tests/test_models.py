@@ -145,3 +145,15 @@ def test_the_example_exports_the_set_with_plain_python(tmp_path):
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "terrain-set.step").stat().st_size > 1000
     assert (tmp_path / "terrain-set.glb").read_bytes()[:4] == b"glTF"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["chess"], "game 'chess': unknown, expected one of stratstone, sage-stones, terrain"),
+    (["stratstone", "afile"], "output folder afile: is a file, expected a folder"),
+])
+def test_the_example_refuses_a_bad_game_or_folder_in_one_line(tmp_path, args, message):
+    (tmp_path / "afile").write_text("kept")
+    done = subprocess.run([sys.executable, str(ROOT / "examples" / "show_set.py"), *args],
+                          capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert (done.returncode, done.stderr, done.stdout) == (2, f"show_set.py: error: {message}\n", "")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"] and (tmp_path / "afile").read_text() == "kept"
