@@ -231,7 +231,9 @@ def _integer(text: str) -> int:
 def _param_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", metavar="NAME=VALUE", action="append", default=[], dest="sets",
                    help="override a parameter, e.g. --set stratstone.stone.height_mm=9 (repeatable; for a name "
-                        "given twice, the last value counts)")
+                        "given twice, the last value counts); a list as names separated by commas, "
+                        "stratstone.stone.colours=yellow,red,tan, or as an array as 'list' shows it, "
+                        "'stratstone.stone.colours=[\"yellow\", \"red\", \"tan\"]'")
     p.add_argument("--params", metavar="FILE.toml", type=_file_path, default=None,
                    help="a TOML file of parameter overrides ([stratstone.stone] height_mm = 9)")
 

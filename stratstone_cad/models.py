@@ -124,7 +124,10 @@ def _text(name: str, value: Any, tmp: Path) -> str:
         path = tmp / "heightmap.json"
         path.write_text(json.dumps([list(row) for row in value]))
         return str(path)
-    raise ModelError(f"parameter {name}: {type(value).__name__} {value!r:.60}; expected a number, a text or a bool")
+    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):  # colours=["a", "b", "c"]
+        return json.dumps(list(value))  # an array, as --set reads it
+    raise ModelError(f"parameter {name}: {type(value).__name__} {value!r:.60}; expected a number, a text, a bool or "
+                     "a list of texts")
 
 
 def _game_of(name: str) -> tuple[Any, str]:

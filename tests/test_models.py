@@ -157,3 +157,12 @@ def test_the_example_refuses_a_bad_game_or_folder_in_one_line(tmp_path, args, me
                           capture_output=True, text=True, cwd=tmp_path, check=False)
     assert (done.returncode, done.stderr, done.stdout) == (2, f"show_set.py: error: {message}\n", "")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"] and (tmp_path / "afile").read_text() == "kept"
+
+
+def test_a_list_parameter_is_given_as_a_python_list():
+    names = models.names("stratstone")  # the default colours' parts
+    w = models.part("stratstone/stone-blue-01", colours=["green", "blue", "tan"])
+    assert "stratstone/stone-blue-01" not in names and len(w.vals()) == 1
+    with pytest.raises(models.ModelError, match=r"^stratstone.stone.colours = \['green', 'blue'\]: expected a list "
+                                                "of 3 names"):
+        models.part("stratstone/stone-blue-01", colours=("green", "blue"))
