@@ -83,7 +83,8 @@ def _parser() -> argparse.ArgumentParser:
                          '\'{"variant": "two-player"}\' (Sage Stones); see docs/log-format.md')
     for g in _map_games():
         pl.add_argument(g.MAP_FLAGS["file"], metavar="FILE.json", type=_file_path, default=None, dest=_map_dest(g, "file"),
-                        help=f"{g.NAME} game: play on this heightmap ({g.MAP_TEXT}) instead of the map generated "
+                        help=f"{g.NAME} game: play on this heightmap ({g.MAP_TEXT}, or a {g.NAME}-game log whose "
+                             "header holds one) instead of the map generated "
                              "from --seed; an unfair map is played with a warning")
 
     rc = sub.add_parser("record", help="record a game played at the table, move by move",
@@ -106,7 +107,8 @@ def _parser() -> argparse.ArgumentParser:
         rc.add_argument(seed, metavar="N", type=_integer, default=None, dest=_map_dest(g, "seed"),
                         help=f"{g.NAME} game: played on the map of seed N (the board build {seed} N prints)")
         rc.add_argument(g.MAP_FLAGS["file"], metavar="FILE.json", type=_file_path, default=None, dest=_map_dest(g, "file"),
-                        help=f"{g.NAME} game: played on this heightmap ({g.MAP_TEXT})")
+                        help=f"{g.NAME} game: played on this heightmap ({g.MAP_TEXT}, or a {g.NAME}-game "
+                             "log whose header holds one)")
 
     pv_ = sub.add_parser("preview", help="look at assets in 3D: a window, a still, a turntable or a contact sheet",
                          description="Show the assets named (game/part such as stratstone/stone-red-03, a whole "
