@@ -256,7 +256,8 @@ def _cmd_build(a: argparse.Namespace) -> int:
         if file is not None:
             sets[g.MAP_PARAMETERS["board file"]] = str(file)
     report = build(a.games, a.printer, a.out, jobs, a.params, sets, progress=None if a.quiet else sys.stderr,
-                   plates=a.plates, slice_plates=not a.no_slice, step=a.step)
+                   plates=a.plates, slice_plates=not a.no_slice, step=a.step,
+                   on_warning=lambda m: print(f"{PROG}: warning: {printable(m)}", file=sys.stderr))
     print(printable(report.summary()))  # it names the output folder, as the user typed it
     return 0
 
