@@ -3,7 +3,8 @@
 >>> from stratstone_cad import models
 >>> board = models.part("stratstone/board")                      # a cadquery.Workplane
 >>> stone = models.part("stratstone/stone-red-03", height_mm=8)  # the stone section's field
->>> tiles = models.part("terrain/board", seed=7)                 # the board of another map
+>>> other = models.part("terrain/board", seed=7)                 # the board of another map
+>>> tile = models.part("sage-stones/board-tile-1-of-4", printer="prusa-mini")  # for that bed
 >>> gems = models.assembly("sage-stones")                        # a cadquery.Assembly
 
 A part's name is the build's file name without ``.stl`` (``"sage-stones/gem-blue"``,
@@ -17,7 +18,7 @@ one-line message the command line prints.
 The solids are the parts the build prints, made by each game's ``solid_*`` CAD functions
 from the same regions and numbers as the print meshes (the tests prove both are one solid).
 Boards come whole here; ``printer="prusa-mini"`` gives the tiles a build for that
-printer's bed makes (``"stratstone/board-tile-1-of-4"``).
+printer's bed makes (``"sage-stones/board-tile-1-of-4"``; :func:`names` lists them).
 
 The assembly lays the set out as at the start of a game, in the print colours: the pieces
 the game starts with on their squares (the terrain game's on their start squares,

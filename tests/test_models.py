@@ -166,3 +166,19 @@ def test_a_list_parameter_is_given_as_a_python_list():
     with pytest.raises(models.ModelError, match=r"^stratstone.stone.colours = \['green', 'blue'\]: expected a list "
                                                 "of 3 names"):
         models.part("stratstone/stone-blue-01", colours=("green", "blue"))
+
+
+def test_every_example_of_the_modules_docstring_runs_and_every_part_it_names_exists():
+    """The docstring named "stratstone/board-tile-1-of-4" for the Prusa Mini (the Stratstone
+    board fits its bed whole): its examples run here, and each part name it quotes is one
+    that names() gives for some printer (or none), so neither can rot."""
+    import doctest
+    import re
+
+    test = doctest.DocTestParser().get_doctest(models.__doc__, {}, "models", "stratstone_cad/models.py", 0)
+    assert len(test.examples) == 6
+    result = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS).run(test)
+    assert (result.failed, result.attempted) == (0, 6)
+    quoted = set(re.findall(r'"([a-z-]+/[a-z0-9-]+)"', models.__doc__))
+    known = set(models.names()) | set(models.names(printer="prusa-mini")) | {"terrain/board"}  # any map's board
+    assert quoted and quoted <= known, sorted(quoted - known)
