@@ -16,16 +16,28 @@ from pathlib import Path
 
 from stratstone_cad import models
 
-game = sys.argv[1] if len(sys.argv) > 1 and __name__ == "__main__" else "stratstone"
-assy = models.assembly(game)
 
-if "show_object" in globals():  # CQ-editor and ocp_vscode's show_object
-    show_object(assy, name=game)  # noqa: F821 (given by the editor)
-elif __name__ == "__main__":
+def main(argv: list[str]) -> int:
+    """Export the set of ``argv[0]`` (Stratstone by default) into the folder ``argv[1]``
+    (the current one by default); a bad game or folder is one line, exit code 2."""
+    from stratstone_cad.base.fileio import atomic_write_all, ensure_writable_dir
+    from stratstone_cad.errors import UserError, printable
     from stratstone_cad.occ.step import assembly_glb, assembly_step
 
-    out = Path(sys.argv[2]) if len(sys.argv) > 2 else Path()
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"{game}-set.step").write_bytes(assembly_step(assy))
-    (out / f"{game}-set.glb").write_bytes(assembly_glb(assy))
-    print(f"wrote {out / f'{game}-set.step'} and {out / f'{game}-set.glb'}")
+    game = argv[0] if argv else "stratstone"
+    try:
+        out = ensure_writable_dir(Path(argv[1]) if len(argv) > 1 else Path())  # before the minutes of CAD work
+        assy = models.assembly(game)
+        step, glb = out / f"{game}-set.step", out / f"{game}-set.glb"
+        atomic_write_all([(step, assembly_step(assy)), (glb, assembly_glb(assy))])  # both or neither
+    except UserError as e:
+        print(f"show_set.py: error: {printable(str(e))}", file=sys.stderr)
+        return 2
+    print(printable(f"wrote {step} and {glb}"))
+    return 0
+
+
+if "show_object" in globals():  # CQ-editor and ocp_vscode's show_object
+    show_object(models.assembly("stratstone"), name="stratstone")  # noqa: F821 (given by the editor)
+elif __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

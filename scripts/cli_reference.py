@@ -25,8 +25,10 @@ INTRO = f"""\
 Every command and option of `stratstone-cad`, as `stratstone-cad COMMAND --help` says them.
 `make build` puts the command in `.venv/bin/`; `python -m stratstone_cad` is the same. Bad
 input (a parameter out of range, an unknown name, printer or game, an unwritable output
-folder, a bad log) gives one line that names the thing, the value and what was expected,
-exit code 2, and nothing half-written.
+folder, a bad log, standard output that cannot be written such as `> /dev/full`) gives one
+line that names the thing, the value and what was expected, exit code 2, and nothing
+half-written. Output into a pipe whose reader has gone (`| head -1`) stops quietly with
+exit code 141, as a process stopped by SIGPIPE does.
 
 This page is generated from the command line's parser (`{COMMAND}`, from the
 checkout's root, with `.venv/bin/python`); `make test` fails when it differs from the parser.

@@ -17,7 +17,7 @@ from types import ModuleType
 from typing import Any
 
 from stratstone_cad import __version__
-from stratstone_cad.errors import BuildError, UserError, counted, printable
+from stratstone_cad.errors import BuildError, OutputError, UserError, counted, printable
 from stratstone_cad.registry import FACTS, get_game
 
 PROG = "stratstone-cad"
@@ -83,7 +83,8 @@ def _parser() -> argparse.ArgumentParser:
                          '\'{"variant": "two-player"}\' (Sage Stones); see docs/log-format.md')
     for g in _map_games():
         pl.add_argument(g.MAP_FLAGS["file"], metavar="FILE.json", type=_file_path, default=None, dest=_map_dest(g, "file"),
-                        help=f"{g.NAME} game: play on this heightmap ({g.MAP_TEXT}) instead of the map generated "
+                        help=f"{g.NAME} game: play on this heightmap ({g.MAP_TEXT}, or a {g.NAME}-game log whose "
+                             "header holds one) instead of the map generated "
                              "from --seed; an unfair map is played with a warning")
 
     rc = sub.add_parser("record", help="record a game played at the table, move by move",
@@ -106,7 +107,8 @@ def _parser() -> argparse.ArgumentParser:
         rc.add_argument(seed, metavar="N", type=_integer, default=None, dest=_map_dest(g, "seed"),
                         help=f"{g.NAME} game: played on the map of seed N (the board build {seed} N prints)")
         rc.add_argument(g.MAP_FLAGS["file"], metavar="FILE.json", type=_file_path, default=None, dest=_map_dest(g, "file"),
-                        help=f"{g.NAME} game: played on this heightmap ({g.MAP_TEXT})")
+                        help=f"{g.NAME} game: played on this heightmap ({g.MAP_TEXT}, or a {g.NAME}-game "
+                             "log whose header holds one)")
 
     pv_ = sub.add_parser("preview", help="look at assets in 3D: a window, a still, a turntable or a contact sheet",
                          description="Show the assets named (game/part such as stratstone/stone-red-03, a whole "
@@ -234,7 +236,9 @@ def _integer(text: str) -> int:
 def _param_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", metavar="NAME=VALUE", action="append", default=[], dest="sets",
                    help="override a parameter, e.g. --set stratstone.stone.height_mm=9 (repeatable; for a name "
-                        "given twice, the last value counts)")
+                        "given twice, the last value counts); a list as names separated by commas, "
+                        "stratstone.stone.colours=yellow,red,tan, or as an array as 'list' shows it, "
+                        "'stratstone.stone.colours=[\"yellow\", \"red\", \"tan\"]'")
     p.add_argument("--params", metavar="FILE.toml", type=_file_path, default=None,
                    help="a TOML file of parameter overrides ([stratstone.stone] height_mm = 9)")
 
@@ -255,7 +259,8 @@ def _cmd_build(a: argparse.Namespace) -> int:
         if file is not None:
             sets[g.MAP_PARAMETERS["board file"]] = str(file)
     report = build(a.games, a.printer, a.out, jobs, a.params, sets, progress=None if a.quiet else sys.stderr,
-                   plates=a.plates, slice_plates=not a.no_slice, step=a.step)
+                   plates=a.plates, slice_plates=not a.no_slice, step=a.step,
+                   on_warning=lambda m: print(f"{PROG}: warning: {printable(m)}", file=sys.stderr))
     print(printable(report.summary()))  # it names the output folder, as the user typed it
     return 0
 
@@ -561,17 +566,112 @@ def _values_with_a_dash(argv: list[str]) -> list[str]:
     return out
 
 
+#: The exit code when standard output or error is a pipe its reader closed (``| head -1``):
+#: what a shell reports for a process that SIGPIPE stopped (128 + 13), said nowhere.
+CLOSED_PIPE_EXIT = 128 + signal.SIGPIPE
+
+
+class _StreamClosed(Exception):
+    """Standard output or error went away (its pipe's reader closed, or it is the stream
+    an error would be told on): the command stops quietly with ``code``."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+class _Guarded:
+    """``sys.stdout`` or ``sys.stderr`` while a command runs: a write that fails becomes
+    one line instead of a traceback. Standard output that cannot take the output (``>
+    /dev/full``, a full disk, an I/O error) is an OutputError (exit 2, said on standard
+    error); a closed pipe on either stream, or standard error failing, is
+    :class:`_StreamClosed` (there is nowhere to say it). Either way the stream's file is
+    then pointed at /dev/null, so the interpreter's last flush of what is left in its
+    buffer cannot fail again (and print "Exception ignored") at exit."""
+
+    def __init__(self, stream: Any, name: str) -> None:
+        self._stream = stream
+        self._name = name
+
+    def write(self, text: str) -> int:
+        return self._guard(self._stream.write, text)
+
+    def flush(self) -> None:
+        self._guard(self._stream.flush)
+
+    def __getattr__(self, attr: str) -> Any:  # isatty, fileno, encoding, ...: the stream's own
+        return getattr(self._stream, attr)
+
+    def _guard(self, call: Any, *args: Any) -> Any:
+        try:
+            return call(*args)
+        except OSError as e:
+            _to_devnull(self._stream)
+            if isinstance(e, BrokenPipeError):
+                raise _StreamClosed(CLOSED_PIPE_EXIT) from None
+            if self._name != "standard output":
+                raise _StreamClosed(2) from None
+            # start-up speed: the file helpers only when they are needed
+            from stratstone_cad.base.fileio import describe_os_error
+            from stratstone_cad.errors import OutputError
+
+            raise OutputError(f"{self._name}: cannot write ({describe_os_error(e)}), expected a terminal, a pipe "
+                              "or a file with room for the output") from None
+
+
+def _to_devnull(stream: Any) -> None:
+    """Point ``stream``'s file descriptor at /dev/null (a stream without one is left)."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, fd)
+    finally:
+        os.close(null)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code: 0, 2 for a user's error (one line on
+    standard error), 1 for a build that failed for another reason, 130 and 143 when
+    interrupted or terminated, :data:`CLOSED_PIPE_EXIT` when the output's pipe closed."""
     for stream in (sys.stdout, sys.stderr):  # a terminal in Latin-1 or ASCII gets \u escapes, not a traceback
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    args = _parser().parse_args(_values_with_a_dash(sys.argv[1:] if argv is None else argv))
+    out, err = sys.stdout, sys.stderr
+    if out is not None:  # None: started with standard output closed (print() then writes nothing)
+        sys.stdout = _Guarded(out, "standard output")  # type: ignore[assignment]
+    if err is not None:
+        sys.stderr = _Guarded(err, "standard error")  # type: ignore[assignment]
+    try:
+        try:
+            return _main(argv)
+        except OutputError as e:  # standard output failed: said on standard error
+            print(f"{PROG}: error: {error_line(str(e))}", file=sys.stderr)
+            return 2
+    except _StreamClosed as e:
+        return e.code
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _main(argv: list[str] | None) -> int:
+    try:
+        args = _parser().parse_args(_values_with_a_dash(sys.argv[1:] if argv is None else argv))
+    except SystemExit:  # --help, --version, a usage error: what argparse printed must reach its reader
+        if sys.stdout is not None:
+            sys.stdout.flush()
+        raise
     previous = signal.signal(signal.SIGTERM, _stop)
     interrupt = signal.getsignal(signal.SIGINT)
     if interrupt is signal.default_int_handler:  # left alone when ignored (a background job) or the caller's own
         signal.signal(signal.SIGINT, _stop)
     try:
-        return COMMANDS[args.command](args)
+        code = COMMANDS[args.command](args)
+        if sys.stdout is not None:
+            sys.stdout.flush()  # a full disk or a closed pipe is found here, not in the interpreter's exit
+        return code
     except UserError as e:
         print(f"{PROG}: error: {error_line(str(e))}", file=sys.stderr)
         return 2
@@ -584,8 +684,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
     finally:
         signal.signal(signal.SIGTERM, previous)
         if interrupt is signal.default_int_handler:

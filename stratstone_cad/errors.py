@@ -19,7 +19,9 @@ class ParameterError(UserError, ValueError):
 
 
 class OutputError(UserError):
-    """The output folder or file cannot be written."""
+    """The output folder or file cannot be written, or standard output cannot (``> /dev/full``:
+    the user's redirection, so exit code 2 too; a closed pipe is no error: the CLI stops
+    quietly with exit code 141, as SIGPIPE would)."""
 
 
 class GeometryError(UserError):

@@ -3,7 +3,8 @@
 >>> from stratstone_cad import models
 >>> board = models.part("stratstone/board")                      # a cadquery.Workplane
 >>> stone = models.part("stratstone/stone-red-03", height_mm=8)  # the stone section's field
->>> tiles = models.part("terrain/board", seed=7)                 # the board of another map
+>>> other = models.part("terrain/board", seed=7)                 # the board of another map
+>>> tile = models.part("sage-stones/board-tile-1-of-4", printer="prusa-mini")  # for that bed
 >>> gems = models.assembly("sage-stones")                        # a cadquery.Assembly
 
 A part's name is the build's file name without ``.stl`` (``"sage-stones/gem-blue"``,
@@ -17,7 +18,7 @@ one-line message the command line prints.
 The solids are the parts the build prints, made by each game's ``solid_*`` CAD functions
 from the same regions and numbers as the print meshes (the tests prove both are one solid).
 Boards come whole here; ``printer="prusa-mini"`` gives the tiles a build for that
-printer's bed makes (``"stratstone/board-tile-1-of-4"``).
+printer's bed makes (``"sage-stones/board-tile-1-of-4"``; :func:`names` lists them).
 
 The assembly lays the set out as at the start of a game, in the print colours: the pieces
 the game starts with on their squares (the terrain game's on their start squares,
@@ -30,13 +31,14 @@ rows beside the board. Its children are named after the parts (``"board"``,
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import json
 import math
 import random
 import tempfile
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -59,7 +61,33 @@ _NO_BED_MM = 1e6
 
 
 class ModelError(ParameterError):
-    """A part name, override or value the model API cannot use (a ``ValueError`` too)."""
+    """A part name, override or value the model API cannot use (a ``ValueError`` too).
+
+    The API's one error: whatever a user can get wrong below it (a parameter, a printer, a
+    heightmap file, a set the rules cannot start) is raised by :func:`part`, :func:`names`
+    and :func:`assembly` as a ModelError with the one-line message the command line
+    prints. It is translated at this boundary rather than made the base of every user
+    error: the layers below keep their own types (the command line and the build tell a
+    ``LogError`` from an ``OutputError``), and a caller of this API needs to catch one."""
+
+
+def _api(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``func`` raising every user error as a :class:`ModelError` with its message."""
+    @functools.wraps(func)
+    def api(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except ModelError:
+            raise
+        except UserError as e:
+            raise ModelError(str(e)) from None
+    return api
+
+
+def _name_or_none(value: Any, what: str, expected: str) -> None:
+    """Refuse a ``game`` or ``printer`` argument that is neither a name nor None."""
+    if value is not None and not isinstance(value, str):
+        raise ModelError(f"{what} {value!r:.60}: expected {expected}")
 
 
 def _sets(game: Any, section_of_part: str | None, overrides: Mapping[str, Any], tmp: Path) -> dict[str, str]:
@@ -97,7 +125,10 @@ def _text(name: str, value: Any, tmp: Path) -> str:
         path = tmp / "heightmap.json"
         path.write_text(json.dumps([list(row) for row in value]))
         return str(path)
-    raise ModelError(f"parameter {name}: {type(value).__name__} {value!r:.60}; expected a number, a text or a bool")
+    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):  # colours=["a", "b", "c"]
+        return json.dumps(list(value))  # an array, as --set reads it
+    raise ModelError(f"parameter {name}: {type(value).__name__} {value!r:.60}; expected a number, a text, a bool or "
+                     "a list of texts")
 
 
 def _game_of(name: str) -> tuple[Any, str]:
@@ -113,6 +144,8 @@ def _game_of(name: str) -> tuple[Any, str]:
 
 
 def _printer(printer: str | None) -> Any:
+    _name_or_none(printer, "printer", "a printer's name such as prusa-mini (stratstone-cad list names them), or None "
+                                      "for the parts whole")
     if printer is None:
         p = get_printer(None)
         return dataclasses.replace(p, name="none", title="no printer: parts whole", bed_x_mm=_NO_BED_MM,
@@ -144,8 +177,12 @@ def _section_of(game: Any, stem: str) -> str | None:
     return others[0] if len(others) == 1 else None
 
 
+@_api
 def names(game: str | None = None, printer: str | None = None) -> list[str]:
     """The names of the parts the build makes (of ``game``, or of every game), for :func:`part`."""
+    _name_or_none(game, "game", f"one game's name ({', '.join(g.name for g in get_games(None))}), or None for "
+                                "every game")
+    _printer(printer)
     out = []
     for g in get_games(None if game is None else [game]):
         _params, jobs = _plan(g, {}, None, printer)
@@ -161,6 +198,7 @@ def _solids(job: Job) -> list[cq.Shape]:
         raise type(e)(f"{job.describe}: {e}") from None
 
 
+@_api
 def part(name: str, printer: str | None = None, **overrides: Any) -> cq.Workplane:
     """The part ``name`` (``"stratstone/stone-red-03"``) as a CadQuery Workplane holding
     its one solid, in millimetres, standing on z = 0 as it is printed. See the module's
@@ -261,14 +299,14 @@ def set_layout(game: Any, params: Any, jobs: list[Job], bounds: Mapping[str, tup
     return out
 
 
+@_api
 def assembly(game: str, **overrides: Any) -> cq.Assembly:
     """The whole set of ``game`` as a coloured CadQuery Assembly laid out as at the start
     of a game (see the module's docstring); overrides as for :func:`part`."""
-
-    try:
-        (g,) = get_games([game])
-    except UserError as e:
-        raise ModelError(str(e)) from None
+    if not isinstance(game, str):
+        raise ModelError(f"game {game!r:.60}: expected a game's name, one of "
+                         f"{', '.join(g.name for g in get_games(None))}")
+    (g,) = get_games([game])
     params, jobs = _plan(g, overrides, None, None)
     solids = {o.file: s for j in jobs for o, s in zip(j.outputs, _solids(j), strict=True)}
     return build_assembly(g, params, jobs, solids)

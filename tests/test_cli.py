@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -307,3 +309,31 @@ def test_a_folder_for_replay_frames_may_end_in_a_slash():
     from stratstone_cad.cli import _file_or_folder
 
     assert _file_or_folder("frames/") == _file_or_folder("frames/.") == _file_or_folder("frames")
+
+
+LOG = str(Path(__file__).parent / "data" / "logs" / "sage_stones_4.jsonl")
+PRINTING = [["check-log", LOG], ["check-log", "--explain", LOG], ["play", "stratstone", "--seed", "1"], ["list"],
+            ["--help"]]
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+@pytest.mark.parametrize("args", PRINTING, ids=lambda a: " ".join(a[:2]).replace(LOG, "LOG"))
+def test_standard_output_that_cannot_be_written_is_one_line_exit_2(args):
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-m", "stratstone_cad", *args], stdout=full, stderr=subprocess.PIPE,
+                           text=True, timeout=120)
+    assert (r.returncode, r.stderr) == (2, "stratstone-cad: error: standard output: cannot write (No space left on "
+                                           "device), expected a terminal, a pipe or a file with room for the output\n")
+
+
+@pytest.mark.parametrize("args", PRINTING, ids=lambda a: " ".join(a[:2]).replace(LOG, "LOG"))
+def test_a_closed_pipe_stops_the_output_quietly_as_sigpipe_would(args):
+    """``stratstone-cad ... | head -1``: the reader has gone, nothing to say and nowhere to say it."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        r = subprocess.run([sys.executable, "-m", "stratstone_cad", *args], stdout=write, stderr=subprocess.PIPE,
+                           text=True, timeout=120)
+    finally:
+        os.close(write)
+    assert (r.returncode, r.stderr) == (128 + 13, "")

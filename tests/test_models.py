@@ -64,6 +64,28 @@ def test_bad_names_and_values_are_one_line_value_errors(name, overrides, says):
     assert says in str(e.value) and "\n" not in str(e.value)
 
 
+GAMES = "stratstone, sage-stones, terrain"
+PRINTER = "expected a printer's name such as prusa-mini (stratstone-cad list names them), or None for the parts whole"
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: models.part("stratstone/board", printer=5), f"printer 5: {PRINTER}"),
+    (lambda: models.names("stratstone", printer=5), f"printer 5: {PRINTER}"),
+    (lambda: models.names(5), f"game 5: expected one game's name ({GAMES}), or None for every game"),
+    (lambda: models.names(["stratstone"]),
+     f"game ['stratstone']: expected one game's name ({GAMES}), or None for every game"),
+    (lambda: models.names("chess"), f"game 'chess': unknown, expected one of {GAMES}"),  # was a ParameterError
+    (lambda: models.assembly(None), f"game None: expected a game's name, one of {GAMES}"),
+    (lambda: models.assembly("chess"), f"game 'chess': unknown, expected one of {GAMES}"),
+], ids=["part printer=5", "names printer=5", "names(5)", "names([..])", "names(chess)", "assembly(None)",
+        "assembly(chess)"])
+def test_every_user_error_of_the_api_is_a_one_line_model_error(call, message):
+    """``except ModelError`` catches whatever a caller gets wrong, never a TypeError from deep inside."""
+    with pytest.raises(models.ModelError) as e:
+        call()
+    assert str(e.value) == message
+
+
 def test_tiles_for_a_printer():
     tiles = [n for n in models.names("terrain", printer="prusa-mini") if "tile" in n]
     assert len(tiles) > 1
@@ -123,3 +145,40 @@ def test_the_example_exports_the_set_with_plain_python(tmp_path):
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "terrain-set.step").stat().st_size > 1000
     assert (tmp_path / "terrain-set.glb").read_bytes()[:4] == b"glTF"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["chess"], "game 'chess': unknown, expected one of stratstone, sage-stones, terrain"),
+    (["stratstone", "afile"], "output folder afile: is a file, expected a folder"),
+])
+def test_the_example_refuses_a_bad_game_or_folder_in_one_line(tmp_path, args, message):
+    (tmp_path / "afile").write_text("kept")
+    done = subprocess.run([sys.executable, str(ROOT / "examples" / "show_set.py"), *args],
+                          capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert (done.returncode, done.stderr, done.stdout) == (2, f"show_set.py: error: {message}\n", "")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"] and (tmp_path / "afile").read_text() == "kept"
+
+
+def test_a_list_parameter_is_given_as_a_python_list():
+    names = models.names("stratstone")  # the default colours' parts
+    w = models.part("stratstone/stone-blue-01", colours=["green", "blue", "tan"])
+    assert "stratstone/stone-blue-01" not in names and len(w.vals()) == 1
+    with pytest.raises(models.ModelError, match=r"^stratstone.stone.colours = \['green', 'blue'\]: expected a list "
+                                                "of 3 names"):
+        models.part("stratstone/stone-blue-01", colours=("green", "blue"))
+
+
+def test_every_example_of_the_modules_docstring_runs_and_every_part_it_names_exists():
+    """The docstring named "stratstone/board-tile-1-of-4" for the Prusa Mini (the Stratstone
+    board fits its bed whole): its examples run here, and each part name it quotes is one
+    that names() gives for some printer (or none), so neither can rot."""
+    import doctest
+    import re
+
+    test = doctest.DocTestParser().get_doctest(models.__doc__, {}, "models", "stratstone_cad/models.py", 0)
+    assert len(test.examples) == 6
+    result = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS).run(test)
+    assert (result.failed, result.attempted) == (0, 6)
+    quoted = set(re.findall(r'"([a-z-]+/[a-z0-9-]+)"', models.__doc__))
+    known = set(models.names()) | set(models.names(printer="prusa-mini")) | {"terrain/board"}  # any map's board
+    assert quoted and quoted <= known, sorted(quoted - known)

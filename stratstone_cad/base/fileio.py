@@ -99,6 +99,8 @@ def open_regular(path: Path | str, what: str, expected: str,
     where = f"{what} {text}" if what else text
     if not text.strip():
         raise error(f"{what or 'path'} {text!r}: expected a path to {expected}")
+    if "\0" in text:  # os.open would raise ValueError ("embedded null byte")
+        raise error(f"{what or 'path'} {text!r}: a path with a NUL byte in it, expected a path to {expected}")
     try:
         fd = os.open(text, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:

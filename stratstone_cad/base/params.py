@@ -195,6 +195,10 @@ def _coerce(f: dataclasses.Field, value: Any, name: str) -> Any:
     if kind == "str":
         if not isinstance(value, str) or (m.get("choices") and value not in m["choices"]):
             raise bad()
+        if not value.isprintable():  # a path or a name: a NUL or a newline in it is a mistake, never meant
+            bad_char = next(ch for ch in value if not ch.isprintable())
+            raise ParameterError(f"{name} = {_show(value)}: expected a text without control characters "
+                                 f"(it has {bad_char!r})")
         return value
     if kind == "list":
         if not isinstance(value, list | tuple) or not all(isinstance(v, str) and v for v in value):
@@ -245,6 +249,8 @@ def parse_text_value(f: dataclasses.Field, text: str, name: str) -> Any:
     if kind == "str":
         return t
     if kind == "list":
+        if t.startswith("["):  # the list as `list` shows it: a TOML (or JSON) array of texts
+            return _parse_array(t, name)
         names = [p.strip() for p in t.split(",")]
         if not all(names):
             raise ParameterError(f"{name} = {show_text(t)}: expected names separated by commas, with none empty")
@@ -254,6 +260,22 @@ def parse_text_value(f: dataclasses.Field, text: str, name: str) -> Any:
     if not re.fullmatch(INTEGER_TEXT if kind == "int" else NUMBER_TEXT, t):
         raise ParameterError(f"{name} = {show_text(t)}: expected {_describe_expected(f)}")
     return int(t) if kind == "int" else float(t)
+
+
+LIST_FORMS = 'names separated by commas (a,b,c) or an array as list shows it (["a", "b", "c"])'
+"""How ``--set`` writes a list parameter, for its messages and the ``--set`` help."""
+
+
+def _parse_array(text: str, name: str) -> list[Any]:
+    """``["a", "b"]`` (TOML's array, so JSON's too, and ``['a', 'b']``) as a list; the
+    field then checks its items as it checks a ``--params`` file's."""
+    try:
+        table = tomllib.loads(f"v = {text}")
+    except (tomllib.TOMLDecodeError, RecursionError):
+        table = None
+    if table is None or list(table) != ["v"] or not isinstance(table["v"], list):  # "[1] \n w = 2" is two keys
+        raise ParameterError(f"{name} = {show_text(text)}: expected {LIST_FORMS}")
+    return table["v"]
 
 
 # --------------------------------------------------------------------------- presets
@@ -451,13 +473,15 @@ def resolve(
 # --------------------------------------------------------------------------- shared checks
 
 #: Names that become parts of file names (colours): lower-case letters, digits, - and _.
-NAME_RE = re.compile(r"[a-z][a-z0-9_-]{0,31}")
+NAME_MAX = 32
+NAME_RE = re.compile(rf"[a-z][a-z0-9_-]{{0,{NAME_MAX - 1}}}")
 
 
 def check_names(obj: Params, name: str, values: list[str], count_word: str) -> None:
     """Colour names name files: they must be simple and different from each other."""
     if not all(NAME_RE.fullmatch(c) for c in values):
-        obj.fail(name, values, "names of lower-case letters, digits, '-' or '_' (they name files)")
+        obj.fail(name, values, f"names of lower-case letters, digits, '-' or '_', each beginning with a letter and at "
+                               f"most {NAME_MAX} characters long (they name files)")
     if len(set(values)) != len(values):
         obj.fail(name, values, f"{count_word} different names")
 

@@ -9,10 +9,12 @@ import contextlib
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from stratstone_cad.base.fileio import atomic_write
+from stratstone_cad.base.fileio import atomic_write, describe_os_error
+from stratstone_cad.errors import printable
 from stratstone_cad.printing.jobs import Output
 
 MANIFEST = "manifest.json"
@@ -27,23 +29,42 @@ def sha256_file(path: Path) -> str | None:
         return None
 
 
-def read_manifest(out_dir: Path) -> dict[str, dict[str, Any]]:
+def read_manifest(out_dir: Path, damaged: Callable[[str], None] | None = None) -> dict[str, dict[str, Any]]:
     """Entries of an existing manifest by file; a damaged or unreadable manifest counts as
     empty (nesting too deep for the parser, a huge file, not a regular file), so the
-    build makes everything again and writes a sound one."""
+    build makes everything again and writes a sound one. ``damaged`` is told why, in one
+    line, when a manifest is there but cannot be used (no manifest is no damage)."""
     path = out_dir / MANIFEST
+    why = ""
     try:
-        if not path.is_file() or path.stat().st_size > MANIFEST_MAX_BYTES:
+        if not path.exists() and not path.is_symlink():
             return {}
-        data = json.loads(path.read_text("utf-8"))
-        if data.get("format") == MANIFEST_FORMAT:
-            listed = [*data["assets"], *data.get("plates", []), *data.get("cad", [])]
-            entries = {a["file"]: a for a in listed if isinstance(a, dict) and _our_file(a.get("file"))}
-            for f in broken_plates(entries):  # a plate is only as true as its parts: never vouched for without them
-                del entries[f]
-            return entries
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
-        pass
+        if not path.is_file():
+            why = "not a regular file"
+        elif path.stat().st_size > MANIFEST_MAX_BYTES:
+            why = f"larger than the {MANIFEST_MAX_BYTES >> 20} MiB limit"
+        else:
+            data = json.loads(path.read_text("utf-8"))
+            if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
+                why = f"not a manifest of this program (expected format {MANIFEST_FORMAT!r})"
+            else:
+                listed = [*data["assets"], *data.get("plates", []), *data.get("cad", [])]
+                entries = {a["file"]: a for a in listed if isinstance(a, dict) and _our_file(a.get("file"))}
+                for f in broken_plates(entries):  # a plate is only as true as its parts: never vouched for without them
+                    del entries[f]
+                return entries
+    except UnicodeDecodeError:
+        why = "not UTF-8 text"
+    except json.JSONDecodeError as e:
+        why = f"not valid JSON ({e.msg} at line {e.lineno})"
+    except OSError as e:
+        why = f"cannot be read ({describe_os_error(e)})"
+    except RecursionError:
+        why = "not valid JSON (nested too deeply)"
+    except (ValueError, KeyError, TypeError, AttributeError):
+        why = "not a manifest's shape (expected an assets list of entries, each with its file)"
+    if damaged is not None:
+        damaged(f"{printable(str(path))}: {why}; it is ignored and every file is made again")
     return {}
 
 

@@ -23,6 +23,7 @@ import math
 import os
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
@@ -121,7 +122,7 @@ def usable_cores() -> int:
 def build(games: list[str] | None = None, printer_name: str | None = None, out_dir: Path = Path("output"),
           jobs: int = 1, params_file: Path | None = None, sets: dict[str, str] | None = None,
           progress: TextIO | None = sys.stderr, plates: bool = False, slice_plates: bool = True,
-          step: bool = False) -> BuildReport:
+          step: bool = False, on_warning: Callable[[str], None] | None = None) -> BuildReport:
     """Build the assets of ``games`` (all when empty) into ``out_dir``; with ``plates``,
     their print plates too (one 3MF per print job and bed: :mod:`stratstone_cad.printing.plating`)
     and ``print-report.md``, with PrusaSlicer's print time and filament of each plate when
@@ -130,6 +131,9 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
     STEP file beside each STL and each game's set as ``set.step`` and ``set.glb``
     (:func:`stratstone_cad.models.cad_files_job`); a build without it removes them, as
     it removes every file its plan no longer makes.
+
+    A damaged manifest is said once to ``on_warning`` (default: :func:`warnings.warn`),
+    and the build makes every part again.
 
     Everything the user gives is checked before anything is written: parameters,
     printer, games, the output folder. Raises UserError subclasses for those. More jobs
@@ -142,12 +146,12 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
     # this build's own, which the next build sweeps if this one is killed.
     with build_scratch():
         return _build(games, printer_name, Path(out_dir), jobs, params_file, sets, progress, plates, slice_plates,
-                      start, step)
+                      start, step, on_warning)
 
 
 def _build(games: list[str] | None, printer_name: str | None, out_dir: Path, jobs: int, params_file: Path | None,
            sets: dict[str, str] | None, progress: TextIO | None, plates: bool, slice_plates: bool,
-           start: float, step: bool = False) -> BuildReport:
+           start: float, step: bool = False, on_warning: Callable[[str], None] | None = None) -> BuildReport:
     if min(jobs, usable_cores()) > 1 and not os.path.exists(Path(out_dir) / MANIFEST):  # False on any OSError
         start_fork_server()  # a first build into this folder will need CadQuery: load it while we plan
     chosen = get_games(games)
@@ -173,7 +177,8 @@ def _build(games: list[str] | None, printer_name: str | None, out_dir: Path, job
         ensure_writable_dir(out_dir / sub)
     with folder_lock(out_dir):
         try:
-            report = _build_locked(out_dir, plan, chosen, ps, profiles, min(jobs, usable_cores()), progress, start)
+            report = _build_locked(out_dir, plan, chosen, ps, profiles, min(jobs, usable_cores()), progress, start,
+                                   on_warning)
             planned = build_plates(out_dir, plan, chosen, ps, printer, profiles, colours, plates,
                                    min(jobs, usable_cores()), report)
             if planned is not None:  # with --plates: the plates to write, and what the report needs
@@ -189,10 +194,11 @@ def _build(games: list[str] | None, printer_name: str | None, out_dir: Path, job
 
 
 def _build_locked(out_dir: Path, plan: list[Job], chosen: list[GameAssets], ps: ParamSet,
-                  profiles: dict[str, Profile], jobs: int, progress: TextIO | None, start: float) -> BuildReport:
+                  profiles: dict[str, Profile], jobs: int, progress: TextIO | None, start: float,
+                  on_warning: Callable[[str], None] | None = None) -> BuildReport:
     """The parts of ``plan``, made or found cached, with the folder locked; the manifest
     lists every part on disk at the end, and after a failure or stop too."""
-    old = read_manifest(out_dir)
+    old = read_manifest(out_dir, damaged=on_warning or (lambda text: warnings.warn(text, stacklevel=2)))
     report = BuildReport(out_dir)
     # plates on disk that the manifest does not list (a killed build's) go, as unlisted parts do
     report.removed += sweep_unlisted_plates(out_dir, plan, old)

@@ -25,6 +25,7 @@ The format is documented in docs/log-format.md.
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 import os
@@ -436,6 +437,8 @@ def _read_open_lines(f: BinaryIO, name: str, where: _Where | None = None, start:
                 raise LogError(f"line {line_no}: the log is larger than the {_human_size(MAX_LOG_BYTES)} limit")
             if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
                 raise LogError(f"line {line_no}: longer than the {_human_size(MAX_LINE_BYTES)} limit for a line")
+            if line_no == 1 and raw.startswith(codecs.BOM_UTF8):  # Notepad's byte order mark: UTF-8 all the same
+                raw = raw[len(codecs.BOM_UTF8):]
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as e:
@@ -633,10 +636,16 @@ class Replay:
         if actual is None and agreed_end(logged, self.header.players):
             return
         if actual is None:
-            raise LogError(
-                f"line {line_no}: result says {_cut(logged.describe(), 80)} but the game is not over after "
-                f"{counted(state.ply, 'ply', 'plies')}"
-            )
+            said = f"line {line_no}: result says {_cut(logged.describe(), 80)}"
+            players = self.header.players
+            if logged.reason == DRAW_AGREED:  # an agreed end, but not as the format writes one
+                raise LogError(f"{said}: a draw agreed has no winner, expected winner null")
+            if logged.reason == RESIGNATION and len(players) != 2:
+                raise LogError(f"{said}: a resignation ends only a two-player game, this one has "
+                               f"{counted(len(players), 'player')}; expected a draw agreed or the game played on")
+            if logged.reason == RESIGNATION:
+                raise LogError(f"{said}: a resignation names its winner, expected winner {' or '.join(players)}")
+            raise LogError(f"{said} but the game is not over after {counted(state.ply, 'ply', 'plies')}")
         if actual != logged:
             raise LogError(f"line {line_no}: result says {_cut(logged.describe(), 80)} but the moves give {actual.describe()}")
 

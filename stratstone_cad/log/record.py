@@ -32,7 +32,7 @@ from typing import Any, TextIO
 
 from stratstone_cad.base.fileio import describe_os_error, kind_of, sweep_temporary, too_long_to_write
 from stratstone_cad.engine.core import DRAW_AGREED, RESIGNATION, Game, Result, SetupError, State, short_repr
-from stratstone_cad.errors import GameError, LogError, OutputError, UserError, counted, printable
+from stratstone_cad.errors import GameError, LogError, MoveParseError, OutputError, UserError, counted, printable
 from stratstone_cad.log import logfile as _log
 from stratstone_cad.log.commands import header_error
 from stratstone_cad.registry import game_names, get_game
@@ -170,6 +170,13 @@ class _Session:
         except GameError as e:
             self.say(f"refused: {e}")
             return None
+        if move is not None:  # a move typed with the dice is read even where the dice decide the ply
+            try:
+                rolled.parse_move(move)
+            except MoveParseError as e:  # refused with the dice: 1 2 3 zzz is a typo, never "zzz ignored"
+                self.say(f"refused: dice {_dice(dice)} and {e}; nothing recorded: enter the dice again (a move "
+                         "after them is optional)")
+                return None
         self.dice, self.rolled = dice, rolled
         moves = list(rolled.legal_moves())
         if len(moves) == 1:

@@ -84,8 +84,10 @@ def check_target(out: Path, kinds: Sequence[str], size: tuple[int, int] = (1280,
         if st is not None and not stat.S_ISREG(st.st_mode):
             raise UserError(f"{flag} {out}: a symbolic link to {kind_of(st.st_mode)}; expected {expected} (a file, "
                             "or a link to one)")
-        if not suffix:
-            raise UserError(f"{flag} {out}: a symbolic link is there; expected {expected}")
+        if not suffix:  # what to write is told by the name's suffix (/dev/stdout has none)
+            what = f"to the file {lands}" if st is not None else f"to {lands}, which does not exist"
+            raise UserError(f"{flag} {out}: a symbolic link {what}, and no suffix in its name to say what to "
+                            f"write there; expected {expected}")
     elif st is not None:
         if stat.S_ISDIR(st.st_mode):
             raise UserError(f"{flag} {out}: the folder exists; expected {expected}")

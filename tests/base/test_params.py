@@ -338,6 +338,15 @@ def test_set_text_is_read_by_the_parameters_kind():
     assert parse_text_value(f["names"], "x, y ,z", "n") == ["x", "y", "z"]
     with pytest.raises(ParameterError, match="^n = 'x,,y': expected names separated by commas, with none empty$"):
         parse_text_value(f["names"], "x,,y", "n")
+    # the form `list` shows (a TOML array, so a JSON one too); the field checks the items
+    assert parse_text_value(f["names"], '["x", "y", "z"]', "n") == ["x", "y", "z"]
+    assert parse_text_value(f["names"], " ['x','y'] ", "n") == ["x", "y"]
+    assert parse_text_value(f["names"], '["x", 3]', "n") == ["x", 3]
+    forms = 'names separated by commas (a,b,c) or an array as list shows it (["a", "b", "c"])'
+    for text in ('["x", "y"', '["x"] \nw = 2', "[x, y]", "[" * 5000):
+        with pytest.raises(ParameterError) as e:
+            parse_text_value(f["names"], text, "n")
+        assert str(e.value).startswith("n = ") and str(e.value).endswith(f": expected {forms}"), text
     assert parse_text_value(f["count"], " 7 ", "n") == 7 and parse_text_value(f["size"], "2.5", "n") == 2.5
     with pytest.raises(ParameterError, match="^n = '2.5': expected an integer of at least 1$"):
         parse_text_value(f["count"], "2.5", "n")
@@ -433,6 +442,9 @@ def test_a_limit_in_a_message_is_rounded_to_a_thousandth_towards_the_allowed_sid
 @pytest.mark.parametrize(("name", "value", "message"), [
     ("flag", 1, "demo.kinds.flag = 1: expected true or false"),
     ("label", 5, 'demo.kinds.label = 5: expected a text ("" for none)'),
+    ("label", "a\x00b", "demo.kinds.label = 'a\\x00b': expected a text without control characters (it has '\\x00')"),
+    ("label", "x\u2028y", "demo.kinds.label = 'x\\u2028y': expected a text without control characters "
+                          "(it has '\\u2028')"),
     ("style", "oval", "demo.kinds.style = 'oval': expected one of round, square"),
     ("names", "ab", "demo.kinds.names = 'ab': expected a list of names"),  # a text is not a list of its letters
     ("names", ["a", ""], "demo.kinds.names = ['a', '']: expected a list of names"),
@@ -535,3 +547,17 @@ def test_display_colours_are_read_whole_and_a_bad_one_is_named(tmp_path):
     f.write_text('[colour]\nboard = "#9a9a94"\n')
     assert load_colours(tmp_path) == {"board": Colour("board", "#9A9A94")}
 
+
+
+def test_a_list_set_as_list_shows_it_and_a_name_too_long_for_a_file_says_the_limit():
+    shown = '["' + '", "'.join(load_params().game("stratstone").stone.colours) + '"]'  # as `list` prints them
+    assert load_params(sets={"stratstone.stone.colours": '["ab", "cd", "ef"]'}).game("stratstone").stone.colours == \
+        ["ab", "cd", "ef"]
+    assert load_params(sets={"stratstone.stone.colours": shown}).game("stratstone").stone.colours == \
+        load_params().game("stratstone").stone.colours
+    longest = "c" * 32
+    assert load_params(sets={"stratstone.stone.colours": f"a,b,{longest}"}).game("stratstone").stone.colours[2] == longest
+    with pytest.raises(ParameterError) as e:
+        load_params(sets={"stratstone.stone.colours": f"a,b,{longest}c"})
+    assert str(e.value).endswith("expected names of lower-case letters, digits, '-' or '_', each beginning with a "
+                                 "letter and at most 32 characters long (they name files)")

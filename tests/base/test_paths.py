@@ -220,6 +220,29 @@ def test_crafted_parameter_files_are_one_short_line_at_once(tmp_path, toml, mess
     assert len(r.stderr) < 400 and time.monotonic() - t < 10
 
 
+@pytest.mark.parametrize(("command", "value", "shown"), [
+    (["list"], r"map\u0000.json", r"'map\x00.json'"),  # os.open raised ValueError: embedded null byte
+    (["build", "terrain"], r"map\n.json", r"'map\n.json'"),
+    (["list"], r"\u001b[2Jmap.json", r"'\x1b[2Jmap.json'"),
+])
+def test_a_control_character_in_a_path_in_a_params_file_is_one_line(tmp_path, command, value, shown):
+    p = tmp_path / "p.toml"
+    p.write_text(f'[terrain.board]\nheightmap = "{value}"\n')
+    out = tmp_path / "out"
+    r = run(*command, "--params", str(p), *(["--out", str(out)] if command[0] == "build" else []))
+    one_line(r, f"terrain.board.heightmap = {shown}: expected a text without control characters")
+    assert not out.exists() and r.stdout == ""
+
+
+def test_a_path_with_a_nul_byte_is_refused_by_the_reader_in_one_line():
+    from stratstone_cad.base.fileio import read_user_file
+    from stratstone_cad.errors import UserError
+
+    with pytest.raises(UserError, match=r"^heightmap 'a\\x00b': a path with a NUL byte in it, expected a path "
+                                        "to a JSON file$"):
+        read_user_file("a\0b", "heightmap", 100, "a JSON file")
+
+
 @pytest.mark.parametrize("kind", ["long", "loop"])
 def test_a_name_too_long_or_a_link_loop_is_one_line_for_every_path(tmp_path, kind):
     if kind == "long":

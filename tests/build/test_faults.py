@@ -207,14 +207,23 @@ def test_temporary_files_of_a_killed_write_are_swept(tmp_path):
     assert "2 temporary files of an interrupted build removed" in r.summary()
 
 
-@pytest.mark.parametrize("content", ["[" * 100_000, "\x00\x01", '{"format": "stratstone-cad/manifest", "assets": 7}'])
-def test_a_damaged_manifest_counts_as_empty(tmp_path, content):
+@pytest.mark.parametrize(("content", "why"), [
+    ("[" * 100_000, "not valid JSON (nested too deeply)"),
+    ("\x00\x01", "not valid JSON (Expecting value at line 1)"),
+    ('{"format": "stratstone-cad/manifest", "assets": 7}',
+     "not a manifest's shape (expected an assets list of entries, each with its file)"),
+    ('{"assets": []}', "not a manifest of this program (expected format 'stratstone-cad/manifest')"),
+])
+def test_a_damaged_manifest_counts_as_empty_and_is_said_once(tmp_path, content, why):
     out = tmp_path / "out"
-    B.build(["terrain"], None, out, jobs=1, progress=None)
+    said: list[str] = []
+    B.build(["terrain"], None, out, jobs=1, progress=None, on_warning=said.append)
+    assert said == []  # no manifest yet is no damage
     (out / "manifest.json").write_text(content)
-    r = B.build(["terrain"], None, out, jobs=1, progress=None)
+    r = B.build(["terrain"], None, out, jobs=1, progress=None, on_warning=said.append)
     assert len(r.built) == 10 and r.cached == []
     assert len(_manifest_never_lies(out)) == 10
+    assert said == [f"{out}/manifest.json: {why}; it is ignored and every file is made again"]  # once, then sound
 
 
 @pytest.mark.parametrize("change", [{"sets": {"mesh.tolerance_mm": "0.06"}},  # parts to remake: their old files go

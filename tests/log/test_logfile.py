@@ -339,8 +339,14 @@ def test_not_utf8(tmp_path):
     )
 
 
-def test_utf8_bom_is_refused(tmp_path):
-    assert _check(tmp_path, "\ufeff" + HEADER).startswith("line 1: not valid JSON")
+def test_a_utf8_bom_at_the_start_of_a_log_is_skipped_and_anywhere_else_refused(tmp_path):
+    """Notepad writes one: the log is UTF-8 all the same (it was "line 1: not valid JSON")."""
+    won = (LOGS / "stratstone_win.jsonl").read_bytes()
+    p = tmp_path / "bom.jsonl"
+    p.write_bytes(b"\xef\xbb\xbf" + won)
+    assert check_log(p) == check_log(LOGS / "stratstone_win.jsonl") == "ok: stratstone, 13 plies, winner yellow (line of four)"
+    head, rest = won.split(b"\n", 1)
+    assert _check(tmp_path, head + b"\n\xef\xbb\xbf" + rest).startswith("line 2: not valid JSON")
 
 
 def test_duplicate_keys_are_refused(tmp_path):
@@ -805,3 +811,19 @@ def test_message_helpers_say_sizes_types_and_cut_long_text():
         "a boolean", "null", "an array", "a string", "a number", "a number", "a value"]
     assert _cut("a  b\n c", 10) == "a b c" and _cut("x" * 10, 10) == "x" * 10
     assert _cut("x" * 11, 10) == "x" * 7 + "..."
+
+
+@pytest.mark.parametrize(("log_name", "result", "message"), [
+    ("stratstone_unfinished.jsonl", {"winner": "red", "reason": "draw agreed"},
+     "line 7: result says winner red (draw agreed): a draw agreed has no winner, expected winner null"),
+    ("stratstone_unfinished.jsonl", {"winner": None, "reason": "resignation"},
+     "line 7: result says draw (resignation): a resignation names its winner, expected winner yellow or red"),
+    ("sage_stones_4.jsonl", {"winner": "red", "reason": "resignation"},
+     "line 3: result says winner red (resignation): a resignation ends only a two-player game, this one has 4 "
+     "players; expected a draw agreed or the game played on"),
+])
+def test_an_agreed_end_written_wrong_is_named_for_what_it_breaks(tmp_path, log_name, result, message):
+    """Not "the game is not over after N plies": the line says the game ended by agreement."""
+    lines = (LOGS / log_name).read_text().splitlines()
+    kept = lines if log_name == "stratstone_unfinished.jsonl" else lines[:2]
+    assert _check(tmp_path, "\n".join([*kept, json.dumps({"result": result})]) + "\n") == message

@@ -250,11 +250,12 @@ def test_check_log_takes_an_agreed_end_only_as_the_rules_allow(tmp_path):
             '"players": ["yellow", "red", "blue"], "seed": null, "setup": {}}\n')
     bad = tmp_path / "bad.jsonl"
     bad.write_text(head + '{"result": {"winner": "red", "reason": "resignation"}}\n')
-    with pytest.raises(UserError, match="result says winner red \\(resignation\\) but the game is not over"):
+    with pytest.raises(UserError, match="result says winner red \\(resignation\\): a resignation ends only a "
+                                        "two-player game, this one has 3 players"):
         validate(bad)
     bad.write_text(head.replace('"yellow", "red", "blue"', '"yellow", "red"')
                    + '{"result": {"winner": "red", "reason": "draw agreed"}}\n')
-    with pytest.raises(UserError, match="but the game is not over"):
+    with pytest.raises(UserError, match="a draw agreed has no winner, expected winner null"):
         validate(bad)
 
 
@@ -917,3 +918,17 @@ def test_a_log_name_the_temporary_cannot_have_is_refused_up_front_with_the_real_
     longer = out.rename(tmp_path / ("g" * 236 + ".jsonl"))  # renamed by hand: resume could not write it again
     r = cli("--resume", str(longer), stdin="d1 NNW\nquit\n")
     assert r.returncode == 2 and r.stderr == f"stratstone-cad: error: --resume {longer}: {limit}\n"
+
+
+def test_a_move_typed_with_the_dice_that_is_no_move_refuses_the_line(tmp_path):
+    """``1 2 3 zzz``: the dice lose the turn, but zzz was never a move (it was dropped as
+    "ignored"); nothing is recorded, the same player rolls again."""
+    out = tmp_path / "g.jsonl"
+    r = cli("sage-stones", "--out", str(out), stdin="1 2 3 zzz\n2 3 3 zzz\n1 2 3\nquit\n")
+    assert r.returncode == 0, r.stderr
+    expected = ("expected a square column-row with column 3-9 and row 1-9 (e.g. '5-7'), or '-'; nothing recorded: "
+                "enter the dice again (a move after them is optional)")
+    refused = [s for s in r.stdout.splitlines() if s.startswith("refused: ")]
+    assert refused == [f"refused: dice 1-2-3 and ply 1: 'zzz' does not parse: {expected}",
+                       f"refused: dice 2-3-3 and ply 1: 'zzz' does not parse: {expected}"]
+    assert [(x["player"], x["dice"], x["move"]) for x in lines(out)[1:]] == [("yellow", [1, 2, 3], "-")]

@@ -271,3 +271,21 @@ def test_a_link_that_cannot_be_written_through_is_refused_before_rendering(flag,
     with pytest.raises(UserError, match="^" + re.escape(message.format(tmp=tmp_path).split(", FILE.gif")[0])):
         render([every["sage-stones/gem-red"]], tmp_path / "l.png")
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_a_link_without_a_suffix_says_what_it_links_to_and_that_the_suffix_tells_what_to_write(tmp_path):
+    """``--out /dev/stdout`` with standard output a file: it was "a symbolic link is there"."""
+    from stratstone_cad.errors import UserError
+    from stratstone_cad.viewer.writer import check_target
+
+    (tmp_path / "f.txt").write_text("kept")
+    (tmp_path / "stdout").symlink_to(tmp_path / "f.txt")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nothing")
+    kinds = (".png", "dir")
+    for link, what in (("stdout", f"to the file {tmp_path}/f.txt"),
+                       ("dangling", f"to {tmp_path}/nothing, which does not exist")):
+        with pytest.raises(UserError) as e:
+            check_target(tmp_path / link, kinds)
+        assert str(e.value) == (f"--out {tmp_path}/{link}: a symbolic link {what}, and no suffix in its name to say "
+                                "what to write there; expected FILE.png or a new folder for the PNG frames")
+    assert (tmp_path / "f.txt").read_text() == "kept"

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from stratstone_cad.base.fileio import read_user_file
 from stratstone_cad.base.memo import remembered
 from stratstone_cad.base.params import (
     MIN_WALL_MM,
@@ -307,19 +306,10 @@ def load_map(board: TerrainBoard) -> tuple[tuple[tuple[int, ...], ...], str, dic
                             lambda: _seed_map(board.seed), decode=_levels)
         return levels, f"seed-{board.seed}", {"terrain_seed": board.seed}
     # start-up speed: the map generator only where a map is not remembered: a rebuild loads no engine
-    from stratstone_cad.games.terrain.terrain_map import (
-        MAX_FILE_BYTES,
-        TerrainError,
-        check_heightmap,
-        parse_heightmap_file,
-        parse_log_header,
-    )
+    from stratstone_cad.games.terrain.terrain_map import check_heightmap, load_heightmap_file
 
     path = Path(board.heightmap)
-    data = read_user_file(path, "", MAX_FILE_BYTES, "a JSON heightmap or a terrain-game log", TerrainError)
-    first = data.split(b"\n", 1)[0]
-    rows = parse_log_header(first, path) if _looks_like_log(first) else parse_heightmap_file(data, path)
-    levels = check_heightmap(rows)
+    levels = check_heightmap(load_heightmap_file(path))  # the file play --terrain reads, a log or a heightmap
     digest = hashlib.sha256(json.dumps(levels).encode()).hexdigest()
     return levels, f"map-{digest[:8]}", {"heightmap_file": str(path), "heightmap_sha256": digest}
 
@@ -337,15 +327,6 @@ def _levels(data: Any) -> tuple[tuple[int, ...], ...]:
             isinstance(row, list) and len(row) == SIZE and all(type(v) is int for v in row) for row in data)):
         raise ValueError("not a heightmap")
     return tuple(tuple(row) for row in data)
-
-
-def _looks_like_log(first: bytes) -> bool:
-    """Whether a file's first line is a JSON object naming a game (a log's header)."""
-    try:
-        header = json.loads(first.decode("utf-8", "replace"))
-    except (ValueError, RecursionError):
-        return False  # parse_heightmap_file names what is wrong with the file
-    return isinstance(header, dict) and "game" in header
 
 
 def combine(sections: Mapping[str, Any], profiles: Mapping[str, Profile]) -> TerrainParams:

@@ -22,6 +22,7 @@ symmetry); the result is checked with the real measure. Reasons in docs/rules.md
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 import os
@@ -52,6 +53,7 @@ __all__ = [
     "load_heightmap_file",
     "parse_heightmap_file",
     "parse_log_header",
+    "parse_map_file",
     "square_name",
     "step_cost",
 ]
@@ -299,15 +301,39 @@ def generate(seed: int) -> list[list[int]]:
 # --------------------------------------------------------------------------- files
 
 
+#: What a map file may be, for messages: ``play --terrain``, ``build --heightmap`` and
+#: ``terrain.board.heightmap`` take the same files.
+MAP_FILE = "a JSON heightmap or a terrain-game log"
+
+
 def load_heightmap_file(path: str | os.PathLike[str]) -> list[list[int]]:
-    """Read and check a terrain file: a JSON 10 x 10 list of lists, or ``{"heightmap": [...]}``.
+    """Read and check a terrain file: a JSON 10 x 10 list of lists, ``{"heightmap": [...]}``,
+    or a terrain-game log (the heightmap of its header), as :func:`parse_map_file` reads it.
 
     Raises :class:`TerrainError` naming the file (missing, unreadable, not a regular
     file, not JSON, wrong shape) or the square and the values (the terrain rule).
     Fairness is not required here: see :func:`fairness_warning`.
     """
-    data = read_user_file(path, "", MAX_FILE_BYTES, "a JSON terrain file", TerrainError)
-    return parse_heightmap_file(data, Path(path))
+    data = read_user_file(path, "", MAX_FILE_BYTES, MAP_FILE, TerrainError)
+    return parse_map_file(data, Path(path))
+
+
+def parse_map_file(data: bytes, p: Path) -> list[list[int]]:
+    """The checked heightmap in the bytes of a map file named ``p``: a terrain-game log's
+    when its first line is a JSON object naming a game, else a heightmap file's. A UTF-8
+    byte order mark at the start is skipped (Notepad writes one)."""
+    data = data.removeprefix(codecs.BOM_UTF8)
+    first = data.split(b"\n", 1)[0]
+    return parse_log_header(first, p) if _looks_like_log(first) else parse_heightmap_file(data, p)
+
+
+def _looks_like_log(first: bytes) -> bool:
+    """Whether a file's first line is a JSON object naming a game (a log's header)."""
+    try:
+        header = json.loads(first.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return False  # parse_heightmap_file names what is wrong with the file
+    return isinstance(header, dict) and "game" in header
 
 
 def parse_heightmap_file(data: bytes, p: Path) -> list[list[int]]:
@@ -342,7 +368,7 @@ def heightmap_from_log(path: str | os.PathLike[str]) -> list[list[int]]:
     """
     with open_regular(path, "", "a terrain-game log", TerrainError) as f:
         try:
-            first = f.readline(MAX_FILE_BYTES + 1)
+            first = f.readline(MAX_FILE_BYTES + 1).removeprefix(codecs.BOM_UTF8)
         except OSError as e:
             raise TerrainError(f"{path}: cannot read ({describe_os_error(e)})") from None
     if len(first) > MAX_FILE_BYTES and not first.endswith(b"\n"):

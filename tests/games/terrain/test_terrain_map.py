@@ -22,6 +22,7 @@ from stratstone_cad.games.terrain.terrain_map import (
     is_fair,
     load_heightmap_file,
 )
+from stratstone_cad.registry import get_game
 from tests import LOGS, ROOT
 
 
@@ -262,10 +263,26 @@ def test_terrain_files_bare_list_or_object(tmp_path):
     assert load_heightmap_file(obj) == UNFAIR
 
 
+def test_a_map_file_may_be_a_log_and_may_start_with_a_byte_order_mark(tmp_path):
+    """play --terrain reads what build --heightmap reads (a log was "not valid JSON (Extra data)"),
+    and a UTF-8 BOM (Notepad's) is skipped in either kind of file and in a log's header."""
+    log = (LOGS / "terrain_random.jsonl").read_bytes()
+    bom = b"\xef\xbb\xbf"
+    for name, data in (("log.jsonl", log), ("bom-log.jsonl", bom + log),
+                       ("bom.json", bom + json.dumps(generate(1)).encode())):
+        p = tmp_path / name
+        p.write_bytes(data)
+        assert load_heightmap_file(p) == generate(1), name
+        assert get_game("terrain").load_map(p) == generate(1), name  # play --terrain, record --terrain
+    assert heightmap_from_log(tmp_path / "bom-log.jsonl") == generate(1)
+    with pytest.raises(TerrainError, match="not a terrain-game log"):
+        load_heightmap_file(LOGS / "stratstone_win.jsonl")
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (None, "file not found, expected a JSON terrain file"),
+        (None, "file not found, expected a JSON heightmap or a terrain-game log"),
         ("[[0, 1", "not valid JSON (Expecting ',' delimiter)"),
         ("[" * 100_000, "not valid JSON (maximum recursion depth exceeded while decoding a JSON array)"),
         ("NaN", "not valid JSON (NaN is not a JSON number)"),
@@ -287,7 +304,7 @@ def test_bad_terrain_files(tmp_path, content, message):
 
 
 def test_a_directory_is_not_a_terrain_file(tmp_path):
-    with pytest.raises(TerrainError, match="is a folder, expected a JSON terrain file"):
+    with pytest.raises(TerrainError, match="is a folder, expected a JSON heightmap or a terrain-game log"):
         load_heightmap_file(tmp_path)
 
 
