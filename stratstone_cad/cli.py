@@ -37,10 +37,14 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
-    b = sub.add_parser("build", help="build printable STL files and output/manifest.json",
+    b = sub.add_parser("build", help="build the parts (STL), with --plates the print plates (3MF) and the print report, "
+                                     "with --step STEP files and each set (STEP, glTF), and output/manifest.json",
                        description="Build every asset of the games named (all games when none) into the "
-                                   "output folder: checked, watertight binary STL files and manifest.json. "
-                                   "Unchanged assets are taken from the cache.")
+                                   "output folder: checked, watertight binary STL files and manifest.json; with "
+                                   "--plates the print plates (one 3MF per print job, the slicer settings inside) "
+                                   "and print-report.md (PrusaSlicer's times and filament unless --no-slice); with "
+                                   "--step a STEP file beside each STL and each game's set as GAME/set.step and "
+                                   "GAME/set.glb. Unchanged assets are taken from the cache.")
     b.add_argument("games", nargs="*", metavar="GAME", help="games to build (default: all)")
     b.add_argument("--printer", metavar="NAME", help="printer whose bed a part must fit (see 'list')")
     b.add_argument("--out", metavar="DIR", type=_path, default=Path("output"), help="output folder (default: output)")
@@ -91,7 +95,10 @@ def _parser() -> argparse.ArgumentParser:
                         description="Record a game played at the table: the prompt shows the position and "
                                     "reads one move at a time in the log's notation, checked by the rules "
                                     "engine; the log is written after every move. Reads standard input when "
-                                    "it is not a terminal. Type help at the prompt for the commands.")
+                                    "it is not a terminal. Type help at the prompt for the commands. A move is "
+                                    "written as the log writes it: "
+                                    + "; ".join(f"{name}: {getattr(f, 'MOVE_TEXT', 'as its log')}"
+                                                for name, f in FACTS.items()) + ".")
     rc.add_argument("game", nargs="?", metavar="GAME", help=_listed(list(FACTS), "or"))
     rc.add_argument("--out", metavar="FILE.jsonl", type=_file_path, default=None, help="the new log file")
     rc.add_argument("--resume", metavar="FILE.jsonl", type=_file_path, default=None,
@@ -110,22 +117,26 @@ def _parser() -> argparse.ArgumentParser:
                         help=f"{g.NAME} game: played on this heightmap ({g.MAP_TEXT}, or a {g.NAME}-game "
                              "log whose header holds one)")
 
-    pv_ = sub.add_parser("preview", help="look at assets in 3D: a window, a still, a turntable or a contact sheet",
+    pv_ = sub.add_parser("preview", help="look at assets in 3D: a window, a still (PNG), a turntable (GIF, MP4), a contact "
+                                         "sheet, the parts to orbit as glTF or an offline HTML page",
                          description="Show the assets named (game/part such as stratstone/stone-red-03, a whole "
                                      "game, or all when none) in 3D in their print colours: an interactive window "
                                      "(drag to orbit, scroll to zoom, r resets the view), or off screen with --out "
-                                     "(.png a still, .gif or .mp4 a turntable) or --sheet (a contact sheet, each "
+                                     "(.png a still, .gif or .mp4 a turntable, .glb or .html the parts to orbit in a "
+                                     "glTF viewer or any browser) or --sheet (a contact sheet, each "
                                      "asset labelled). The meshes are the build's, tessellated more coarsely and "
                                      "cached.")
     pv_.add_argument("assets", nargs="*", metavar="ASSET", help="assets or games (default: every asset)")
-    pv_.add_argument("--out", metavar="FILE", type=_file_path, default=None, help="FILE.png, FILE.gif or FILE.mp4")
+    pv_.add_argument("--out", metavar="FILE", type=_file_path, default=None,
+                     help="FILE.png, FILE.gif, FILE.mp4, FILE.glb or FILE.html")
     pv_.add_argument("--sheet", metavar="FILE.png", type=_file_path, default=None, help="a contact sheet of the assets")
     pv_.add_argument("--size", metavar="WxH", default=None, help="image size in pixels (default 1280x720)")
     pv_.add_argument("--frames", metavar="N", type=_integer, default=36, help="frames of a turntable (default 36)")
     pv_.add_argument("--fps", metavar="N", type=_integer, default=12, help="frames per second of a turntable")
     _param_args(pv_)
 
-    rp = sub.add_parser("replay", help="replay an engine log as a 3D scene: a window, a GIF, an MP4, PNG frames",
+    rp = sub.add_parser("replay", help="replay an engine log as a 3D scene: a window, a GIF, an MP4, a PNG still or "
+                                       "frames, an animated glTF or an offline HTML page",
                         description="Replay an engine log on the game's printed set: the board (the terrain "
                                     "from the log's heightmap, coloured by level unless --colours print) and every "
                                     "piece in its print colour, each move "
@@ -134,7 +145,7 @@ def _parser() -> argparse.ArgumentParser:
                                     "with --out: FILE.gif or FILE.mp4 (the whole game), a new folder (one PNG a "
                                     "frame), or FILE.png (the position after --ply N, by default the last). The "
                                     "log is checked first, as check-log does.")
-    rp.add_argument("log", metavar="LOG", type=_file_path)
+    rp.add_argument("log", metavar="LOG", type=_file_path, help="the engine log (JSON Lines) to replay")
     rp.add_argument("--out", metavar="PATH", type=_file_or_folder, default=None,
                     help="FILE.gif, FILE.mp4, FILE.png, a new folder for PNG frames, or the scene to share: FILE.glb "
                          "(animated glTF) or FILE.html (one page that plays offline in any browser)")
@@ -154,8 +165,8 @@ def _parser() -> argparse.ArgumentParser:
                          "legend of the levels; print: every part in its print colour. For a game without levels "
                          "the two are the same")
     rp.add_argument("--reach", action=argparse.BooleanOptionalAction, default=None,
-                    help="the terrain game's \"Try it\": light the squares the piece to move could reach, each with "
-                         "its cost, its special moves starred and its exit marked (default: on in the window and "
+                    help="the squares the piece to move could reach (the terrain game's): each lit with its walking "
+                         "cost, its special moves starred and its exit marked (default: on in the window and "
                          "in the page of --out FILE.html, which has a button for it; off in pictures and films)")
     _param_args(rp)
 
@@ -163,7 +174,7 @@ def _parser() -> argparse.ArgumentParser:
                         description="Validate an engine log: its schema, then every ply through the "
                                     "rules engine. Prints the result; exits 2 naming the line, the ply "
                                     "and the broken rule when the log is invalid.")
-    ck.add_argument("file", metavar="FILE", type=_file_path)
+    ck.add_argument("file", metavar="FILE", type=_file_path, help="the engine log (JSON Lines) to check")
     ck.add_argument("--explain", action="store_true",
                     help="also print every ply in words as it is checked, one line each beginning with its ply number: "
                          "the terrain game's step costs and attack sums, Sage Stones' dice, column and traps, "

@@ -45,7 +45,7 @@ def chromium() -> str:
 class Browser:
     """One headless Chromium with one page (``size``: its viewport in CSS pixels)."""
 
-    def __init__(self, size: tuple[int, int] = (1280, 720)) -> None:
+    def __init__(self, size: tuple[int, int] = (1280, 720), flags: tuple[str, ...] | list[str] = ()) -> None:
         self.profile = tempfile.mkdtemp(prefix="stratstone-chromium-")
         self.log = Path(self.profile) / "stderr.txt"
         args = [chromium(), "--headless=new", "--remote-debugging-pipe", "--no-sandbox", "--no-first-run",
@@ -54,7 +54,7 @@ class Browser:
                 f"--user-data-dir={self.profile}", f"--window-size={size[0]},{size[1]}",
                 "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--ignore-gpu-blocklist",
                 "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
-                "about:blank"]
+                *flags, "about:blank"]
         # fd 3 reads our commands, fd 4 writes the answers: the pipes are our stdin and stdout
         self.proc = subprocess.Popen(["bash", "-c", 'exec "$@" 3<&0 4>&1 0</dev/null 1>/dev/null', "chromium", *args],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,

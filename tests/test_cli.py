@@ -337,3 +337,38 @@ def test_a_closed_pipe_stops_the_output_quietly_as_sigpipe_would(args):
     finally:
         os.close(write)
     assert (r.returncode, r.stderr) == (128 + 13, "")
+
+
+def test_every_summary_names_every_output_and_every_positional_has_help():
+    """The one-line summaries of `stratstone-cad --help` name what each command writes,
+    and no argument is left without help (a newcomer reads these first)."""
+    import argparse
+
+    from stratstone_cad.cli import _parser
+
+    parser = _parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    summary = {c.dest: c.help.lower() for c in sub._choices_actions}
+    for word in ("stl", "3mf", "step", "glTF".lower(), "print report", "manifest"):
+        assert word in summary["build"], word
+    for word in ("window", "gif", "mp4", "png", "gltf", "html"):
+        assert word in summary["replay"] and (word == "window" or word in summary["preview"] or word == "mp4"), word
+    for name, command in sub.choices.items():
+        for action in command._actions:
+            assert action.help, (name, action.dest)
+    assert "Try it" not in "".join(a.help or "" for c in sub.choices.values() for a in c._actions)
+
+
+def test_without_a_display_replay_names_the_page_among_the_outputs(monkeypatch):
+    from stratstone_cad.errors import UserError
+    from stratstone_cad.viewer.preview import need_display
+
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    from stratstone_cad.viewer import replay
+
+    with pytest.raises(UserError) as e:
+        replay.show_window(None, 1, 1)
+    assert "FILE.html" in str(e.value) and "\n" not in str(e.value)
+    with pytest.raises(UserError):
+        need_display("x", "y")

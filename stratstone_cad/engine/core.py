@@ -508,6 +508,9 @@ class Game(Protocol):
     """The rules version, bumped whenever the rules change, e.g. ``"stratstone/1"``."""
     chance_field: str | None
     """Name of the per-ply chance field in the log (``"dice"``), or ``None``."""
+    move_text: str
+    """How a move is written in the log and typed at ``record``'s prompt, with an example
+    (``"a square a1-d4, a space and 1-24 steps of N/E/S/W, e.g. 'b2 NNE'"``)."""
 
     def new_setup(self, n_players: int, setup: Mapping[str, Any] | None, rng: random.Random) -> tuple[list[str], dict[str, Any]]:
         """Complete a partial setup for ``n_players`` into the explicit one a log records.
@@ -629,6 +632,7 @@ class GameBase:
 
     chance_field: str | None = None
     map_fields: tuple[str, ...] = ()
+    move_text: str = "the move as the game's log writes it"
 
     def load_map(self, path: Any) -> Any:
         raise TypeError(f"{self.name} is not played on a map")  # type: ignore[attr-defined]

@@ -138,7 +138,7 @@ class _Session:
         if word in _COMMANDS and rest and word not in ("moves", "resign"):
             self.say(f"{word} takes no argument, got {short_repr(rest)} (help lists the commands)")
         elif word in ("help", "?"):
-            self.say(HELP)
+            self.say(f"{HELP}\nA move: {self.game.move_text}.")
         elif word == "show":
             self.show()
         elif word == "moves":

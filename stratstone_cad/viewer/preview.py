@@ -298,7 +298,7 @@ def x_display_answers(display: str) -> bool | None:
 
 def show(assets: Sequence[Asset]) -> None:
     """The interactive window (it needs a display)."""
-    need_display("preview", "--out FILE.png (.gif, .mp4) or --sheet FILE.png")
+    need_display("preview", "--out FILE.png (.gif, .mp4, .glb, .html) or --sheet FILE.png")
     p = _plotter((1280, 800), off_screen=False)
     placed = layout(assets)
     _add(p, placed)

@@ -1132,7 +1132,7 @@ def bind(scene: Scene, per_ply: int, fps: int) -> Controls:
 
 def show_window(rep: GameOnTable, per_ply: int, fps: int, colours: str = "levels", reach: bool = True) -> None:
     """The interactive window (it needs a display); ``reach`` as :class:`Scene`'s, on by default here."""
-    need_display("replay", "--out FILE.gif (.mp4, .png, or a folder)")
+    need_display("replay", "--out FILE.html (a page that plays in any browser), FILE.gif, .mp4, .png, .glb or a folder")
     scene = Scene(rep, (1280, 800), off_screen=False, colours=colours, reach=reach)
     bind(scene, per_ply, fps)
     scene.p.add_text("Left/Right: ply   Home/End: first/last   Space: play/pause   drag: orbit", position="lower_left",

@@ -74,8 +74,8 @@ def test_params_file_then_set(tmp_path):
     (["stratstone.stone.colours=red,red,tan"],
      "stratstone.stone.colours = ['red', 'red', 'tan']: expected three different names"),
     (["stratstone.stone.colours=red/x,blue,tan"],
-     "stratstone.stone.colours = ['red/x', 'blue', 'tan']: expected names of lower-case letters, digits, '-' or '_' (they name "
-     "files)"),
+     "stratstone.stone.colours = ['red/x', 'blue', 'tan']: expected names of lower-case letters, digits, '-' or '_', each "
+     "beginning with a letter and at most 32 characters long (they name files)"),
     (["stratstone.stone.colours=Red,red,tan"], "expected names of lower-case letters"),
     (["stratstone.stone.marks=ring,ring,bars"], "stratstone.stone.marks = ['ring', 'ring', 'bars']: expected a different mark for each set"),
     # a ring whose stroke leaves no printable centre: a thinner stroke, or (none thin enough) a larger mark

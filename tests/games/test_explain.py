@@ -267,8 +267,17 @@ def test_stratstone_names_the_sowing_and_the_winning_line(tmp_path):
     after, events = s.apply("d3 SS")
     assert events[-1] == GameOver("yellow", "line of four", (("a1", "b1", "c1", "d1"),))
     assert get_game("stratstone").explain(s, after, events) == (
-        "picks up 2 (tan, yellow), sows d2 tan, d1 yellow; line a1 b1 c1 d1: winner yellow (line of four)")
-    from stratstone_cad.engine.core import Sown
+        "adds yellow to the stone on d3, picks up both (tan, yellow), sows d2 tan, d1 yellow; line a1 b1 c1 d1: "
+        "winner yellow (line of four)")
+    from stratstone_cad.engine.core import Placed, Sown
+
+    # the stone added first, said so: on an empty square, on a stack of three
+    one = [Placed("yellow", "b2", "yellow"), Sown("yellow", "b2", "b3", 1)]
+    assert get_game("stratstone").explain(None, None, one) == "places yellow on b2 and picks it up, sows b3 yellow"
+    four = [Placed("red", "a1", "red"), *(Sown(c, "a1", sq, i) for i, (c, sq) in
+                                           enumerate(zip(["tan", "tan", "yellow", "red"], ["a2", "a3", "a4", "b4"], strict=True), 1))]
+    assert get_game("stratstone").explain(None, None, four) == (
+        "adds red to the 3 stones on a1, picks up all 4 (tan, tan, yellow, red), sows a2 tan, a3 tan, a4 yellow, b4 red")
 
     two = [Sown("yellow", "d4", "d3", 1), GameOver("yellow", "line of four", (("a3", "b3", "c3", "d3"),
                                                                               ("d1", "d2", "d3", "d4")))]

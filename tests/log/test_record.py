@@ -115,7 +115,7 @@ def test_an_illegal_or_mistyped_move_is_refused_with_its_reason_then_a_legal_one
     assert "refused: ply 1: a1 NNS steps straight back" in said
     assert any(s.startswith("refused: ply 1: b2 NN ") for s in said)
     assert any(s.startswith("refused: ply 1: 'z9 N' does not parse") for s in said)
-    assert "1 yellow a1 NNE: picks up 3 (tan, tan, yellow), sows a2 tan, a3 tan, b3 yellow" in said  # the ply in words
+    assert "1 yellow a1 NNE: adds yellow to the 2 stones on a1, picks up all 3 (tan, tan, yellow), sows a2 tan, a3 tan, b3 yellow" in said  # the ply in words
     assert [x.get("move") for x in lines(out)[1:]] == ["a1 NNE"]
 
 
@@ -564,7 +564,7 @@ def test_an_answer_over_the_line_limit_is_ignored_whole_and_one_at_it_is_read(tm
         assert r.returncode == 0, r.stderr
         said = r.stdout.splitlines()
         ignored = said.index(f"yellow to move> ... (a line over {MAX_INPUT} characters, ignored)")
-        assert said[ignored + 1:ignored + 3] == ["yellow to move> a1 NNE", "1 yellow a1 NNE: picks up 3 (tan, tan, yellow), sows a2 tan, a3 tan, b3 yellow"]  # asked again
+        assert said[ignored + 1:ignored + 3] == ["yellow to move> a1 NNE", "1 yellow a1 NNE: adds yellow to the 2 stones on a1, picks up all 3 (tan, tan, yellow), sows a2 tan, a3 tan, b3 yellow"]  # asked again
         assert any(s.startswith("refused: ply 2: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... does not parse") for s in said)
         assert "unfinished after 1 ply" in said[-1]
 
@@ -638,7 +638,7 @@ def test_on_a_terminal_the_prompt_is_inputs_and_the_answers_are_not_echoed(tmp_p
                       interactive=True, on_warning=said.append)
     assert prompts == ["yellow to move> ", "red to move> ", "yellow to move> "]
     assert "unfinished after 2 plies (end of input;" in line
-    assert "2 red d1 NNW: picks up 3 (tan, tan, red), sows d2 tan, d3 tan, c3 red" in said and not [s for s in said if "to move>" in s]  # the terminal shows the typing
+    assert "2 red d1 NNW: adds red to the 2 stones on d1, picks up all 3 (tan, tan, red), sows d2 tan, d3 tan, c3 red" in said and not [s for s in said if "to move>" in s]  # the terminal shows the typing
     answers[:] = ["d4 SSS"]
     line = rec.resume(out, None, roll=False, stdin=None, say=said.append, interactive=True)
     assert prompts[3:] == ["yellow to move> ", "red to move> "] and "unfinished after 3 plies" in line
@@ -932,3 +932,15 @@ def test_a_move_typed_with_the_dice_that_is_no_move_refuses_the_line(tmp_path):
     assert refused == [f"refused: dice 1-2-3 and ply 1: 'zzz' does not parse: {expected}",
                        f"refused: dice 2-3-3 and ply 1: 'zzz' does not parse: {expected}"]
     assert [(x["player"], x["dice"], x["move"]) for x in lines(out)[1:]] == [("yellow", [1, 2, 3], "-")]
+
+
+@pytest.mark.parametrize("game, example", [("stratstone", "'b2 NNE'"), ("sage-stones", "'5-7'"),
+                                           ("terrain", "'c1xc5' (attack)")])
+def test_help_says_how_a_move_is_written_with_an_example(tmp_path, game, example):
+    """At the prompt (help) and in record --help: each game's notation, an example with it."""
+    extra = ["--terrain-seed", "1"] if game == "terrain" else []
+    r = cli(game, "--out", str(tmp_path / "g.jsonl"), *extra, stdin="help\nquit\n")
+    assert r.returncode == 0, r.stderr
+    assert "A move: " in r.stdout and example in r.stdout.split("A move: ", 1)[1].splitlines()[0], r.stdout
+    helped = cli("--help")
+    assert f"{game}: " in helped.stdout.replace("\n", " ") and example.split(" ")[0] in helped.stdout.replace("\n", " ")

@@ -221,11 +221,14 @@ def test_the_page_draws_a_frame_when_something_changes_and_none_while_still(page
 
 
 def test_a_phone_turned_sees_the_whole_board_framed_again(pages, browser):
-    """A phone held sideways, then upright, then sideways again: after each turn every
-    square of the board is on the screen and the board fills most of it (framed again for
+    """A phone held sideways, then upright (two phones), then sideways again: after each turn
+    every corner of the board is on the screen and the board fills most of it (framed again for
     the new width, as when the page opened)."""
     rep, path = pages["terrain"]
     seats = json.dumps([[x / 1000, z / 1000, -y / 1000] for x, y, z in rep.table.seats.values()])
+    lo, hi = rep.board_bounds
+    corners = json.dumps([[x / 1000, z / 1000, -y / 1000] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
+                          for z in (lo[2], hi[2])])
 
     def framed(w: int, h: int) -> None:
         browser.call("Emulation.setDeviceMetricsOverride", session=True, width=w, height=h, deviceScaleFactor=1,
@@ -238,12 +241,15 @@ def test_a_phone_turned_sees_the_whole_board_framed_again(pages, browser):
         cols, rows = [c for c, _ in points], [r for _, r in points]
         assert left <= min(cols) and max(cols) <= left + cw and top <= min(rows) and max(rows) <= top + ch, (w, h)
         assert max((max(cols) - min(cols)) / cw, (max(rows) - min(rows)) / ch) > 0.6, (w, h)
+        # the whole board, its rims and their letters, not only its squares' centres
+        edge = browser.js(f"{corners}.map(p => window.stratstone.projectPoint(p))")
+        assert all(left <= c <= left + cw and top <= r <= top + ch for c, r in edge), (w, h, edge)
 
     try:
         browser.call("Emulation.setDeviceMetricsOverride", session=True, width=700, height=390, deviceScaleFactor=1,
                      mobile=True)
         _open(browser, path)
-        for w, h in ((700, 390), (390, 700), (700, 390)):
+        for w, h in ((700, 390), (390, 700), (390, 844), (700, 390)):
             framed(w, h)
     finally:
         browser.call("Emulation.setDeviceMetricsOverride", session=True, width=SIZE[0], height=SIZE[1],
@@ -500,3 +506,13 @@ def test_the_page_numbers_stratstones_sowing_and_rings_the_winning_line_once_don
     assert all(ringed(image, sq) == 0 for sq in line)
 
 
+
+
+def test_without_webgl_the_page_says_it_needs_it_and_how_to_turn_it_on(pages):
+    """A browser with WebGL turned off: the page says so at once, instead of loading for ever."""
+    _, path = pages["stratstone"]
+    with Browser(SIZE, ["--disable-webgl", "--disable-3d-apis"]) as b:
+        b.open(path.as_uri())
+        b.wait("window.stratstone && window.stratstone.error !== null", timeout=30)
+        text = b.js("document.getElementById('overlay').textContent")
+    assert text.startswith("This replay needs WebGL") and "graphics acceleration" in text, text

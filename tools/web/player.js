@@ -247,7 +247,7 @@ export function start() {
   controls.addEventListener('change', redraw);
   let moved = false; // the camera turned or zoomed by hand: a new size keeps it where it is
   controls.addEventListener('start', () => { moved = true; });
-  let framedWidth = 0, framed = null; // the view's width the board was framed for, and what
+  let framedWidth = 0, framedHeight = 0, framed = null; // the view's size the board was framed for, and what
   const nodes = {};
   const pieces = []; // the nodes that are pieces (the scene's but the board)
   const marks = [];
@@ -387,14 +387,26 @@ export function start() {
     const centre = box.getCenter(new THREE.Vector3());
     centre.y = box.min.y;
     const size = box.getSize(new THREE.Vector3());
-    const span = Math.max(size.x, size.z);
+    // the distance at which every corner of the box (the board and the pieces) is in view,
+    // across and up and down, the camera 40 degrees above the board looking at its centre:
+    // a corner at (x, y) across and up from the centre and z nearer the camera shows inside
+    // the frame when the distance is at least z + |x| / tan(half the width's angle) (the
+    // same for y); 6 % to spare. A phone held upright (a narrow view) is fitted across.
     const elevation = THREE.MathUtils.degToRad(40);
-    const fit = span / (2 * Math.tan(THREE.MathUtils.degToRad(camera.fov) / 2)) / Math.min(camera.aspect, 1.35);
-    const distance = 1.05 * fit + size.y;
-    camera.position.set(centre.x, centre.y + distance * Math.sin(elevation), centre.z + distance * Math.cos(elevation));
+    const back = new THREE.Vector3(0, Math.sin(elevation), Math.cos(elevation)); // from the centre to the camera
+    const up = new THREE.Vector3(0, Math.cos(elevation), -Math.sin(elevation));
+    const tanV = Math.tan(THREE.MathUtils.degToRad(camera.fov) / 2), tanH = tanV * camera.aspect;
+    let distance = 0;
+    for (const x of [box.min.x, box.max.x]) for (const y of [box.min.y, box.max.y]) for (const z of [box.min.z, box.max.z]) {
+      const v = new THREE.Vector3(x, y, z).sub(centre);
+      const near = v.dot(back);
+      distance = Math.max(distance, near + Math.abs(v.x) / (0.94 * tanH), near + Math.abs(v.dot(up)) / (0.94 * tanV));
+    }
+    camera.position.copy(centre).addScaledVector(back, distance);
     controls.target.copy(centre);
     controls.update();
     framedWidth = view.clientWidth;
+    framedHeight = view.clientHeight;
     // the key light's shadows over the whole table: its camera round the board and the pieces
     const radius = 0.5 * Math.hypot(size.x, size.y, size.z);
     const middle = box.getCenter(new THREE.Vector3());
@@ -482,9 +494,11 @@ export function start() {
   new ResizeObserver(() => {
     resize();
     if (!api.ready) return;
-    // a new width (a phone turned, a window resized; not a caption's lines): the board framed
-    // again for it, unless the camera was moved by hand
-    if (!moved && framed && Math.abs(view.clientWidth - framedWidth) > 1) frameBoard(framed);
+    // a new width or a much taller or lower view (a phone turned, a window resized; not a
+    // caption's lines, a few per cent): the board framed again for it, unless the camera was
+    // moved by hand
+    const taller = Math.abs(view.clientHeight - framedHeight) > 0.15 * framedHeight;
+    if (!moved && framed && (Math.abs(view.clientWidth - framedWidth) > 1 || taller)) frameBoard(framed);
     draw();
   }).observe(view);
   // a phone may take the GL context away (the browser in the background); three.js restores it

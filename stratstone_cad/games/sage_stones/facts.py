@@ -12,3 +12,6 @@ STONES = 10
 """Gems of each colour."""
 COLOURS = ("yellow", "red", "blue", "green", "white", "black")
 """The players' colours, in the engine's order."""
+
+#: How a move is written in the log (and typed at record's prompt), with an example.
+MOVE_TEXT = "a square column-row with column 3-9 and row 1-9 (e.g. '5-7'), or '-'"

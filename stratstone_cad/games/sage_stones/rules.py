@@ -42,7 +42,7 @@ from stratstone_cad.engine.core import (
     short_repr,
     square_cell,
 )
-from stratstone_cad.games.sage_stones.facts import COLOURS, COLUMNS, FIRST_COLUMN, NAME, ROWS, STONES
+from stratstone_cad.games.sage_stones.facts import COLOURS, COLUMNS, FIRST_COLUMN, MOVE_TEXT, NAME, ROWS, STONES
 
 __all__ = [
     "COLOURS",
@@ -118,7 +118,6 @@ RAYS = _build_rays()
 
 _DICE = tuple((a, b, c) for a in (1, 2, 3) for b in (1, 2, 3) for c in (1, 2, 3))
 _DICE_SET = frozenset(_DICE)
-_MOVE_GRAMMAR = "a square column-row with column 3-9 and row 1-9 (e.g. '5-7'), or '-'"
 
 # What the pending roll asks for: place in a column (0..6), lose the turn, or reset.
 _LOST = -1
@@ -158,7 +157,7 @@ def parse_move(text: str, ply: int = 0) -> SageMove:
     try:
         return _PARSE[text]
     except (KeyError, TypeError):
-        raise MoveTextError(text if isinstance(text, str) else repr(text), ply, _MOVE_GRAMMAR) from None
+        raise MoveTextError(text if isinstance(text, str) else repr(text), ply, MOVE_TEXT) from None
 
 
 def trap_runs(board: Sequence[int], sq: int, colour: int) -> list[tuple[int, tuple[int, ...]]]:
@@ -581,6 +580,7 @@ class SageStones(GameBase):
 
     name = NAME
     rules = RULES
+    move_text = MOVE_TEXT
     chance_field: str | None = "dice"
 
     def new_setup(self, n_players: int, setup: Mapping[str, Any] | None, rng: random.Random) -> tuple[list[str], dict[str, Any]]:

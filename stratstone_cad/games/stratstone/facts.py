@@ -15,3 +15,6 @@ STONES_PER_PLAYER = 8
 TAN_STONES = 8
 SETS = (*PLAYERS, NEUTRAL)
 """The three colour sets as the printed parts order them: the players' first, the neutral last."""
+
+#: How a move is written in the log (and typed at record's prompt), with an example.
+MOVE_TEXT = "a square a1-d4, a space and 1-24 steps of N/E/S/W, e.g. 'b2 NNE'"

@@ -40,7 +40,7 @@ from stratstone_cad.engine.core import (
     short_repr,
     square_cell,
 )
-from stratstone_cad.games.stratstone.facts import FILES, NAME, NEUTRAL, PLAYERS, SIZE, STONES_PER_PLAYER, TAN_STONES
+from stratstone_cad.games.stratstone.facts import FILES, MOVE_TEXT, NAME, NEUTRAL, PLAYERS, SIZE, STONES_PER_PLAYER, TAN_STONES
 
 __all__ = [
     "COLOURS",
@@ -120,7 +120,6 @@ LINES = _build_lines()
 """The ten lines of four (4 ranks, 4 files, 2 diagonals) as square indices."""
 
 _MOVE_RE = re.compile(rf"([a-d][1-4]) ([NESW]{{1,{MAX_STONES}}})")
-_MOVE_GRAMMAR = "a square a1-d4, a space and 1-24 steps of N/E/S/W, e.g. 'b2 NNE'"
 
 REASON_LINE = "line of four"
 REASON_ALL_PLACED = "all stones placed"
@@ -144,7 +143,7 @@ class StratstoneMove:
         """Parse ``b2 NNE``; raises :class:`MoveTextError` naming ``ply``."""
         move = _parse_cached(text) if isinstance(text, str) else None
         if move is None:
-            raise MoveTextError(text if isinstance(text, str) else repr(text), ply, _MOVE_GRAMMAR)
+            raise MoveTextError(text if isinstance(text, str) else repr(text), ply, MOVE_TEXT)
         return move
 
 
@@ -600,6 +599,7 @@ class Stratstone(GameBase):
 
     name = NAME
     rules = RULES
+    move_text = MOVE_TEXT
     players = PLAYERS
 
     def new_setup(self, n_players: int, setup: Mapping[str, Any] | None, rng: random.Random) -> tuple[list[str], dict[str, Any]]:
@@ -623,12 +623,22 @@ class Stratstone(GameBase):
         return {"in_hand": {"yellow": after.hand[YELLOW], "red": after.hand[RED]}}
 
     def explain(self, before: Any, after: Any, events: Sequence[Event]) -> str:
-        """``picks up 3 (tan, tan, yellow), sows b3 tan, b4 tan, c4 yellow; line a4 b4 c4
-        d4: winner yellow (line of four)``: the stack lifted (bottom first, the stone just
-        placed last) and where each stone fell, then the winning line(s)."""
+        """``adds yellow to the 2 stones on b2, picks up all 3 (tan, tan, yellow), sows b3
+        tan, b4 tan, c4 yellow; line a4 b4 c4 d4: winner yellow (line of four)``: the stone
+        added from the hand, the stack lifted (bottom first, the stone just added last) and
+        where each stone fell, then the winning line(s)."""
         sown = [e for e in events if isinstance(e, Sown)]
-        parts = [f"picks up {len(sown)} ({', '.join(e.stone for e in sown)}), sows "
-                 + ", ".join(f"{e.square} {e.stone}" for e in sown)]
+        lifted = ", ".join(e.stone for e in sown)
+        added = next((e for e in events if isinstance(e, Placed)), None)
+        under = len(sown) - 1  # the stones the added one went on
+        if added is None:
+            head = f"picks up {len(sown)} ({lifted})"
+        elif under == 0:
+            head = f"places {added.stone} on {added.square} and picks it up"
+        else:
+            head = (f"adds {added.stone} to the {'stone' if under == 1 else f'{under} stones'} on {added.square}, "
+                    f"picks up {'both' if under == 1 else f'all {len(sown)}'} ({lifted})")
+        parts = [f"{head}, sows " + ", ".join(f"{e.square} {e.stone}" for e in sown)]
         for e in events:
             if isinstance(e, GameOver):
                 lines = " and ".join(" ".join(line) for line in e.lines)

@@ -27,3 +27,6 @@ MAP_PARAMETERS = {"seed": "terrain.board.seed", "board file": "terrain.board.hei
 """The board's parameters the build's map flags set."""
 MAP_TEXT = "a JSON 10 x 10 list of levels (rank 1 first)"
 """What a heightmap file holds, for the flags' help."""
+
+#: How a move is written in the log (and typed at record's prompt), with an example.
+MOVE_TEXT = "'c1-c4' (move), 'c1xc5' (attack), 'e7-exit' (exit) or 'pass', with squares a1-j10"

@@ -52,7 +52,7 @@ from stratstone_cad.engine.core import (
     square_cell,
     sum_text,
 )
-from stratstone_cad.games.terrain.facts import FILES, KINDS, MAP_FIELDS, NAME, PLAYERS, STRENGTH, TITLES
+from stratstone_cad.games.terrain.facts import FILES, KINDS, MAP_FIELDS, MOVE_TEXT, NAME, PLAYERS, STRENGTH, TITLES
 from stratstone_cad.games.terrain.terrain_map import (
     SIZE,
     TerrainError,
@@ -172,7 +172,6 @@ REASON_LIMIT_EQUAL = "200 moves: all tie-breaks equal"
 REASON_PASS = "no legal move"
 
 _MOVE_RE = re.compile(r"([a-j](?:10|[1-9]))(?:([-x])([a-j](?:10|[1-9]))|(-exit))")
-_MOVE_GRAMMAR = "'c1-c4' (move), 'c1xc5' (attack), 'e7-exit' (exit) or 'pass', with squares a1-j10"
 
 
 # --------------------------------------------------------------------------- moves
@@ -208,7 +207,7 @@ class TerrainMove:
             return PASS
         m = _MOVE_RE.fullmatch(text) if isinstance(text, str) else None
         if m is None:
-            raise MoveTextError(text if isinstance(text, str) else repr(text), ply, _MOVE_GRAMMAR)
+            raise MoveTextError(text if isinstance(text, str) else repr(text), ply, MOVE_TEXT)
         frm = _SQUARE_INDEX[m.group(1)]
         if m.group(4):
             return _move(EXIT, frm, -1)
@@ -1025,6 +1024,7 @@ class TerrainGame(GameBase):
 
     name = NAME
     rules = RULES
+    move_text = MOVE_TEXT
     players = PLAYERS
     map_fields = MAP_FIELDS
 
