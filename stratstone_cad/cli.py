@@ -437,7 +437,7 @@ def _cmd_preview(a: argparse.Namespace) -> int:
         check_frames(a.out, kind, a.frames, size, a.fps, fewer="fewer --frames")
     if a.sheet:
         check_target(a.sheet, (".png",), flag="--sheet")
-    chosen = select(list_assets(sets=parse_set(a.sets)), a.assets)
+    chosen = select(list_assets(sets=parse_set(a.sets), params_file=a.params), a.assets)
     if a.sheet:
         contact_sheet(chosen, a.sheet)
         print(printable(f"wrote {a.sheet}: {counted(len(chosen), 'asset')}"))
@@ -480,7 +480,7 @@ def _cmd_replay(a: argparse.Namespace) -> int:
             raise UserError(f"--plies {printable(repr(a.plies))[:40]}: expected FIRST-LAST such as 10-20, with --out "
                             "FILE.gif, FILE.mp4 or a folder")
         plies = (int(m[1]), int(m[2]))
-    rep = replay.load(a.log, parse_set(a.sets))
+    rep = replay.load(a.log, parse_set(a.sets), a.params)
     if kind in replay.SHARED:  # the scene itself, animated: the same motion as the MP4
         from stratstone_cad.viewer import gltf, web
 

@@ -606,3 +606,18 @@ def test_a_one_ply_game_is_counted_in_the_singular(tmp_path):
     r = _cli(str(one), "--out", str(tmp_path / "p.png"), "--size", "160x100")
     assert r.returncode == 0 and r.stdout == f"wrote {tmp_path / 'p.png'}: stratstone, 1 ply, the position after ply 1\n", (
         r.stdout, r.stderr)
+
+
+def test_params_file_shapes_the_replay_as_it_does_the_build_and_a_missing_one_is_refused(tmp_path):
+    """``replay --params FILE.toml`` is read as ``build`` reads it: a changed parameter changes
+    the picture; a file that is not there is one line, exit 2, and nothing is written."""
+    (tmp_path / "tall.toml").write_text("[stratstone.stone]\nheight_mm = 14.0\n")
+    r = _strat("--out", str(tmp_path / "plain.png"), "--size", "96x64")
+    assert r.returncode == 0, r.stderr
+    r = _strat("--out", str(tmp_path / "tall.png"), "--size", "96x64", "--params", str(tmp_path / "tall.toml"))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "plain.png").read_bytes() != (tmp_path / "tall.png").read_bytes()
+    r = _strat("--out", str(tmp_path / "none.png"), "--size", "96x64", "--params", str(tmp_path / "missing.toml"))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert f"--params file {tmp_path / 'missing.toml'}: file not found" in r.stderr
+    assert not (tmp_path / "none.png").exists()

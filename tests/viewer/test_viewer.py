@@ -242,3 +242,19 @@ def test_a_link_that_cannot_be_written_through_is_refused_before_rendering(flag,
     with pytest.raises(UserError, match="^" + re.escape(message.format(tmp=tmp_path).split(", FILE.gif")[0])):
         render([every["sage-stones/gem-red"]], tmp_path / "l.png")
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_params_file_shapes_the_preview_as_it_does_the_build_and_a_missing_one_is_refused(tmp_path):
+    """``--params FILE.toml`` is read as ``build`` reads it: a changed parameter changes the
+    still; a file that is not there is one line, exit 2, and nothing is written."""
+    (tmp_path / "tall.toml").write_text('[sage-stones.gem]\nheight_mm = 10.0\n')
+    still = ["sage-stones/gem-red", "--size", "96x64"]
+    r = _cli(*still, "--out", str(tmp_path / "plain.png"))
+    assert r.returncode == 0, r.stderr
+    r = _cli(*still, "--out", str(tmp_path / "tall.png"), "--params", str(tmp_path / "tall.toml"))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "plain.png").read_bytes() != (tmp_path / "tall.png").read_bytes()
+    r = _cli(*still, "--out", str(tmp_path / "none.png"), "--params", str(tmp_path / "missing.toml"))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert f"--params file {tmp_path / 'missing.toml'}: file not found" in r.stderr
+    assert not (tmp_path / "none.png").exists()
