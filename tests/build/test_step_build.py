@@ -113,3 +113,18 @@ def test_a_changed_parameter_remakes_the_step_files_and_a_build_without_step_rem
     assert not list(out.rglob("*.step")) and not list(out.rglob("*.glb"))
     assert "cad" not in _manifest(out)
     assert "stratstone/board.step" in report.removed and "stratstone/set.glb" in report.removed
+
+
+def test_a_terrain_set_of_one_piece_a_kind_builds_from_the_command_line(tmp_path):
+    """``build terrain --step --set terrain.piece.per_kind=1`` (in range) writes the set: the
+    start's two copies of a kind are numbered in the assembly, not refused by CadQuery as
+    "Unique name is required"."""
+    r = subprocess.run([sys.executable, "-m", "stratstone_cad", "build", "terrain", "--step", "--out", str(tmp_path),
+                        "--jobs", "2", "--quiet", "--set", "terrain.piece.per_kind=1"], capture_output=True, text=True,
+                       cwd=ROOT, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert len(step_content((tmp_path / "terrain/set.step").read_bytes())) == 13  # the board and 12 pieces
+    data = (tmp_path / "terrain/set.glb").read_bytes()
+    size, _kind = struct.unpack_from("<I4s", data, 12)
+    names = {n.get("name") for n in json.loads(data[20:20 + size])["nodes"]}
+    assert {"board", "runner-red-01", "runner-red-02", "guardian-blue-02"} <= names
