@@ -19,7 +19,7 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -314,3 +314,20 @@ def sweep_temporary(folder: Path, names: str) -> list[Path]:
         except OSError:
             pass
     return swept
+
+
+def refuse_reading(out: Path | str, inputs: Iterable[tuple[str, Path | str | None]], flag: str = "--out") -> None:
+    """Refuse, in one line, to write ``out`` when it is the very file one of ``inputs``
+    (``(what, path)``, a path ``None`` when not given) names: the same path, a link to it or
+    another hard link of it (``os.path.samefile``). A command never writes over a file it
+    reads: ``replay same.html --out same.html`` would replace its log with the page."""
+    for what, path in inputs:
+        if path is None:
+            continue
+        try:
+            same = os.path.samefile(out, path)
+        except (OSError, ValueError):  # either is not there (or cannot be looked at): not one file
+            continue
+        if same:
+            raise UserError(f"{flag} {out}: the same file as the {what} {path} it reads; expected another file to "
+                            "write, so the input is not overwritten")

@@ -621,3 +621,21 @@ def test_params_file_shapes_the_replay_as_it_does_the_build_and_a_missing_one_is
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
     assert f"--params file {tmp_path / 'missing.toml'}: file not found" in r.stderr
     assert not (tmp_path / "none.png").exists()
+
+
+@pytest.mark.parametrize("name", ["same.html", "same.glb", "link.html", "hard.glb"])
+def test_a_replay_never_writes_over_the_log_it_reads(name, tmp_path):
+    """A log named like the page (or a link to it, or a hard link of it) given as --out is
+    refused in one line, exit 2, and the log stays as it was (it was replaced by the page)."""
+    log = tmp_path / ("log.jsonl" if name[:4] in ("link", "hard") else name)
+    log.write_bytes((LOGS / "stratstone_win.jsonl").read_bytes())
+    if name.startswith("link"):
+        (tmp_path / name).symlink_to(log.name)
+    elif name.startswith("hard"):
+        os.link(log, tmp_path / name)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    r = _cli(str(log), "--out", str(tmp_path / name))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert f"--out {tmp_path / name}: the same file as the log {log} it reads" in r.stderr
+    assert log.read_bytes() == (LOGS / "stratstone_win.jsonl").read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == before

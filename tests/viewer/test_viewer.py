@@ -258,3 +258,19 @@ def test_params_file_shapes_the_preview_as_it_does_the_build_and_a_missing_one_i
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
     assert f"--params file {tmp_path / 'missing.toml'}: file not found" in r.stderr
     assert not (tmp_path / "none.png").exists()
+
+
+def test_a_preview_never_writes_over_its_params_file_nor_one_file_twice(tmp_path):
+    """``--params`` named as the picture is refused, as is --out and --sheet naming one
+    file: one line, exit 2, the params file untouched, nothing written."""
+    params = tmp_path / "p.png"
+    params.write_text("[sage-stones.gem]\nheight_mm = 7.0\n")
+    r = _cli("sage-stones/gem-red", "--params", str(params), "--out", str(params))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert f"--out {params}: the same file as the --params file {params} it reads" in r.stderr
+    r = _cli("sage-stones/gem-red", "--params", str(params), "--sheet", str(params))
+    assert r.returncode == 2 and f"--sheet {params}: the same file as the --params file" in r.stderr, r.stderr
+    assert params.read_text() == "[sage-stones.gem]\nheight_mm = 7.0\n"
+    r = _cli("sage-stones/gem-red", "--out", str(tmp_path / "s.png"), "--sheet", str(tmp_path / "." / "s.png"))
+    assert r.returncode == 2 and "the same file; expected two files" in r.stderr, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.png"]
