@@ -294,6 +294,9 @@ def test_the_command_line_writes_one_position_and_a_game(tmp_path):
     (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/" + "a" * 250 + ".gif"], "the name is too long, expected at most 241 bytes"),
     (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/plain"], "plain: a file is there; expected FILE.gif"),
     (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/."], "the folder exists"),
+    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/.html"], "--out {tmp}/.html: a suffix with no name before it"),
+    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/..PNG"], "expected FILE.gif, FILE.mp4, FILE.png, FILE.glb, "
+     "FILE.html or a new folder for the PNG frames, such as game.png"),
     (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/x.mp4", "--size", "321x200"], "expected an even width and height"),
     (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/x.gif", "--fps", "60"], "expected at most 50 for a GIF"),
     (["{logs}/terrain_random.jsonl", "--out", "{tmp}/x.gif"], "is held whole in memory"),

@@ -188,6 +188,8 @@ def test_a_turntable_whose_write_fails_is_one_line_and_leaves_the_old_file(suffi
     (["terrain"], "preview: no display to open a window on; use --out FILE.png"),
     (["terrain", "--out", "{tmp}/no/such/x.png"], "the folder {tmp}/no/such does not exist"),
     (["terrain", "--out", "{tmp}"], "--out {tmp}: the folder exists; expected FILE.png"),
+    (["terrain", "--out", "{tmp}/.gif"], "--out {tmp}/.gif: a suffix with no name before it; expected FILE.png"),
+    (["terrain", "--sheet", "{tmp}/.png"], "--sheet {tmp}/.png: a suffix with no name before it; expected FILE.png"),
 ])
 def test_bad_preview_arguments_are_one_line_and_write_nothing(args, message, tmp_path):
     r = _cli(*[a.format(tmp=tmp_path) for a in args])
