@@ -456,7 +456,7 @@ def _cmd_preview(a: argparse.Namespace) -> int:
         from stratstone_cad.viewer import gltf, web
 
         if kind == ".glb":
-            atomic_write(a.out, gltf.set_glb(chosen), follow_symlinks=True)
+            atomic_write(a.out, gltf.set_glb(chosen), follow_symlinks=True, sweep=True)
         else:
             web.write_set(chosen, a.out)
         print(printable(f"wrote {a.out}: {counted(len(chosen), 'asset')}"))

@@ -374,7 +374,7 @@ def write_replay(rep: Any, log: Path, out: Path, seconds_per_ply: float = 1.0, c
     from stratstone_cad.base.fileio import atomic_write
 
     data = replay_bytes(rep, log, seconds_per_ply, colours, reach)
-    atomic_write(out, data, follow_symlinks=True)
+    atomic_write(out, data, follow_symlinks=True, sweep=True)
     return len(data)
 
 

@@ -642,3 +642,23 @@ def test_a_replay_never_writes_over_the_log_it_reads(name, tmp_path):
     assert f"--out {tmp_path / name}: the same file as the log {log} it reads" in r.stderr
     assert log.read_bytes() == (LOGS / "stratstone_win.jsonl").read_bytes()
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize("suffix", [".html", ".glb"])
+def test_a_shared_replay_sweeps_what_a_killed_one_of_its_name_left_but_not_a_running_ones(suffix, tmp_path):
+    """SIGKILL during ``replay --out game.html`` leaves its ``.game.html.XXXXXXXX.tmp``; the
+    next replay of that name removes it (the one sweep the build uses, fileio.sweep_temporary),
+    skipping one a running write holds locked."""
+    import fcntl
+
+    name = f"game{suffix}"
+    stale = tmp_path / f".{name}.abcd1234.tmp"
+    stale.write_bytes(b"x" * 100_000)
+    held = tmp_path / f".{name}.held0000.tmp"
+    held.write_bytes(b"partial")
+    (tmp_path / f".other{suffix}.abcd1234.tmp").write_bytes(b"not this name's")
+    with open(held, "rb") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        r = _strat("--out", str(tmp_path / name))
+        assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([name, held.name, f".other{suffix}.abcd1234.tmp"])
