@@ -662,3 +662,19 @@ def test_a_shared_replay_sweeps_what_a_killed_one_of_its_name_left_but_not_a_run
         r = _strat("--out", str(tmp_path / name))
         assert r.returncode == 0, r.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([name, held.name, f".other{suffix}.abcd1234.tmp"])
+
+
+@pytest.mark.parametrize("suffix", [".html", ".glb"])
+def test_a_shared_replay_of_more_plies_than_the_cap_is_refused_in_one_line(suffix, tmp_path):
+    """A page or GLB holds every ply's animation whole (a million plies wrote 307 MB using
+    1.9 GB): a log longer than the cap is refused naming its plies and the cap, nothing written."""
+    from stratstone_cad.viewer.gltf import SHARED_PLIES
+    from tests.viewer.test_replay_memory import _lost_turns
+
+    log = tmp_path / "long.jsonl"
+    _lost_turns(log, SHARED_PLIES + 1)
+    r = _cli(str(log), "--out", str(tmp_path / f"long{suffix}"))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert f"the log has {SHARED_PLIES + 1} plies, expected at most {SHARED_PLIES} in one" in r.stderr
+    assert "FILE.mp4" in r.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["long.jsonl"]
