@@ -313,7 +313,8 @@ def cad_files_job(game: Any, params: Any, printer: Any, profiles: Mapping[str, A
                 Output(f"{game.name}/set.glb", game.name, "set", "board")]
     return Job(f"{game.name}/set", f"{__name__}:make_cad_files",
                {"game": game.name, "params": params, "printer": printer, "profiles": dict(profiles), "mesh": mesh},
-               tuple(outputs), f"{game.title.split(':')[0]} STEP files and set", cost=10.0 * len(plan))
+               tuple(outputs), f"{game.title.split(':')[0]} STEP files and set", cost=10.0 * len(plan),
+               in_worker=True)
 
 
 def make_cad_files(game: str, params: Any, printer: Any, profiles: Mapping[str, Any], mesh: Any) -> list[bytes]:
