@@ -366,6 +366,10 @@ def _cmd_play(a: argparse.Namespace) -> int:
     players = _players_arg(a, "player kinds", "random,greedy")
     setup = _setup_arg(a)
     map_file = next((file for _, _, file in _map_args(a, "file") if file is not None), None)
+    if a.out is not None:
+        from stratstone_cad.base.fileio import refuse_reading  # no CAD: fileio imports only errors
+
+        refuse_reading(a.out, [(f"{flag} file", file) for _, flag, file in _map_args(a, "file")])
     text = commands.play(a.game, a.seed, players, a.out, setup, map_file=map_file,
                          on_warning=lambda m: print(f"{PROG}: warning: {printable(m)}", file=sys.stderr))
     sys.stdout.write("".join(printable(line) + "\n" for line in text.split("\n")))  # it names --out
@@ -443,6 +447,7 @@ def _size(text: str | None) -> tuple[int, int]:
 
 def _cmd_preview(a: argparse.Namespace) -> int:
     # start-up speed: the parameters only for the commands that read them, not check-log or play
+    from stratstone_cad.base.fileio import refuse_reading
     from stratstone_cad.base.params import parse_set
     from stratstone_cad.viewer.assets import list_assets, select
     from stratstone_cad.viewer.preview import contact_sheet, render_still, render_turntable, show
@@ -456,7 +461,12 @@ def _cmd_preview(a: argparse.Namespace) -> int:
         check_frames(a.out, kind, a.frames, size, a.fps, fewer="fewer --frames")
     if a.sheet:
         check_target(a.sheet, (".png",), flag="--sheet")
-    chosen = select(list_assets(sets=parse_set(a.sets)), a.assets)
+    for flag, out in (("--out", a.out), ("--sheet", a.sheet)):
+        if out is not None:
+            refuse_reading(out, [("--params file", a.params)], flag)
+    if a.out and a.sheet and os.path.realpath(a.out) == os.path.realpath(a.sheet):
+        raise UserError(f"--out {a.out} and --sheet {a.sheet}: the same file; expected two files (or one of them)")
+    chosen = select(list_assets(sets=parse_set(a.sets), params_file=a.params), a.assets)
     if a.sheet:
         contact_sheet(chosen, a.sheet)
         print(printable(f"wrote {a.sheet}: {counted(len(chosen), 'asset')}"))
@@ -465,7 +475,7 @@ def _cmd_preview(a: argparse.Namespace) -> int:
         from stratstone_cad.viewer import gltf, web
 
         if kind == ".glb":
-            atomic_write(a.out, gltf.set_glb(chosen), follow_symlinks=True)
+            atomic_write(a.out, gltf.set_glb(chosen), follow_symlinks=True, sweep=True)
         else:
             web.write_set(chosen, a.out)
         print(printable(f"wrote {a.out}: {counted(len(chosen), 'asset')}"))
@@ -482,6 +492,7 @@ def _cmd_preview(a: argparse.Namespace) -> int:
 
 def _cmd_replay(a: argparse.Namespace) -> int:
     # start-up speed: the parameters only for the commands that read them, not check-log or play
+    from stratstone_cad.base.fileio import refuse_reading
     from stratstone_cad.base.params import parse_set
     from stratstone_cad.viewer import replay
 
@@ -490,6 +501,8 @@ def _cmd_replay(a: argparse.Namespace) -> int:
         raise UserError(f"--frames-per-ply {a.frames_per_ply} --fps {a.fps}: expected 1 to 600 frames a ply at 1 to "
                         "120 frames a second")
     kind = replay.check_out(a.out, size) if a.out else None
+    if a.out:
+        refuse_reading(a.out, [("log", a.log), ("--params file", a.params)])
     if a.ply is not None and kind != ".png":
         raise UserError(f"--ply {a.ply}: only with --out FILE.png (one position)")
     plies = None
@@ -499,7 +512,7 @@ def _cmd_replay(a: argparse.Namespace) -> int:
             raise UserError(f"--plies {printable(repr(a.plies))[:40]}: expected FIRST-LAST such as 10-20, with --out "
                             "FILE.gif, FILE.mp4 or a folder")
         plies = (int(m[1]), int(m[2]))
-    rep = replay.load(a.log, parse_set(a.sets))
+    rep = replay.load(a.log, parse_set(a.sets), a.params)
     if kind in replay.SHARED:  # the scene itself, animated: the same motion as the MP4
         from stratstone_cad.viewer import gltf, web
 

@@ -257,11 +257,7 @@ def set_layout(game: Any, params: Any, jobs: list[Job], bounds: Mapping[str, tup
         lo, hi = bounds[o.file]
         return ((lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, lo[2])
 
-    def placed(o: Output, number: int, at: tuple[float, float, float]) -> Placed:
-        a = anchor(o)
-        name = Path(o.file).stem if o.count == 1 else f"{Path(o.file).stem}-{number:02d}"
-        return Placed(name, o, (at[0] - a[0], at[1] - a[1], at[2] - a[2]), display_colour(dict(colours), o.colour))
-
+    spots: list[tuple[Output, int, tuple[float, float, float]]] = []  # named once every copy is counted
     out = [Placed("board", board, (0.0, 0.0, 0.0), display_colour(dict(colours), None))]
     used: Counter[str] = Counter()
     height = {o.file: bounds[o.file][1][2] - bounds[o.file][0][2] for o in outputs.values()}
@@ -270,14 +266,14 @@ def set_layout(game: Any, params: Any, jobs: list[Job], bounds: Mapping[str, tup
         for pid in ids:
             o = outputs[table.assets[pid]]
             used[o.file] += 1
-            out.append(placed(o, used[o.file], (x, y, z)))
+            spots.append((o, used[o.file], (x, y, z)))
             z += height[o.file]
     for ids in ledger.reserve.values() if ledger is not None else ():
         for pid in ids:
             if pid in table.reserve:
                 o = outputs[table.assets[pid]]
                 used[o.file] += 1
-                out.append(placed(o, used[o.file], table.reserve[pid]))
+                spots.append((o, used[o.file], table.reserve[pid]))
     # the rest of the set (copies the start position leaves in the box) in rows beside the board
     blo, bhi = bounds[board.file]
     x0, y = bhi[0] + 0.05 * (bhi[0] - blo[0]), bhi[1]
@@ -294,8 +290,15 @@ def set_layout(game: Any, params: Any, jobs: list[Job], bounds: Mapping[str, tup
             if k and k % per_row == 0:
                 y -= d + gap
             used[o.file] += 1
-            out.append(placed(o, used[o.file], (x0 + w / 2 + (k % per_row) * (w + gap), y, 0.0)))
+            spots.append((o, used[o.file], (x0 + w / 2 + (k % per_row) * (w + gap), y, 0.0)))
         y -= d / 2 + gap
+    for o, number, at in spots:
+        # numbered when more than one copy stands in the set: a game's start can place more copies
+        # than the set prints (terrain.piece.per_kind=1 against two runners a side), and an
+        # assembly's names must be unique
+        a = anchor(o)
+        name = Path(o.file).stem if max(o.count, used[o.file]) == 1 else f"{Path(o.file).stem}-{number:02d}"
+        out.append(Placed(name, o, (at[0] - a[0], at[1] - a[1], at[2] - a[2]), display_colour(dict(colours), o.colour)))
     return out
 
 
@@ -348,7 +351,8 @@ def cad_files_job(game: Any, params: Any, printer: Any, profiles: Mapping[str, A
                 Output(f"{game.name}/set.glb", game.name, "set", "board")]
     return Job(f"{game.name}/set", f"{__name__}:make_cad_files",
                {"game": game.name, "params": params, "printer": printer, "profiles": dict(profiles), "mesh": mesh},
-               tuple(outputs), f"{game.title.split(':')[0]} STEP files and set", cost=10.0 * len(plan))
+               tuple(outputs), f"{game.title.split(':')[0]} STEP files and set", cost=10.0 * len(plan),
+               in_worker=True)
 
 
 def set_jobs_not_printed(printed: list[Job], whole: list[Job]) -> list[Job]:

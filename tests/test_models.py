@@ -182,3 +182,41 @@ def test_every_example_of_the_modules_docstring_runs_and_every_part_it_names_exi
     quoted = set(re.findall(r'"([a-z-]+/[a-z0-9-]+)"', models.__doc__))
     known = set(models.names()) | set(models.names(printer="prusa-mini")) | {"terrain/board"}  # any map's board
     assert quoted and quoted <= known, sorted(quoted - known)
+
+
+def _counts():
+    """(game, dotted name, value) of every print count a set's parts are numbered by (the
+    fields named ``per_*``), at each end of its range."""
+    import dataclasses
+
+    from stratstone_cad.registry import GAMES
+
+    return [(g.name, f"{prefix}.{f.name}", int(v)) for g in GAMES.values() for prefix, cls in g.sections.items()
+            for f in dataclasses.fields(cls) if f.name.startswith("per_") for v in (f.metadata["lo"], 2, f.metadata["hi"])]
+
+
+@pytest.mark.parametrize(("game", "name", "value"), _counts())
+def test_every_copy_in_a_set_has_its_own_name_at_any_print_count(game, name, value):
+    """A game's start can place more copies of a part than the set prints (the terrain's
+    two runners a side against terrain.piece.per_kind=1): the layout still names each copy
+    once (an assembly refuses a name twice). The layout alone, on boxes: no CAD."""
+    from stratstone_cad.base.params import load_colours
+    from stratstone_cad.registry import get_games
+
+    (g,) = get_games([game])
+    try:
+        params, jobs = models._plan(g, {name: value}, None, None)
+    except models.ModelError:
+        pytest.skip(f"{name}={value} is refused by the game's own checks")
+    bounds = {o.file: ((0.0, 0.0, 0.0), (10.0, 10.0, 5.0)) for j in jobs for o in j.outputs}
+    names = [p.name for p in models.set_layout(g, params, jobs, bounds, load_colours())]
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+
+
+def test_a_terrain_set_of_one_piece_a_kind_is_an_assembly_of_named_copies():
+    """models.assembly("terrain", per_kind=1) (in range) is an assembly, not CadQuery's
+    "Unique name is required": the start's two copies of a kind are numbered."""
+    assy = models.assembly("terrain", per_kind=1)
+    runners = sorted(n for n in assy.objects if n.startswith("runner-red"))
+    assert runners == ["runner-red-01", "runner-red-02"]
+    assert len([n for n in assy.objects if n not in ("terrain", "board")]) == 12

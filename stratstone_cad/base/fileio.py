@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 import re
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -220,18 +221,24 @@ def write_target(path: Path, follow_symlinks: bool) -> Path:
     return path
 
 
-def atomic_write(path: Path, data: bytes, follow_symlinks: bool = False) -> None:
+def atomic_write(path: Path, data: bytes, follow_symlinks: bool = False, sweep: bool = False) -> None:
     """Write ``data`` to ``path`` atomically (temp file in the same folder + rename), with
     the permissions of the file it replaces (0644 for a new one).
 
     Never replaces what is not a regular file (see :func:`write_target`); with
-    ``follow_symlinks`` a link at ``path`` is written through, else refused.
+    ``follow_symlinks`` a link at ``path`` is written through, else refused. With ``sweep``
+    the temporary files killed writes of the same name left beside it go too
+    (:func:`sweep_temporary`; a user's export, where no build's sweep passes).
     """
-    path, tmp = _stage(path, data, follow_symlinks)
+    path, tmp, fd = _stage(path, data, follow_symlinks)
     try:
+        if sweep:
+            sweep_temporary(path.parent, re.escape(path.name))  # this write's own is locked: kept
         os.replace(tmp, path)
     except BaseException as e:
         raise _failed(e, path, [tmp]) from None
+    finally:
+        os.close(fd)
 
 
 def atomic_write_all(files: list[tuple[Path, bytes]]) -> None:
@@ -242,22 +249,27 @@ def atomic_write_all(files: list[tuple[Path, bytes]]) -> None:
     already renamed are removed again and the temporary files go: for files that replace
     others, the old ones are gone then too (the build removes a part's outdated files
     before it makes the part). Links are refused, as by :func:`atomic_write`."""
-    staged: list[tuple[Path, str]] = []
+    staged: list[tuple[Path, str, int]] = []
     renamed: list[Path] = []
     try:
         for path, data in files:
             staged.append(_stage(path, data, False))
-        for path, tmp in staged:
+        for path, tmp, _fd in staged:
             os.replace(tmp, path)
             renamed.append(path)
     except BaseException as e:  # an OSError is a rename's: staging raises OutputError
-        raise _failed(e, path, [tmp for _, tmp in staged] + renamed) from None
+        raise _failed(e, path, [tmp for _, tmp, _fd in staged] + renamed) from None
+    finally:
+        for _, _, fd in staged:
+            os.close(fd)
 
 
-def _stage(path: Path, data: bytes, follow_symlinks: bool) -> tuple[Path, str]:
+def _stage(path: Path, data: bytes, follow_symlinks: bool) -> tuple[Path, str, int]:
     """``data`` written and synced to a temporary file beside where ``path`` lands, with
     the permissions of the file it will replace (0666 less the umask for a new one); returns where it
-    lands and the temporary file. Nothing is left behind on an error or an interrupt."""
+    lands, the temporary file and its descriptor, open and locked (:func:`sweep_temporary`
+    skips it) until the caller closes it, after the rename. Nothing is left behind on an
+    error or an interrupt."""
     path = write_target(Path(path), follow_symlinks)
     if path_too_long(path):
         raise OutputError(f"output file {path}: cannot write ({path_too_long(path)})")
@@ -272,14 +284,16 @@ def _stage(path: Path, data: bytes, follow_symlinks: bool) -> tuple[Path, str]:
     except OSError as e:
         raise OutputError(f"output file {path}: cannot write ({describe_os_error(e)})") from None
     try:
-        with os.fdopen(fd, "wb") as fh:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # this write's: no sweep removes it (a new file: nobody else holds it)
+        with os.fdopen(fd, "wb", closefd=False) as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
     except BaseException as e:
+        os.close(fd)
         raise _failed(e, path, [tmp]) from None
-    return path, tmp
+    return path, tmp, fd
 
 
 def _failed(e: BaseException, path: Path, leftovers: list[Path | str]) -> BaseException:
@@ -300,8 +314,9 @@ def _failed(e: BaseException, path: Path, leftovers: list[Path | str]) -> BaseEx
 def sweep_temporary(folder: Path, names: str) -> list[Path]:
     """Remove the temporary files a killed :func:`atomic_write` left in ``folder`` for the
     targets whose names match the regular expression ``names`` (``.NAME.XXXXXXXX.tmp``, as
-    :func:`tempfile.mkstemp` names them there); returns those removed. A folder that cannot
-    be listed, or a file that cannot be removed, is left as it is: it harms nothing."""
+    :func:`tempfile.mkstemp` names them there), never one a write still holds locked; returns
+    those removed. A folder that cannot be listed, or a file that cannot be removed, is left
+    as it is: it harms nothing."""
     pattern = re.compile(rf"\.(?:{names})\.[a-z0-9_]{{8}}\.tmp")
     try:
         found = sorted(p for p in Path(folder).iterdir() if pattern.fullmatch(p.name))
@@ -310,9 +325,33 @@ def sweep_temporary(folder: Path, names: str) -> list[Path]:
     swept = []
     for p in found:
         try:
-            if p.is_file() and not p.is_symlink():
+            fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            continue  # a link, gone, or not ours to read
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held: a write running now (its temporary is locked)
                 p.unlink()
                 swept.append(p)
         except OSError:
             pass
+        finally:
+            os.close(fd)
     return swept
+
+
+def refuse_reading(out: Path | str, inputs: Iterable[tuple[str, Path | str | None]], flag: str = "--out") -> None:
+    """Refuse, in one line, to write ``out`` when it is the very file one of ``inputs``
+    (``(what, path)``, a path ``None`` when not given) names: the same path, a link to it or
+    another hard link of it (``os.path.samefile``). A command never writes over a file it
+    reads: ``replay same.html --out same.html`` would replace its log with the page."""
+    for what, path in inputs:
+        if path is None:
+            continue
+        try:
+            same = os.path.samefile(out, path)
+        except (OSError, ValueError):  # either is not there (or cannot be looked at): not one file
+            continue
+        if same:
+            raise UserError(f"{flag} {out}: the same file as the {what} {path} it reads; expected another file to "
+                            "write, so the input is not overwritten")

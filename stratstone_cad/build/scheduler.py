@@ -11,9 +11,12 @@ made, never at the top: an unchanged rebuild has none.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,14 +48,22 @@ def run_all(todo: list[tuple[Job, str]], mesh: MeshParams, profiles: dict[str, P
     todo = sorted(todo, key=lambda jk: -jk[0].cost)  # longest first keeps both cores busy to the end
     here = [jk for jk in todo if jobs > 1 and _kernel_free(jk[0])]
     cad = [jk for jk in todo if jk not in here]
-    if jobs == 1 or len(cad) <= 1:
+    if (jobs == 1 or len(cad) <= 1) and not any(job.in_worker for job, _ in cad):
         for job, key in here + cad:
             result = run(job, mesh, profiles, str(out_dir), key)
             bar.step(job.id, len(job.outputs))
             yield result
         return
     start_fork_server()
-    yield from _Run(run, mesh, profiles, out_dir, bar, worker_pool(min(jobs, len(cad)))).results(here, cad)
+    yield from _Run(run, mesh, profiles, out_dir, bar, worker_pool(max(1, min(jobs, len(cad))))).results(here, cad)
+
+
+STOP_WAIT_S = 3.0
+"""How long a stop (Ctrl-C, SIGTERM) waits for the parts running in the workers to finish
+(and be listed) before it abandons them: their workers are killed, their files never
+written or, if caught in the renames, removed as unlisted (``pipeline._settle``)."""
+SAY_AFTER_S = 0.5
+"""A stop says what it waits for once it has waited this long (a plain part finishes sooner)."""
 
 
 class _Run:
@@ -67,6 +78,8 @@ class _Run:
         self.error: BaseException | None = None
         self.stopping = threading.Event()
         self.submit_failed: list[BaseException] = []
+        self.stop_at: float | None = None  # when a stop came (time.monotonic)
+        self.said = False  # whether the stop has said what it waits for
 
     def results(self, here: list[tuple[Job, str]], cad: list[tuple[Job, str]]) -> Iterator[list[dict[str, Any]]]:
         """Each part's entries as it finishes: ``here`` made in this process, ``cad`` by the workers."""
@@ -85,7 +98,8 @@ class _Run:
             self.stopping.set()
             submitter.join()  # the futures it made are all known before they are waited on
             self.cancel_pending()
-            yield from self._taken(list(self.futures))  # parts already running finish; list them too
+            self.abandon_running()  # parts already running finish, for STOP_WAIT_S at most
+            yield from self._taken(list(self.futures))  # those that finished are listed too
         finally:
             # Seen through to the end whatever further Ctrl-C or SIGTERM comes: cut short, the
             # running parts would be written after the manifest, listed nowhere, and the
@@ -167,11 +181,51 @@ class _Run:
         self.bar.step(job.id, len(job.outputs))
         return result
 
+    def abandon_running(self) -> None:
+        """After a stop: wait for the parts running in the workers until :data:`STOP_WAIT_S`
+        after the stop, saying what it waits for once it has waited :data:`SAY_AFTER_S`,
+        then kill the workers of those still running (their parts fail and are not listed).
+        Safe to run again: the time is counted from the first call."""
+        import concurrent.futures as cf  # a pool's module: only where a pool is made
+
+        if self.stop_at is None:
+            self.stop_at = time.monotonic()
+        running = [f for f in list(self.futures) if not f.done()]
+        if not running:
+            return
+        cf.wait(running, timeout=max(0.0, self.stop_at + SAY_AFTER_S - time.monotonic()))
+        running = [f for f in running if not f.done()]
+        if running and not self.said:
+            self.said = True
+            self.say(f"stopping: waiting up to {STOP_WAIT_S:g} s for {self._named(running)} to finish")
+        cf.wait(running, timeout=max(0.0, self.stop_at + STOP_WAIT_S - time.monotonic()))
+        running = [f for f in running if not f.done()]
+        if running:
+            self.say(f"stopping: {self._named(running)} abandoned (made again by the next build)")
+            for process in list((getattr(self.pool, "_processes", None) or {}).values()):
+                with contextlib.suppress(OSError, ValueError):
+                    process.kill()
+            cf.wait(running, timeout=30)  # the pool notices its workers gone: each fails, none is listed
+
+    def _named(self, futures: list[cf.Future]) -> str:
+        names = [self.futures[f].id for f in futures]
+        return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+    def say(self, text: str) -> None:
+        """A line on the progress bar's stream, or on stderr when there is no bar (--quiet)."""
+        stream = self.bar.stream or sys.stderr
+        with contextlib.suppress(OSError, ValueError):
+            stream.write(("\n" if self.bar.tty else "") + f"{text}\n")  # off the bar's line
+            stream.flush()
+
     def shut_down(self) -> None:
-        """The pool shut down once its running parts are done (safe to run again: :func:`despite_stops`)."""
+        """The pool shut down once its running parts are done or, after a stop, abandoned
+        (safe to run again: :func:`despite_stops`)."""
         self.stopping.set()
         if self.submitter.is_alive():
             self.submitter.join()
+        if isinstance(self.error, KeyboardInterrupt):
+            self.abandon_running()
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 

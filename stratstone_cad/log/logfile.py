@@ -26,10 +26,12 @@ The format is documented in docs/log-format.md.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import json
 import math
 import os
 import re
+import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -37,7 +39,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from stratstone_cad.base.fileio import atomic_write, describe_os_error, open_regular, path_too_long
+from stratstone_cad.base.fileio import atomic_write, describe_os_error, kind_of, open_regular, path_too_long
 from stratstone_cad.engine.core import DRAW_AGREED, RESIGNATION, Event, Game, Result, State, UnknownGameError, short_repr
 from stratstone_cad.errors import GameError, LogError, OutputError, counted
 from stratstone_cad.registry import get_game
@@ -452,6 +454,10 @@ def _read_open_lines(f: BinaryIO, name: str, where: _Where | None = None, start:
             try:
                 value, end = raw_decode(body)
             except (ValueError, RecursionError) as e:
+                if line_no > 1 and not raw.endswith(b"\n") and body.startswith("{") and isinstance(e, ValueError):
+                    raise LogError(f"line {line_no}: cut short, the file ends inside it (as a write stopped part way, "
+                                   "such as a killed record, leaves it); expected a whole JSON line: remove this last "
+                                   "line to keep the plies before it") from None
                 raise _json_error(e, text, line_no) from None
             if end != len(body):
                 _parse_json(text, line_no)  # raises the "extra data" error
@@ -804,6 +810,56 @@ def result_record(result: Result) -> dict[str, Any]:
 def dumps_line(obj: Mapping[str, Any]) -> str:
     """One log line (no newline): compact-ish, key order kept, ASCII-only, deterministic."""
     return json.dumps(obj, ensure_ascii=True, allow_nan=False)
+
+
+def append_log(path: str | os.PathLike[str], records: Iterable[Mapping[str, Any]]) -> None:
+    """Append records to the log at ``path``, which :func:`write_log` (or this) wrote: the
+    same bytes a rewrite of the whole log would give (``dumps_line``, one a line), written
+    at the end only and made durable (``fsync``) before it returns, so a long game costs
+    each move its own line, not the log again. A failed append (a full disk) is taken back,
+    the file cut to its old length; a kill part way can leave a last line cut short, which
+    the reader names (``check-log``, ``record --resume``).
+
+    Raises :class:`~stratstone_cad.errors.OutputError` when the file cannot be written.
+    """
+    data = "".join(dumps_line(rec) + "\n" for rec in records).encode("utf-8")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise OutputError(f"output file {path}: cannot write ({describe_os_error(e)})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OutputError(f"output file {path}: is {kind_of(st.st_mode)}, expected the log, a regular file")
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        except BaseException as e:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, st.st_size)  # the log as it was: no line half written
+                os.fsync(fd)
+            if isinstance(e, OSError):
+                raise OutputError(f"output file {path}: cannot write ({describe_os_error(e)})") from None
+            raise
+    finally:
+        os.close(fd)
+
+
+def holds_as_written(path: str | os.PathLike[str], records: Iterable[Mapping[str, Any]]) -> bool:
+    """Whether the file at ``path`` holds exactly the bytes :func:`write_log` writes for
+    ``records`` (read alongside, line by line, to the first difference): then new records
+    can be appended (:func:`append_log`) and the file stays what a rewrite would give."""
+    try:
+        with open(path, "rb") as f:
+            for rec in records:
+                line = (dumps_line(rec) + "\n").encode("utf-8")
+                if f.read(len(line)) != line:
+                    return False
+            return f.read(1) == b""
+    except OSError:
+        return False
 
 
 def write_log(path: str | os.PathLike[str], records: Iterable[Mapping[str, Any]]) -> None:

@@ -3,9 +3,12 @@
 A scoresheet that checks itself: the prompt shows whose turn it is and the position,
 reads one move in the log's own notation, and has the engine check it before it is
 accepted; an illegal or mistyped move gets the engine's one-line reason and the prompt
-asks again. After every accepted ply the whole log (header and every ply) is written
-atomically, so Ctrl-C, a closed terminal or a crash keeps every ply entered, and
-``record --resume FILE`` continues it; a write that fails (a full disk) ends the session
+asks again. After every accepted ply its line is appended to the log and synced (the
+whole log is written atomically only at the start, after an undo, or when a resumed log
+was not written as this program writes it: the file is always what one write of the
+game would give), so Ctrl-C, a closed terminal or a crash keeps every ply entered, and
+``record --resume FILE`` continues it (a kill during an append can leave a last line cut
+short, which check-log and record --resume name); a write that fails (a full disk) ends the session
 saying which ply was not saved. The log is the one ``check-log`` reads (its header is
 checked as check-log checks it before the first move is asked for); a resignation or an
 agreed draw ends it with a result line (``agreed_end`` in the log). A log is locked while
@@ -86,6 +89,10 @@ class _Session:
     """The events of those dice (the ply's explanation starts with them)."""
     saved: int = -1
     """The plies the log on disk holds (all of ``records`` but what a failed write kept out)."""
+    written: int | None = None
+    """How many of ``records`` the log on disk holds, each line as :func:`write_log` writes it:
+    a save appends the rest. ``None`` (a resumed log, as read; after an undo): the next save
+    writes the whole log, so the file is always what one rewrite of the game would give."""
 
     def __post_init__(self) -> None:
         if self.saved < 0:
@@ -241,6 +248,7 @@ class _Session:
             self.say(f"took back ply {last['ply']}: {last['player']} {last['move']}")
             if self.seed is None or not self._forced(before, last):
                 break
+        self.written = None  # lines taken back: the log is written again whole
         self.save("the undo was not saved")
         self.show()
 
@@ -273,13 +281,18 @@ class _Session:
         return f"wrote {self.name}: {self.game.name}, {counted(plies, 'ply', 'plies')}, {result.describe()}"
 
     def save(self, lost: str) -> None:
-        """Write the whole log; when that fails (a full disk), the session ends saying what
-        was ``lost`` and where ``record --resume`` goes on from (the log is as it was)."""
+        """Write the log: the new lines appended (see :attr:`written`), or the whole log; when
+        that fails (a full disk), the session ends saying what was ``lost`` and where ``record
+        --resume`` goes on from (the log is as it was)."""
         try:
-            _log.write_log(self.out, self.records)
+            if self.written is not None and self.written <= len(self.records):
+                _log.append_log(self.out, self.records[self.written:])  # a move a line, not the whole log again
+            else:
+                _log.write_log(self.out, self.records)
         except OutputError as e:
             where = f"after ply {self.saved}, the last one saved" if self.saved else "from the start, no ply was saved"
             raise OutputError(f"{e}; {lost}: record --resume {self.name} goes on {where}") from None
+        self.written = len(self.records)
         self.saved = len(self.states) - 1
 
     def kept(self, why: str) -> str:
@@ -378,8 +391,8 @@ def _new_out(out: Path) -> None:
 @contextlib.contextmanager
 def _recording(log: Path, where: str) -> Iterator[None]:
     """The log is this session's while it runs: an exclusive lock on ``.NAME.lock`` beside
-    it (the log is replaced at every write, and a lock on the log would go with the file it
-    replaces), held until the session ends however it ends, and the lock file removed then
+    it (a write of the whole log replaces the file, and a lock on the log would go with the
+    file it replaces), held until the session ends however it ends, and the lock file removed then
     (a killed session leaves it, unlocked: the next one takes it). A second session on the
     same log is refused in one line, before it writes anything."""
     lock = _lock_file(log)
@@ -487,6 +500,7 @@ def record(game_name: str, out: Path, setup: Mapping[str, Any] | None, players: 
             on_warning(text)
         session = _Session(engine, out, [header], [initial], say, seed if roll else None)
         _log.write_log(out, session.records)
+        session.written = len(session.records)  # the header, as a rewrite writes it: the moves are appended
         say(f"recording {engine.name} ({', '.join(ids)}) into {session.name}; help lists the commands")
         return session.run(_reader(stdin, say, interactive))
 
@@ -505,6 +519,8 @@ def resume(path: Path, game_name: str | None, *, roll: bool, stdin: TextIO | Non
         seed = records[0].get("seed")
         sweep_temporary(Path(path).parent, re.escape(Path(path).name))  # what a killed write of this log left
         session = _Session(game, Path(path), records, states, say, seed if roll else None)
+        if _log.holds_as_written(path, records):  # as this program writes it: each move is appended to it
+            session.written = len(records)
         say(f"resuming {game.name} ({', '.join(records[0]['players'])}) from {session.name} after ply {states[-1].ply}")
         if seed is not None and not roll and game.chance_field is not None:
             say(f"(the program rolled this game's dice with seed {seed}; --roll goes on rolling them)")

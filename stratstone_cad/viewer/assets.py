@@ -65,10 +65,12 @@ class Asset:
         return self.output.part
 
 
-def list_assets(games: Iterable[str] | None = None, sets: dict[str, str] | None = None) -> dict[str, Asset]:
-    """Every asset of the games named (all by default), by name, in the build's order."""
+def list_assets(games: Iterable[str] | None = None, sets: dict[str, str] | None = None,
+                params_file: Path | None = None) -> dict[str, Asset]:
+    """Every asset of the games named (all by default), by name, in the build's order, made
+    with the parameters of ``params_file`` (``--params``) and ``sets`` (``--set``) as a build's."""
     chosen = get_games(list(games) if games else None)
-    ps = load_params(None, sets, games=[g.name for g in chosen])
+    ps = load_params(params_file, sets, games=[g.name for g in chosen])
     profiles = load_profiles()
     colours = load_colours()
     out: dict[str, Asset] = {}

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from stratstone_cad.errors import ParameterError
 from stratstone_cad.printing.checks import Mesh
 
 __all__ = ["SETTLE", "GlbBuilder", "drawing_extras", "overlay_style", "replay_bytes", "replay_glb", "set_glb", "to_gltf",
@@ -355,6 +356,22 @@ def set_glb(assets: Sequence[Any]) -> bytes:
     return b.glb()
 
 
+SHARED_PLIES = 20_000
+"""The most plies a shared replay (FILE.glb, FILE.html) holds: every ply's animation is built
+in memory and written into the one file (about 300 bytes a ply in the file and 2 kB a ply
+while it is made: a million plies wrote 307 MB using 1.9 GB in 110 s). The longest games
+played by the rules take a few hundred."""
+
+
+def check_plies(rep: Any, out: Path) -> None:
+    """Refuse, in one line, a shared replay of more than :data:`SHARED_PLIES` plies."""
+    if rep.count > SHARED_PLIES:
+        raise ParameterError(f"--out {out}: the log has {rep.count} plies, expected at most {SHARED_PLIES} in one "
+                             f"{out.suffix.lower().lstrip('.').upper() or 'shared'} file (each ply's animation is held "
+                             f"whole in it, about {rep.count * 300 / 1e6:.0f} MB); write FILE.mp4 or a folder of "
+                             "frames instead, which stream, with --plies FIRST-LAST for a part")
+
+
 def replay_bytes(rep: Any, log: Path, seconds_per_ply: float = 1.0, colours: str = "levels", reach: bool = True) -> bytes:
     """The GLB of the log ``log`` (loaded as ``rep``), with the log's header and each ply's
     words, from the log replayed again (as fast as check-log: milliseconds a hundred plies)."""
@@ -373,8 +390,9 @@ def write_replay(rep: Any, log: Path, out: Path, seconds_per_ply: float = 1.0, c
     not at all; returns its size."""
     from stratstone_cad.base.fileio import atomic_write
 
+    check_plies(rep, out)
     data = replay_bytes(rep, log, seconds_per_ply, colours, reach)
-    atomic_write(out, data, follow_symlinks=True)
+    atomic_write(out, data, follow_symlinks=True, sweep=True)
     return len(data)
 
 

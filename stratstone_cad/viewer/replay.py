@@ -138,11 +138,12 @@ class GameOnTable:
         return out
 
 
-def load(path: Path, sets: dict[str, str] | None = None) -> GameOnTable:
-    """Check and replay the log at ``path`` and lay its game out on the board.
+def load(path: Path, sets: dict[str, str] | None = None, params_file: Path | None = None) -> GameOnTable:
+    """Check and replay the log at ``path`` and lay its game out on the board, its parts
+    made with the parameters of ``params_file`` (``--params``) and ``sets`` (``--set``).
 
     Raises :class:`LogError` (check-log's message) for an invalid log and
-    :class:`ParameterError` for a bad ``--set``.
+    :class:`ParameterError` for a bad ``--params`` file or ``--set``.
     """
     with replay(path) as r:  # the whole log checked, streaming; a seek point kept every `every` plies
         header, game, initial = r.header, r.game, r.initial
@@ -160,7 +161,7 @@ def load(path: Path, sets: dict[str, str] | None = None) -> GameOnTable:
     ga = GAMES.get(game.name)
     if ga is None or ga.table is None:
         raise UserError(f"{path}: the viewer has no board for the game {game.name!r}")
-    ps = load_params(None, sets, games=[game.name])
+    ps = load_params(params_file, sets, games=[game.name])
     params = ps.game(game.name)
     if ga.for_setup is not None:
         params = ga.for_setup(params, header.setup)

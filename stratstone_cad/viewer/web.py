@@ -38,7 +38,7 @@ def write_set(assets: Any, out: Path) -> int:
     from stratstone_cad.viewer import gltf
 
     data = page(gltf.set_glb(assets), "stratstone-cad: parts").encode("utf-8")
-    atomic_write(out, data, follow_symlinks=True)
+    atomic_write(out, data, follow_symlinks=True, sweep=True)
     return len(data)
 
 
@@ -49,6 +49,7 @@ def write_replay(rep: Any, log: Path, out: Path, seconds_per_ply: float = 1.0, c
     from stratstone_cad.base.fileio import atomic_write
     from stratstone_cad.viewer import gltf
 
+    gltf.check_plies(rep, out)
     data = page(gltf.replay_bytes(rep, log, seconds_per_ply, colours, reach), f"{rep.title}: replay").encode("utf-8")
-    atomic_write(out, data, follow_symlinks=True)
+    atomic_write(out, data, follow_symlinks=True, sweep=True)
     return len(data)

@@ -42,6 +42,11 @@ GIF_PIXELS = 250_000_000
 #: 2 hundredths down: at most 50 frames a second.
 GIF_FPS = 50
 
+#: Suffixes of files (ours and their likes): a name that is one of them alone (``.html``,
+#: ``..png``) has no name before its suffix and is refused, not made a hidden folder of frames.
+FILE_SUFFIXES = frozenset({".gif", ".mp4", ".png", ".glb", ".html", ".htm", ".gltf", ".jpg", ".jpeg", ".webp",
+                           ".webm", ".mov", ".avi", ".mkv", ".jsonl", ".json", ".toml"})
+
 _NAMES = {".gif": "FILE.gif", ".mp4": "FILE.mp4", ".png": "FILE.png", ".glb": "FILE.glb", ".html": "FILE.html",
           "dir": "a new folder for the PNG frames"}
 
@@ -65,6 +70,9 @@ def check_target(out: Path, kinds: Sequence[str], size: tuple[int, int] = (1280,
     expected = _expected(kinds)
     if not out.name or out.name in (".", ".."):
         raise UserError(f"{flag} {out}: expected {expected}")
+    bare = "." + out.name.lstrip(".").lower()
+    if bare in FILE_SUFFIXES:  # ".html" is a hidden name without a suffix to Path: a folder of frames named .html
+        raise UserError(f"{flag} {out}: a suffix with no name before it; expected {expected}, such as game{bare}")
     suffix = out.suffix.lower()
     lands = out  # where the write lands: the path, or a link's target
     try:

@@ -487,3 +487,40 @@ def test_a_stop_in_the_middle_of_the_plates_keeps_the_written_ones_listed(parts_
     r = B.build(None, None, out, jobs=1, progress=None, plates=True, slice_plates=False)
     assert len(r.plates_cached) == 3 and len(r.plates_built) == 15 and not r.built
     assert len(json.loads((out / "manifest.json").read_text())["plates"]) == 18
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_stop_during_build_step_ends_within_seconds_saying_what_it_waits_for(tmp_path, sig):
+    """``build terrain --step``: the set's STEP files are one part of half a minute in
+    OpenCascade (made in the build's own process when it was the only CadQuery part, where
+    no signal reaches Python until it returns; in a worker, waited for to the end): a stop
+    took 33-46 s, silent. It now ends within seconds (STOP_WAIT_S, 3 s, and the shutdown),
+    says what it waits for and what it abandons, leaves no process, and the manifest lists
+    only what is whole."""
+    out = tmp_path / "out"
+    p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "build", "terrain", "--step", "--out", str(out),
+                          "--jobs", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)  # stderr alone: communicate() reads on from readline()'s buffer
+    try:
+        assert p.stderr is not None
+        while "guardian-blue" not in p.stderr.readline():  # the CadQuery-free parts made here: the set's part runs
+            assert p.poll() is None, "the build ended before it could be stopped"
+        time.sleep(1.0)
+        family = descendants(p.pid)  # the fork server and the worker making the set
+        start = time.monotonic()
+        os.kill(p.pid, sig)
+        _, err = p.communicate(timeout=120)
+        took = time.monotonic() - start
+        assert took < 7.0, f"the stop took {took:.1f} s"
+        assert "stopping: waiting up to 3 s for terrain/set to finish\n" in err, err
+        assert "stopping: terrain/set abandoned (made again by the next build)\n" in err, err
+        assert p.returncode == (143 if sig == signal.SIGTERM else 130) and "Traceback" not in err, err
+        deadline = time.monotonic() + 1.0
+        while any(_alive(q) for q in family) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not [q for q in family if _alive(q)], "a process of the stopped build outlived it by a second"
+        listed = _manifest_never_lies(out)
+        assert not list(out.rglob("*.step")) and "terrain/board-seed-1-tile-1-of-4.stl" in listed
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(p.pid, signal.SIGKILL)

@@ -133,3 +133,18 @@ def test_the_set_is_laid_out_whole_and_unturned_whatever_the_printer(printer, re
     assert [j.id for j in set_jobs_not_printed(printed, whole)] == remade
     board = next(j for j in whole if j.id == "sage-stones/board")
     assert board.args["plan"].count == 1 and not board.args["plan"].rotated
+
+
+def test_a_terrain_set_of_one_piece_a_kind_builds_from_the_command_line(tmp_path):
+    """``build terrain --step --set terrain.piece.per_kind=1`` (in range) writes the set: the
+    start's two copies of a kind are numbered in the assembly, not refused by CadQuery as
+    "Unique name is required"."""
+    r = subprocess.run([sys.executable, "-m", "stratstone_cad", "build", "terrain", "--step", "--out", str(tmp_path),
+                        "--jobs", "2", "--quiet", "--set", "terrain.piece.per_kind=1"], capture_output=True, text=True,
+                       cwd=ROOT, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert len(step_content((tmp_path / "terrain/set.step").read_bytes())) == 13  # the board and 12 pieces
+    data = (tmp_path / "terrain/set.glb").read_bytes()
+    size, _kind = struct.unpack_from("<I4s", data, 12)
+    names = {n.get("name") for n in json.loads(data[20:20 + size])["nodes"]}
+    assert {"board", "runner-red-01", "runner-red-02", "guardian-blue-02"} <= names

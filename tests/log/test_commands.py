@@ -260,3 +260,18 @@ def test_a_new_log_follows_the_umask(tmp_path, mask, mode):
     done = subprocess.run([sys.executable, "-c", code, str(mask), str(out)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert out.stat().st_mode & 0o777 == mode
+
+
+def test_play_never_writes_its_log_over_the_map_it_reads(tmp_path):
+    """``play terrain --terrain m.json --out m.json`` would replace the heightmap with the
+    log: one line, exit 2, the map untouched."""
+    from stratstone_cad.games.terrain import facts
+
+    flag = facts.MAP_FLAGS["file"]
+    heightmap = tmp_path / "m.json"
+    heightmap.write_text("[[1]]")
+    r = subprocess.run([sys.executable, "-m", "stratstone_cad", "play", "terrain", flag, str(heightmap), "--out",
+                        str(heightmap)], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert f"--out {heightmap}: the same file as the {flag} file {heightmap} it reads" in r.stderr
+    assert heightmap.read_text() == "[[1]]"

@@ -19,7 +19,7 @@ from stratstone_cad.errors import UserError
 from stratstone_cad.log import commands
 from stratstone_cad.log import record as rec
 from stratstone_cad.log.logfile import validate
-from tests import TRANSCRIPTS
+from tests import LOGS, TRANSCRIPTS
 
 
 def cli(*args: str, stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess:
@@ -526,7 +526,6 @@ def test_resume_sweeps_what_a_killed_write_of_its_log_left(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == [".other.jsonl.ab12cd_9.tmp", "g.jsonl"]
 
 
-
 SESSIONS = {
     "stratstone": ([], "show\nmoves\nmoves a1\nmoves a\nmoves zz\nhelp\na1 NNE\nshow\nundo\nundo\nmoves d4\nd4 S\n"
                        "quit\n"),
@@ -944,3 +943,61 @@ def test_help_says_how_a_move_is_written_with_an_example(tmp_path, game, example
     assert "A move: " in r.stdout and example in r.stdout.split("A move: ", 1)[1].splitlines()[0], r.stdout
     helped = cli("--help")
     assert f"{game}: " in helped.stdout.replace("\n", " ") and example.split(" ")[0] in helped.stdout.replace("\n", " ")
+
+
+def _as_written(path: Path) -> bytes:
+    """The bytes one write of the log's records gives (write_log's lines)."""
+    from stratstone_cad.log.logfile import dumps_line
+
+    return "".join(dumps_line(x) + "\n" for x in lines(path)).encode()
+
+
+def test_a_resumed_session_appends_each_move_and_the_file_is_what_one_write_gives(tmp_path, monkeypatch):
+    """``record --resume`` of a long log wrote the whole log again at every move (about 1 s
+    a move at 100k plies): now each move's line is appended, the file never replaced, no
+    whole-log write made, and the bytes those of one write of the game."""
+    from stratstone_cad.log import logfile
+
+    script = typed(played("stratstone", 3)).splitlines(keepends=True)
+    log = tmp_path / "g.jsonl"
+    assert cli("stratstone", "--out", str(log), stdin="".join(script[:3]) + "quit\n").returncode == 0
+    inode = log.stat().st_ino
+    whole = []
+    monkeypatch.setattr(logfile, "atomic_write", lambda path, data, **kw: whole.append(len(data)))
+    r = cli("--resume", str(log), stdin="".join(script[3:9]) + "quit\n")
+    assert r.returncode == 0 and "unfinished after 9 plies" in r.stdout, r.stderr
+    assert whole == [] and log.stat().st_ino == inode  # appended, not written again
+    assert [x["move"] for x in lines(log)[1:]] == [x["move"] for x in played("stratstone", 3)[1:10]]
+    assert log.read_bytes() == _as_written(log)
+
+
+def test_a_resumed_log_written_otherwise_is_written_once_as_this_program_writes_it(tmp_path):
+    """A log whose lines are spaced otherwise (by hand, another tool) is written whole at
+    the first move, then appended to: the file is what one write of the game gives."""
+    log = tmp_path / "g.jsonl"
+    log.write_text((LOGS / "stratstone_unfinished.jsonl").read_text().replace('": ', '":  '))
+    from stratstone_cad.log.logfile import replay
+
+    r = cli("--resume", str(log), stdin="quit\n")
+    assert r.returncode == 0 and log.read_bytes() != _as_written(log)  # nothing entered: nothing written
+    with replay(log) as game:
+        for _ in game:
+            pass
+        move = str(next(iter(game.state.legal_moves())))
+    r = cli("--resume", str(log), stdin=f"{move}\nquit\n")
+    assert r.returncode == 0, r.stderr
+    assert lines(log)[-1]["move"] == move and log.read_bytes() == _as_written(log)
+
+
+def test_a_last_line_cut_short_by_a_kill_is_named_by_check_log_and_resume(tmp_path):
+    """A kill during an append can leave the last line cut short: check-log and record
+    --resume say so in one line, naming the line, and how to keep the plies before it."""
+    log = tmp_path / "g.jsonl"
+    log.write_bytes((LOGS / "stratstone_unfinished.jsonl").read_bytes() + b'{"ply": 7, "player": "ye')
+    n = len(log.read_text().splitlines())
+    said = f"line {n}: cut short, the file ends inside it"
+    r = cli("--resume", str(log), stdin="quit\n")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and said in r.stderr, r.stderr
+    assert "remove this last line to keep the plies before it" in r.stderr
+    with pytest.raises(UserError, match=said):
+        validate(log)

@@ -294,6 +294,9 @@ def test_the_command_line_writes_one_position_and_a_game(tmp_path):
     (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/" + "a" * 250 + ".gif"], "the name is too long, expected at most 241 bytes"),
     (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/plain"], "plain: a file is there; expected FILE.gif"),
     (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/."], "the folder exists"),
+    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/.html"], "--out {tmp}/.html: a suffix with no name before it"),
+    (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/..PNG"], "expected FILE.gif, FILE.mp4, FILE.png, FILE.glb, "
+     "FILE.html or a new folder for the PNG frames, such as game.png"),
     (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/x.mp4", "--size", "321x200"], "expected an even width and height"),
     (["{logs}/stratstone_win.jsonl", "--out", "{tmp}/x.gif", "--fps", "60"], "expected at most 50 for a GIF"),
     (["{logs}/terrain_random.jsonl", "--out", "{tmp}/x.gif"], "is held whole in memory"),
@@ -646,3 +649,72 @@ def test_a_one_ply_game_is_counted_in_the_singular(tmp_path):
     r = _cli(str(one), "--out", str(tmp_path / "p.png"), "--size", "160x100")
     assert r.returncode == 0 and r.stdout == f"wrote {tmp_path / 'p.png'}: stratstone, 1 ply, the position after ply 1\n", (
         r.stdout, r.stderr)
+
+
+def test_params_file_shapes_the_replay_as_it_does_the_build_and_a_missing_one_is_refused(tmp_path):
+    """``replay --params FILE.toml`` is read as ``build`` reads it: a changed parameter changes
+    the picture; a file that is not there is one line, exit 2, and nothing is written."""
+    (tmp_path / "tall.toml").write_text("[stratstone.stone]\nheight_mm = 14.0\n")
+    r = _strat("--out", str(tmp_path / "plain.png"), "--size", "96x64")
+    assert r.returncode == 0, r.stderr
+    r = _strat("--out", str(tmp_path / "tall.png"), "--size", "96x64", "--params", str(tmp_path / "tall.toml"))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "plain.png").read_bytes() != (tmp_path / "tall.png").read_bytes()
+    r = _strat("--out", str(tmp_path / "none.png"), "--size", "96x64", "--params", str(tmp_path / "missing.toml"))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert f"--params file {tmp_path / 'missing.toml'}: file not found" in r.stderr
+    assert not (tmp_path / "none.png").exists()
+
+
+@pytest.mark.parametrize("name", ["same.html", "same.glb", "link.html", "hard.glb"])
+def test_a_replay_never_writes_over_the_log_it_reads(name, tmp_path):
+    """A log named like the page (or a link to it, or a hard link of it) given as --out is
+    refused in one line, exit 2, and the log stays as it was (it was replaced by the page)."""
+    log = tmp_path / ("log.jsonl" if name[:4] in ("link", "hard") else name)
+    log.write_bytes((LOGS / "stratstone_win.jsonl").read_bytes())
+    if name.startswith("link"):
+        (tmp_path / name).symlink_to(log.name)
+    elif name.startswith("hard"):
+        os.link(log, tmp_path / name)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    r = _cli(str(log), "--out", str(tmp_path / name))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert f"--out {tmp_path / name}: the same file as the log {log} it reads" in r.stderr
+    assert log.read_bytes() == (LOGS / "stratstone_win.jsonl").read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize("suffix", [".html", ".glb"])
+def test_a_shared_replay_sweeps_what_a_killed_one_of_its_name_left_but_not_a_running_ones(suffix, tmp_path):
+    """SIGKILL during ``replay --out game.html`` leaves its ``.game.html.XXXXXXXX.tmp``; the
+    next replay of that name removes it (the one sweep the build uses, fileio.sweep_temporary),
+    skipping one a running write holds locked."""
+    import fcntl
+
+    name = f"game{suffix}"
+    stale = tmp_path / f".{name}.abcd1234.tmp"
+    stale.write_bytes(b"x" * 100_000)
+    held = tmp_path / f".{name}.held0000.tmp"
+    held.write_bytes(b"partial")
+    (tmp_path / f".other{suffix}.abcd1234.tmp").write_bytes(b"not this name's")
+    with open(held, "rb") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        r = _strat("--out", str(tmp_path / name))
+        assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([name, held.name, f".other{suffix}.abcd1234.tmp"])
+
+
+@pytest.mark.parametrize("suffix", [".html", ".glb"])
+def test_a_shared_replay_of_more_plies_than_the_cap_is_refused_in_one_line(suffix, tmp_path):
+    """A page or GLB holds every ply's animation whole (a million plies wrote 307 MB using
+    1.9 GB): a log longer than the cap is refused naming its plies and the cap, nothing written."""
+    from stratstone_cad.viewer.gltf import SHARED_PLIES
+    from tests.viewer.test_replay_memory import _lost_turns
+
+    log = tmp_path / "long.jsonl"
+    _lost_turns(log, SHARED_PLIES + 1)
+    r = _cli(str(log), "--out", str(tmp_path / f"long{suffix}"))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert f"the log has {SHARED_PLIES + 1} plies, expected at most {SHARED_PLIES} in one" in r.stderr
+    assert "FILE.mp4" in r.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["long.jsonl"]

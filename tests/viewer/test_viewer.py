@@ -217,6 +217,8 @@ def test_a_turntable_whose_write_fails_is_one_line_and_leaves_the_old_file(suffi
     (["terrain"], "preview: no display to open a window on; use --out FILE.png"),
     (["terrain", "--out", "{tmp}/no/such/x.png"], "the folder {tmp}/no/such does not exist"),
     (["terrain", "--out", "{tmp}"], "--out {tmp}: the folder exists; expected FILE.png"),
+    (["terrain", "--out", "{tmp}/.gif"], "--out {tmp}/.gif: a suffix with no name before it; expected FILE.png"),
+    (["terrain", "--sheet", "{tmp}/.png"], "--sheet {tmp}/.png: a suffix with no name before it; expected FILE.png"),
 ])
 def test_bad_preview_arguments_are_one_line_and_write_nothing(args, message, tmp_path):
     r = _cli(*[a.format(tmp=tmp_path) for a in args])
@@ -289,3 +291,35 @@ def test_a_link_without_a_suffix_says_what_it_links_to_and_that_the_suffix_tells
         assert str(e.value) == (f"--out {tmp_path}/{link}: a symbolic link {what}, and no suffix in its name to say "
                                 "what to write there; expected FILE.png or a new folder for the PNG frames")
     assert (tmp_path / "f.txt").read_text() == "kept"
+
+
+def test_params_file_shapes_the_preview_as_it_does_the_build_and_a_missing_one_is_refused(tmp_path):
+    """``--params FILE.toml`` is read as ``build`` reads it: a changed parameter changes the
+    still; a file that is not there is one line, exit 2, and nothing is written."""
+    (tmp_path / "tall.toml").write_text('[sage-stones.gem]\nheight_mm = 10.0\n')
+    still = ["sage-stones/gem-red", "--size", "96x64"]
+    r = _cli(*still, "--out", str(tmp_path / "plain.png"))
+    assert r.returncode == 0, r.stderr
+    r = _cli(*still, "--out", str(tmp_path / "tall.png"), "--params", str(tmp_path / "tall.toml"))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "plain.png").read_bytes() != (tmp_path / "tall.png").read_bytes()
+    r = _cli(*still, "--out", str(tmp_path / "none.png"), "--params", str(tmp_path / "missing.toml"))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert f"--params file {tmp_path / 'missing.toml'}: file not found" in r.stderr
+    assert not (tmp_path / "none.png").exists()
+
+
+def test_a_preview_never_writes_over_its_params_file_nor_one_file_twice(tmp_path):
+    """``--params`` named as the picture is refused, as is --out and --sheet naming one
+    file: one line, exit 2, the params file untouched, nothing written."""
+    params = tmp_path / "p.png"
+    params.write_text("[sage-stones.gem]\nheight_mm = 7.0\n")
+    r = _cli("sage-stones/gem-red", "--params", str(params), "--out", str(params))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert f"--out {params}: the same file as the --params file {params} it reads" in r.stderr
+    r = _cli("sage-stones/gem-red", "--params", str(params), "--sheet", str(params))
+    assert r.returncode == 2 and f"--sheet {params}: the same file as the --params file" in r.stderr, r.stderr
+    assert params.read_text() == "[sage-stones.gem]\nheight_mm = 7.0\n"
+    r = _cli("sage-stones/gem-red", "--out", str(tmp_path / "s.png"), "--sheet", str(tmp_path / "." / "s.png"))
+    assert r.returncode == 2 and "the same file; expected two files" in r.stderr, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.png"]
