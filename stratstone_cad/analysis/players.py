@@ -5,11 +5,11 @@
 their probabilities; UCT, and MCTS-Solver's proven wins) on the game wrapped by
 :mod:`stratstone_cad.analysis.spiel`. Its budget follows a colon:
 
-- ``search:N``: ``N`` simulations a move (1 to :data:`MAX_SIMULATIONS`); reproducible, as
+- ``search:N``: ``N`` simulations a move (:data:`MIN_SIMULATIONS` to :data:`MAX_SIMULATIONS`); reproducible, as
   every player is: its randomness is drawn from the ``random.Random`` that ``play`` gives
   the player (seeded from the game's seed), so one seed plays one game;
 - ``search:2s`` (or ``search:0.5s``): as many simulations as fit in that many seconds of
-  thinking (0.01 to :data:`MAX_SECONDS`), at least one; depends on the machine's speed;
+  thinking (0.01 to :data:`MAX_SECONDS`), at least two; depends on the machine's speed;
 - ``search``: :data:`DEFAULT_SIMULATIONS` simulations.
 
 A bad kind or budget raises :class:`~stratstone_cad.engine.players.PlayerKindError` (a
@@ -27,8 +27,8 @@ from typing import Any
 from stratstone_cad.engine.core import Game, Move, State, short_repr
 from stratstone_cad.engine.players import PLAYER_KINDS, Player, PlayerKindError, get_player
 
-__all__ = ["DEFAULT_SIMULATIONS", "KINDS", "MAX_SECONDS", "MAX_SIMULATIONS", "UCT_C", "SearchPlayer", "make_player",
-           "parse_search"]
+__all__ = ["DEFAULT_SIMULATIONS", "KINDS", "MAX_SECONDS", "MAX_SIMULATIONS", "MIN_SIMULATIONS", "UCT_C", "SearchPlayer",
+           "make_player", "parse_search"]
 
 SEARCH = "search"
 KINDS = (*sorted(PLAYER_KINDS), SEARCH)
@@ -36,6 +36,9 @@ KINDS = (*sorted(PLAYER_KINDS), SEARCH)
 DEFAULT_SIMULATIONS = 300
 """The simulations of ``search`` without a budget: about 1 s a move for Stratstone on the
 benchmark machine (docs/benchmarks.md; Sage Stones is faster, the terrain game slower)."""
+MIN_SIMULATIONS = 2
+"""OpenSpiel's first simulation evaluates the root, the second expands it: a search of one
+simulation has no move to choose (``MCTSBot`` fails on it)."""
 MAX_SIMULATIONS = 1_000_000
 MAX_SECONDS = 3600.0
 MIN_SECONDS = 0.01
@@ -43,7 +46,7 @@ UCT_C = 2.0
 """UCT's exploration constant (OpenSpiel's examples use 2 for games won or lost, returns in [-1, 1])."""
 
 _BUDGET = re.compile(r"(\d{1,20}|\d{1,20}\.\d{1,20}(?=s)|\.\d{1,20}(?=s))(s?)", re.ASCII)
-_EXPECTED = (f"a number of simulations from 1 to {MAX_SIMULATIONS} (search:300) or seconds from {MIN_SECONDS:g} "
+_EXPECTED = (f"a number of simulations from {MIN_SIMULATIONS} to {MAX_SIMULATIONS} (search:300) or seconds from {MIN_SECONDS:g} "
              f"to {MAX_SECONDS:g} (search:2s)")
 
 
@@ -62,7 +65,7 @@ def parse_search(kind: str) -> tuple[int | None, float | None]:
         if not MIN_SECONDS <= value <= MAX_SECONDS:
             raise PlayerKindError(f"player kind {short_repr(kind)}: {value:g} seconds is out of range: expected {_EXPECTED}")
         return None, float(value)
-    if not 1 <= value <= MAX_SIMULATIONS:
+    if not MIN_SIMULATIONS <= value <= MAX_SIMULATIONS:
         raise PlayerKindError(f"player kind {short_repr(kind)}: {value} simulations is out of range: expected {_EXPECTED}")
     return int(value), None
 
@@ -123,7 +126,8 @@ def _bot(game: Any, simulations: int | None, seconds: float | None, random_state
 
     class TimedBot(mcts.MCTSBot):
         """OpenSpiel's MCTS, stopped before the first simulation that starts after the
-        deadline (the search itself is OpenSpiel's: this only ends its loop early)."""
+        deadline once the root has children (the search itself is OpenSpiel's: this only
+        ends its loop early)."""
 
         def mcts_search(self, state: Any) -> Any:
             self._deadline = time.monotonic() + seconds
@@ -134,7 +138,7 @@ def _bot(game: Any, simulations: int | None, seconds: float | None, random_state
                 return self._root
 
         def _apply_tree_policy(self, root: Any, state: Any) -> Any:
-            if self._root is not None and time.monotonic() >= self._deadline:
+            if self._root is not None and self._root.children and time.monotonic() >= self._deadline:
                 raise OutOfTime
             self._root = root
             return super()._apply_tree_policy(root, state)
