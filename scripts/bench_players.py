@@ -14,7 +14,7 @@ Measures, per game (the registry's, never a list written here):
 
 Usage::
 
-    .venv/bin/python scripts/bench_players.py [--seconds 2] [--games 4] [--search search:100] [--only GAME]
+    .venv/bin/python scripts/bench_players.py [--seconds 2] [--games 2] [--search search:50] [--only GAME]
 """
 
 from __future__ import annotations
@@ -141,8 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=2.0, help="seconds of random play per game and engine")
     ap.add_argument("--simulations", type=int, default=200, help="MCTS simulations a search when timing them")
-    ap.add_argument("--games", type=int, default=4, help="games of search against greedy, per game")
-    ap.add_argument("--search", default="search:100", help="the search player's kind in those games")
+    ap.add_argument("--games", type=int, default=2, help="games of search against greedy, per game")
+    ap.add_argument("--search", default="search:50", help="the search player's kind in those games")
     ap.add_argument("--only", action="append", default=None, help="this game only (repeat for several)")
     a = ap.parse_args(argv)
     print(f"machine: {machine_line()}; load before: {loadavg()}")
