@@ -34,8 +34,9 @@ SEARCH = "search"
 KINDS = (*sorted(PLAYER_KINDS), SEARCH)
 """Every player kind's name (``search`` takes a budget after a colon)."""
 DEFAULT_SIMULATIONS = 300
-"""The simulations of ``search`` without a budget: about 1 s a move for Stratstone on the
-benchmark machine (docs/benchmarks.md; Sage Stones is faster, the terrain game slower)."""
+"""The simulations of ``search`` without a budget: about 1 s a Stratstone move on the shared
+2-core benchmark machine (0.72-0.99 s, docs/benchmarks.md); a Sage Stones move 0.2 s, a terrain
+move 8-13 s (its random playouts run up to 200 plies: give it ``search:1s``)."""
 MIN_SIMULATIONS = 2
 """OpenSpiel's first simulation evaluates the root, the second expands it: a search of one
 simulation has no move to choose (``MCTSBot`` fails on it)."""
