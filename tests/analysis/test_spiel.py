@@ -83,6 +83,7 @@ def test_an_action_is_a_move_of_the_log_and_back(name):
             text = state.action_to_string(player, a)
             assert text == str(moves[a])
             assert spiel.action_of(state, text) == a
+            assert state.string_to_action(text) == a  # OpenSpiel's own search of the texts agrees
             child = state.child(a)
             assert child.engine_state() == engine.apply(text)[0]
             seen += 1
