@@ -46,6 +46,7 @@ bench: $(BIN)/stratstone-cad
 	$(BIN)/python scripts/bench_terrain.py
 	$(BIN)/python scripts/bench_plates.py
 	$(BIN)/python scripts/bench_replay.py
+	$(BIN)/python scripts/bench_players.py
 
 # Mutation testing of the pure-Python core with its fast tests ([tool.mutmut] in pyproject.toml;
 # docs/testing.md). Not part of CI: a whole run takes about an hour on 2 cores. It goes on where

@@ -76,11 +76,13 @@ def _parser() -> argparse.ArgumentParser:
     _param_args(ls)
 
     pl = sub.add_parser("play", help="play a whole game between built-in players and write its log",
-                        description="Play a game between built-in players (random, greedy) and write "
-                                    "its engine log (JSON Lines).")
+                        description="Play a game between built-in players (random, greedy, and search: "
+                                    "OpenSpiel's MCTS) and write its engine log (JSON Lines).")
     pl.add_argument("game", metavar="GAME", help=_listed(list(FACTS), "or"))
     pl.add_argument("--seed", type=_integer, default=None, help="seed of the players' and the dice's randomness")
-    pl.add_argument("--players", default=None, help="comma-separated player kinds, e.g. random,greedy")
+    pl.add_argument("--players", default=None,
+                    help="comma-separated player kinds, e.g. random,greedy or search,greedy; search takes a budget: "
+                         "search:300 (simulations a move, the default) or search:2s (seconds a move)")
     pl.add_argument("--out", metavar="FILE", type=_file_path, default=None, help="log file (default: standard output)")
     pl.add_argument("--setup", metavar="JSON", default=None,
                     help='the game\'s setup as a JSON object, e.g. \'{"first": "red"}\' (Stratstone) or '
@@ -361,6 +363,7 @@ def _setup_arg(a: argparse.Namespace) -> dict[str, Any] | None:
 
 def _cmd_play(a: argparse.Namespace) -> int:
     # start-up speed: each command loads only its own layer: --help and check-log no CAD, no VTK
+    from stratstone_cad.analysis.players import make_player
     from stratstone_cad.log import commands
 
     players = _players_arg(a, "player kinds", "random,greedy")
@@ -371,7 +374,8 @@ def _cmd_play(a: argparse.Namespace) -> int:
 
         refuse_reading(a.out, [(f"{flag} file", file) for _, flag, file in _map_args(a, "file")])
     text = commands.play(a.game, a.seed, players, a.out, setup, map_file=map_file,
-                         on_warning=lambda m: print(f"{PROG}: warning: {printable(m)}", file=sys.stderr))
+                         on_warning=lambda m: print(f"{PROG}: warning: {printable(m)}", file=sys.stderr),
+                         make_player=make_player)
     sys.stdout.write("".join(printable(line) + "\n" for line in text.split("\n")))  # it names --out
     return 0
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from stratstone_cad.errors import GameError, IllegalMoveError, MoveParseError
@@ -452,6 +453,16 @@ class State(Protocol):
         """Draw the chance outcome with the caller's seeded RNG (does not apply it)."""
         ...
 
+    def chance_outcomes(self) -> list[tuple[tuple[int, ...], Fraction]]:
+        """Every outcome of the chance step with its exact probability, in a fixed order
+        (the probabilities sum to 1; :meth:`roll` draws from this distribution); empty when
+        the next step is not a chance step. OpenSpiel's ``chance_outcomes``."""
+        ...
+
+    def player_ids(self) -> tuple[str, ...]:
+        """The ids of every player of the game, in seating order (the log header's ``players``)."""
+        ...
+
     def apply_chance(self, outcome: Sequence[int]) -> tuple[State, list[Event]]:
         """Apply a chance outcome (rolled or replayed from a log)."""
         ...
@@ -511,6 +522,12 @@ class Game(Protocol):
     move_text: str
     """How a move is written in the log and typed at ``record``'s prompt, with an example
     (``"a square a1-d4, a space and 1-24 steps of N/E/S/W, e.g. 'b2 NNE'"``)."""
+    max_chance_outcomes: int
+    """The most outcomes one chance step can have (``0``: no chance), as OpenSpiel's GameInfo says it."""
+    max_legal_moves: int
+    """The most legal moves any position of the game can have, setups included: the size of the
+    action space when an action numbers a position's moves in ``legal_moves()`` order
+    (OpenSpiel's ``num_distinct_actions``, :mod:`stratstone_cad.analysis.spiel`)."""
 
     def new_setup(self, n_players: int, setup: Mapping[str, Any] | None, rng: random.Random) -> tuple[list[str], dict[str, Any]]:
         """Complete a partial setup for ``n_players`` into the explicit one a log records.
@@ -620,6 +637,10 @@ class NoChance(StateBase):
         """No dice in this game; raises :class:`RuleViolation`."""
         raise RuleViolation("roll", self.ply + 1, f"is not part of {self.GAME_TITLE} (no dice)")
 
+    def chance_outcomes(self) -> list[tuple[tuple[int, ...], Fraction]]:
+        """No dice in this game: never any outcome."""
+        return []
+
     def apply_chance(self, outcome: Sequence[int]) -> tuple[Any, list[Event]]:
         """No dice in this game; raises :class:`RuleViolation`."""
         raise RuleViolation(f"dice {short_repr(list(outcome) if isinstance(outcome, list | tuple) else outcome, 55)}",
@@ -631,6 +652,7 @@ class GameBase:
     from the setup given, no warnings, and no fast checks (every line goes through the schema)."""
 
     chance_field: str | None = None
+    max_chance_outcomes = 0
     map_fields: tuple[str, ...] = ()
     move_text: str = "the move as the game's log writes it"
 

@@ -9,6 +9,9 @@ a game is reproducible from its seed.
   most stones of other players (Sage Stones; the terrain game: an exit, then the best
   capture, then the move that advances most, see ``TerrainState.greedy_move``);
   ties, and positions with nothing to take, are broken uniformly at random.
+
+The third kind, ``search`` (OpenSpiel's MCTS), lives above the log, in
+:mod:`stratstone_cad.analysis.players`, which makes every kind ``play`` takes.
 """
 
 from __future__ import annotations

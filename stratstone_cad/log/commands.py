@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from stratstone_cad.engine.core import short_repr
+from stratstone_cad.engine.core import Game, short_repr
 from stratstone_cad.engine.players import Player, get_player
 from stratstone_cad.errors import GameError, LogError, UserError, counted
 from stratstone_cad.log import logfile as _log
@@ -29,6 +29,16 @@ class PlayArgumentError(GameError):
     """A bad argument to ``play`` (seed, players, terrain file)."""
 
 
+PlayerMaker = Callable[[str, Game], Player]
+"""What makes a player from its kind's text for a game (``analysis.players.make_player``
+adds ``search`` to the built-in kinds); raises a :class:`UserError` for a kind it lacks."""
+
+
+def builtin_player(kind: str, game: Game) -> Player:
+    """The built-in player of ``kind`` (``random``, ``greedy``), the same for every game."""
+    return get_player(kind)
+
+
 class GameWarning(UserWarning):
     """A setup that is valid but worth a word, e.g. an unfair heightmap given explicitly."""
 
@@ -39,6 +49,8 @@ def play_records(
     kinds: list[str],
     setup: Mapping[str, Any] | None = None,
     max_plies: int = MAX_PLIES,
+    *,
+    make_player: PlayerMaker = builtin_player,
 ) -> list[dict[str, Any]]:
     """Play a whole game between built-in players; returns the log records (header first).
 
@@ -46,10 +58,12 @@ def play_records(
     draws from ``random.Random(f"{seed}/{i}")``, so changing a player kind never changes
     the dice stream's seed. The terrain game's map is ``terrain_map.generate(seed)``
     (setup ``terrain_seed`` = the seed) unless the setup gives a ``heightmap`` or a
-    ``terrain_seed``. Deterministic for a given seed, game, kinds and setup.
+    ``terrain_seed``. Deterministic for a given seed, game, kinds and setup (a player
+    with a time budget aside). ``make_player`` makes each player from its kind (default the
+    built-in ``random`` and ``greedy``; the command line's adds ``search``).
     """
     engine = get_game(game)
-    players: list[Player] = [get_player(k) for k in kinds]
+    players: list[Player] = [make_player(k, engine) for k in kinds]
     if setup is not None and not isinstance(setup, Mapping):
         raise PlayArgumentError(f"setup: expected an object, got {type(setup).__name__}")
     setup = engine.play_setup(setup, seed)
@@ -91,10 +105,11 @@ def play(
     *,
     map_file: pathlib.Path | None = None,
     on_warning: Callable[[str], None] | None = None,
+    make_player: PlayerMaker = builtin_player,
 ) -> str:
     """Play a whole game between built-in players and write its log.
 
-    ``players`` are player kinds (``random``, ``greedy``), one per player: Stratstone 2;
+    ``players`` are player kinds (``random``, ``greedy``; those ``make_player`` makes), one per player: Stratstone 2;
     Sage Stones 2-6 (one colour each), or 2 with ``setup={"variant": "two-player"}``;
     the terrain game 2 (red, blue). Default: all ``random``, 4 colours for Sage Stones.
     ``seed`` ``None`` draws a fresh seed, recorded in the header. With ``out`` the log
@@ -123,7 +138,7 @@ def play(
             raise PlayArgumentError(f"terrain file {map_file}: the setup gives a {field} too; give only one")
         setup = {**(setup or {}), field: engine.load_map(map_file)}
     kinds = list(players) if players else ["random"] * engine.default_players(setup)
-    records = play_records(engine.name, seed, kinds, setup)
+    records = play_records(engine.name, seed, kinds, setup, make_player=make_player)
     for text in engine.setup_warnings(records[0]["setup"]):
         if on_warning is None:
             warnings.warn(text, GameWarning, stacklevel=2)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from stratstone_cad.engine.core import (
@@ -118,6 +119,7 @@ RAYS = _build_rays()
 
 _DICE = tuple((a, b, c) for a in (1, 2, 3) for b in (1, 2, 3) for c in (1, 2, 3))
 _DICE_SET = frozenset(_DICE)
+_ROLLS = tuple((d, Fraction(1, len(_DICE))) for d in _DICE)  # the 27 rolls in order, as they are drawn
 
 # What the pending roll asks for: place in a column (0..6), lose the turn, or reset.
 _LOST = -1
@@ -308,6 +310,14 @@ class SageStonesState(StateBase):
     def roll(self, rng: random.Random) -> tuple[int, int, int]:
         """Three dice drawn with ``rng`` (one ``randrange(27)`` call); not applied."""
         return _DICE[rng.randrange(27)]
+
+    def chance_outcomes(self) -> list[tuple[tuple[int, ...], Fraction]]:
+        """The 27 rolls of three dice in the order rolled, 1/27 each, before a roll; else none."""
+        return list(_ROLLS) if self.is_chance() else []
+
+    def player_ids(self) -> tuple[str, ...]:
+        """The header's player ids: the colours in seating order, or ``("p1", "p2")`` in the variant."""
+        return tuple(dict.fromkeys(self.owners))
 
     def apply_chance(self, outcome: Sequence[int]) -> tuple[SageStonesState, list[Event]]:
         """Apply a roll of three dice (values 1-3, in the order rolled).
@@ -582,6 +592,8 @@ class SageStones(GameBase):
     rules = RULES
     move_text = MOVE_TEXT
     chance_field: str | None = "dice"
+    max_chance_outcomes = len(_DICE)
+    max_legal_moves = ROWS  # the empty squares of one column; '-' is a move alone
 
     def new_setup(self, n_players: int, setup: Mapping[str, Any] | None, rng: random.Random) -> tuple[list[str], dict[str, Any]]:
         """Standard: ``n_players`` colours (yellow, red, blue, ...); ``{"variant": "two-player"}``: p1, p2."""

@@ -109,6 +109,22 @@ def _build_walk_counts() -> tuple[tuple[tuple[int, ...], ...], ...]:
 WALKS = _build_walk_counts()
 
 
+def _most_legal_moves() -> int:
+    """The most legal moves a position can have: the stacks' path counts (a stack of ``h``
+    has ``WALKS[sq][_NONE][h + 1]`` paths) summed, maximised over every way of putting up
+    to 23 stones on the board (the player to move holds at least one), by a knapsack over
+    the squares. A setup reaches it (23 stones on one square: 146,335,670 paths)."""
+    best = [0] + [-1] * (MAX_STONES - 1)  # best[t]: the most paths with t stones on the board
+    for sq in range(SIZE * SIZE):
+        nxt = best[:]
+        for t, v in enumerate(best):
+            if v >= 0:
+                for h in range(1, MAX_STONES - t):
+                    nxt[t + h] = max(nxt[t + h], v + WALKS[sq][_NONE][h + 1])
+        best = nxt
+    return max(best)
+
+
 def _build_lines() -> tuple[tuple[int, int, int, int], ...]:
     rows = [tuple(r * 4 + f for f in range(4)) for r in range(4)]
     cols = [tuple(r * 4 + f for r in range(4)) for f in range(4)]
@@ -277,6 +293,10 @@ class StratstoneState(NoChance):
     def to_move(self) -> str | None:
         """``"yellow"`` or ``"red"``; ``None`` once the game is over."""
         return None if self._result is not None else COLOURS[self.turn]
+
+    def player_ids(self) -> tuple[str, ...]:
+        """``("yellow", "red")``, whoever moves first."""
+        return PLAYERS
 
     def stack(self, square: str) -> list[str]:
         """The stack on ``square`` (e.g. ``"b2"``), bottom stone first."""
@@ -601,6 +621,7 @@ class Stratstone(GameBase):
     rules = RULES
     move_text = MOVE_TEXT
     players = PLAYERS
+    max_legal_moves = _most_legal_moves()
 
     def new_setup(self, n_players: int, setup: Mapping[str, Any] | None, rng: random.Random) -> tuple[list[str], dict[str, Any]]:
         """Players are always ``["yellow", "red"]``; the setup defaults to ``{"first": "yellow"}``."""

@@ -502,6 +502,10 @@ class TerrainState(NoChance):
         """``"red"`` or ``"blue"``; ``None`` once the game is over."""
         return None if self._result is not None else PLAYERS[self.turn]
 
+    def player_ids(self) -> tuple[str, ...]:
+        """``("red", "blue")``."""
+        return PLAYERS
+
     def at(self, square: str) -> str | None:
         """The piece on ``square`` as ``"red runner"``, or ``None`` when it is empty."""
         v = self.board[_SQUARE_INDEX[square]]
@@ -1027,6 +1031,9 @@ class TerrainGame(GameBase):
     move_text = MOVE_TEXT
     players = PLAYERS
     map_fields = MAP_FIELDS
+    # each piece (at most two of each kind a side) moves to or attacks one of the other 99
+    # squares, or exits; 'pass' only when there is nothing else
+    max_legal_moves = len(KINDS) * PER_KIND * N_SQ
 
     def load_map(self, path: Any) -> list[list[int]]:
         """A heightmap file (a JSON 10 x 10 list, rank 1 first, or ``{"heightmap": [...]}``),
