@@ -76,7 +76,8 @@ KEY_INTENSITY, FILL_INTENSITY = 0.8, 0.45  # the key, and a headlight that fills
 SHADOW_OPACITY = 0.3  # how much light a shadow takes away
 ELEVATIONS_FLAT = (34.0, 38.0, 42.0, 46.0, 50.0)  # degrees above the board the camera may look from
 ELEVATIONS_LEVELS = (30.0, 32.0, 34.0)  # lower over a board of levels: the sides of the levels show
-TEXT_LINES = 3  # the overlay's lines the camera keeps the board clear of (a move, the facts, the result)
+TEXT_LINES = 3  # the overlay's lines the camera keeps the board clear of at least (a move, the facts, the result)
+CAPTION_SAMPLES = 200  # the plies whose captions are measured for the lines the camera keeps clear of
 STILL_SCALE = 2  # a still is rendered this many times larger and averaged down (anti-aliasing)
 
 
@@ -552,13 +553,16 @@ class Scene:
     cost no more than the noise of a measurement."""
 
     def __init__(self, rep: GameOnTable, size: tuple[int, int], off_screen: bool = True, smooth: bool = True,
-                 colours: str = "levels", scale: int = 1, reach: bool = False) -> None:
+                 colours: str = "levels", scale: int = 1, reach: bool = False,
+                 captions: Sequence[int] | None = None) -> None:
         """``size``: the image's width and height in pixels; ``smooth``: multisampled (off
         screen, an animation's frames are not: docs/benchmarks.md); ``colours``: one of
         :data:`COLOURS`; ``scale``: the scene is rendered that many times larger and
         :meth:`image` averages each block of scale x scale pixels into one (a still's
         anti-aliasing); ``reach``: light the squares the piece to move could reach
-        (:class:`~stratstone_cad.viewer.overlays.Overlays`)."""
+        (:class:`~stratstone_cad.viewer.overlays.Overlays`); ``captions``: the plies that
+        will be shown (default: every one), whose captions, wrapped, the camera keeps the
+        board clear of (:meth:`_caption_lines`)."""
         # start-up speed: VTK only where something is rendered
         import pyvista as pv
 
@@ -608,14 +612,26 @@ class Scene:
         self.marks = [self.p.add_mesh(frame, color=c, name=f"mark-{i}", lighting=False)
                       for i, c in enumerate(("#2f6fdf", "#f08c00"))]
         self.overlays = Overlays(self.p, rep, size, scale, reach)  # the caption and the drawings that explain a ply
-        self.keep_out = [(0.0, 0.0, 0.5 * size[0] * scale, self.overlays.caption.height(TEXT_LINES))]
-        if self.levels:
-            self.keep_out.append(self._legend())
-        self.overlays.caption.clear_of(self.keep_out[1:])
+        self.keep_out = [self._legend()] if self.levels else []
+        self.overlays.caption.clear_of(self.keep_out)
+        lines = self._caption_lines(range(rep.count + 1) if captions is None else captions)
+        self.keep_out.insert(0, (0.0, 0.0, 0.5 * size[0] * scale, self.overlays.caption.height(lines)))
         self.bottom = 0.01 if off_screen else 0.12  # the window's slider and help line are at its bottom
         self._view()
         self.ply = -1
         self.shown: tuple[int, bool] = (-1, False)
+
+    def _caption_lines(self, plies: Sequence[int]) -> int:
+        """The most lines the caption takes, wrapped to its room, over ``plies`` (at most
+        :data:`CAPTION_SAMPLES` of them, evenly spread, and the last), and
+        :data:`TEXT_LINES` at least: the larger text of a small image wraps a long ply's words
+        onto more lines, which the board is kept clear of."""
+        plies = list(plies)
+        if len(plies) > CAPTION_SAMPLES:
+            step = len(plies) / CAPTION_SAMPLES
+            plies = sorted({plies[int(i * step)] for i in range(CAPTION_SAMPLES)} | {plies[-1]})
+        caption = self.overlays.caption
+        return max([TEXT_LINES, *(caption.wrap(_overlay(self.rep, ply)).count("\n") + 1 for ply in plies)])
 
     def _view(self) -> None:
         """Look at the board and the pieces in play from the first player's side, as large
@@ -1032,17 +1048,20 @@ def export(rep: GameOnTable, out: Path, *, size: tuple[int, int] = (1280, 720), 
         todo, n = _frames(per_ply, first, last), 1 + per_ply * (last - first + 1)
     writer.check_frames(out, kind, n, size, fps, fewer="fewer --plies or --frames-per-ply")
     bar = progress or Progress(n, f"replay {out.name}")
-    return writer.publish(out, kind, _render(rep, todo, size, still=kind == ".png", colours=colours, reach=reach), fps=fps,
+    shown = [rep.count if ply is None else ply] if kind == ".png" else range(first - 1, last + 1)
+    return writer.publish(out, kind, _render(rep, todo, size, still=kind == ".png", colours=colours, reach=reach,
+                                             captions=shown), fps=fps,
                           bar=bar, hold_s=hold_s if kind in (".gif", ".mp4") else 0.0)
 
 
 def _render(rep: GameOnTable, todo: Iterable[tuple[int, float]], size: tuple[int, int], still: bool,
-            colours: str = "levels", reach: bool = False) -> Iterator[np.ndarray]:
+            colours: str = "levels", reach: bool = False, captions: Sequence[int] | None = None) -> Iterator[np.ndarray]:
     """The frames of ``todo`` (ply, time within it), rendered one by one as they are asked
     for. A still (one PNG) is rendered :data:`STILL_SCALE` times larger and averaged down,
     anti-aliased; an animation's frames at their size and without multisampling, which
     would cost more than a frame's budget (docs/benchmarks.md)."""
-    scene = Scene(rep, size, smooth=False, colours=colours, scale=STILL_SCALE if still else 1, reach=reach)
+    scene = Scene(rep, size, smooth=False, colours=colours, scale=STILL_SCALE if still else 1, reach=reach,
+                  captions=captions)
     try:
         for pl, u in todo:
             scene.show(pl, u)

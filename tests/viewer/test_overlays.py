@@ -19,7 +19,7 @@ from tests.viewer.pixels import check_winning_rings, ring_points
 from tests.viewer.pixels import is_colour as _is
 from tests.viewer.pixels import occupied as _occupied
 
-SIZE = (640, 360)
+SIZE = (800, 450)  # text stands 20 px high at least: at 640 x 360 the chips crowd a 24-square board
 GAMES = {"stratstone": "stratstone_win.jsonl", "sage-stones": "sage_stones_4.jsonl", "terrain": "terrain_greedy.jsonl"}
 
 

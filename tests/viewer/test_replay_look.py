@@ -128,3 +128,43 @@ def test_a_bad_colours_value_is_one_line(tmp_path):
     assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
     assert "--colours: invalid choice: 'grey' (choose from 'levels', 'print')" in r.stderr
     assert not (tmp_path / "x.png").exists()
+
+
+def test_the_caption_keeps_clear_of_the_corner_and_reads_at_a_small_size(terrain, tmp_path):
+    """In a 640 x 360 still the caption's first dark pixels are 10 px or more from the top
+    and left edges (they touched them), and a line's letters stand 14 px or more (about 10)."""
+    R.export(terrain, tmp_path / "small.png", size=(640, 360), ply=3)
+    image = np.asarray(Image.open(tmp_path / "small.png").convert("L")).astype(int)
+    ink = image[:120, :240] < 100  # the caption's black letters in the upper left
+    rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
+    assert rows[0] >= 10 and cols[0] >= 10, (rows[0], cols[0])
+    runs, start = [], None  # the text's lines: runs of rows with ink
+    for y in range(ink.shape[0] + 1):
+        on = y < ink.shape[0] and ink[y].any()
+        if on and start is None:
+            start = y
+        elif not on and start is not None:
+            runs.append(y - start)
+            start = None
+    assert runs and max(runs) >= 14, runs
+
+
+def test_the_board_stays_clear_of_a_caption_wrapped_onto_more_lines(_cache):
+    """A long ply's words wrap onto five or more lines at 640 x 360 (the caption's letters
+    20 px): the camera keeps every corner of the board's top out of the caption's box
+    (with three lines kept clear, the rings of the winning line showed through it)."""
+    rep = R.load(LOGS / "stratstone_win.jsonl")
+    scene = R.Scene(rep, (640, 360), captions=[rep.count])
+    try:
+        scene.show(rep.count)
+        caption = scene.overlays.caption
+        lines = caption.wrap(R._overlay(rep, rep.count)).split("\n")
+        assert len(lines) > R.TEXT_LINES
+        right = caption.margin + max(caption.width(line) for line in lines)
+        bottom = caption.height(len(lines))
+        lo, hi = rep.board_bounds
+        corners = np.array([[x, y, hi[2]] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])])
+        for col, row in scene._pixels(corners):
+            assert not (col < right and row < bottom), (col, row, right, bottom)
+    finally:
+        scene.close()

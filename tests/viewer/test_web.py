@@ -26,7 +26,7 @@ from tests.viewer.pixels import rgb as _rgb
 from tests.web_tools import WEB, node_tools
 
 GAMES = {"stratstone": "stratstone_win.jsonl", "sage-stones": "sage_stones_4.jsonl", "terrain": "terrain_greedy.jsonl"}
-SIZE = (640, 400)
+SIZE = (800, 500)  # the view under the caption and over the buttons: 800 x 330
 
 
 @pytest.fixture(scope="module")
@@ -290,6 +290,35 @@ def test_a_set_of_parts_is_a_page_to_orbit(browser, tmp_path, _cache):
     assert browser.js("getComputedStyle(document.getElementById('bar')).display") == "none"  # nothing to step
     overlay = browser.js("document.getElementById('overlay').textContent").splitlines()
     assert overlay[0].startswith("terrain: ") and "terrain/runner-red" in overlay[1]
+
+
+def _framed_whole(b: Browser) -> None:
+    """Every corner of what the page framed (its board and pieces, or its parts) shows inside
+    the view, and the box fills most of its width or height."""
+    lo, hi = b.js("window.stratstone.framed")
+    corners = [[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]
+    left, top, w, h = b.js("(() => { const r = document.querySelector('canvas').getBoundingClientRect();"
+                           " return [r.left, r.top, r.width, r.height]; })()")
+    seen = b.js(f"{json.dumps(corners)}.map(p => window.stratstone.projectPoint(p))")
+    cols, rows = [c for c, _ in seen], [r for _, r in seen]
+    assert left <= min(cols) and max(cols) <= left + w and top <= min(rows) and max(rows) <= top + h, (seen, w, h)
+    assert max((max(cols) - min(cols)) / w, (max(rows) - min(rows)) / h) > 0.8, (seen, w, h)
+
+
+def test_the_opening_camera_frames_a_whole_game_of_parts_and_a_board_of_large_cells(browser, tmp_path, _cache):
+    """preview --out all.html (every part of every game: the terrain board cut at the top
+    before) and a replay on a board of 120 mm cells (its near ranks cut): every corner in view."""
+    from stratstone_cad.viewer.assets import list_assets
+
+    every = tmp_path / "all.html"
+    web.write_set(list(list_assets().values()), every)
+    _open(browser, every)
+    _framed_whole(browser)
+    rep = R.load(LOGS / GAMES["terrain"], {"terrain.board.cell_pitch_mm": "120"})
+    large = tmp_path / "large.html"
+    web.write_replay(rep, LOGS / GAMES["terrain"], large)
+    _open(browser, large)
+    _framed_whole(browser)
 
 
 def test_the_terrain_reads_by_level_as_in_the_window(pages, browser):

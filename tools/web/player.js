@@ -396,13 +396,23 @@ export function start() {
     const back = new THREE.Vector3(0, Math.sin(elevation), Math.cos(elevation)); // from the centre to the camera
     const up = new THREE.Vector3(0, Math.cos(elevation), -Math.sin(elevation));
     const tanV = Math.tan(THREE.MathUtils.degToRad(camera.fov) / 2), tanH = tanV * camera.aspect;
-    let distance = 0;
+    const corners = [];
     for (const x of [box.min.x, box.max.x]) for (const y of [box.min.y, box.max.y]) for (const z of [box.min.z, box.max.z]) {
-      const v = new THREE.Vector3(x, y, z).sub(centre);
-      const near = v.dot(back);
-      distance = Math.max(distance, near + Math.abs(v.x) / (0.94 * tanH), near + Math.abs(v.dot(up)) / (0.94 * tanV));
+      corners.push(new THREE.Vector3(x, y, z));
+    }
+    let distance = 0;
+    for (let pass = 0; pass < 3; pass += 1) { // then the box centred up and down, and fitted again
+      distance = 0;
+      for (const c of corners) {
+        const v = c.clone().sub(centre);
+        const near = v.dot(back);
+        distance = Math.max(distance, near + Math.abs(v.x) / (0.94 * tanH), near + Math.abs(v.dot(up)) / (0.94 * tanV));
+      }
+      const ups = corners.map((c) => { const v = c.clone().sub(centre); return v.dot(up) / (distance - v.dot(back)); });
+      centre.addScaledVector(up, 0.5 * (Math.max(...ups) + Math.min(...ups)) * distance);
     }
     camera.position.copy(centre).addScaledVector(back, distance);
+    api.framed = [box.min.toArray(), box.max.toArray()]; // what the camera was fitted to (the tests check it)
     controls.target.copy(centre);
     controls.update();
     framedWidth = view.clientWidth;
