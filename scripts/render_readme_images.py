@@ -35,6 +35,20 @@ def _plotter(size=(1200, 800)) -> pv.Plotter:
     return p
 
 
+def _shot(p: pv.Plotter, dest: Path, margin: int = 24) -> None:
+    """The plotter's picture cropped to what it shows (every pixel not the background's
+    colour, and ``margin`` pixels round it), written to ``dest``."""
+    import numpy as np
+    from PIL import Image
+
+    image = p.screenshot(None, return_img=True)
+    shown = np.abs(image.astype(int) - image[0, 0].astype(int)).sum(axis=2) > 12
+    rows, cols = np.flatnonzero(shown.any(axis=1)), np.flatnonzero(shown.any(axis=0))
+    top, bottom = max(rows[0] - margin, 0), min(rows[-1] + margin + 1, image.shape[0])
+    left, right = max(cols[0] - margin, 0), min(cols[-1] + margin + 1, image.shape[1])
+    Image.fromarray(image[top:bottom, left:right]).save(dest)
+
+
 def _look(p: pv.Plotter, direction: tuple[float, float, float], zoom: float) -> None:
     """Look at everything from ``direction`` (pointing from the scene to the camera)."""
     b = p.bounds
@@ -75,7 +89,7 @@ def stratstone_board(out: Path, dest: Path) -> None:
             p.add_mesh(s, color=COLOURS[colour], smooth_shading=True, split_sharp_edges=True, specular=0.3)
             z += s.bounds[5] - s.bounds[4]
     _look(p, (0, -1.1, 1.25), 1.25)
-    p.screenshot(dest)
+    _shot(p, dest)
 
 
 def all_stones(out: Path, dest: Path) -> None:
@@ -85,7 +99,7 @@ def all_stones(out: Path, dest: Path) -> None:
             s = _mesh(out, f"stratstone/stone-{colour}-{i + 1:02d}.stl", (i * 34.0, -row * 34.0, 0))
             p.add_mesh(s, color=COLOURS[colour], smooth_shading=True, split_sharp_edges=True, specular=0.3)
     _look(p, (0, -1.0, 0.9), 1.85)
-    p.screenshot(dest)
+    _shot(p, dest)
 
 
 def tiles(out: Path, dest: Path) -> None:
@@ -99,7 +113,7 @@ def tiles(out: Path, dest: Path) -> None:
         t = t.translate(((c[0] - 100) * 0.12, (c[1] - 100) * 0.12, 0), inplace=False)  # spread from the centre
         p.add_mesh(t, color=BOARD, smooth_shading=False, specular=0.2)
     _look(p, (0, -0.6, 1.0), 1.2)
-    p.screenshot(dest)
+    _shot(p, dest)
 
 
 def sage_board(out: Path, dest: Path) -> None:
@@ -123,7 +137,7 @@ def sage_board(out: Path, dest: Path) -> None:
         p.add_mesh(_mesh(out, f"sage-stones/gem-{colour}.stl", (x, y, floor)), color=COLOURS[colour],
                    smooth_shading=True, split_sharp_edges=True, specular=0.5)
     _look(p, (0, -0.9, 1.3), 1.3)
-    p.screenshot(dest)
+    _shot(p, dest)
     assert w > 0
 
 
@@ -135,7 +149,7 @@ def gems(out: Path, dest: Path) -> None:
                    smooth_shading=True, split_sharp_edges=True, specular=0.4)
     _raking(p, (55, 0, 6), (-0.55, 0.45, 0.7))
     _look(p, (0, -0.35, 1.0), 3.2)
-    p.screenshot(dest)
+    _shot(p, dest)
 
 
 def dice(out: Path, dest: Path) -> None:
@@ -152,7 +166,7 @@ def dice(out: Path, dest: Path) -> None:
                    smooth_shading=True, split_sharp_edges=True, specular=0.3)
     _raking(p, (1.6 * h, 0, h), (-0.5, -0.6, 0.8))
     _look(p, (0.45, -1.0, 0.9), 1.7)
-    p.screenshot(dest)
+    _shot(p, dest)
 
 
 def terrain_board(out: Path, dest: Path) -> None:
@@ -189,7 +203,7 @@ def terrain_board(out: Path, dest: Path) -> None:
             p.add_mesh(piece.translate((x + dx, y + dy, z), inplace=False), color=COLOURS[side], smooth_shading=False,
                        specular=0.3)
     _look(p, (0, -0.85, 1.1), 1.3)
-    p.screenshot(dest)
+    _shot(p, dest)
 
 
 def terrain_pieces(out: Path, dest: Path) -> None:
@@ -203,35 +217,43 @@ def terrain_pieces(out: Path, dest: Path) -> None:
         x += 10
     _raking(p, (90, 0, 10), (-0.35, -0.85, 0.4))
     _look(p, (0, -1.0, 0.45), 1.9)
-    p.screenshot(dest)
+    _shot(p, dest)
 
 
 def label_closeups(out: Path, dest: Path) -> None:
-    """The near-left corner of each board from above, shaded by depth (floors dark, tops
-    light) so every groove shows at its true width: the first column and row labels as
-    the near player reads them (Stratstone, Sage Stones, terrain side by side)."""
-    ps, prof = load_params(), load_profiles()
+    """The near-left corner of each board, two cells by two and the rims beside them, from
+    the front and above under a light from the left, so every engraved groove
+    shows as on the printed board: the first column and row labels as the near player
+    reads them (Stratstone, Sage Stones, terrain side by side), each panel cropped to that
+    corner."""
+    ps = load_params()
     m = json.loads((out / "manifest.json").read_text())
     terrain = sorted(a["file"] for a in m["assets"] if a["game"] == "terrain" and a["part"] == "board-tile")[0]
-    p = pv.Plotter(off_screen=True, window_size=(1500, 560), shape=(1, 3), border=False)
-    boards = (("stratstone/board.stl", ps.game("stratstone").board), ("sage-stones/board.stl", ps.game("sage-stones").board),
-              (terrain, ps.game("terrain").board))
-    for i, (file, board) in enumerate(boards):
+    size = (500, 520)
+    p = pv.Plotter(off_screen=True, window_size=(3 * size[0], size[1]), shape=(1, 3), border=False)
+    boards = (("Stratstone", "stratstone/board.stl", ps.game("stratstone").board, BOARD),
+              ("Sage Stones", "sage-stones/board.stl", ps.game("sage-stones").board, BOARD),
+              ("terrain game", terrain, ps.game("terrain").board, TERRAIN))
+    for i, (title, file, board, colour) in enumerate(boards):
         p.subplot(0, i)
-        p.set_background("#d6dde4")  # the boards' tops are white in this shading
+        p.set_background("white")
         grid = board.grid()
-        top = snap_height(board.thickness_mm, prof["board"], 3)
         mesh = pv.read(out / file)
         if mesh.bounds[1] <= 1e-6:  # a board laid turned on the bed
             mesh = mesh.rotate_z(-90, point=(0, 0, 0), inplace=False)
-        x1, y1 = grid.rim_x_mm + 2.0 * grid.pitch_mm, grid.rim_y_mm + 1.6 * grid.pitch_mm
+        x1, y1 = grid.rim_x_mm + 2.0 * grid.pitch_mm, grid.rim_y_mm + 2.0 * grid.pitch_mm
         part = mesh.clip_box((0, x1, 0, y1, -1, 60), invert=False)
-        part["depth"] = part.points[:, 2]
-        p.add_mesh(part, scalars="depth", cmap="gray", clim=(top - 2.5, top), show_scalar_bar=False, lighting=False)
-        p.enable_parallel_projection()
-        p.camera_position = [(x1 / 2, y1 / 2, 200), (x1 / 2, y1 / 2, 0), (0, 1, 0)]
+        p.add_mesh(part, color=colour, specular=0.15)
+        top = part.bounds[5]
+        p.remove_all_lights()
+        p.add_light(pv.Light(position=(-2 * x1, 0.5 * y1, top + 1.2 * x1), focal_point=(x1 / 2, y1 / 2, 0),
+                             intensity=0.8, light_type="scene light"))
+        p.add_light(pv.Light(light_type="headlight", intensity=0.55))
+        # from the front, 60 degrees up: the grooves' far walls catch the light
+        p.camera_position = [(x1 / 2, y1 / 2 - 0.55 * y1, top + 0.95 * y1), (x1 / 2, y1 / 2, top), (0, 0, 1)]
         p.reset_camera()
-        p.camera.zoom(1.35)
+        p.camera.zoom(1.25)
+        p.add_text(title, position="upper_edge", font_size=11, color="black")
     p.screenshot(dest)
 
 
@@ -361,7 +383,7 @@ def main() -> None:
     ap.add_argument("--out-dir", type=Path, default=Path("output"))
     ap.add_argument("--tiled-dir", type=Path, default=None, help="a build made with a small printer")
     ap.add_argument("--images", type=Path, default=Path("docs/images"))
-    ap.add_argument("--only", choices=("dice", "plates"), help="render this picture alone")
+    ap.add_argument("--only", choices=("dice", "plates", "labels"), help="render this picture alone")
     a = ap.parse_args()
     a.images.mkdir(parents=True, exist_ok=True)
     if a.only == "dice":
@@ -369,6 +391,9 @@ def main() -> None:
         return
     if a.only == "plates":
         plates(a.out_dir, a.images / "print-plates.png")
+        return
+    if a.only == "labels":
+        label_closeups(a.out_dir, a.images / "labels-closeup.png")
         return
     stratstone_board(a.out_dir, a.images / "stratstone-board.png")
     all_stones(a.out_dir, a.images / "stratstone-stones.png")
