@@ -96,7 +96,7 @@ class _Run:
         except KeyboardInterrupt as e:
             self.error = e
             self.stopping.set()
-            submitter.join()  # the futures it made are all known before they are waited on
+            self.join_submitter()  # the futures it made are all known before they are waited on
             self.cancel_pending()
             self.abandon_running()  # parts already running finish, for STOP_WAIT_S at most
             yield from self._taken(list(self.futures))  # those that finished are listed too
@@ -181,6 +181,19 @@ class _Run:
         self.bar.step(job.id, len(job.outputs))
         return result
 
+    def join_submitter(self) -> None:
+        """After a stop: wait for the submitter thread until :data:`STOP_WAIT_S` after the
+        stop. It waits in a submit until the fork server has imported CadQuery (a second
+        or two, fifteen on a loaded machine): if it is still waiting then, the server is
+        killed (it holds no part), which ends the submit with an error, and the workers it
+        would have started never start."""
+        if self.stop_at is None:
+            self.stop_at = time.monotonic()
+        self.submitter.join(timeout=max(0.0, self.stop_at + STOP_WAIT_S - time.monotonic()))
+        if self.submitter.is_alive():
+            kill_fork_server()
+            self.submitter.join()
+
     def abandon_running(self) -> None:
         """After a stop: wait for the parts running in the workers until :data:`STOP_WAIT_S`
         after the stop, saying what it waits for once it has waited :data:`SAY_AFTER_S`,
@@ -222,10 +235,16 @@ class _Run:
         """The pool shut down once its running parts are done or, after a stop, abandoned
         (safe to run again: :func:`despite_stops`)."""
         self.stopping.set()
-        if self.submitter.is_alive():
+        if isinstance(self.error, KeyboardInterrupt):
+            self.join_submitter()
+        elif self.submitter.is_alive():
             self.submitter.join()
         if isinstance(self.error, KeyboardInterrupt):
             self.abandon_running()
+            # every part is finished, listed or abandoned: the fork server goes now, and the
+            # workers with it (a worker still starting waits for the server's CadQuery
+            # import, fifteen seconds on a loaded machine, and the pool's shutdown with it)
+            kill_fork_server()
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 
@@ -317,6 +336,19 @@ def worker_pool(workers: int) -> cf.ProcessPoolExecutor:
 
 
 _QUIET_TRACKER = "ignore::UserWarning:multiprocessing.resource_tracker"
+
+
+def kill_fork_server() -> None:
+    """Kill the workers' fork server, if one was started (and so every worker forked from it:
+    :func:`~stratstone_cad.build.workers.worker_init`). multiprocessing keeps its pid in a
+    private attribute: without it (another Python), nothing is killed and a stop waits for
+    the server as before."""
+    from multiprocessing import forkserver  # only where workers were wanted
+
+    pid = getattr(getattr(forkserver, "_forkserver", None), "_forkserver_pid", None)
+    if pid:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def start_fork_server() -> None:

@@ -496,7 +496,9 @@ def test_a_stop_during_build_step_ends_within_seconds_saying_what_it_waits_for(t
     no signal reaches Python until it returns; in a worker, waited for to the end): a stop
     took 33-46 s, silent. It now ends within seconds (STOP_WAIT_S, 3 s, and the shutdown),
     says what it waits for and what it abandons, leaves no process, and the manifest lists
-    only what is whole."""
+    only what is whole. (A worker still starting, the fork server still importing CadQuery
+    on a loaded machine, held the stop for 16-19 s: the server is killed once every part is
+    finished or abandoned.)"""
     out = tmp_path / "out"
     p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "build", "terrain", "--step", "--out", str(out),
                           "--jobs", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
@@ -511,9 +513,11 @@ def test_a_stop_during_build_step_ends_within_seconds_saying_what_it_waits_for(t
         os.kill(p.pid, sig)
         _, err = p.communicate(timeout=120)
         took = time.monotonic() - start
-        assert took < 7.0, f"the stop took {took:.1f} s"
-        assert "stopping: waiting up to 3 s for terrain/set to finish\n" in err, err
-        assert "stopping: terrain/set abandoned (made again by the next build)\n" in err, err
+        assert took < 7.0, f"the stop took {took:.1f} s: {err}"
+        # the set's part running: waited for and abandoned, said so; on a loaded machine its
+        # worker may still be starting (the fork server importing CadQuery): nothing to wait for
+        waited = "stopping: waiting up to 3 s for terrain/set to finish\n" in err
+        assert waited == ("stopping: terrain/set abandoned (made again by the next build)\n" in err), err
         assert p.returncode == (143 if sig == signal.SIGTERM else 130) and "Traceback" not in err, err
         deadline = time.monotonic() + 1.0
         while any(_alive(q) for q in family) and time.monotonic() < deadline:
