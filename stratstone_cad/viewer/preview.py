@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import itertools
 import math
 import os
 from collections.abc import Iterator, Sequence
@@ -149,9 +150,8 @@ def _view(p: Any, placed: Sequence[PlacedAsset] = (), elevation: float = ELEVATI
     if not placed:
         p.camera.zoom(1.2)
         return
-    corners = [(x, y, z) for item in placed
-               for x, y, z in np.array(np.meshgrid(*zip(item.vertices.min(axis=0), item.vertices.max(axis=0),
-                                                        strict=True))).reshape(3, -1).T]
+    corners = [c for item in placed
+               for c in itertools.product(*zip(item.vertices.min(axis=0), item.vertices.max(axis=0), strict=True))]
     w, h = p.window_size
     for _ in range(3):  # a perspective camera: centre, zoom, look again
         seen = np.array([project(p, c) for c in corners], dtype=float)

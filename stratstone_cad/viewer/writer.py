@@ -266,14 +266,9 @@ def _same_gif_frame(a: Any, b: Any) -> bool:
     return a.tobytes() == b.tobytes() and a.getpalette() == b.getpalette()
 
 
-def gif_delays(n: int, fps: int) -> list[int]:
-    """Each frame's delay in milliseconds, whole hundredths of a second (as a GIF stores
-    them), alternating so that the frames keep ``fps`` on average (40 fps: 2 and 3 hundredths)."""
-    return [gif_delay(i, fps) for i in range(n)]
-
-
 def gif_delay(i: int, fps: int) -> int:
-    """Frame ``i``'s delay in :func:`gif_delays`."""
+    """Frame ``i``'s delay in milliseconds, whole hundredths of a second (as a GIF stores
+    them), alternating so that the frames keep ``fps`` on average (40 fps: 2 and 3 hundredths)."""
     return 10 * (round(100 * (i + 1) / fps) - round(100 * i / fps))
 
 

@@ -24,18 +24,7 @@ MASK_TEST_MOST = 100_000
 
 def playout_states(name: str, seed: int, plies: int = 400):
     """The OpenSpiel states of one random playout of ``name`` (the wrapper's default game)."""
-    game = spiel.load(name, seed=seed)
-    rng = random.Random(seed)
-    state = game.new_initial_state()
-    while not state.is_terminal() and plies:
-        yield state
-        if state.is_chance_node():
-            actions, probs = zip(*state.chance_outcomes(), strict=True)
-            state.apply_action(rng.choices(actions, probs)[0])
-        else:
-            state.apply_action(rng.choice(state.legal_actions()))
-        plies -= 1
-    yield state
+    yield from playout_states_of(spiel.load(name, seed=seed), seed, plies)
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -138,16 +127,18 @@ def test_a_game_of_more_players_shares_out_the_loss():
     assert engine.name == "sage-stones"
 
 
-def playout_states_of(game, seed):
+def playout_states_of(game, seed, plies: int | None = None):
+    """The states of one random playout of the OpenSpiel ``game``, ``plies`` at most (None: to its end)."""
     rng = random.Random(seed)
     state = game.new_initial_state()
-    while not state.is_terminal():
+    while not state.is_terminal() and plies != 0:
         yield state
         if state.is_chance_node():
             actions, probs = zip(*state.chance_outcomes(), strict=True)
             state.apply_action(rng.choices(actions, probs)[0])
         else:
             state.apply_action(rng.choice(state.legal_actions()))
+        plies = None if plies is None else plies - 1
     yield state
 
 

@@ -631,9 +631,12 @@ def test_a_replays_gif_holds_the_end_and_bad_holds_are_one_line(tmp_path):
 
 
 def test_a_gif_keeps_its_frame_rate_in_whole_hundredths():
-    assert sum(W.gif_delays(40, 40)) == 1000 and set(W.gif_delays(6, 40)) == {20, 30}  # 2.5 hundredths on average
-    assert sum(W.gif_delays(30, 30)) == 1000 and set(W.gif_delays(30, 30)) == {30, 40}
-    assert W.gif_delays(3, 10) == [100, 100, 100]
+    def delays(n: int, fps: int) -> list[int]:
+        return [W.gif_delay(i, fps) for i in range(n)]
+
+    assert sum(delays(40, 40)) == 1000 and set(delays(6, 40)) == {20, 30}  # 2.5 hundredths on average
+    assert sum(delays(30, 30)) == 1000 and set(delays(30, 30)) == {30, 40}
+    assert delays(3, 10) == [100, 100, 100]
 
 
 def test_the_progress_bar_ends_its_line_before_an_error():

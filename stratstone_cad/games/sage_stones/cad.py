@@ -98,13 +98,12 @@ def pip_segments(shape: DieShape, pips: list[Pip], tolerance_mm: float) -> int:
     return circle_segments(max(p.diameter_mm for p in pips) / 2, tolerance_mm)
 
 
-def _pip_frame(pip: Pip) -> tuple[tuple[float, float, float], float, float]:
-    """How a cylinder standing on the origin along z turns to go into ``pip``'s face: the
-    rotation (degrees about x, y, z) that points its axis outward, and how far it reaches
-    out of the face (1 mm) and into it."""
-    turn = {"+z": (0.0, 0.0, 0.0), "-z": (180.0, 0.0, 0.0), "+x": (0.0, 90.0, 0.0), "-x": (0.0, -90.0, 0.0),
-            "+y": (-90.0, 0.0, 0.0), "-y": (90.0, 0.0, 0.0)}[pip.face]
-    return turn, 1.0, pip.depth_mm
+#: How a pip's cutter, a cylinder standing on the origin along z, turns to point its axis
+#: out of the pip's face: degrees about x, y and z (one of them turns).
+_PIP_TURNS = {"+z": (0.0, 0.0, 0.0), "-z": (180.0, 0.0, 0.0), "+x": (0.0, 90.0, 0.0), "-x": (0.0, -90.0, 0.0),
+              "+y": (-90.0, 0.0, 0.0), "-y": (90.0, 0.0, 0.0)}
+#: How far a pip's cutter reaches out of its face (mm): a clean cut through the surface.
+_PIP_OUTSIDE_MM = 1.0
 
 
 def die(shape: DieShape, profile: Profile, tolerance_mm: float) -> Mesh:
@@ -123,9 +122,8 @@ def die(shape: DieShape, profile: Profile, tolerance_mm: float) -> Mesh:
     n = pip_segments(shape, pips, tolerance_mm)
     cuts = []
     for pip in pips:
-        turn, out, into = _pip_frame(pip)
-        cyl = manifold3d.Manifold.cylinder(out + into, pip.diameter_mm / 2, pip.diameter_mm / 2, n)
-        cuts.append(cyl.translate((0.0, 0.0, -into)).rotate(turn).translate(pip.centre))
+        cyl = manifold3d.Manifold.cylinder(_PIP_OUTSIDE_MM + pip.depth_mm, pip.diameter_mm / 2, pip.diameter_mm / 2, n)
+        cuts.append(cyl.translate((0.0, 0.0, -pip.depth_mm)).rotate(_PIP_TURNS[pip.face]).translate(pip.centre))
     return manifold_mesh(body - manifold3d.Manifold.batch_boolean(cuts, manifold3d.OpType.Add), "die")
 
 
@@ -203,9 +201,8 @@ def solid_die(shape: DieShape, profile: Profile, tolerance_mm: float) -> list[cq
     body = cq.Workplane("XY").box(size, size, size, centered=(True, True, False)).edges() \
         .fillet(shape.edge_radius_mm).val()
     for pip in die_pips(shape, profile):
-        turn, out, into = _pip_frame(pip)
-        cyl = cq.Solid.makeCylinder(pip.diameter_mm / 2, out + into, cq.Vector(0, 0, -into))
-        for axis, angle in zip(((1, 0, 0), (0, 1, 0), (0, 0, 1)), turn, strict=True):
+        cyl = cq.Solid.makeCylinder(pip.diameter_mm / 2, _PIP_OUTSIDE_MM + pip.depth_mm, cq.Vector(0, 0, -pip.depth_mm))
+        for axis, angle in zip(((1, 0, 0), (0, 1, 0), (0, 0, 1)), _PIP_TURNS[pip.face], strict=True):
             if angle:
                 cyl = cyl.rotate(cq.Vector(0, 0, 0), cq.Vector(*axis), angle)
         body = body.cut(cyl.translate(cq.Vector(*pip.centre)))
