@@ -33,7 +33,7 @@ from benchlib import loadavg, machine_line, timed
 def _timed_stone(job, mesh, profiles, out: str) -> float:
     import time
 
-    from stratstone_cad.build.pipeline import run_job
+    from stratstone_cad.pipeline.build import run_job
 
     t = time.perf_counter()
     run_job(job, mesh, profiles, out, "bench")
@@ -45,7 +45,7 @@ def ceiling(rounds: int) -> tuple[list[float], list[float]]:
     import os
 
     from stratstone_cad.base.params import get_printer, load_profiles
-    from stratstone_cad.build import scheduler
+    from stratstone_cad.pipeline import scheduler
     from stratstone_cad.registry import GAMES, load_params
 
     ps, profiles = load_params(), load_profiles()

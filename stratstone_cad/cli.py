@@ -259,7 +259,7 @@ def _param_args(p: argparse.ArgumentParser) -> None:
 def _cmd_build(a: argparse.Namespace) -> int:
     # start-up speed: the parameters only for the commands that read them, not check-log or play
     from stratstone_cad.base.params import parse_set
-    from stratstone_cad.build.pipeline import build, usable_cores
+    from stratstone_cad.pipeline.build import build, usable_cores
 
     jobs = usable_cores() if a.jobs is None else a.jobs
     sets = parse_set(a.sets)

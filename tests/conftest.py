@@ -15,7 +15,7 @@ import pytest
 os.environ["STRATSTONE_MEMO"] = "off"
 
 from stratstone_cad.base.params import load_profiles
-from stratstone_cad.build.pipeline import build
+from stratstone_cad.pipeline.build import build
 from stratstone_cad.registry import load_params
 
 
@@ -65,16 +65,16 @@ def plated(tmp_path_factory) -> Path:
 #: 20.5 min of CPU on 2 cores). The Makefile keeps the collection order
 #: (``--no-loadscope-reorder``): these first, the rest in their order.
 LONG_FILES = (
-    "tests/build/test_build.py",
-    "tests/build/test_faults.py",
+    "tests/pipeline/test_build.py",
+    "tests/pipeline/test_faults.py",
     "tests/printing/test_slicer.py",
     "tests/games/test_solids.py",
     "tests/printing/test_plates.py",
-    "tests/build/test_cache.py",
+    "tests/pipeline/test_cache.py",
     "tests/printing/test_slicer_plates.py",
     "tests/viewer/test_replay.py",
     "tests/games/stratstone/test_models.py",
-    "tests/build/test_plate_slicing.py",
+    "tests/pipeline/test_plate_slicing.py",
 )
 
 

@@ -1,7 +1,7 @@
 """The fingerprint of this package's code: which of its modules a module imports, and a
 hash of their source with the versions of the libraries that shape the parts.
 
-Used by a part's cache key (:mod:`stratstone_cad.build.keys`) and by the memo of checks and
+Used by a part's cache key (:mod:`stratstone_cad.pipeline.keys`) and by the memo of checks and
 plans (:mod:`stratstone_cad.base.memo`). It imports nothing of this package, so that a module
 that uses it (the parameters, through the memo) does not bring other modules' code into
 every key.

@@ -6,7 +6,7 @@ dovetails fit clear of the wells and labels. Those take 2D geometry (shapely, an
 under it) and the engraving font, which cost an unchanged rebuild more than half its time.
 Their outcome depends on nothing but their inputs and the code that computes it, so a
 result that was computed once is remembered, under a key derived the way a part's cache
-key is (:mod:`stratstone_cad.build.keys`): the name of the computation, its arguments as plain
+key is (:mod:`stratstone_cad.pipeline.keys`): the name of the computation, its arguments as plain
 data, and the fingerprint of the source of the modules that compute it (with the versions
 of the geometry libraries). A change to any of them is a new key; only successes are kept
 (a check that fails is computed again, and says why, every time).

@@ -65,7 +65,7 @@ class TilePlan:
 
     @classmethod
     def from_plain(cls, data: Mapping[str, Any]) -> TilePlan:
-        """The plan from its JSON form (:func:`stratstone_cad.build.keys.plain` applied throughout)."""
+        """The plan from its JSON form (:func:`stratstone_cad.pipeline.keys.plain` applied throughout)."""
         if data.get("class") != f"{cls.__module__}.{cls.__qualname__}":
             raise ValueError(f"not a tile plan: {data.get('class')!r}")
         joints = [Joint(str(j["axis"]), float(j["at"]), float(j["along"])) for j in data["joints"]]

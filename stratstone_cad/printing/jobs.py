@@ -64,7 +64,7 @@ class Job:
     """Made in a worker process even in a build of one job, and abandoned (its worker
     killed, nothing of it listed) by a stop that it would hold up for longer than
     ``scheduler.STOP_WAIT_S``: ``build --step``'s STEP files, half a minute in OpenCascade,
-    whose calls no signal interrupts. Not part of the cache key (``build/keys.py``)."""
+    whose calls no signal interrupts. Not part of the cache key (``pipeline/keys.py``)."""
 
 
 TILES = r"(?:-tile-[1-9][0-9]*-of-[1-9][0-9]*)?"  # a board cut to fit the bed: -tile-2-of-4

@@ -35,8 +35,8 @@ import numpy as np
 from stratstone_cad.base.fileio import sweep_temporary, umask
 from stratstone_cad.base.memo import cache_root
 from stratstone_cad.base.params import Colour, MeshParams, Printer, Profile, display_colour, load_colours, load_profiles
-from stratstone_cad.build.keys import job_key
 from stratstone_cad.errors import ParameterError
+from stratstone_cad.pipeline.keys import job_key
 from stratstone_cad.printing.checks import Mesh
 from stratstone_cad.printing.jobs import GameAssets, Job, Output
 from stratstone_cad.registry import get_games, load_params

@@ -18,9 +18,9 @@ import pytest
 
 from stratstone_cad.base import memo as M
 from stratstone_cad.base.params import get_printer, load_profiles, parse_set
-from stratstone_cad.build.keys import job_key
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.geometry.tiling import Joint, TilePlan
+from stratstone_cad.pipeline.keys import job_key
 from stratstone_cad.registry import GAMES, load_params
 
 ROOTS = ("stratstone_cad.geometry.tiling",)
@@ -254,7 +254,7 @@ def test_an_unchanged_rebuild_loads_neither_shapely_nor_numpy_nor_the_font(on, b
     shutil.copytree(built_all, out)
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     env.pop(M.ENV, None)
-    code = ("import sys; from pathlib import Path; from stratstone_cad.build.pipeline import build; "
+    code = ("import sys; from pathlib import Path; from stratstone_cad.pipeline.build import build; "
             f"r = build(None, None, Path({str(out)!r}), jobs=1, progress=None); "
             "print(len(r.built), len(r.cached), sorted(m for m in ('shapely', 'numpy', 'HersheyFonts', 'cadquery', "
             "'stratstone_cad.games.stratstone.rules', 'stratstone_cad.games.sage_stones.rules', "
@@ -285,14 +285,14 @@ def test_a_remembered_terrain_map_is_its_seeds_map_and_a_bad_entry_is_not(on):
 
 
 def test_the_kernel_free_answer_is_keyed_by_the_maker_and_the_code_that_reads_it(on):
-    from stratstone_cad.build.keys import _kernel_free
+    from stratstone_cad.pipeline.keys import _kernel_free
 
     ps = load_params()
     board, stone = GAMES["stratstone"].plan(ps.game("stratstone"), get_printer(None), load_profiles(), ps.mesh)[:2]
     assert (_kernel_free(board), _kernel_free(stone)) == (True, False)
     for job in (board, stone):
         module = job.maker.split(":")[0]
-        assert (on / f"{M.memo_key('kernel free', (module, 'stratstone_cad.build.keys'), job.maker)}.json").is_file()
+        assert (on / f"{M.memo_key('kernel free', (module, 'stratstone_cad.pipeline.keys'), job.maker)}.json").is_file()
     assert (_kernel_free(board), _kernel_free(stone)) == (True, False)
 
 

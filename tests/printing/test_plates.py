@@ -17,7 +17,7 @@ import pytest
 import trimesh
 
 from stratstone_cad.base.params import load_colours, load_printers, load_profiles
-from stratstone_cad.build import pipeline as B
+from stratstone_cad.pipeline import build as B
 from stratstone_cad.printing.adaptive import adaptive_layers, flat_heights, slicer_profile
 from stratstone_cad.printing.plates import Part, PlateError, arrange, gap, overlap
 from stratstone_cad.printing.plating import plan_plates, plate_key

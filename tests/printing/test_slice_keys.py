@@ -1,7 +1,7 @@
 """A slice's key is what PrusaSlicer sees: the plate's geometry and settings and the program,
 never its colours or names. Plates that differ only in those share keys; one setting, one
 placement, the bed or the slicer changed gives another key. (No slicer runs here: the
-figures of real slices are tests/build/test_plate_slicing.py's.)"""
+figures of real slices are tests/pipeline/test_plate_slicing.py's.)"""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ import pytest
 
 from stratstone_cad.base.codeprint import code_fingerprint
 from stratstone_cad.base.params import get_printer, load_colours, load_profiles
-from stratstone_cad.build.manifest import read_manifest
-from stratstone_cad.build.pipeline import build
 from stratstone_cad.errors import BuildError
+from stratstone_cad.pipeline.build import build
+from stratstone_cad.pipeline.manifest import read_manifest
 from stratstone_cad.printing.plates import Placement, Plate
 from stratstone_cad.printing.plating import (
     PLATE_MODULES,

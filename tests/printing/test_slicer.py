@@ -15,7 +15,7 @@ import pytest
 import trimesh
 
 from stratstone_cad.base.params import get_printer
-from stratstone_cad.build.pipeline import build
+from stratstone_cad.pipeline.build import build
 from stratstone_cad.registry import load_params
 from tests.printing.slicer_cli import bed_shape, need_slicer, slice_each, slicer  # noqa: F401 (a fixture)
 

@@ -312,7 +312,7 @@ def test_a_heightmap_that_is_not_a_regular_file_is_refused_without_reading_it(tm
 
 def test_a_stratstone_build_goes_past_a_missing_heightmap(tmp_path):
     """build passes its games to load_params: the next check (the printer) is reached."""
-    from stratstone_cad.build.pipeline import build
+    from stratstone_cad.pipeline.build import build
 
     with pytest.raises(ParameterError, match="printer 'nope': unknown"):
         build(["stratstone"], "nope", tmp_path / "o", sets=parse_set(["terrain.board.heightmap=/nonexistent/map.json"]),
@@ -321,7 +321,7 @@ def test_a_stratstone_build_goes_past_a_missing_heightmap(tmp_path):
 
 
 def test_a_board_taller_than_the_printer_is_refused_naming_the_step_that_fits(tmp_path):
-    from stratstone_cad.build.pipeline import build
+    from stratstone_cad.pipeline.build import build
 
     hill = tmp_path / "hill.json"
     hill.write_text(json.dumps([[min(20, f + r + 2) for f in range(10)] for r in range(10)]))  # j10 is level 20

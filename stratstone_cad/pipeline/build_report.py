@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from stratstone_cad.build.manifest import MANIFEST
+from stratstone_cad.pipeline.manifest import MANIFEST
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """What the build's worker processes and their fork server run when they start.
 
-The fork server (:mod:`stratstone_cad.build.forkserver_start`, its first preloaded module)
+The fork server (:mod:`stratstone_cad.pipeline.forkserver_start`, its first preloaded module)
 asks the kernel to kill it the moment the build that started it goes (SIGKILL included),
 and every worker asks the same of the server (:func:`worker_init`), so no process of a
 killed build lives on to write into its folder.
@@ -52,7 +52,7 @@ class _StandIn(type):
 def _stand_in(module: str, name: str) -> type:
     def refuse(*_args: object, **_kwargs: object) -> None:
         raise RuntimeError(f"{module}.{name}: {module.partition('.')[0]} is not loaded in the build's worker "
-                           "processes (stratstone_cad.build.workers.WITHOUT)")
+                           "processes (stratstone_cad.pipeline.workers.WITHOUT)")
 
     return _StandIn(name.rpartition(".")[2], (), {"__init__": refuse, "__module__": module, "__qualname__": name})
 

@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from stratstone_cad.base.params import get_printer
-from stratstone_cad.build import pipeline as B
 from stratstone_cad.errors import BuildError
+from stratstone_cad.pipeline import build as B
 from stratstone_cad.printing.slicing import Slice, find_prusaslicer, slice_all
 from tests import ROOT
 from tests.procs import descendants

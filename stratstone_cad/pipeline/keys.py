@@ -5,7 +5,7 @@ function is given: its parameters, print profile, tile plan), the mesh settings,
 source of every module of this package that the CAD function and the mesh writers import
 (found by reading their imports, :mod:`stratstone_cad.base.codeprint`), with the versions of
 the libraries that shape a part's bytes (:data:`KERNEL_DISTS`). So a change to one game's
-CAD code rebuilds that game's parts only. Kept apart from the build (:mod:`stratstone_cad.build.pipeline`) as pure Python that
+CAD code rebuilds that game's parts only. Kept apart from the build (:mod:`stratstone_cad.pipeline.build`) as pure Python that
 the mutation tests reach (docs/testing.md).
 """
 

@@ -22,16 +22,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stratstone_cad.base.params import MeshParams, Profile
-from stratstone_cad.build.keys import WRITER_MODULES, _kernel_free
-from stratstone_cad.build.progress_bar import ProgressBar
 from stratstone_cad.errors import BuildError, UserError
+from stratstone_cad.pipeline.keys import WRITER_MODULES, _kernel_free
+from stratstone_cad.pipeline.progress_bar import ProgressBar
 from stratstone_cad.printing.jobs import Job
 from stratstone_cad.registry import GAMES
 
 if TYPE_CHECKING:  # the pools' modules are imported where a pool is made: an unchanged rebuild has none
     import concurrent.futures as cf
 
-#: What makes one job's parts and returns their manifest entries: :func:`stratstone_cad.build.pipeline.run_job`.
+#: What makes one job's parts and returns their manifest entries: :func:`stratstone_cad.pipeline.build.run_job`.
 RunJob = Callable[[Job, MeshParams, dict[str, Profile], str, str], list[dict[str, Any]]]
 
 
@@ -329,7 +329,7 @@ def worker_pool(workers: int) -> cf.ProcessPoolExecutor:
     import concurrent.futures as cf  # the pool's modules: only where a pool is made
     import multiprocessing
 
-    from stratstone_cad.build.workers import worker_init
+    from stratstone_cad.pipeline.workers import worker_init
 
     ctx = multiprocessing.get_context("forkserver")
     return cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=worker_init)
@@ -340,7 +340,7 @@ _QUIET_TRACKER = "ignore::UserWarning:multiprocessing.resource_tracker"
 
 def kill_fork_server() -> None:
     """Kill the workers' fork server, if one was started (and so every worker forked from it:
-    :func:`~stratstone_cad.build.workers.worker_init`). multiprocessing keeps its pid in a
+    :func:`~stratstone_cad.pipeline.workers.worker_init`). multiprocessing keeps its pid in a
     private attribute: without it (another Python), nothing is killed and a stop waits for
     the server as before."""
     from multiprocessing import forkserver  # only where workers were wanted
@@ -358,11 +358,11 @@ def start_fork_server() -> None:
     import multiprocessing  # only where workers are wanted: an unchanged rebuild has none
     from multiprocessing import forkserver
 
-    from stratstone_cad.build.workers import PARENT_ENV
+    from stratstone_cad.pipeline.workers import PARENT_ENV
 
     cad_modules = {g.cad.module for g in GAMES.values()}
     multiprocessing.get_context("forkserver").set_forkserver_preload(
-        ["stratstone_cad.build.forkserver_start", *sorted({"cadquery", "manifold3d", *cad_modules, *WRITER_MODULES})])
+        ["stratstone_cad.pipeline.forkserver_start", *sorted({"cadquery", "manifold3d", *cad_modules, *WRITER_MODULES})])
     # The server (only it) dies with this process. So does the resource tracker started
     # beside it, which then frees the killed build's semaphores: it does so without the
     # two-line "leaked semaphore objects" warning, which would only alarm the user.

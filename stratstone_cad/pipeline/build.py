@@ -1,15 +1,15 @@
 """The build pipeline: plan the assets, skip what is cached, make the rest in parallel,
 check and write every mesh, and keep output/manifest.json.
 
-The cache is the manifest itself (:mod:`stratstone_cad.build.manifest`): each asset's entry
+The cache is the manifest itself (:mod:`stratstone_cad.pipeline.manifest`): each asset's entry
 holds the key of everything it was made from (derived, never listed by hand:
-:mod:`stratstone_cad.build.keys`) and the sha256 of the file. An asset whose key is
+:mod:`stratstone_cad.pipeline.keys`) and the sha256 of the file. An asset whose key is
 unchanged and whose file still has that sha256 is not rebuilt, and the unchanged rebuild
 never imports CadQuery.
 
 Workers: with more than one job, the CadQuery parts are made by worker processes forked
 from a fork server that imports CadQuery once (see
-:func:`stratstone_cad.build.scheduler.worker_pool`), and the parts made without CadQuery
+:func:`stratstone_cad.pipeline.scheduler.worker_pool`), and the parts made without CadQuery
 are made by the build itself meanwhile. A worker dies with the build (the kernel kills it
 when its parent goes, whatever the signal).
 """
@@ -30,16 +30,22 @@ from typing import Any, TextIO
 
 from stratstone_cad.base.fileio import atomic_write_all, describe_os_error, ensure_writable_dir, sweep_temporary, write_target
 from stratstone_cad.base.params import MeshParams, Profile, get_printer, load_colours, load_profiles
-from stratstone_cad.build.build_report import BuildReport
-from stratstone_cad.build.keys import job_key
-from stratstone_cad.build.lock import folder_lock
-from stratstone_cad.build.manifest import MANIFEST, assets_for, described, read_manifest, sha256_file, write_manifest
-from stratstone_cad.build.plate_phase import REPORT, build_plates, settle_print_report, sweep_unlisted_plates, write_print_report
-from stratstone_cad.build.progress_bar import ProgressBar
-from stratstone_cad.build.scheduler import despite_stops, drain, run_all, start_fork_server
-from stratstone_cad.build.scratch import build_scratch
 from stratstone_cad.errors import GeometryError, OutputError, UserError
 from stratstone_cad.models import cad_files_job
+from stratstone_cad.pipeline.build_report import BuildReport
+from stratstone_cad.pipeline.keys import job_key
+from stratstone_cad.pipeline.lock import folder_lock
+from stratstone_cad.pipeline.manifest import MANIFEST, assets_for, described, read_manifest, sha256_file, write_manifest
+from stratstone_cad.pipeline.plate_phase import (
+    REPORT,
+    build_plates,
+    settle_print_report,
+    sweep_unlisted_plates,
+    write_print_report,
+)
+from stratstone_cad.pipeline.progress_bar import ProgressBar
+from stratstone_cad.pipeline.scheduler import despite_stops, drain, run_all, start_fork_server
+from stratstone_cad.pipeline.scratch import build_scratch
 from stratstone_cad.printing.jobs import GameAssets, Job, Output
 from stratstone_cad.registry import ParamSet, get_games, load_params
 

@@ -1,8 +1,8 @@
 """The first module the build's fork server imports (its preload: see
-:func:`stratstone_cad.build.scheduler.start_fork_server`), and only the server: importing it is
+:func:`stratstone_cad.pipeline.scheduler.start_fork_server`), and only the server: importing it is
 what the server does when it starts, so nothing else imports it.
 
-The build names itself in :data:`~stratstone_cad.build.workers.PARENT_ENV` just for the server.
+The build names itself in :data:`~stratstone_cad.pipeline.workers.PARENT_ENV` just for the server.
 The server asks the kernel to kill it the moment that build goes (SIGKILL included), then
 imports CadQuery without VTK and ezdxf for the workers it will fork. A server whose build
 is already gone (a build that refused its input ends in a fraction of a second, before
@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 
 from stratstone_cad.base.processes import die_with_parent
-from stratstone_cad.build.workers import PARENT_ENV, import_cadquery_without_vtk
+from stratstone_cad.pipeline.workers import PARENT_ENV, import_cadquery_without_vtk
 
 _BUILD = os.environ.pop(PARENT_ENV, None)
 if _BUILD is not None:

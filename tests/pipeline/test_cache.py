@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from stratstone_cad.base.codeprint import _module_path, forget_code
 from stratstone_cad.base.params import PRESETS_DIR, get_printer, load_profiles
-from stratstone_cad.build import keys as K
-from stratstone_cad.build import pipeline as B
 from stratstone_cad.errors import UserError
+from stratstone_cad.pipeline import build as B
+from stratstone_cad.pipeline import keys as K
 from stratstone_cad.registry import GAMES, SCHEMA, get_games, load_params
 
 

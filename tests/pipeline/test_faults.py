@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from stratstone_cad.build import pipeline as B
-from stratstone_cad.build import plate_phase
-from stratstone_cad.build.lock import LOCK
+from stratstone_cad.pipeline import build as B
+from stratstone_cad.pipeline import plate_phase
+from stratstone_cad.pipeline.lock import LOCK
 from tests import ROOT
 from tests.procs import descendants
 
@@ -102,7 +102,7 @@ def test_the_submitter_starts_with_ctrl_c_and_sigterm_held_back():
     the thread starts with both signals blocked, the caller's mask as before after."""
     import threading
 
-    from stratstone_cad.build.scheduler import start_undisturbed
+    from stratstone_cad.pipeline.scheduler import start_undisturbed
 
     masks = []
     before = signal.pthread_sigmask(signal.SIG_BLOCK, [])
@@ -325,7 +325,7 @@ def test_the_fork_server_serves_a_build_that_is_a_containers_first_process():
         pytest.skip("unshare is not installed")
     script = """
 import os
-from stratstone_cad.build.workers import die_with_parent
+from stratstone_cad.pipeline.workers import die_with_parent
 for parent in (1, None):
     child = os.fork()
     if child == 0:

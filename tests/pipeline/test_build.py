@@ -12,10 +12,10 @@ import trimesh
 from stl import mesh as npstl
 
 from stratstone_cad.base import fileio
-from stratstone_cad.build import pipeline as B
-from stratstone_cad.build import scheduler
-from stratstone_cad.build.lock import LOCK
 from stratstone_cad.errors import GeometryError, OutputError
+from stratstone_cad.pipeline import build as B
+from stratstone_cad.pipeline import scheduler
+from stratstone_cad.pipeline.lock import LOCK
 from stratstone_cad.printing.checks import Mesh, check_mesh, merge_vertices
 
 EXPECTED = {"stratstone/board.stl"} | {f"stratstone/stone-{c}-{i:02d}.stl" for c in ("yellow", "red", "tan")
@@ -437,10 +437,10 @@ def test_the_fork_server_serves_its_build_and_exits_when_the_build_has_gone(name
     import subprocess
     import sys
 
-    from stratstone_cad.build.workers import PARENT_ENV
+    from stratstone_cad.pipeline.workers import PARENT_ENV
 
     env = {**os.environ, PARENT_ENV: str(os.getpid()) if named == "parent" else "999999999"}
-    script = ("import sys, os; import stratstone_cad.build.forkserver_start; "
+    script = ("import sys, os; import stratstone_cad.pipeline.forkserver_start; "
               f"print('cadquery' in sys.modules, {PARENT_ENV!r} in os.environ)")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0 and done.stderr == ""
@@ -459,12 +459,12 @@ def test_the_workers_make_parts_with_cadquery_loaded_without_vtk_or_ezdxf():
 
 
 def test_a_stand_in_says_what_is_missing_when_used():
-    from stratstone_cad.build.workers import _Absent
+    from stratstone_cad.pipeline.workers import _Absent
 
     stand_in = _Absent("vtkmodules.vtkCommonDataModel").vtkPolyData
     assert stand_in.__module__ == "vtkmodules.vtkCommonDataModel" and stand_in.__name__ == "vtkPolyData"
     with pytest.raises(RuntimeError, match=r"^vtkmodules.vtkCommonDataModel.vtkPolyData: vtkmodules is not loaded in "
-                                           r"the build's worker processes \(stratstone_cad.build.workers.WITHOUT\)$"):
+                                           r"the build's worker processes \(stratstone_cad.pipeline.workers.WITHOUT\)$"):
         stand_in()
     # an attribute of a stand-in (cadquery's DXF exporter takes ezdxf.units.MM as a default)
     mm = _Absent("ezdxf").units.MM
@@ -489,7 +489,7 @@ def test_cadquery_is_imported_without_vtk_or_else_the_ordinary_way(without, lean
 
     script = f"""
 import sys
-from stratstone_cad.build import workers as w
+from stratstone_cad.pipeline import workers as w
 w.WITHOUT = {without!r}
 print(w.import_cadquery_without_vtk())
 import cadquery as cq

@@ -1,6 +1,6 @@
 """The build's manifest, ``output/manifest.json``: every part (STL) and print plate (3MF)
 the build wrote, each with the key of what it was made from and its file's sha256. It is
-the build's cache (:mod:`stratstone_cad.build.pipeline`), and what the viewer and the
+the build's cache (:mod:`stratstone_cad.pipeline.build`), and what the viewer and the
 tests read."""
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def write_manifest(out_dir: Path, entries: dict[str, dict[str, Any]]) -> list[st
     A plate is made of its parts: a plate one of whose parts has left ``entries`` or
     changed there leaves them in this same write (it is taken out of ``entries``), and its
     file is removed after it (a kill in between leaves it unlisted, and the next build
-    sweeps it: :func:`stratstone_cad.build.plate_phase.sweep_unlisted_plates`). Returns
+    sweeps it: :func:`stratstone_cad.pipeline.plate_phase.sweep_unlisted_plates`). Returns
     the plates so taken out."""
     dropped = broken_plates(entries)
     for f in dropped:

@@ -22,8 +22,8 @@ import lib3mf
 import numpy as np
 import pytest
 
-from stratstone_cad.build import pipeline as B
-from stratstone_cad.build import plate_phase
+from stratstone_cad.pipeline import build as B
+from stratstone_cad.pipeline import plate_phase
 from stratstone_cad.printing.threemf import read_stl_mesh
 from tests import ROOT
 
@@ -179,7 +179,7 @@ def test_the_slicer_and_pymp_folders_of_a_killed_build_are_swept_by_the_next(tmp
     cache, out = Path(tempfile.mkdtemp(prefix="sc-")), tmp_path / "out"
     env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
     # a running build's folder (here a process that made one and waits) is never swept
-    alive = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom stratstone_cad.build.scratch import "
+    alive = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom stratstone_cad.pipeline.scratch import "
                               "own_scratch\nprint(own_scratch(), flush=True)\ntime.sleep(120)"],
                              stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
     p = None

@@ -2,7 +2,7 @@
 slicer (a shell script that logs when it starts and writes a G-code of a few lines): the
 costliest waiting slice starts first, slices that come while others run (``slice_all``'s
 feed) are sliced too, and a build writes its plates while the slicers work. What real
-PrusaSlicer runs do is tests/build/test_plate_slicing.py's."""
+PrusaSlicer runs do is tests/pipeline/test_plate_slicing.py's."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from stratstone_cad.base.params import get_printer, load_profiles
-from stratstone_cad.build import pipeline as B
-from stratstone_cad.build import plate_phase
 from stratstone_cad.errors import BuildError
+from stratstone_cad.pipeline import build as B
+from stratstone_cad.pipeline import plate_phase
 from stratstone_cad.printing import slicing
 from stratstone_cad.printing.checks import Mesh
 from stratstone_cad.printing.plates import Part, Placement, Plate
