@@ -181,6 +181,23 @@ def _parser() -> argparse.ArgumentParser:
                     help="also print every ply in words as it is checked, one line each beginning with its ply number: "
                          "the terrain game's step costs and attack sums, Sage Stones' dice, column and traps, "
                          "Stratstone's sowing and winning line")
+
+    st = sub.add_parser("studio", help="customize a set in the browser: controls for every parameter, a live 3D "
+                                       "preview, downloads of exactly what the build writes",
+                        description="Start the studio, a local web app: each parameter of a game as a control, the "
+                                    "part's 3D preview redrawn as you change them, its size, volume and grams of PLA, "
+                                    "and downloads (STL, STEP, the plate's 3MF, the whole set as a zip with a "
+                                    "params.toml for build --params). Ctrl-C stops it.")
+    st.add_argument("game", nargs="?", metavar="GAME", help=f"the game shown first: {_listed(list(FACTS), 'or')}")
+    st.add_argument("--host", default="127.0.0.1",
+                    help="address to listen on (default 127.0.0.1: this computer only; another lets anyone on the "
+                         "network use it)")
+    st.add_argument("--port", metavar="N", type=_integer, default=8040, help="port (default 8040; 0: any free port)")
+    st.add_argument("--no-browser", action="store_true", help="do not open the page in the default browser")
+    st.add_argument("--out", metavar="DIR", type=_path, default=None,
+                    help="the studio's folder: the parts and sets it builds (default: a folder of the user's cache); "
+                         "it reads and writes no file outside it")
+    st.add_argument("--printer", metavar="NAME", help="the printer chosen first (see 'list')")
     return p
 
 
@@ -538,8 +555,18 @@ def _cmd_replay(a: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_studio(a: argparse.Namespace) -> int:
+    from stratstone_cad.pipeline.build import usable_cores
+    from stratstone_cad.studio.server import serve
+
+    if not 0 <= a.port <= 65535:
+        raise UserError(f"--port {a.port}: expected a port from 0 to 65535 (0: any free port)")
+    return serve(a.game, a.host, a.port, not a.no_browser, a.out, a.printer, max(1, usable_cores()))
+
+
 COMMANDS = {"build": _cmd_build, "list": _cmd_list, "play": _cmd_play, "record": _cmd_record,
-            "check-log": _cmd_check_log, "preview": _cmd_preview, "replay": _cmd_replay}
+            "check-log": _cmd_check_log, "preview": _cmd_preview, "replay": _cmd_replay,
+            "studio": _cmd_studio}
 
 
 class Terminated(KeyboardInterrupt):
