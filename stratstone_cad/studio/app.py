@@ -210,6 +210,7 @@ def allowed_hosts(scope: Scope) -> set[str]:
     """The Host headers a request on this connection may carry: the address it connected to
     (with its port; without it on port 80), and ``localhost`` for a loopback address."""
     host, port = scope.get("server") or ("", 0)
+    port = port or 80  # an ASGI server may leave the default port out
     names = {host, f"[{host}]"} if ":" in host else {host}
     if host in ("127.0.0.1", "::1"):
         names.add("localhost")

@@ -75,7 +75,7 @@ class Parts:
                  kept: int = PREVIEWS_KEPT) -> None:
         self.root = out / PARTS_FOLDER
         self.pool, self.run, self.kept = pool, run, kept
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # a future cancelled under it runs its callback (_finished) at once
         self.making: dict[str, cf.Future] = {}
         self.waiting: dict[str, set[str]] = collections.defaultdict(set)  # key -> clients that wait for it
         self.queued: dict[str, str] = {}  # client -> the key of its latest request
@@ -137,8 +137,8 @@ class Parts:
         self.waiting[key].discard(client)
         if not self.waiting[key]:
             fut = self.making.get(key)
-            if fut is not None and fut.cancel():
-                del self.making[key]
+            if fut is not None:
+                fut.cancel()  # only if not started; its callback unlists it
 
     def _leave(self, key: str, client: str) -> None:
         with self.lock:
