@@ -181,6 +181,15 @@ def _parser() -> argparse.ArgumentParser:
                     help="also print every ply in words as it is checked, one line each beginning with its ply number: "
                          "the terrain game's step costs and attack sums, Sage Stones' dice, column and traps, "
                          "Stratstone's sowing and winning line")
+    ck.add_argument("--review", action="store_true",
+                    help="review every move with the search (OpenSpiel's MCTS): one line a ply beginning with its "
+                         "number (its class: best, excellent, good, inaccuracy, mistake, blunder or forced; the best "
+                         "move; the mover's expected score before and after), then each player's accuracy and counts")
+    ck.add_argument("--budget", metavar="N", default=None,
+                    help="with --review: simulations a ply (default 300, about 1 s a Stratstone ply)")
+    ck.add_argument("--json", action="store_true",
+                    help="with --review: one JSON object a ply (ply, player, move, best, class, expected_before, "
+                         "expected_after, legal_moves) instead of text")
     return p
 
 
@@ -431,11 +440,28 @@ def _cmd_check_log(a: argparse.Namespace) -> int:
     # start-up speed: each command loads only its own layer: --help and check-log no CAD, no VTK
     from stratstone_cad.log import commands
 
+    if a.review or a.budget is not None or a.json:
+        return _review(a)
     if a.explain:
         for line in commands.explain_log(a.file):
             print(printable(line), flush=True)  # the reason and the ids are the log's text
         return 0
     print(printable(commands.check_log(a.file)))  # the result's reason is the log's text
+    return 0
+
+
+def _review(a: argparse.Namespace) -> int:
+    # start-up speed: OpenSpiel only for a review
+    from stratstone_cad.analysis import review
+
+    if not a.review:
+        raise UserError(f"{'--budget' if a.budget is not None else '--json'} without --review: expected "
+                        "check-log --review FILE [--budget N] [--json]")
+    if a.explain:
+        raise UserError("--explain and --review: expected one of them")
+    budget = review.DEFAULT_BUDGET if a.budget is None else review.parse_budget(a.budget)
+    for line in review.review_lines(a.file, budget, as_json=a.json):
+        print(printable(line), flush=True)  # moves and ids are the log's text
     return 0
 
 

@@ -28,7 +28,7 @@ from stratstone_cad.engine.core import Game, Move, State, short_repr
 from stratstone_cad.engine.players import PLAYER_KINDS, Player, PlayerKindError, get_player
 
 __all__ = ["DEFAULT_SIMULATIONS", "KINDS", "MAX_SECONDS", "MAX_SIMULATIONS", "MIN_SIMULATIONS", "UCT_C", "SearchPlayer",
-           "make_player", "parse_search"]
+           "evaluator", "make_player", "parse_search"]
 
 SEARCH = "search"
 KINDS = (*sorted(PLAYER_KINDS), SEARCH)
@@ -114,13 +114,21 @@ class SearchPlayer:
         return wrapped.move_of(bot.step(wrapped))
 
 
+def evaluator(random_state: Any) -> Any:
+    """The OpenSpiel ``Evaluator`` of the search's leaves (the player's and the review's):
+    one random playout to the end, dice drawn with their probabilities."""
+    from open_spiel.python.algorithms import mcts
+
+    return mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=random_state)
+
+
 def _bot(game: Any, simulations: int | None, seconds: float | None, random_state: Any) -> Any:
     """An ``MCTSBot`` with a budget of simulations, or of seconds."""
     from open_spiel.python.algorithms import mcts
 
-    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=random_state)
+    leaves = evaluator(random_state)
     if seconds is None:
-        return mcts.MCTSBot(game, UCT_C, simulations, evaluator, solve=True, random_state=random_state)
+        return mcts.MCTSBot(game, UCT_C, simulations, leaves, solve=True, random_state=random_state)
 
     class OutOfTime(Exception):
         pass
@@ -144,4 +152,4 @@ def _bot(game: Any, simulations: int | None, seconds: float | None, random_state
             self._root = root
             return super()._apply_tree_policy(root, state)
 
-    return TimedBot(game, UCT_C, MAX_SIMULATIONS, evaluator, solve=True, random_state=random_state)
+    return TimedBot(game, UCT_C, MAX_SIMULATIONS, leaves, solve=True, random_state=random_state)
