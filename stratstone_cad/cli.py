@@ -111,6 +111,11 @@ def _parser() -> argparse.ArgumentParser:
     rc.add_argument("--setup", metavar="JSON", default=None, help="the game's setup, as for play")
     rc.add_argument("--roll", action="store_true", help="Sage Stones: the program rolls the dice")
     rc.add_argument("--seed", type=_integer, default=None, help="with --roll: the dice's seed (recorded)")
+    rc.add_argument("--vs", metavar="PLAYER", default=None,
+                    help="play against the engine: search (search:300, search:2s), greedy or random moves for every "
+                         "side but yours; its reply is printed, to be made on the board, and logged")
+    rc.add_argument("--as", metavar="SIDE", dest="vs_as", default=None,
+                    help="with --vs: the side you play (default the first, e.g. yellow in Stratstone)")
     for g in _map_games():
         seed = g.MAP_FLAGS["seed"]
         rc.add_argument(seed, metavar="N", type=_integer, default=None, dest=_map_dest(g, "seed"),
@@ -394,6 +399,11 @@ def _cmd_record(a: argparse.Namespace) -> int:
     from stratstone_cad.log import record
 
     record.check_args(a.out, a.resume, a.game)
+    vs = None
+    if a.vs is not None:
+        from stratstone_cad.analysis.players import make_player  # OpenSpiel itself only when the search moves
+
+        vs = make_player(a.vs, get_game(a.game) if a.game else record.log_game(a.resume))
     if a.seed is not None and not a.roll:
         raise UserError(f"--seed {a.seed} without --roll: the dice are typed in; add --roll to have them rolled")
     stdin = sys.stdin  # None when standard input is closed: read as an empty one
@@ -411,7 +421,8 @@ def _cmd_record(a: argparse.Namespace) -> int:
             for flag, value in (("--setup", a.setup), ("--players", a.players), *maps, ("--seed", a.seed)):
                 if value is not None:
                     raise UserError(f"{flag} with --resume: the log's header already says it; leave {flag} out")
-            line = record.resume(a.resume, a.game, roll=a.roll, stdin=stdin, say=say, interactive=interactive)
+            line = record.resume(a.resume, a.game, roll=a.roll, stdin=stdin, say=say, interactive=interactive,
+                                 vs=vs, vs_as=a.vs_as)
         else:
             setup = _setup_arg(a) or {}
             for (g, seed_flag, seed), (_, file_flag, file) in zip(_map_args(a, "seed"), _map_args(a, "file"),
@@ -425,7 +436,8 @@ def _cmd_record(a: argparse.Namespace) -> int:
                     setup[map_field] = get_game(g.NAME).load_map(file)
             line = record.record(a.game, a.out, setup or None, _players_arg(a, "player ids", "yellow,red,blue"),
                                  roll=a.roll, seed=a.seed, stdin=stdin, say=say, interactive=interactive,
-                                 on_warning=lambda m: print(f"{PROG}: warning: {printable(m)}", file=sys.stderr))
+                                 on_warning=lambda m: print(f"{PROG}: warning: {printable(m)}", file=sys.stderr),
+                                 vs=vs, vs_as=a.vs_as)
     except KeyboardInterrupt:
         if interactive:
             print()  # off the prompt's line
