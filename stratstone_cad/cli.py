@@ -11,6 +11,7 @@ import os
 import re
 import signal
 import sys
+import tempfile
 import threading
 from pathlib import Path
 from types import ModuleType
@@ -156,6 +157,8 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", metavar="PATH", type=_file_or_folder, default=None,
                     help="FILE.gif, FILE.mp4, FILE.png, a new folder for PNG frames, or the scene to share: FILE.glb "
                          "(animated glTF) or FILE.html (one page that plays offline in any browser)")
+    rp.add_argument("--puzzle", metavar="N", type=_integer, default=None,
+                    help="LOG is a puzzle file (stratstone-cad puzzles): show puzzle N's position (from 1)")
     rp.add_argument("--ply", metavar="N", type=_integer, default=None,
                     help="with --out FILE.png: the position after ply N (0: the start)")
     rp.add_argument("--plies", metavar="FIRST-LAST", default=None,
@@ -176,6 +179,16 @@ def _parser() -> argparse.ArgumentParser:
                          "cost, its special moves starred and its exit marked (default: on in the window and "
                          "in the page of --out FILE.html, which has a button for it; off in pictures and films)")
     _param_args(rp)
+
+    pz = sub.add_parser("puzzles", help="find puzzles in logged games: positions where exactly one move wins or saves "
+                                        "the game",
+                        description="Find the puzzles of real games: each position of the logs where exactly one of "
+                                    "the legal moves wins at once, or (where none wins) is the only one after which "
+                                    "the next player cannot win at once. Writes one JSON line a puzzle: the game, the "
+                                    "source log and ply, the player, the solution, the move played and the position "
+                                    "(replay FILE --puzzle N shows it).")
+    pz.add_argument("logs", nargs="+", metavar="LOG", type=_file_path, help="engine logs (JSON Lines)")
+    pz.add_argument("--out", metavar="FILE.jsonl", type=_file_path, required=True, help="the puzzle file to write")
 
     ck = sub.add_parser("check-log", help="validate an engine log and print its result",
                         description="Validate an engine log: its schema, then every ply through the "
@@ -554,6 +567,11 @@ def _cmd_replay(a: argparse.Namespace) -> int:
             raise UserError(f"--plies {printable(repr(a.plies))[:40]}: expected FIRST-LAST such as 10-20, with --out "
                             "FILE.gif, FILE.mp4 or a folder")
         plies = (int(m[1]), int(m[2]))
+    if a.puzzle is not None:
+        from stratstone_cad.analysis.puzzles import position_log
+
+        folder = tempfile.TemporaryDirectory(prefix="stratstone-puzzle-")  # removed when the command ends
+        a.log = position_log(a.log, a.puzzle, Path(folder.name))
     rep = replay.load(a.log, parse_set(a.sets), a.params)
     if kind in replay.SHARED:  # the scene itself, animated: the same motion as the MP4
         from stratstone_cad.viewer import gltf, web
@@ -576,7 +594,17 @@ def _cmd_replay(a: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"build": _cmd_build, "list": _cmd_list, "play": _cmd_play, "record": _cmd_record,
+def _cmd_puzzles(a: argparse.Namespace) -> int:
+    # start-up speed: each command loads only its own layer
+    from stratstone_cad.analysis.puzzles import write_puzzles
+    from stratstone_cad.base.fileio import refuse_reading
+
+    refuse_reading(a.out, [("log", log) for log in a.logs])
+    print(printable(write_puzzles(a.logs, a.out)))
+    return 0
+
+
+COMMANDS = {"puzzles": _cmd_puzzles, "build": _cmd_build, "list": _cmd_list, "play": _cmd_play, "record": _cmd_record,
             "check-log": _cmd_check_log, "preview": _cmd_preview, "replay": _cmd_replay}
 
 
