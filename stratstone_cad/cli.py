@@ -604,8 +604,8 @@ def _cmd_puzzles(a: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"puzzles": _cmd_puzzles, "build": _cmd_build, "list": _cmd_list, "play": _cmd_play, "record": _cmd_record,
-            "check-log": _cmd_check_log, "preview": _cmd_preview, "replay": _cmd_replay}
+COMMANDS = {"build": _cmd_build, "list": _cmd_list, "play": _cmd_play, "record": _cmd_record,
+            "check-log": _cmd_check_log, "puzzles": _cmd_puzzles, "preview": _cmd_preview, "replay": _cmd_replay}
 
 
 class Terminated(KeyboardInterrupt):
