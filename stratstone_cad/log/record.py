@@ -541,8 +541,8 @@ def _resumable(path: Path, game_name: str | None, roll: bool) -> tuple[Game, lis
     it cannot be resumed (as asked)."""
     where = f"--resume {path}"
     try:
-        lines = list(_log._read_lines(Path(path)))  # read once: replayed here, then kept as they are
-        with _log.Replay(iter(lines)) as r:
+        lines = list(_log.reading._read_lines(Path(path)))  # read once: replayed here, then kept as they are
+        with _log.LogWalk(iter(lines)) as r:
             states: list[State] = [r.initial]
             states.extend(step.after for step in r)
             logged = r.logged_result

@@ -182,9 +182,9 @@ def _in_the_format(monkeypatch: pytest.MonkeyPatch, name: str, chance_field: str
     key = f"ply_{name.replace('-', '_')}"
     defs[key] = ply
     defs["ply"]["anyOf"].append({"$ref": f"#/$defs/{key}"})
-    for cached in (logfile._validator, logfile._longest_list):
+    for cached in (logfile.schema._validator, logfile.schema._longest_list):
         cached.cache_clear()
-    monkeypatch.setattr(logfile, "load_schema", lambda: schema)
+    monkeypatch.setattr(logfile.schema, "load_schema", lambda: schema)
 
 
 @pytest.fixture
@@ -209,7 +209,7 @@ def _forget_the_format() -> None:
     """The validators made from the extended schema go with it."""
     from stratstone_cad.log import logfile
 
-    for cached in (logfile._validator, logfile._longest_list):
+    for cached in (logfile.schema._validator, logfile.schema._longest_list):
         cached.cache_clear()
 
 

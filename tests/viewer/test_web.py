@@ -68,9 +68,9 @@ def _drawn(b: Browser) -> None:
 
 def _engine_tops(game: str, ply: int) -> dict[str, str | None]:
     """The colour (side) the engine has on top of each square after ``ply``."""
-    from stratstone_cad.log.logfile import replay
+    from stratstone_cad.log.logfile import walk_log
 
-    with replay(LOGS / GAMES[game]) as r:
+    with walk_log(LOGS / GAMES[game]) as r:
         state = r.initial
         for step in r:
             if step.ply > ply:
