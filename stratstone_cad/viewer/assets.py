@@ -132,13 +132,20 @@ def _job_meshes(job: Job) -> tuple[Mesh, ...]:
 def _load_or_make(job: Job, key: str) -> tuple[Mesh, ...]:
     folder = _cache_dir()
     if folder is None:
-        return _make(job)
+        return _as_stored(_make(job))
     path = folder / f"{key}.npz"
     meshes = read_entry(path, key, len(job.outputs))
     if meshes is None:  # none yet, or damaged: made again, and the entry replaced
-        meshes = _make(job)
+        meshes = _as_stored(_make(job))
         write_entry(path, key, meshes)
     return meshes
+
+
+def _as_stored(meshes: Sequence[Mesh]) -> tuple[Mesh, ...]:
+    """``meshes`` as a cache entry gives them back (vertices through float32), so that a
+    picture is the same bytes whether its meshes were just made or read from the cache."""
+    return tuple(Mesh(np.asarray(m.vertices, dtype=np.float32).astype(np.float64), np.asarray(m.triangles, dtype=np.int64))
+                 for m in meshes)
 
 
 #: What a cache entry's checksum starts from: a change of the format makes every old entry
