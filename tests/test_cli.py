@@ -235,24 +235,24 @@ def test_a_stop_signal_inside_an_import_is_sent_again_once_outside(tmp_path, mon
     import signal
     import time
 
-    from stratstone_cad import cli
+    from stratstone_cad.base import processes
 
     (tmp_path / "frame_at_import.py").write_text("import sys\nFRAME = sys._getframe()\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "frame_at_import", raising=False)
     inside = importlib.import_module("frame_at_import").FRAME
     sent = []
-    monkeypatch.setattr(cli.os, "kill", lambda pid, sig: sent.append((pid, sig)))
-    cli._stop(signal.SIGTERM, inside)
-    cli._stop(signal.SIGINT, inside)
+    monkeypatch.setattr(processes.os, "kill", lambda pid, sig: sent.append((pid, sig)))
+    processes.stop(signal.SIGTERM, inside)
+    processes.stop(signal.SIGINT, inside)
     deadline = time.monotonic() + 5
     while len(sent) < 2 and time.monotonic() < deadline:
         time.sleep(0.01)
     assert sorted(sent) == sorted([(os.getpid(), signal.SIGTERM), (os.getpid(), signal.SIGINT)])
-    with pytest.raises(cli.Terminated):
-        cli._stop(signal.SIGTERM, sys._getframe())
+    with pytest.raises(processes.Terminated):
+        processes.stop(signal.SIGTERM, sys._getframe())
     with pytest.raises(KeyboardInterrupt) as e:
-        cli._stop(signal.SIGINT, sys._getframe())
+        processes.stop(signal.SIGINT, sys._getframe())
     assert type(e.value) is KeyboardInterrupt
 
 
@@ -306,7 +306,7 @@ def test_a_folders_path_where_a_file_is_expected_is_refused(tmp_path, args, flag
 
 
 def test_a_folder_for_replay_frames_may_end_in_a_slash():
-    from stratstone_cad.cli import _file_or_folder
+    from stratstone_cad.cli.args import file_or_folder as _file_or_folder
 
     assert _file_or_folder("frames/") == _file_or_folder("frames/.") == _file_or_folder("frames")
 
@@ -344,7 +344,7 @@ def test_every_summary_names_every_output_and_every_positional_has_help():
     and no argument is left without help (a newcomer reads these first)."""
     import argparse
 
-    from stratstone_cad.cli import _parser
+    from stratstone_cad.cli import parser as _parser
 
     parser = _parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))

@@ -143,7 +143,7 @@ class Result:
     winner: str | None
     reason: str
 
-    def describe(self) -> str:
+    def text(self) -> str:
         """``winner red (line of four)`` or ``draw (all stones placed)``."""
         head = "draw" if self.winner is None else f"winner {self.winner}"
         return f"{head} ({self.reason})"
@@ -714,7 +714,7 @@ def event_words(event: Event) -> str:
     if isinstance(e, BoardReset):
         return f"the board is reset ({e.reason})"
     if isinstance(e, GameOver):
-        return Result(e.winner, e.reason).describe()
+        return Result(e.winner, e.reason).text()
     return ""
 
 

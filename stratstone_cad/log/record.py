@@ -278,7 +278,7 @@ class _Session:
         plies = len(self.states) - 1
         self.save(f"ply {plies} and the result were not saved" if plies > self.saved else "the result was not saved")
         self.show()
-        return f"wrote {self.name}: {self.game.name}, {counted(plies, 'ply', 'plies')}, {result.describe()}"
+        return f"wrote {self.name}: {self.game.name}, {counted(plies, 'ply', 'plies')}, {result.text()}"
 
     def save(self, lost: str) -> None:
         """Write the log: the new lines appended (see :attr:`written`), or the whole log; when
@@ -554,7 +554,7 @@ def _resumable(path: Path, game_name: str | None, roll: bool) -> tuple[Game, lis
         raise RecordError(f"{where}: a {game.name} log, not {game_name}")
     result = logged or states[-1].result()
     if result is not None:
-        raise RecordError(f"{where}: the game is over ({result.describe()}), nothing to continue")
+        raise RecordError(f"{where}: the game is over ({result.text()}), nothing to continue")
     if not os.access(path, os.W_OK) or not os.access(os.path.dirname(os.path.abspath(path)), os.W_OK):
         raise RecordError(f"{where}: the log or its folder is not writable, expected a log this session can extend")
     too_long = too_long_to_write(path)

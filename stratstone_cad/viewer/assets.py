@@ -39,7 +39,7 @@ from stratstone_cad.errors import ParameterError
 from stratstone_cad.pipeline.keys import job_key
 from stratstone_cad.printing.checks import Mesh
 from stratstone_cad.printing.jobs import GameAssets, Job, Output
-from stratstone_cad.registry import get_games, load_params
+from stratstone_cad.registry import get_parts, load_params
 
 __all__ = ["PREVIEW_MESH", "Asset", "asset_mesh", "game_assets", "list_assets", "select"]
 
@@ -69,13 +69,13 @@ def list_assets(games: Iterable[str] | None = None, sets: dict[str, str] | None 
                 params_file: Path | None = None) -> dict[str, Asset]:
     """Every asset of the games named (all by default), by name, in the build's order, made
     with the parameters of ``params_file`` (``--params``) and ``sets`` (``--set``) as a build's."""
-    chosen = get_games(list(games) if games else None)
+    chosen = get_parts(list(games) if games else None)
     ps = load_params(params_file, sets, games=[g.name for g in chosen])
     profiles = load_profiles()
     colours = load_colours()
     out: dict[str, Asset] = {}
     for g in chosen:
-        out.update(game_assets(g, ps.game(g.name), profiles, colours))
+        out.update(game_assets(g, ps.params_of(g.name), profiles, colours))
     return out
 
 

@@ -112,7 +112,7 @@ def test_a_replay_follows_its_steps_and_ends_on_the_last_ply():
         assert r.plies == 0 and r.state is r.initial
         for step in r:
             assert r.plies == step.ply and r.state is step.after
-        assert r.plies == 13 and r.state.result().describe() == "winner yellow (line of four)"
+        assert r.plies == 13 and r.state.result().text() == "winner yellow (line of four)"
     with log.walk_log(LOGS / "stratstone_win.jsonl") as r:
         assert r.run() is r.state and r.plies == 13
 
@@ -162,7 +162,7 @@ def test_a_replay_resumes_from_a_mark_with_the_same_steps_checked_again(tmp_path
 
 def test_check_log_reports_the_game_its_plies_its_result_and_its_header():
     done = log.validate(LOGS / "stratstone_win.jsonl")
-    assert (done.game, done.plies, done.result.describe(), done.has_result_line) == (
+    assert (done.game, done.plies, done.result.text(), done.has_result_line) == (
         "stratstone", 13, "winner yellow (line of four)", True)
     assert done.header.players == ["yellow", "red"] and done.header.seed == 4
     unfinished = log.validate(LOGS / "stratstone_unfinished.jsonl")

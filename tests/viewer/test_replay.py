@@ -332,7 +332,7 @@ def test_squares_are_the_board_grids_cells_in_the_logs_notation(game, first, sec
     rep = loaded[game]
     from stratstone_cad.registry import load_params
 
-    grid = load_params(None, None, games=[game]).game(game).board.grid()
+    grid = load_params(None, None, games=[game]).params_of(game).board.grid()
     assert rep.table.seats[first][:2] == pytest.approx(grid.cell_centre(0, 0))
     assert rep.table.seats[second][:2] == pytest.approx(grid.cell_centre(1, 0))
     assert rep.table.seats[last][:2] == pytest.approx(grid.cell_centre(grid.cols - 1, grid.rows - 1))

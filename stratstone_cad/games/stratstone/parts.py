@@ -52,8 +52,8 @@ PRESET = Path(__file__).with_name("preset.toml")
 #: The CAD functions of this game's parts, in cad.py (named, not imported: see CadFunctions).
 CAD = CadFunctions("stratstone_cad.games.stratstone.cad", ("make_board", "make_stone"))
 
-#: The file letters of a board of up to 8 cells (the game's own 4 are facts.FILES).
-FILES = string.ascii_lowercase[:8]
+#: The letters of the files of a board of up to 8 cells (the game's own 4 are facts.FILES).
+CELL_LETTERS = string.ascii_lowercase[:8]
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ class StratstoneBoard(BoardParams):
                          self.corner_radius_mm)
 
     def col_texts(self) -> list[str]:
-        return list(FILES[: self.cells])
+        return list(CELL_LETTERS[: self.cells])
 
     def row_texts(self) -> list[str]:
         return [str(i + 1) for i in range(self.cells)]

@@ -381,7 +381,7 @@ class StratstoneState(NoChance):
         if type(move) is not StratstoneMove or not _well_formed(move):
             raise RuleViolation(short_repr(move), ply, "is not a Stratstone move")
         if self._result is not None:
-            raise RuleViolation(str(move), ply, f"comes after the end of the game: {self._result.describe()}")
+            raise RuleViolation(str(move), ply, f"comes after the end of the game: {self._result.text()}")
         c = self.turn
         origin = move.square
         old = self.stacks[origin]

@@ -637,7 +637,7 @@ class TerrainState(NoChance):
             raise RuleViolation(short_repr(move), ply, "is not a terrain-game move")
         text = str(move)
         if self._result is not None:
-            raise RuleViolation(text, ply, f"comes after the end of the game: {self._result.describe()}")
+            raise RuleViolation(text, ply, f"comes after the end of the game: {self._result.text()}")
         side = self.turn
         player = PLAYERS[side]
         if move.kind == PASS_KIND:

@@ -125,7 +125,7 @@ class LogWalk:
                 res = state.result()
                 if res is not None:
                     raise LogError(
-                        f"line {line_no}, ply {ply}: {short_repr(move_text)} comes after the end of the game: {res.describe()}"
+                        f"line {line_no}, ply {ply}: {short_repr(move_text)} comes after the end of the game: {res.text()}"
                     )
                 if player != state.to_move():
                     raise LogError(f"line {line_no}, ply {ply}: player is {short_repr(player)} but {state.to_move()} is to move")
@@ -180,7 +180,7 @@ class LogWalk:
         if actual is None and agreed_end(logged, self.header.players):
             return
         if actual is None:
-            said = f"line {line_no}: result says {_cut(logged.describe(), 80)}"
+            said = f"line {line_no}: result says {_cut(logged.text(), 80)}"
             players = self.header.players
             if logged.reason == DRAW_AGREED:  # an agreed end, but not as the format writes one
                 raise LogError(f"{said}: a draw agreed has no winner, expected winner null")
@@ -191,7 +191,7 @@ class LogWalk:
                 raise LogError(f"{said}: a resignation names its winner, expected winner {' or '.join(players)}")
             raise LogError(f"{said} but the game is not over after {counted(state.ply, 'ply', 'plies')}")
         if actual != logged:
-            raise LogError(f"line {line_no}: result says {_cut(logged.describe(), 80)} but the moves give {actual.describe()}")
+            raise LogError(f"line {line_no}: result says {_cut(logged.text(), 80)} but the moves give {actual.text()}")
 
 
 def agreed_end(result: Result, players: Sequence[str]) -> bool:
@@ -281,7 +281,7 @@ class LogReport:
         """``ok: stratstone, 16 plies, winner red (line of four)`` or ``... unfinished after N plies``."""
         if self.result is None:
             return f"ok: {self.game}, unfinished after {counted(self.plies, 'ply', 'plies')}"
-        return f"ok: {self.game}, {counted(self.plies, 'ply', 'plies')}, {self.result.describe()}"
+        return f"ok: {self.game}, {counted(self.plies, 'ply', 'plies')}, {self.result.text()}"
 
 
 def validate(path: str | os.PathLike[str]) -> LogReport:
