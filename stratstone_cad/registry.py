@@ -5,11 +5,9 @@ A game is a folder under ``stratstone_cad/games/`` (``facts.py``, ``rules.py``,
 entry come its rules engine (:func:`get_game`, loaded on first use: check-log and play
 need one engine, a build none), its printable parts (:data:`PARTS`, with their CAD
 functions checked against the CAD module's source here), its parameters and presets
-(:data:`SCHEMA`, :func:`load_params`), its CLI options and the help's game lists. The log
-format names its games too (``stratstone_cad/log/schema.json``): a new game is a new
-entry of that published format (its name in the header's ``game`` enum, a ``ply_<game>``
-definition of its plies and that definition in the ``ply`` anyOf), which check-log
-needs; docs/architecture.md says how to add a game.
+(:data:`SCHEMA`, :func:`load_params`), its CLI options and the help's game lists, and its
+entry in the log format (its facts' ``log_schema()``, which the log's schema is assembled
+from); docs/architecture.md says how to add a game.
 
 :func:`load_params` merges the presets (each game's ``preset.toml``, the shared
 ``base/presets/mesh.toml`` and ``plates.toml``), a ``--params`` file and ``--set``

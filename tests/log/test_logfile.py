@@ -89,10 +89,34 @@ def test_schema_is_a_valid_draft_2020_12_schema_and_accepts_every_valid_line():
             validator.validate(json.loads(line))
 
 
-def test_schema_ships_inside_the_package():
+def test_the_schemas_neutral_part_ships_inside_the_package():
     import stratstone_cad.log as log_package
 
-    assert (Path(log_package.__file__).parent / "schema.json").is_file()
+    assert (Path(log_package.__file__).parent / "base-schema.json").is_file()
+
+
+def test_the_schemas_games_colours_and_squares_are_the_games_facts():
+    """Each game's entry in the schema is built from its facts: the games, Sage Stones'
+    colours, each board's squares (every square of the board, and only those, match)."""
+    import re
+
+    from stratstone_cad.registry import FACTS
+
+    defs = log.load_schema()["$defs"]
+    assert defs["header"]["properties"]["game"]["enum"] == list(FACTS)
+    sage, terrain, strat = FACTS["sage-stones"], FACTS["terrain"], FACTS["stratstone"]
+    assert defs["sage_colour"]["enum"] == list(sage.COLOURS)
+    assert defs["ply_stratstone"]["properties"]["player"]["enum"] == list(strat.PLAYERS)
+    assert defs["terrain_side"]["enum"] == list(terrain.PLAYERS)
+    boards = {"terrain_square": ([f"{f}{r}" for f in terrain.FILES for r in range(1, terrain.SIZE + 1)], defs),
+              "sage_square": ([f"{c}-{r}" for c in range(sage.FIRST_COLUMN, sage.FIRST_COLUMN + sage.COLUMNS)
+                               for r in range(1, sage.ROWS + 1)], defs),
+              "stratstone": ([f"{f}{r}" for f in strat.FILES for r in range(1, strat.SIZE + 1)], None)}
+    for name, (squares, where) in boards.items():
+        pattern = where[name]["pattern"] if where else \
+            defs["setup_stratstone"]["properties"]["stacks"]["propertyNames"]["pattern"]
+        everything = {f"{f}{r}" for f in "abcdefghijk" for r in range(0, 12)} | {f"{c}-{r}" for c in range(11) for r in range(11)}
+        assert {sq for sq in everything if re.fullmatch(pattern, sq)} == set(squares), name
 
 
 def test_replay_yields_steps_with_events():

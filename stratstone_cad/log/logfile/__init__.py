@@ -9,7 +9,7 @@ Line 1 is the header, then one line per ply, then optionally the result::
 
 Reading is streaming, one line at a time, with a cap on the line length and the file size,
 so a huge file or a huge line fails fast with one line of explanation. Each line is
-checked against the JSON Schema shipped in ``schema.json`` (the usual line shapes go
+checked against the log's JSON Schema (:func:`load_schema`; the usual line shapes go
 through hand-written checks that accept strictly less than the schema, for speed; any other
 line goes through jsonschema, which also words the error), then every ply is replayed
 through the engine (dice are data: they are replayed, never re-rolled). Logs are data only:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from importlib import resources
 from typing import Any
 
 from stratstone_cad.engine.core import UnknownGameError, short_repr
-from stratstone_cad.registry import get_game
+from stratstone_cad.registry import FACTS, get_game
 
 FORMAT = "stratstone-cad/log"
 VERSION = 1
@@ -34,10 +34,29 @@ def _cut(text: str, limit: int = _MESSAGE_LIMIT) -> str:
 
 @cache
 def load_schema() -> dict[str, Any]:
-    """The JSON Schema of one log line (``stratstone_cad/log/schema.json``)."""
-    text = resources.files("stratstone_cad.log").joinpath("schema.json").read_text("utf-8")
+    """The JSON Schema of one log line: the format's game-neutral part
+    (``stratstone_cad/log/base-schema.json``) with each game's entry, from its facts
+    (``log_schema()``: its header's players, its setup, its ply lines), in the registry's
+    order. The wheel carries it assembled, as ``stratstone_cad/log/schema.json``."""
+    text = resources.files("stratstone_cad.log").joinpath("base-schema.json").read_text("utf-8")
     schema: dict[str, Any] = json.loads(text)
+    for name, facts in FACTS.items():
+        _add_game(schema, name, facts.log_schema())
     return schema
+
+
+def _add_game(schema: dict[str, Any], name: str, entry: Mapping[str, Any]) -> None:
+    """``schema`` with the game ``name``: in the header's list of games, its header's
+    players and setup, its ply lines among the plies, and its own definitions."""
+    defs, key = schema["$defs"], name.replace("-", "_")
+    defs["header"]["properties"]["game"]["enum"].append(name)
+    then = {"players": entry["players"]} if entry.get("players") is not None else {}
+    then["setup"] = {"$ref": f"#/$defs/setup_{key}"}
+    defs["header"]["allOf"].append({"if": {"required": ["game"], "properties": {"game": {"const": name}}},
+                                    "then": {"properties": then}})
+    defs.update(entry.get("defs", {}))
+    defs[f"setup_{key}"], defs[f"ply_{key}"] = entry["setup"], entry["ply"]
+    defs["ply"]["anyOf"].append({"$ref": f"#/$defs/ply_{key}"})
 
 
 def _strict_int(checker: Any, instance: object) -> bool:

@@ -19,8 +19,6 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from stratstone_cad.engine.core import Attacked, BoardReset, Captured, Exited, Moved, Placed, Sown
-
 if TYPE_CHECKING:
     from stratstone_cad.viewer.replay.loading import GameOnTable
 
@@ -111,21 +109,7 @@ class Timeline:
 
     def play(self, named: Sequence[Any], rest: Mapping[str, Point | None]) -> dict[str, list[tuple[float, Point | None]]]:
         for n in named:
-            e, pieces = n.event, n.pieces
-            if isinstance(e, Placed):
-                self.placed(pieces[0], e.square)
-            elif isinstance(e, Sown):
-                self.sown(pieces[0], e.origin, e.square, e.step)
-            elif isinstance(e, Moved):
-                self.moved(pieces[0], e.path)
-            elif isinstance(e, Attacked):
-                self.attack(pieces[0], pieces[1])
-            elif isinstance(e, Captured):
-                self.captured(pieces[0], e.square)
-            elif isinstance(e, Exited):
-                self.exited(pieces[0], e.square)
-            elif isinstance(e, BoardReset):
-                self.vanish(pieces, 1.5)
+            getattr(self, f"on_{n.event.kind.replace(' ', '_')}", self.on_event)(n.event, n.pieces, rest)
         total = max(self.now, 1.0)
         out: dict[str, list[tuple[float, Point | None]]] = {}
         for pid, keys in self.keys.items():
@@ -135,6 +119,60 @@ class Timeline:
                 scaled.append((1.0, end))
             out[pid] = scaled
         return out
+
+    # One hook an event kind, named after it (``on_<kind>``), as python-chess's visitors
+    # are; an event without one (a game's own) gets :meth:`on_event`. tests/viewer walks
+    # every event of the core and asserts each has its hook.
+
+    def on_placed(self, e: Any, pieces: Sequence[str], rest: Mapping[str, Point | None]) -> None:
+        self.placed(pieces[0], e.square)
+
+    def on_sown(self, e: Any, pieces: Sequence[str], rest: Mapping[str, Point | None]) -> None:
+        self.sown(pieces[0], e.origin, e.square, e.step)
+
+    def on_moved(self, e: Any, pieces: Sequence[str], rest: Mapping[str, Point | None]) -> None:
+        self.moved(pieces[0], e.path)
+
+    def on_attacked(self, e: Any, pieces: Sequence[str], rest: Mapping[str, Point | None]) -> None:
+        self.attack(pieces[0], pieces[1])
+
+    def on_captured(self, e: Any, pieces: Sequence[str], rest: Mapping[str, Point | None]) -> None:
+        self.captured(pieces[0], e.square)
+
+    def on_exited(self, e: Any, pieces: Sequence[str], rest: Mapping[str, Point | None]) -> None:
+        self.exited(pieces[0], e.square)
+
+    def on_board_reset(self, e: Any, pieces: Sequence[str], rest: Mapping[str, Point | None]) -> None:
+        self.vanish(pieces, 1.5)
+
+    def on_trapped(self, e: Any, pieces: Sequence[str], rest: Mapping[str, Point | None]) -> None:
+        """Nothing moves: the Captured events after it lift the trapped gems away."""
+
+    def on_dice_rolled(self, e: Any, pieces: Sequence[str], rest: Mapping[str, Point | None]) -> None:
+        """Nothing moves: the dice are said in the caption (the set has no dice on the table)."""
+
+    def on_turn_lost(self, e: Any, pieces: Sequence[str], rest: Mapping[str, Point | None]) -> None:
+        """Nothing moves: said in the caption."""
+
+    def on_extra_turn(self, e: Any, pieces: Sequence[str], rest: Mapping[str, Point | None]) -> None:
+        """Nothing moves: said in the caption."""
+
+    def on_game_over(self, e: Any, pieces: Sequence[str], rest: Mapping[str, Point | None]) -> None:
+        """Nothing moves: the winning line is drawn (overlays) and the result said."""
+
+    def on_event(self, e: Any, pieces: Sequence[str], rest: Mapping[str, Point | None]) -> None:
+        """An event the replay has no hook for (a game's own): the pieces it names glide,
+        lifted clear of the board, to where the ply leaves them, one after the other."""
+        for pid in pieces:
+            here, to = self.pos.get(pid), rest.get(pid)
+            if here == to:
+                continue
+            if here is None or to is None:  # it comes onto the board or leaves it: straight, in a beat
+                self.line(pid, to, self.now, self.now + 0.6)
+                self.now += 0.6
+            else:
+                self.arc(pid, to, self.now, self.now + 1.0, LIFT_MM)
+                self.now += 1.0
 
     def placed(self, pid: str, square: str) -> None:
         to = self.top(square)
