@@ -11,7 +11,7 @@ import pytest
 from stratstone_cad import models
 from stratstone_cad.base.params import get_printer
 from stratstone_cad.occ.common import volume
-from stratstone_cad.registry import load_params
+from stratstone_cad.registry import FACTS, load_params
 from tests import ROOT
 
 
@@ -64,7 +64,7 @@ def test_bad_names_and_values_are_one_line_value_errors(name, overrides, says):
     assert says in str(e.value) and "\n" not in str(e.value)
 
 
-PARTS = "stratstone, sage-stones, terrain"
+PARTS = ", ".join(FACTS)  # every registered game
 PRINTER = "expected a printer's name such as prusa-mini (stratstone-cad list names them), or None for the parts whole"
 
 
@@ -148,7 +148,7 @@ def test_the_example_exports_the_set_with_plain_python(tmp_path):
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["chess"], "game 'chess': unknown, expected one of stratstone, sage-stones, terrain"),
+    (["chess"], f"game 'chess': unknown, expected one of {', '.join(FACTS)}"),
     (["stratstone", "afile"], "output folder afile: is a file, expected a folder"),
 ])
 def test_the_example_refuses_a_bad_game_or_folder_in_one_line(tmp_path, args, message):

@@ -15,11 +15,11 @@ import pytest
 from stratstone_cad.engine.core import Sown
 from stratstone_cad.viewer import replay as R
 from stratstone_cad.viewer import writer as W
-from tests import LOGS, ROOT
+from tests import LOGS, ROOT, golden_logs
 from tests.viewer.pixels import chroma as _chroma
 from tests.viewer.pixels import rgb as _rgb
 
-GAMES = {"stratstone": "stratstone_win.jsonl", "sage-stones": "sage_stones_4.jsonl", "terrain": "terrain_greedy.jsonl"}
+GAMES = golden_logs()  # each registered game and its golden log
 
 
 @pytest.fixture(scope="module")
