@@ -97,3 +97,29 @@ def test_a_games_own_event_carries_its_piece_to_where_the_ply_leaves_it(terrain)
     keys = tl.play(ply.named, rest)[piece]
     assert keys[0][1] == before[piece] and keys[-1] == (1.0, rest[piece])
     assert max(p[2] for _, p in keys if p is not None) > max(before[piece][2], rest[piece][2])  # lifted clear
+
+
+def test_a_games_own_event_shows_in_a_still_and_in_the_scene_the_page_plays(terrain, tmp_path):
+    """The loop the default drawing puts round a square is in the picture (where the
+    loop's side projects, the still differs from the same ply without the event) and in
+    the glTF scene the page plays (one more drawn mesh)."""
+    from stratstone_cad.viewer import gltf
+    from stratstone_cad.viewer.replay import Scene
+
+    ply, _ = _ply_with(terrain, Glowed("e5", "e5"))
+    plain, _ = _ply_with(terrain, core.Exited("red", "e5"))  # the same piece, a hooked event
+    shots, glbs = [], []
+    for p in (ply, plain):
+        rep = replace(terrain, plies=[p])
+        scene = Scene(rep, (640, 360))
+        try:
+            scene.show(1)
+            x, y, _ = terrain.table.seats["e5"]
+            h, z = 0.4 * Plan(rep).pitch, Plan(rep).top("e5")
+            sides = [scene.project((x + h, y + f * h, z)) for f in (-0.5, 0.0, 0.5)]
+            shots.append([scene.image()[r, c].astype(int) for c, r in sides])
+        finally:
+            scene.close()
+        glbs.append(gltf.replay_glb(rep, 1.0))
+    assert all(np.abs(a - b).sum() > 60 for a, b in zip(*shots, strict=True)), shots
+    assert glbs[0] != glbs[1]

@@ -36,10 +36,7 @@ def log_schema() -> dict[str, object]:
                 "colours": {
                     "description": "Two-player variant only: the 4 colours in turn order; colour i belongs to "
                                    "players[i % 2].",
-                    "type": "array",
-                    "items": {"$ref": "#/$defs/sage_colour"},
-                    "minItems": 4,
-                    "maxItems": 4,
+                    "type": "array", "items": {"$ref": "#/$defs/sage_colour"}, "minItems": 4, "maxItems": 4,
                     "uniqueItems": True,
                 },
                 "board": {
@@ -60,9 +57,7 @@ def log_schema() -> dict[str, object]:
                 "player": {"$ref": "#/$defs/id"},
                 "dice": {
                     "description": "The three dice of this ply, in the order rolled.",
-                    "type": "array",
-                    "items": {"type": "integer", "minimum": 1, "maximum": 3},
-                    "minItems": DICE,
+                    "type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 3}, "minItems": DICE,
                     "maxItems": DICE,
                 },
                 "move": {"$ref": "#/$defs/move_text"},
