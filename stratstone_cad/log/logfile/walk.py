@@ -82,7 +82,7 @@ class LogWalk:
         self.close()
 
     def __iter__(self) -> Iterator[Step]:
-        return self._replay(True)
+        return self._walk(True)
 
     def seek_point(self) -> SeekPoint:
         """Where the replay is now (between two steps): resume from it with ``walk_log(path, start=point)``."""
@@ -93,11 +93,11 @@ class LogWalk:
 
     def run(self) -> State:
         """LogWalk and check every remaining line without building steps; returns the final state."""
-        for _ in self._replay(False):
+        for _ in self._walk(False):
             pass
         return self.state
 
-    def _replay(self, want_steps: bool) -> Iterator[Step]:
+    def _walk(self, want_steps: bool) -> Iterator[Step]:
         game = self.game
         gname = game.name
         fast = game.fast_ply
