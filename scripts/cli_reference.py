@@ -94,7 +94,7 @@ def _usage(name: str, parser: argparse.ArgumentParser) -> str:
 
 def render() -> str:
     """docs/cli.md as the parser says it today."""
-    parser = cli._parser()
+    parser = cli.parser()
     commands, helps = _subcommands(parser)
     lines = [INTRO, "", "## Commands", "", "```text", _usage("", parser), "```", "",
              "| command | what it does |", "| --- | --- |"]

@@ -72,7 +72,7 @@ def solution(state: State) -> tuple[str, Move] | None:
 def find_puzzles(path: Path) -> Iterator[dict[str, Any]]:
     """The puzzles of the log ``path`` (checked as check-log checks it), in ply order."""
     records: list[dict[str, Any]] = []
-    with _log.replay(path) as r:
+    with _log.walk_log(path) as r:
         header = _log.header_record(r.game, r.header.players, r.header.seed, r.header.setup)
         for step in r:
             state = step.before if step.chance is None else step.before.apply_chance(step.chance)[0]

@@ -234,7 +234,7 @@ def review_log(path: Path, simulations: int = DEFAULT_BUDGET) -> Iterator[PlyRev
     """Each ply of the log ``path`` reviewed, as it goes; the log is checked as check-log
     checks it (a log of another rules version is refused by its header) and a fault stops
     the review with the same :class:`~stratstone_cad.errors.LogError`."""
-    with _log.replay(path) as r:
+    with _log.walk_log(path) as r:
         for step in r:
             state = step.before if step.chance is None else step.before.apply_chance(step.chance)[0]
             yield review_position(r.game, state, state.parse_move(step.move), simulations, step.ply)

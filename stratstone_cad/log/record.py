@@ -299,7 +299,7 @@ class _Session:
         plies = len(self.states) - 1
         self.save(f"ply {plies} and the result were not saved" if plies > self.saved else "the result was not saved")
         self.show()
-        return f"wrote {self.name}: {self.game.name}, {counted(plies, 'ply', 'plies')}, {result.describe()}"
+        return f"wrote {self.name}: {self.game.name}, {counted(plies, 'ply', 'plies')}, {result.text()}"
 
     def save(self, lost: str) -> None:
         """Write the log: the new lines appended (see :attr:`written`), or the whole log; when
@@ -554,7 +554,7 @@ def resume(path: Path, game_name: str | None, *, roll: bool, stdin: TextIO | Non
 
 def log_game(path: Path) -> Game:
     """The game of the log ``path`` (its header, checked); raises :class:`LogError`."""
-    with _log.replay(path) as r:
+    with _log.walk_log(path) as r:
         return r.game
 
 
@@ -586,8 +586,8 @@ def _resumable(path: Path, game_name: str | None, roll: bool) -> tuple[Game, lis
     it cannot be resumed (as asked)."""
     where = f"--resume {path}"
     try:
-        lines = list(_log._read_lines(Path(path)))  # read once: replayed here, then kept as they are
-        with _log.Replay(iter(lines)) as r:
+        lines = list(_log.reading._read_lines(Path(path)))  # read once: replayed here, then kept as they are
+        with _log.LogWalk(iter(lines)) as r:
             states: list[State] = [r.initial]
             states.extend(step.after for step in r)
             logged = r.logged_result
@@ -599,7 +599,7 @@ def _resumable(path: Path, game_name: str | None, roll: bool) -> tuple[Game, lis
         raise RecordError(f"{where}: a {game.name} log, not {game_name}")
     result = logged or states[-1].result()
     if result is not None:
-        raise RecordError(f"{where}: the game is over ({result.describe()}), nothing to continue")
+        raise RecordError(f"{where}: the game is over ({result.text()}), nothing to continue")
     if not os.access(path, os.W_OK) or not os.access(os.path.dirname(os.path.abspath(path)), os.W_OK):
         raise RecordError(f"{where}: the log or its folder is not writable, expected a log this session can extend")
     too_long = too_long_to_write(path)

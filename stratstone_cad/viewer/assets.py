@@ -39,7 +39,7 @@ from stratstone_cad.errors import ParameterError
 from stratstone_cad.pipeline.keys import job_key
 from stratstone_cad.printing.checks import Mesh
 from stratstone_cad.printing.jobs import GameAssets, Job, Output
-from stratstone_cad.registry import get_games, load_params
+from stratstone_cad.registry import get_parts, load_params
 
 __all__ = ["PREVIEW_MESH", "Asset", "asset_mesh", "game_assets", "list_assets", "select"]
 
@@ -69,13 +69,13 @@ def list_assets(games: Iterable[str] | None = None, sets: dict[str, str] | None 
                 params_file: Path | None = None) -> dict[str, Asset]:
     """Every asset of the games named (all by default), by name, in the build's order, made
     with the parameters of ``params_file`` (``--params``) and ``sets`` (``--set``) as a build's."""
-    chosen = get_games(list(games) if games else None)
+    chosen = get_parts(list(games) if games else None)
     ps = load_params(params_file, sets, games=[g.name for g in chosen])
     profiles = load_profiles()
     colours = load_colours()
     out: dict[str, Asset] = {}
     for g in chosen:
-        out.update(game_assets(g, ps.game(g.name), profiles, colours))
+        out.update(game_assets(g, ps.params_of(g.name), profiles, colours))
     return out
 
 
@@ -132,13 +132,20 @@ def _job_meshes(job: Job) -> tuple[Mesh, ...]:
 def _load_or_make(job: Job, key: str) -> tuple[Mesh, ...]:
     folder = _cache_dir()
     if folder is None:
-        return _make(job)
+        return _as_stored(_make(job))
     path = folder / f"{key}.npz"
     meshes = read_entry(path, key, len(job.outputs))
     if meshes is None:  # none yet, or damaged: made again, and the entry replaced
-        meshes = _make(job)
+        meshes = _as_stored(_make(job))
         write_entry(path, key, meshes)
     return meshes
+
+
+def _as_stored(meshes: Sequence[Mesh]) -> tuple[Mesh, ...]:
+    """``meshes`` as a cache entry gives them back (vertices through float32), so that a
+    picture is the same bytes whether its meshes were just made or read from the cache."""
+    return tuple(Mesh(np.asarray(m.vertices, dtype=np.float32).astype(np.float64), np.asarray(m.triangles, dtype=np.int64))
+                 for m in meshes)
 
 
 #: What a cache entry's checksum starts from: a change of the format makes every old entry

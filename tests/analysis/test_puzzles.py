@@ -36,7 +36,7 @@ def test_a_win_is_a_puzzle_when_it_is_the_only_one():
     counts = set()
     for seed in (1, 2):
         records = play_records("stratstone", seed, ["greedy", "random"])
-        with _log.Replay(iter(enumerate(records, 1))) as r:
+        with _log.LogWalk(iter(enumerate(records, 1))) as r:
             for step in r:
                 wins = winning_moves(step.before)
                 found = solution(step.before)
@@ -75,7 +75,7 @@ def test_puzzles_of_played_games_and_their_positions(tmp_path, capsys):
     assert len(puzzles) >= 2
     for n, p in enumerate(puzzles, 1):
         log = position_log(out, n, tmp_path)
-        with _log.replay(log) as r:
+        with _log.walk_log(log) as r:
             state = r.run()
         assert state.ply == p["ply"] - 1 and str(state.to_move()) == p["player"]
         kind, move = solution(state)

@@ -52,7 +52,7 @@ def sage_plies():
     """Every ply of a two-player Sage Stones game (positions after the dice, the move played)."""
     records = play_records("sage-stones", 3, ["greedy", "random"], {"variant": "two-player"}, max_plies=40)
     engine = get_game("sage-stones")
-    with _log.Replay(iter(enumerate(records, 1))) as r:
+    with _log.LogWalk(iter(enumerate(records, 1))) as r:
         for step in r:
             yield engine, step.before.apply_chance(step.chance)[0], step.move
 

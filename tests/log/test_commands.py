@@ -275,3 +275,15 @@ def test_play_never_writes_its_log_over_the_map_it_reads(tmp_path):
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
     assert f"--out {heightmap}: the same file as the {flag} file {heightmap} it reads" in r.stderr
     assert heightmap.read_text() == "[[1]]"
+
+
+def test_every_registered_game_has_a_golden_log_that_check_log_accepts():
+    """The suites that run for every game take its golden log: a game without one, or with
+    one the engine refuses, fails here rather than leaving the suites silently short of it."""
+    from stratstone_cad.registry import FACTS
+    from tests import golden_logs
+
+    logs = golden_logs()
+    assert list(logs) == list(FACTS)
+    for game, log in logs.items():
+        assert commands.check_log(log).startswith(f"ok: {game}, "), game

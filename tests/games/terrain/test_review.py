@@ -30,8 +30,8 @@ def test_greedy_takes_a_plain_move_that_wins_on_the_200_move_limit():
     # j10 at level 1: j8-j10 costs 3 (the Guardian's 3, so no exit), a1-a5 costs 4
     s = position({"j8": "red guardian", "a1": "red lancer", "e2": "blue runner"}, {"j10": 1}, moves_played=199)
     assert "j8-exit" not in {str(m) for m in s.legal_moves()}
-    assert s.apply("a1-a5")[0].result().describe() == "winner blue (200 moves: piece closest to the finish)"
-    assert s.apply("j8-j10")[0].result().describe() == "winner red (200 moves: piece closest to the finish)"
+    assert s.apply("a1-a5")[0].result().text() == "winner blue (200 moves: piece closest to the finish)"
+    assert s.apply("j8-j10")[0].result().text() == "winner red (200 moves: piece closest to the finish)"
     for seed in range(10):
         move = s.greedy_move(random.Random(seed))
         assert s.apply(move)[0].result().winner == "red", (seed, str(move))
