@@ -139,25 +139,33 @@ def _node_value(node: Any, player: int) -> float:
     return node.total_reward / node.explore_count if node.explore_count else 0.0
 
 
-def _best_other(root: Any, chosen: Any, player: int) -> tuple[Any, float]:
+def _best_other(root: Any, chosen: Any, player: int, played: float) -> tuple[Any, float]:
     """The search's best move and the value of the position with it: the most visited (or
     proven) of the moves not played, worth what the search found for the position without
     the played move's extra visits (the mean return of the other moves' simulations, or a
     proven outcome); the played move instead when it is worth as much."""
     others = [c for c in root.children if c is not chosen]
     if not others:
-        return chosen, _node_value(chosen, player)
+        return chosen, played
     best = max(others, key=lambda c: c.sort_key())
     visits = sum(c.explore_count for c in others)
     value = _node_value(best, player) if best.outcome is not None or not visits else \
         sum(c.total_reward for c in others) / visits
-    played = _node_value(chosen, player)
     return (chosen, played) if played >= value else (best, value)
 
 
 def _winner(state: State, move: Move) -> str | None:
     result = state.apply(move)[0].result()
     return None if result is None else result.winner
+
+
+def lets_a_win(after: State, mover: str) -> bool:
+    """Whether in ``after`` (the position a move of ``mover`` left) another player is to
+    move and has a move that wins at once."""
+    if after.is_terminal() or after.is_chance() or after.to_move() == mover:
+        return False
+    player = str(after.to_move())
+    return any(_winner(after, m) == player for m in after.legal_moves())
 
 
 def review_position(game: Game, state: State, played: Move, simulations: int, seed: int) -> PlyReview:
@@ -169,9 +177,10 @@ def review_position(game: Game, state: State, played: Move, simulations: int, se
     n = len(state.player_ids())
     player = wrapped.current_player()
     chosen = next(c for c in root.children if c.action == played_action)
-    best_node, value = _best_other(root, chosen, player)
-    before = _expected(value, n)
-    after = _expected(_node_value(chosen, player), n)
+    # a move that lets the next player win at once is lost (that reply is tried, not left to the search)
+    value = -1.0 / (n - 1) if lets_a_win(state.apply(played)[0], mover) else _node_value(chosen, player)
+    best_node, best_value = _best_other(root, chosen, player, value)
+    before, after = _expected(best_value, n), _expected(value, n)
     best = moves[best_node.action]
     ply = state.ply + 1
     if len(moves) == 1:

@@ -154,3 +154,18 @@ def test_expected_score_is_the_chance_of_winning(value, n, expected):
     """A value in [-1/(n-1), 1] (OpenSpiel's returns of n players) as an expected score:
     a draw (0) is 1/n, the loss shared out by n - 1 players is 0."""
     assert review._expected(value, n) == pytest.approx(expected)
+
+
+def test_a_move_that_lets_the_next_player_win_at_once_is_lost():
+    """Red to move where yellow wins at once with d3 SS: a red move that leaves that win is
+    worth 0 to red, found by trying yellow's replies, not left to the search's visits."""
+    engine = get_game("stratstone")
+    setup = dict(ONE_WIN["stratstone"][0], first="red")
+    ids, full = engine.new_setup(2, setup, random.Random(0))
+    state = engine.initial_state(ids, full)
+    moves = list(state.legal_moves())
+    losing = [m for m in moves if review.lets_a_win(state.apply(m)[0], "red")]
+    assert 0 < len(losing) < len(moves)
+    for move in losing[:3]:
+        r = review_position(engine, state, move, 8, seed=3)
+        assert r.expected_after == 0.0 and r.best != r.move and r.cls in ("mistake", "blunder"), r
