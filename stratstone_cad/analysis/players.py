@@ -116,10 +116,10 @@ class SearchPlayer:
 
 def evaluator(random_state: Any) -> Any:
     """The OpenSpiel ``Evaluator`` of the search's leaves (the player's and the review's):
-    one random playout to the end, dice drawn with their probabilities."""
-    from open_spiel.python.algorithms import mcts
+    one greedy playout (:class:`~stratstone_cad.analysis.evaluators.GreedyRolloutEvaluator`)."""
+    from stratstone_cad.analysis.evaluators import GreedyRolloutEvaluator
 
-    return mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=random_state)
+    return GreedyRolloutEvaluator(random_state)
 
 
 def _bot(game: Any, simulations: int | None, seconds: float | None, random_state: Any) -> Any:
