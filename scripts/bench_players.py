@@ -5,7 +5,7 @@ Measures, per game (the registry's, never a list written here):
 - plies per second of random play through the OpenSpiel wrapper (``legal_actions``,
   ``apply_action``, dice sampled from ``chance_outcomes``), beside the engine's own random
   play (``random_move`` + ``apply``) on the same machine: the wrapper's cost;
-- MCTS simulations per second (``MCTSBot`` with one random rollout a simulation, as the
+- MCTS simulations per second (``MCTSBot`` with one greedy playout a simulation, as the
   ``search`` player runs it), from the positions after 0, 4 and 8 random plies;
 - seconds a move of the default ``search`` (``search`` = ``search:DEFAULT_SIMULATIONS``)
   from those positions;
@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 from benchlib import loadavg, machine_line  # noqa: E402  (scripts/ is on the path when run as a script)
 
 from stratstone_cad.analysis import spiel  # noqa: E402
-from stratstone_cad.analysis.players import DEFAULT_SIMULATIONS, UCT_C, make_player  # noqa: E402
+from stratstone_cad.analysis.players import DEFAULT_SIMULATIONS, UCT_C, evaluator, make_player  # noqa: E402
 from stratstone_cad.log.commands import play_records  # noqa: E402
 from stratstone_cad.registry import game_names, get_game  # noqa: E402
 
@@ -90,7 +90,7 @@ def positions(name: str, seed: int) -> list:
 
 
 def simulations_per_second(name: str, simulations: int, seed: int) -> float:
-    """MCTS simulations a second (OpenSpiel's MCTSBot, random rollouts), over :func:`positions`."""
+    """MCTS simulations a second (OpenSpiel's MCTSBot, the search's greedy playouts), over :func:`positions`."""
     import numpy as np
     from open_spiel.python.algorithms import mcts
 
@@ -99,7 +99,7 @@ def simulations_per_second(name: str, simulations: int, seed: int) -> float:
     took = 0.0
     for state in positions(name, seed):
         rs = np.random.RandomState(seed)
-        bot = mcts.MCTSBot(game, UCT_C, simulations, mcts.RandomRolloutEvaluator(1, rs), solve=True, random_state=rs)
+        bot = mcts.MCTSBot(game, UCT_C, simulations, evaluator(rs), solve=True, random_state=rs)
         start = time.perf_counter()
         root = bot.mcts_search(game.state_of(state))
         took += time.perf_counter() - start
