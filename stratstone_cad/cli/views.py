@@ -156,11 +156,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
         folder = tempfile.TemporaryDirectory(prefix="stratstone-puzzle-")  # removed when the command ends
         args.log = position_log(args.log, args.puzzle, Path(folder.name))
+    if args.review is not None and kind not in (".png", ".gif", ".mp4", "dir"):
+        raise UserError("--review: only with --out FILE.png, FILE.gif, FILE.mp4 or a folder for now (the window and "
+                        "the shared page do not show it yet)")
     rep = replay.load(args.log, parse_set(args.sets), args.params)
     if args.review is not None:
-        if kind not in (".png", ".gif", ".mp4", "dir"):
-            raise UserError("--review: only with --out FILE.png, FILE.gif, FILE.mp4 or a folder for now (the window and "
-                            "the shared page do not show it yet)")
         from stratstone_cad.viewer.review_strip import load_review
 
         rep.review = load_review(args.log, Path(args.review) if args.review else None, rep.count)

@@ -50,3 +50,37 @@ def test_a_saved_review_of_another_log_is_refused(tmp_path):
     saved.write_text("{}\n")
     with pytest.raises(LogError, match="line 1: not a ply"):
         load_review(tmp_path / "unused.jsonl", saved, 1)
+
+
+def test_replay_review_draws_the_strip_and_the_caption(tmp_path, _cache, capsys):
+    """replay LOG --review FILE --out x.png: a frame of the asked size whose bottom rows are
+    the strip (the start column at one half), the class in the caption; the window and
+    the shared page refuse it in one line, as does a review of another log."""
+    import json
+
+    from PIL import Image
+
+    from stratstone_cad.cli import main
+    from stratstone_cad.log import logfile as _log
+    from stratstone_cad.log.commands import play_records
+
+    log = tmp_path / "game.jsonl"
+    _log.write_log(log, play_records("stratstone", 3, ["greedy", "random"]))
+    saved = tmp_path / "review.jsonl"
+    assert main(["check-log", "--review", str(log), "--budget", "8", "--json"]) == 0
+    saved.write_text(capsys.readouterr().out)
+    png = tmp_path / "x.png"
+    assert main(["replay", str(log), "--review", str(saved), "--out", str(png), "--ply", "2", "--size", "320x180"]) == 0
+    image = np.asarray(Image.open(png).convert("RGB"))
+    sh = strip_height(180)
+    assert image.shape == (180, 320, 3)
+    strip = image[180 - sh:]
+    assert (strip[-1] == (40, 40, 40)).all(axis=1).sum() > 200  # the strip's dark frame
+    assert (strip[sh - 3, 2] == LIGHT).all() and (strip[1, 2] == (40, 40, 40)).all()  # the start: lit to one half
+    capsys.readouterr()
+    for out in ([], ["--out", str(tmp_path / "x.html")]):
+        assert main(["replay", str(log), "--review", str(saved), *out]) == 2
+        assert "--review: only with --out" in capsys.readouterr().err
+    saved.write_text(json.dumps(json.loads(saved.read_text().splitlines()[0])) + "\n")
+    assert main(["replay", str(log), "--review", str(saved), "--out", str(png), "--ply", "1"]) == 2
+    assert "1 ply reviewed, the log has" in capsys.readouterr().err
