@@ -20,6 +20,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import sys
@@ -118,15 +119,17 @@ def default_move_seconds(name: str, seed: int) -> list[float]:
     return out
 
 
-def match(name: str, games: int, kind: str) -> tuple[int, int, int, float]:
-    """``kind`` against greedy over ``games`` games: (wins, draws, losses, seconds)."""
+def match(name: str, games: int, kind: str, against: str = "greedy",
+          setup: dict | None = None) -> tuple[int, int, int, float]:
+    """``kind`` against ``against`` over ``games`` games (``kind`` first on even seeds):
+    (wins, draws, losses, seconds)."""
     wins = draws = losses = 0
     start = time.perf_counter()
     for seed in range(games):
-        kinds = [kind, "greedy"] if seed % 2 == 0 else ["greedy", kind]
-        records = play_records(name, seed, kinds, make_player=make_player)
+        kinds = [kind, against] if seed % 2 == 0 else [against, kind]
+        records = play_records(name, seed, kinds, setup, make_player=make_player)
         ids = records[0]["players"]
-        me = ids[kinds.index(kind)]
+        me = ids[seed % 2]
         winner = records[-1]["result"]["winner"] if "result" in records[-1] else None
         if winner is None:
             draws += 1
@@ -144,9 +147,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=2, help="games of search against greedy, per game")
     ap.add_argument("--search", default="search:50", help="the search player's kind in those games")
     ap.add_argument("--only", action="append", default=None, help="this game only (repeat for several)")
+    ap.add_argument("--against", default="greedy", help="the other player's kind in those games (search:1200 ...)")
+    ap.add_argument("--setup", default=None, help='the games\' setup as JSON (Sage Stones: \'{"variant": "two-player"}\')')
+    ap.add_argument("--matches-only", action="store_true", help="only the games, not the speeds")
     a = ap.parse_args(argv)
     print(f"machine: {machine_line()}; load before: {loadavg()}")
+    setup = json.loads(a.setup) if a.setup else None
     for name in a.only or game_names():
+        if a.matches_only:
+            w, d, lost, took = match(name, a.games, a.search, a.against, setup)
+            print(f"{name}: {a.search} vs {a.against} over {a.games} games: {w} won, {d} drawn, {lost} lost "
+                  f"({took:.0f} s)", flush=True)
+            continue
         wrapped = wrapped_plies_per_second(name, a.seconds, 1)
         raw = engine_plies_per_second(name, a.seconds, 1)
         sims = simulations_per_second(name, a.simulations, 1)
@@ -155,8 +167,8 @@ def main(argv: list[str] | None = None) -> int:
               f"MCTS {sims:,.0f} simulations/s; default search ({DEFAULT_SIMULATIONS} simulations) "
               f"{statistics.median(moves):.2f} s a move (median of {', '.join(f'{m:.2f}' for m in moves)})", flush=True)
         if a.games:
-            w, d, lost, took = match(name, a.games, a.search)
-            print(f"{name}: {a.search} vs greedy over {a.games} games: {w} won, {d} drawn, {lost} lost "
+            w, d, lost, took = match(name, a.games, a.search, a.against, setup)
+            print(f"{name}: {a.search} vs {a.against} over {a.games} games: {w} won, {d} drawn, {lost} lost "
                   f"({took:.0f} s)", flush=True)
     print(f"load after: {loadavg()}")
     return 0

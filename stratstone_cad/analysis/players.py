@@ -1,8 +1,8 @@
 """The player kinds ``play`` takes: the built-in ``random`` and ``greedy``, and ``search``.
 
-``search`` is OpenSpiel's MCTS (``open_spiel.python.algorithms.mcts.MCTSBot`` with a
-``RandomRolloutEvaluator``: one random playout to the end per simulation, dice drawn with
-their probabilities; UCT, and MCTS-Solver's proven wins) on the game wrapped by
+``search`` is OpenSpiel's MCTS (``open_spiel.python.algorithms.mcts.MCTSBot`` with the
+:class:`~stratstone_cad.analysis.evaluators.GreedyRolloutEvaluator`: one greedy playout to
+the end per simulation, dice drawn with their probabilities; UCT, and MCTS-Solver's proven wins) on the game wrapped by
 :mod:`stratstone_cad.analysis.spiel`. Its budget follows a colon:
 
 - ``search:N``: ``N`` simulations a move (:data:`MIN_SIMULATIONS` to :data:`MAX_SIMULATIONS`); reproducible, as
@@ -35,8 +35,8 @@ KINDS = (*sorted(PLAYER_KINDS), SEARCH)
 """Every player kind's name (``search`` takes a budget after a colon)."""
 DEFAULT_SIMULATIONS = 300
 """The simulations of ``search`` without a budget: about 1 s a Stratstone move on the shared
-2-core benchmark machine (0.72-0.99 s, docs/benchmarks.md); a Sage Stones move 0.2 s, a terrain
-move 8-13 s (its random playouts run up to 200 plies: give it ``search:1s``)."""
+2-core benchmark machine at a load of 2 (2.3 s at a load of 3.5), a Sage Stones move 0.15 s
+(docs/benchmarks.md)."""
 MIN_SIMULATIONS = 2
 """OpenSpiel's first simulation evaluates the root, the second expands it: a search of one
 simulation has no move to choose (``MCTSBot`` fails on it)."""
