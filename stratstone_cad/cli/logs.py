@@ -7,6 +7,7 @@ import os
 import sys
 from typing import Any
 
+from stratstone_cad.cli.analysis import add_review_flags, cmd_review
 from stratstone_cad.cli.args import (
     add_map_flag,
     file_path,
@@ -81,6 +82,11 @@ def add_record(sub: Any) -> None:
     rc.add_argument("--setup", metavar="JSON", default=None, help="the game's setup, as for play")
     rc.add_argument("--roll", action="store_true", help="Sage Stones: the program rolls the dice")
     rc.add_argument("--seed", type=integer, default=None, help="with --roll: the dice's seed (recorded)")
+    rc.add_argument("--vs", metavar="PLAYER", default=None,
+                    help="play against the engine: search (search:300, search:2s), greedy or random moves for every "
+                         "side but yours; its reply is printed, to be made on the board, and logged")
+    rc.add_argument("--as", metavar="SIDE", dest="vs_as", default=None,
+                    help="with --vs: the side you play (default the first, e.g. yellow in Stratstone)")
     for g in map_games():
         seed = g.MAP_FLAGS["seed"]
         add_map_flag(rc, g, "seed", f"{g.NAME} game: played on the map of seed N (the board build {seed} N prints)")
@@ -94,6 +100,11 @@ def cmd_record(args: argparse.Namespace) -> int:
     from stratstone_cad.log import record
 
     record.check_args(args.out, args.resume, args.game)
+    vs = None
+    if args.vs is not None:
+        from stratstone_cad.analysis.players import make_player  # OpenSpiel itself only when the search moves
+
+        vs = make_player(args.vs, get_game(args.game) if args.game else record.log_game(args.resume))
     if args.seed is not None and not args.roll:
         raise UserError(f"--seed {args.seed} without --roll: the dice are typed in; add --roll to have them rolled")
     stdin = sys.stdin  # None when standard input is closed: read as an empty one
@@ -111,7 +122,8 @@ def cmd_record(args: argparse.Namespace) -> int:
             for flag, value in (("--setup", args.setup), ("--players", args.players), *maps, ("--seed", args.seed)):
                 if value is not None:
                     raise UserError(f"{flag} with --resume: the log's header already says it; leave {flag} out")
-            line = record.resume(args.resume, args.game, roll=args.roll, stdin=stdin, say=say, interactive=interactive)
+            line = record.resume(args.resume, args.game, roll=args.roll, stdin=stdin, say=say, interactive=interactive,
+                                 vs=vs, vs_as=args.vs_as)
         else:
             setup = setup_arg(args) or {}
             for g, seed, file in map_choices(args, "file"):
@@ -122,7 +134,7 @@ def cmd_record(args: argparse.Namespace) -> int:
                     setup[map_field] = get_game(g.NAME).load_map(file)
             line = record.record(args.game, args.out, setup or None, players_arg(args, "player ids", "yellow,red,blue"),
                                  roll=args.roll, seed=args.seed, stdin=stdin, say=say, interactive=interactive,
-                                 on_warning=warn)
+                                 on_warning=warn, vs=vs, vs_as=args.vs_as)
     except KeyboardInterrupt:
         if interactive:
             print()  # off the prompt's line
@@ -143,6 +155,7 @@ def add_check_log(sub: Any) -> None:
                     help="also print every ply in words as it is checked, one line each beginning with its ply number: "
                          "the terrain game's step costs and attack sums, Sage Stones' dice, column and traps, "
                          "Stratstone's sowing and winning line")
+    add_review_flags(ck)
     ck.set_defaults(run=cmd_check_log)
 
 
@@ -150,6 +163,8 @@ def cmd_check_log(args: argparse.Namespace) -> int:
     # start-up speed: each command loads only its own layer: --help and check-log no CAD, no VTK
     from stratstone_cad.log import commands
 
+    if args.review or args.budget is not None or args.json:
+        return cmd_review(args)
     if args.explain:
         for line in commands.explain_log(args.file):
             print(printable(line), flush=True)  # the reason and the ids are the log's text

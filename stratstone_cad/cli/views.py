@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from stratstone_cad.cli.args import (
@@ -98,6 +100,12 @@ def add_replay(sub: Any) -> None:
     rp.add_argument("--out", metavar="PATH", type=file_or_folder, default=None,
                     help="FILE.gif, FILE.mp4, FILE.png, a new folder for PNG frames, or the scene to share: FILE.glb "
                          "(animated glTF) or FILE.html (one page that plays offline in any browser)")
+    rp.add_argument("--review", metavar="FILE", nargs="?", const="", default=None,
+                    help="with --out FILE.png, .gif, .mp4 or a folder: the review of every move (check-log --review) "
+                         "as an evaluation strip along the bottom and each ply's class in the caption; read from FILE "
+                         "(what check-log --review --json wrote) or, without FILE, made now (300 simulations a ply)")
+    rp.add_argument("--puzzle", metavar="N", type=integer, default=None,
+                    help="LOG is a puzzle file (stratstone-cad puzzles): show puzzle N's position (from 1)")
     rp.add_argument("--ply", metavar="N", type=integer, default=None,
                     help="with --out FILE.png: the position after ply N (0: the start)")
     rp.add_argument("--plies", metavar="FIRST-LAST", default=None,
@@ -143,7 +151,19 @@ def cmd_replay(args: argparse.Namespace) -> int:
             raise UserError(f"--plies {printable(repr(args.plies))[:40]}: expected FIRST-LAST such as 10-20, with --out "
                             "FILE.gif, FILE.mp4 or a folder")
         plies = (int(m[1]), int(m[2]))
+    if args.puzzle is not None:
+        from stratstone_cad.analysis.puzzles import position_log
+
+        folder = tempfile.TemporaryDirectory(prefix="stratstone-puzzle-")  # removed when the command ends
+        args.log = position_log(args.log, args.puzzle, Path(folder.name))
+    if args.review is not None and kind not in (".png", ".gif", ".mp4", "dir"):
+        raise UserError("--review: only with --out FILE.png, FILE.gif, FILE.mp4 or a folder for now (the window and "
+                        "the shared page do not show it yet)")
     rep = replay.load(args.log, parse_set(args.sets), args.params)
+    if args.review is not None:
+        from stratstone_cad.viewer.review_strip import load_review
+
+        rep.review = load_review(args.log, Path(args.review) if args.review else None, rep.count)
     if kind in replay.SHARED:  # the scene itself, animated: the same motion as the MP4
         from stratstone_cad.viewer import gltf, web
 

@@ -11,6 +11,7 @@ from stratstone_cad.errors import ParameterError, printable
 from stratstone_cad.viewer import writer
 from stratstone_cad.viewer.replay.loading import GameOnTable, Plies
 from stratstone_cad.viewer.replay.scene import COLOUR_MODES, STILL_SCALE, Scene
+from stratstone_cad.viewer.review_strip import paint_strip, strip_height
 from stratstone_cad.viewer.writer import Progress
 
 OUT_KINDS = (".gif", ".mp4", ".png", ".glb", ".html", "dir")  # what --out can be
@@ -83,12 +84,16 @@ def _render(rep: GameOnTable, todo: Iterable[tuple[int, float]], size: tuple[int
     for. A still (one PNG) is rendered :data:`STILL_SCALE` times larger and averaged down,
     anti-aliased; an animation's frames at their size and without multisampling, which
     would cost more than a frame's budget (docs/benchmarks.md)."""
+    height = size[1]
+    if rep.review:  # the evaluation strip under the scene
+        size = (size[0], size[1] - strip_height(size[1]))
     scene = Scene(rep, size, smooth=False, colours=colours, scale=STILL_SCALE if still else 1, reach=reach,
                   captions=captions)
     try:
         for pl, u in todo:
             scene.show(pl, u)
-            yield scene.image()
+            image = scene.image()
+            yield image if not rep.review else paint_strip(image, rep.review, rep.players[0], pl, height)
     finally:
         scene.close()
         if isinstance(rep.plies, Plies):

@@ -76,6 +76,7 @@ class GameOnTable:
     plies: Sequence[Ply]
     result: str | None  # "winner red (second exit)", on the last ply's overlay
     board_bounds: tuple[np.ndarray, np.ndarray]
+    review: Sequence[Any] | None = None  # replay --review: a PlyReview a ply (viewer/review_strip.py)
 
     @property
     def count(self) -> int:

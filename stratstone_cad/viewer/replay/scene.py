@@ -19,6 +19,7 @@ from stratstone_cad.viewer.assets import asset_mesh
 from stratstone_cad.viewer.overlays import Overlays, font_px
 from stratstone_cad.viewer.preview import BACKGROUND, new_plotter, polydata, project
 from stratstone_cad.viewer.replay.loading import GameOnTable
+from stratstone_cad.viewer.review_strip import caption_line
 
 # the scene's look (docs/benchmarks.md has what each costs)
 COLOUR_MODES = ("levels", "print")  # what --colours can be
@@ -66,6 +67,8 @@ def _overlay(rep: GameOnTable, ply: int, done: bool = True) -> str:
             lines.append(f"{k.replace('_', ' ')}: " + ", ".join(f"{a} {b}" for a, b in v.items()))
     if done and ply == rep.count and rep.result:
         lines.append(rep.result)
+    if rep.review and done and ply:
+        lines.append(caption_line(rep.review[ply - 1]))
     return "\n".join(lines)
 
 
