@@ -374,3 +374,31 @@ def test_without_a_display_replay_names_the_page_among_the_outputs(monkeypatch):
     assert "FILE.html" in str(e.value) and "\n" not in str(e.value)
     with pytest.raises(UserError):
         need_display("x", "y")
+
+
+def _error_classes() -> list[type[Exception]]:
+    import inspect
+
+    from stratstone_cad import errors
+
+    return [c for _, c in inspect.getmembers(errors, inspect.isclass) if issubclass(c, Exception)]
+
+
+@pytest.mark.parametrize("error", _error_classes(), ids=lambda c: c.__name__)
+def test_every_error_is_one_line_exit_2_for_the_input_and_1_for_the_run(monkeypatch, capsys, error):
+    """What errors.py promises: each of its errors is one line on standard error, exit code 2
+    when the input is wrong (a UserError), 1 when the run failed with right input (a BuildError)."""
+    import argparse
+
+    from stratstone_cad import cli, errors
+
+    def fail(_args):
+        raise error("thing 'x': broken, expected whole")
+
+    fake = argparse.ArgumentParser()
+    fake.set_defaults(run=fail)
+    monkeypatch.setattr(cli, "parser", lambda: fake)
+    code = cli.main([])
+    assert code == (1 if issubclass(error, errors.BuildError) else 2)
+    assert issubclass(error, errors.BuildError | errors.UserError)  # no third kind, exit code unsaid
+    assert capsys.readouterr().err == "stratstone-cad: error: thing 'x': broken, expected whole\n"

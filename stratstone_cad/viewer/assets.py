@@ -21,9 +21,7 @@ import io
 import math
 import os
 import re
-import shutil
 import stat
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from stratstone_cad.base.fileio import sweep_temporary, umask
+from stratstone_cad.base.fileio import Staged, new_file_mode, sweep_temporary
 from stratstone_cad.base.memo import cache_root
 from stratstone_cad.base.params import Colour, MeshParams, Printer, Profile, display_colour, load_colours, load_profiles
 from stratstone_cad.errors import ParameterError
@@ -225,26 +223,14 @@ def write_entry(path: Path, key: str, meshes: Sequence[Mesh]) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         sweep_temporary(path.parent, re.escape(path.name))  # what a killed preview left
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        staged = Staged(path)
     except OSError:
         return
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(buf.getvalue())
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~umask())
-        if os.path.isdir(path) and not os.path.islink(path):  # a rename cannot replace a folder: moved aside
-
-            aside = tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".old", dir=path.parent)
-            os.replace(path, aside)
-            shutil.rmtree(aside, ignore_errors=True)
-        os.replace(tmp, path)
+        staged.write(buf.getvalue())
+        staged.publish(new_file_mode(), replace_folder=True)
     except BaseException as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        staged.discard()
         if not isinstance(e, OSError):
             raise
 

@@ -4,7 +4,9 @@ a build over its own files, and spares an unchanged rebuild shapely and the font
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import fcntl
 import json
 import os
 import re
@@ -350,18 +352,20 @@ def test_the_memo_keeps_its_newest_entries_and_no_stale_temporary_file(on, monke
     for name in own:
         (on / name).write_text("the user's own")
         os.utime(on / name, (1, 1))
-    old_tmp, new_tmp = on / ".abc.json.k3j5h6g7.tmp", on / ".def.json.a1b2c3d4.tmp"
+    dead_tmp, held_tmp = on / f".{'a' * 64}.json.k3j5h6g7.tmp", on / f".{'d' * 64}.json.a1b2c3d4.tmp"
     names = []
-    for n in range(6):
-        if n == 5:  # a killed writer's leftovers, found by the prune that also removes entries
-            for f in (old_tmp, new_tmp):
-                f.write_text("{")
-            os.utime(old_tmp, (1, 1))
-        M.remembered("x", ROOTS, n, Counter(n))
-        names.append(f"{M.memo_key('x', ROOTS, n)}.json")
-        os.utime(on / names[-1], (1000 + n, 1000 + n))  # written in this order
+    with contextlib.ExitStack() as writing:
+        for n in range(6):
+            if n == 5:  # a killed writer's leftover, and one another writer holds now, found by the prune
+                for f in (dead_tmp, held_tmp):
+                    f.write_text("{")
+                held = writing.enter_context(open(held_tmp))
+                fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+            M.remembered("x", ROOTS, n, Counter(n))
+            names.append(f"{M.memo_key('x', ROOTS, n)}.json")
+            os.utime(on / names[-1], (1000 + n, 1000 + n))  # written in this order
     left = sorted(p.name for p in on.iterdir())
-    assert left == sorted([*names[3:], *own, new_tmp.name]), left
+    assert left == sorted([*names[3:], *own, held_tmp.name]), left
 
 
 def test_an_entry_is_written_through_a_temporary_file_named_for_the_sweep(on, monkeypatch):

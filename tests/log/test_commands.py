@@ -34,6 +34,23 @@ def test_play_writes_a_file_and_check_log_agrees(tmp_path):
     assert out.read_text() == commands.play("stratstone", 4, ["greedy", "random"], None) + "\n"
 
 
+def test_play_out_sweeps_what_a_killed_write_of_its_log_left_but_not_a_running_ones(tmp_path):
+    """A killed ``play --out`` leaves its temporary file beside the log; the next write of
+    that log removes it, as every export does, but not one another write holds (locked),
+    nor one of another name."""
+    import fcntl
+
+    out = tmp_path / "game.jsonl"
+    dead, held, other = (tmp_path / f".{name}.{tail}.tmp" for name, tail in
+                         (("game.jsonl", "ab12cd_9"), ("game.jsonl", "zz99yy00"), ("other.jsonl", "ab12cd_9")))
+    for f in (dead, held, other):
+        f.write_text('{"format"')
+    with open(held) as running:
+        fcntl.flock(running.fileno(), fcntl.LOCK_EX)
+        commands.play("stratstone", 4, None, out)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([out.name, held.name, other.name])
+
+
 def test_play_sage_stones_defaults_to_four_random_colours(tmp_path):
     head = json.loads(commands.play("sage-stones", 3, None, None).split("\n")[0])
     assert head["players"] == ["yellow", "red", "blue", "green"]

@@ -736,7 +736,7 @@ def test_resume_refuses_a_log_or_a_folder_it_cannot_write(tmp_path, monkeypatch)
         assert out.read_bytes() == before
 
 
-# -- issue 23: what record writes, check-log reads; one session a log; a full disk ----------------------------
+# -- what record writes, check-log reads; one session a log; a full disk ---------------------------------------
 
 IDS33 = "a" * 33
 TWO = ["--setup", '{"variant": "two-player"}']

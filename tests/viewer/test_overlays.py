@@ -1,4 +1,4 @@
-"""The replay explains each ply (issue 25): the engine's words in the caption, and on the
+"""The replay explains each ply: the engine's words in the caption, and on the
 board what the rules counted, read from the ply's events. Rendered off screen at 640 x 360
 (the size the text must read at); a drawing is found by the colour of the pixel where the
 point it passes through projects."""

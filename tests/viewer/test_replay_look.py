@@ -1,4 +1,4 @@
-"""The replay's look (issue 25, the scene reads at a glance): a board of levels coloured by
+"""The replay's look (the scene reads at a glance): a board of levels coloured by
 level, ``--colours print`` keeping the print colours, anti-aliased stills. Rendered off
 screen at small sizes (Mesa's software OpenGL)."""
 

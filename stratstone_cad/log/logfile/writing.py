@@ -110,6 +110,8 @@ def holds_as_written(path: str | os.PathLike[str], records: Iterable[Mapping[str
 
 def write_log(path: str | os.PathLike[str], records: Iterable[Mapping[str, Any]]) -> None:
     """Write records as a log atomically: a temp file in the same folder, then ``os.replace``.
+    The temporary files that killed writes of the same log left beside it go (``play --out``,
+    ``record``: :func:`~stratstone_cad.base.fileio.sweep_temporary`), as every export's do.
 
     Raises :class:`~stratstone_cad.errors.OutputError` when the file cannot be written.
     """
@@ -123,4 +125,4 @@ def write_log(path: str | os.PathLike[str], records: Iterable[Mapping[str, Any]]
     if not os.path.isdir(folder):
         raise OutputError(f"output file {path}: its folder {folder} does not exist, expected a file in a folder that does")
     text = "".join(dumps_line(rec) + "\n" for rec in records)
-    atomic_write(path, text.encode("utf-8"), follow_symlinks=True)  # a link is written through, a FIFO refused
+    atomic_write(path, text.encode("utf-8"), follow_symlinks=True, sweep=True)  # a link is written through, a FIFO refused
