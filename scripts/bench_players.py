@@ -5,7 +5,7 @@ Measures, per game (the registry's, never a list written here):
 - plies per second of random play through the OpenSpiel wrapper (``legal_actions``,
   ``apply_action``, dice sampled from ``chance_outcomes``), beside the engine's own random
   play (``random_move`` + ``apply``) on the same machine: the wrapper's cost;
-- MCTS simulations per second (``MCTSBot`` with one random rollout a simulation, as the
+- MCTS simulations per second (``MCTSBot`` with one greedy playout a simulation, as the
   ``search`` player runs it), from the positions after 0, 4 and 8 random plies;
 - seconds a move of the default ``search`` (``search`` = ``search:DEFAULT_SIMULATIONS``)
   from those positions;
@@ -20,6 +20,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import sys
@@ -32,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 from benchlib import loadavg, machine_line  # noqa: E402  (scripts/ is on the path when run as a script)
 
 from stratstone_cad.analysis import spiel  # noqa: E402
-from stratstone_cad.analysis.players import DEFAULT_SIMULATIONS, UCT_C, make_player  # noqa: E402
+from stratstone_cad.analysis.players import DEFAULT_SIMULATIONS, UCT_C, evaluator, make_player  # noqa: E402
 from stratstone_cad.log.commands import play_records  # noqa: E402
 from stratstone_cad.registry import game_names, get_game  # noqa: E402
 
@@ -90,7 +91,7 @@ def positions(name: str, seed: int) -> list:
 
 
 def simulations_per_second(name: str, simulations: int, seed: int) -> float:
-    """MCTS simulations a second (OpenSpiel's MCTSBot, random rollouts), over :func:`positions`."""
+    """MCTS simulations a second (OpenSpiel's MCTSBot, the search's greedy playouts), over :func:`positions`."""
     import numpy as np
     from open_spiel.python.algorithms import mcts
 
@@ -99,7 +100,7 @@ def simulations_per_second(name: str, simulations: int, seed: int) -> float:
     took = 0.0
     for state in positions(name, seed):
         rs = np.random.RandomState(seed)
-        bot = mcts.MCTSBot(game, UCT_C, simulations, mcts.RandomRolloutEvaluator(1, rs), solve=True, random_state=rs)
+        bot = mcts.MCTSBot(game, UCT_C, simulations, evaluator(rs), solve=True, random_state=rs)
         start = time.perf_counter()
         root = bot.mcts_search(game.state_of(state))
         took += time.perf_counter() - start
@@ -118,15 +119,17 @@ def default_move_seconds(name: str, seed: int) -> list[float]:
     return out
 
 
-def match(name: str, games: int, kind: str) -> tuple[int, int, int, float]:
-    """``kind`` against greedy over ``games`` games: (wins, draws, losses, seconds)."""
+def match(name: str, games: int, kind: str, against: str = "greedy",
+          setup: dict | None = None) -> tuple[int, int, int, float]:
+    """``kind`` against ``against`` over ``games`` games (``kind`` first on even seeds):
+    (wins, draws, losses, seconds)."""
     wins = draws = losses = 0
     start = time.perf_counter()
     for seed in range(games):
-        kinds = [kind, "greedy"] if seed % 2 == 0 else ["greedy", kind]
-        records = play_records(name, seed, kinds, make_player=make_player)
+        kinds = [kind, against] if seed % 2 == 0 else [against, kind]
+        records = play_records(name, seed, kinds, setup, make_player=make_player)
         ids = records[0]["players"]
-        me = ids[kinds.index(kind)]
+        me = ids[seed % 2]
         winner = records[-1]["result"]["winner"] if "result" in records[-1] else None
         if winner is None:
             draws += 1
@@ -144,9 +147,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=2, help="games of search against greedy, per game")
     ap.add_argument("--search", default="search:50", help="the search player's kind in those games")
     ap.add_argument("--only", action="append", default=None, help="this game only (repeat for several)")
+    ap.add_argument("--against", default="greedy", help="the other player's kind in those games (search:1200 ...)")
+    ap.add_argument("--setup", default=None, help='the games\' setup as JSON (Sage Stones: \'{"variant": "two-player"}\')')
+    ap.add_argument("--matches-only", action="store_true", help="only the games, not the speeds")
     a = ap.parse_args(argv)
     print(f"machine: {machine_line()}; load before: {loadavg()}")
+    setup = json.loads(a.setup) if a.setup else None
     for name in a.only or game_names():
+        if a.matches_only:
+            w, d, lost, took = match(name, a.games, a.search, a.against, setup)
+            print(f"{name}: {a.search} vs {a.against} over {a.games} games: {w} won, {d} drawn, {lost} lost "
+                  f"({took:.0f} s)", flush=True)
+            continue
         wrapped = wrapped_plies_per_second(name, a.seconds, 1)
         raw = engine_plies_per_second(name, a.seconds, 1)
         sims = simulations_per_second(name, a.simulations, 1)
@@ -155,8 +167,8 @@ def main(argv: list[str] | None = None) -> int:
               f"MCTS {sims:,.0f} simulations/s; default search ({DEFAULT_SIMULATIONS} simulations) "
               f"{statistics.median(moves):.2f} s a move (median of {', '.join(f'{m:.2f}' for m in moves)})", flush=True)
         if a.games:
-            w, d, lost, took = match(name, a.games, a.search)
-            print(f"{name}: {a.search} vs greedy over {a.games} games: {w} won, {d} drawn, {lost} lost "
+            w, d, lost, took = match(name, a.games, a.search, a.against, setup)
+            print(f"{name}: {a.search} vs {a.against} over {a.games} games: {w} won, {d} drawn, {lost} lost "
                   f"({took:.0f} s)", flush=True)
     print(f"load after: {loadavg()}")
     return 0

@@ -132,7 +132,7 @@ def main() -> None:
                 m.setdefault("no shadows", []).append(floor(rep, setup=no_shadows))
                 m.setdefault("OIT", []).append(floor(rep, setup=oit))
                 m.setdefault("VTK shadows", []).append(floor(rep, setup=vtk_shadows))
-                m.setdefault("still 2x", []).append(floor(rep, 8, scale=R.STILL_SCALE))
+                m.setdefault("still 2x", []).append(floor(rep, 8, scale=R.scene.STILL_SCALE))
                 m.setdefault("still MSAA", []).append(floor(rep, 8, smooth=True))
                 m.setdefault("still plain", []).append(floor(rep, 8))
             out = folder / "x.mp4"
@@ -163,7 +163,7 @@ def main() -> None:
             print(f"floor without the shadow footprints: {ms('no shadows')}; the floor is {ratio('floor', 'no shadows')}")
             print(f"floor, footprints blended by VTK's order-independent translucency: {ms('OIT')} = {ratio('OIT')}")
             print(f"floor, VTK's shadow maps for the key light instead: {ms('VTK shadows')} = {ratio('VTK shadows')}")
-            print(f"still, {R.STILL_SCALE}x{R.STILL_SCALE} the pixels averaged down (a PNG's): {ms('still 2x')} = "
+            print(f"still, {R.scene.STILL_SCALE}x{R.scene.STILL_SCALE} the pixels averaged down (a PNG's): {ms('still 2x')} = "
                   f"{ratio('still 2x')}")
             print(f"still, 4 samples a pixel (the PNG's before): {ms('still MSAA')} = {ratio('still MSAA')}")
             print(f"still, no anti-aliasing: {ms('still plain')} = {ratio('still plain')}")

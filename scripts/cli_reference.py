@@ -27,7 +27,9 @@ Every command and option of `stratstone-cad`, as `stratstone-cad COMMAND --help`
 input (a parameter out of range, an unknown name, printer or game, an unwritable output
 folder, a bad log, standard output that cannot be written such as `> /dev/full`) gives one
 line that names the thing, the value and what was expected, exit code 2, and nothing
-half-written. Output into a pipe whose reader has gone (`| head -1`) stops quietly with
+half-written. A build that fails for a reason outside its input (a worker process killed,
+PrusaSlicer failing) gives one line and exit code 1: the command was right and may be run
+again. Output into a pipe whose reader has gone (`| head -1`) stops quietly with
 exit code 141, as a process stopped by SIGPIPE does.
 
 This page is generated from the command line's parser (`{COMMAND}`, from the
@@ -94,7 +96,7 @@ def _usage(name: str, parser: argparse.ArgumentParser) -> str:
 
 def render() -> str:
     """docs/cli.md as the parser says it today."""
-    parser = cli._parser()
+    parser = cli.parser()
     commands, helps = _subcommands(parser)
     lines = [INTRO, "", "## Commands", "", "```text", _usage("", parser), "```", "",
              "| command | what it does |", "| --- | --- |"]

@@ -72,7 +72,7 @@ def _mesh(out: Path, file: str, at=(0.0, 0.0, 0.0)) -> pv.PolyData:
 
 def stratstone_board(out: Path, dest: Path) -> None:
     ps, prof = load_params(), load_profiles()
-    b = ps.game("stratstone").board
+    b = ps.params_of("stratstone").board
     grid = b.grid()
     p = _plotter()
     p.add_mesh(_mesh(out, "stratstone/board.stl"), color=BOARD, smooth_shading=False, specular=0.2)
@@ -120,7 +120,7 @@ def sage_board(out: Path, dest: Path) -> None:
     """The board as built (it lies turned a quarter on the bed when that is how it fits),
     turned back, with gems in a few wells (column 3-9, row 1-9 as in the log)."""
     ps, prof = load_params(), load_profiles()
-    sage = ps.game("sage-stones")
+    sage = ps.params_of("sage-stones")
     grid = sage.board.grid()
     board = _mesh(out, "sage-stones/board.stl")
     w, _ = grid.size_mm
@@ -172,7 +172,7 @@ def dice(out: Path, dest: Path) -> None:
 def terrain_board(out: Path, dest: Path) -> None:
     """The four tiles side by side (a few mm apart), each side's pieces on its start row."""
     ps, prof = load_params(), load_profiles()
-    t = ps.game("terrain")
+    t = ps.params_of("terrain")
     grid = t.board.grid()
     m = json.loads((out / "manifest.json").read_text())
     files = sorted(a["file"] for a in m["assets"] if a["part"] == "board-tile" and a["game"] == "terrain")
@@ -231,9 +231,9 @@ def label_closeups(out: Path, dest: Path) -> None:
     terrain = sorted(a["file"] for a in m["assets"] if a["game"] == "terrain" and a["part"] == "board-tile")[0]
     size = (500, 520)
     p = pv.Plotter(off_screen=True, window_size=(3 * size[0], size[1]), shape=(1, 3), border=False)
-    boards = (("Stratstone", "stratstone/board.stl", ps.game("stratstone").board, BOARD),
-              ("Sage Stones", "sage-stones/board.stl", ps.game("sage-stones").board, BOARD),
-              ("terrain game", terrain, ps.game("terrain").board, TERRAIN))
+    boards = (("Stratstone", "stratstone/board.stl", ps.params_of("stratstone").board, BOARD),
+              ("Sage Stones", "sage-stones/board.stl", ps.params_of("sage-stones").board, BOARD),
+              ("terrain game", terrain, ps.params_of("terrain").board, TERRAIN))
     for i, (title, file, board, colour) in enumerate(boards):
         p.subplot(0, i)
         p.set_background("white")

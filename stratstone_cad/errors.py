@@ -1,13 +1,19 @@
-"""Errors a user can cause.
+"""The errors the command line reports in one line.
 
 Every class here carries a one-line message that names the thing, the value and what
-was expected. The CLI prints ``str(error)`` on one line and exits with code 2.
+was expected, and the CLI prints ``str(error)`` on one line. The exit code says whose
+move it is: 2 for a :class:`UserError` (the input is wrong: the same command fails again
+until it is changed, as argparse's usage errors do), 1 for a :class:`BuildError` (the
+input is fine, the run was not: running it again may succeed).
 """
 
 
 class BuildError(Exception):
     """A build that cannot go on for a reason outside the user's input: a worker process
-    killed or out of memory. The CLI prints it on one line and exits with code 1."""
+    killed or out of memory, PrusaSlicer failing or not finishing, a file changed under
+    the build. The CLI prints it on one line and exits with code 1, not 2: nothing in the
+    command is wrong, so a script may run it again (a retry after a user error would only
+    fail the same way)."""
 
 
 class UserError(Exception):

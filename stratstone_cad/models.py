@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 from stratstone_cad.base.params import get_printer, load_colours, load_profiles
 from stratstone_cad.errors import GameError, ParameterError, UserError
 from stratstone_cad.printing.jobs import Job, Output, solid_maker
-from stratstone_cad.registry import get_game, get_games, load_params
+from stratstone_cad.registry import get_game, get_parts, load_params
 
 if TYPE_CHECKING:
     import cadquery as cq
@@ -133,11 +133,11 @@ def _text(name: str, value: Any, tmp: Path) -> str:
 
 def _game_of(name: str) -> tuple[Any, str]:
     if not isinstance(name, str) or "/" not in name:
-        games = ", ".join(g.name for g in get_games(None))
+        games = ", ".join(g.name for g in get_parts(None))
         raise ModelError(f"part {name!r}: expected GAME/PART, e.g. stratstone/board (games: {games})")
     game_name, stem = name.split("/", 1)
     try:
-        (game,) = get_games([game_name])
+        (game,) = get_parts([game_name])
     except UserError as e:
         raise ModelError(f"part {name!r}: {e}") from None
     return game, stem
@@ -163,7 +163,7 @@ def _plan(game: Any, overrides: Mapping[str, Any], section: str | None, printer:
             ps = load_params(sets=sets, games=[game.name])
         except UserError as e:  # a heightmap given as levels is named so, not by its temporary file
             raise ModelError(str(e).replace(str(Path(tmp) / "heightmap.json"), "the heightmap given")) from None
-        params = ps.game(game.name)
+        params = ps.params_of(game.name)
         return params, game.plan(params, _printer(printer), load_profiles(), ps.mesh)
 
 
@@ -180,11 +180,11 @@ def _section_of(game: Any, stem: str) -> str | None:
 @_api
 def names(game: str | None = None, printer: str | None = None) -> list[str]:
     """The names of the parts the build makes (of ``game``, or of every game), for :func:`part`."""
-    _name_or_none(game, "game", f"one game's name ({', '.join(g.name for g in get_games(None))}), or None for "
+    _name_or_none(game, "game", f"one game's name ({', '.join(g.name for g in get_parts(None))}), or None for "
                                 "every game")
     _printer(printer)
     out = []
-    for g in get_games(None if game is None else [game]):
+    for g in get_parts(None if game is None else [game]):
         _params, jobs = _plan(g, {}, None, printer)
         out += [o.file.removesuffix(".stl") for j in jobs for o in j.outputs]
     return out
@@ -195,7 +195,7 @@ def _solids(job: Job) -> list[cq.Shape]:
     try:
         return getattr(importlib.import_module(module), func)(**job.args)
     except UserError as e:
-        raise type(e)(f"{job.describe}: {e}") from None
+        raise type(e)(f"{job.label}: {e}") from None
 
 
 @_api
@@ -220,7 +220,7 @@ def part(name: str, printer: str | None = None, **overrides: Any) -> cq.Workplan
 
 
 @dataclasses.dataclass(frozen=True)
-class Placed:
+class SetPiece:
     """One copy of a part in a set: its name in the assembly, its part's output, where
     its solid's bottom centre goes (mm) and its colour (sRGB ``#RRGGBB``)."""
 
@@ -231,7 +231,7 @@ class Placed:
 
 
 def set_layout(game: Any, params: Any, jobs: list[Job], bounds: Mapping[str, tuple[tuple[float, ...], tuple[float, ...]]],
-               colours: Mapping[str, Any]) -> list[Placed]:
+               colours: Mapping[str, Any]) -> list[SetPiece]:
     """Where each printed copy of ``game``'s parts stands when a game starts: the board at
     the origin, the pieces of the engine's start position on their squares (stacked), those
     in hand where the game's table puts them, every other copy in rows beside the board (all
@@ -258,7 +258,7 @@ def set_layout(game: Any, params: Any, jobs: list[Job], bounds: Mapping[str, tup
         return ((lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, lo[2])
 
     spots: list[tuple[Output, int, tuple[float, float, float]]] = []  # named once every copy is counted
-    out = [Placed("board", board, (0.0, 0.0, 0.0), display_colour(dict(colours), None))]
+    out = [SetPiece("board", board, (0.0, 0.0, 0.0), display_colour(dict(colours), None))]
     used: Counter[str] = Counter()
     height = {o.file: bounds[o.file][1][2] - bounds[o.file][0][2] for o in outputs.values()}
     for sq, ids in sorted(ledger.squares.items()) if ledger is not None else ():
@@ -298,7 +298,7 @@ def set_layout(game: Any, params: Any, jobs: list[Job], bounds: Mapping[str, tup
         # assembly's names must be unique
         a = anchor(o)
         name = Path(o.file).stem if max(o.count, used[o.file]) == 1 else f"{Path(o.file).stem}-{number:02d}"
-        out.append(Placed(name, o, (at[0] - a[0], at[1] - a[1], at[2] - a[2]), display_colour(dict(colours), o.colour)))
+        out.append(SetPiece(name, o, (at[0] - a[0], at[1] - a[1], at[2] - a[2]), display_colour(dict(colours), o.colour)))
     return out
 
 
@@ -308,8 +308,8 @@ def assembly(game: str, **overrides: Any) -> cq.Assembly:
     of a game (see the module's docstring); overrides as for :func:`part`."""
     if not isinstance(game, str):
         raise ModelError(f"game {game!r:.60}: expected a game's name, one of "
-                         f"{', '.join(g.name for g in get_games(None))}")
-    (g,) = get_games([game])
+                         f"{', '.join(g.name for g in get_parts(None))}")
+    (g,) = get_parts([game])
     params, jobs = _plan(g, overrides, None, None)
     solids = {o.file: s for j in jobs for o, s in zip(j.outputs, _solids(j), strict=True)}
     return build_assembly(g, params, jobs, solids)
@@ -370,7 +370,7 @@ def make_cad_files(game: str, params: Any, printer: Any, profiles: Mapping[str, 
     the part's name as the product's), the set's STEP and its binary glTF (in metres)."""
     from stratstone_cad.occ.step import assembly_glb, assembly_step, part_step
 
-    (g,) = get_games([game])
+    (g,) = get_parts([game])
     jobs = g.plan(params, printer, profiles, mesh)
     out, made = [], {}
     for job in jobs:

@@ -3,13 +3,11 @@
 A game is a folder under ``stratstone_cad/games/`` (``facts.py``, ``rules.py``,
 ``parts.py``, ``cad.py``, ``preset.toml``) and one entry of :data:`FOLDERS`. From that
 entry come its rules engine (:func:`get_game`, loaded on first use: check-log and play
-need one engine, a build none), its printable parts (:data:`GAMES`, with their CAD
+need one engine, a build none), its printable parts (:data:`PARTS`, with their CAD
 functions checked against the CAD module's source here), its parameters and presets
-(:data:`SCHEMA`, :func:`load_params`), its CLI options and the help's game lists. The log
-format names its games too (``stratstone_cad/log/schema.json``): a new game is a new
-entry of that published format (its name in the header's ``game`` enum, a ``ply_<game>``
-definition of its plies and that definition in the ``ply`` anyOf), which check-log
-needs; docs/architecture.md says how to add a game.
+(:data:`SCHEMA`, :func:`load_params`), its CLI options and the help's game lists, and its
+entry in the log format (its facts' ``log_schema()``, which the log's schema is assembled
+from); docs/architecture.md says how to add a game.
 
 :func:`load_params` merges the presets (each game's ``preset.toml``, the shared
 ``base/presets/mesh.toml`` and ``plates.toml``), a ``--params`` file and ``--set``
@@ -45,14 +43,14 @@ _FOLDER_OF = dict(zip(FACTS, FOLDERS, strict=True))
 
 #: Every game's printable parts (its ``parts.ASSETS``), by the game's name; made on first use
 #: (:func:`__getattr__`): the log commands need one engine and none of the parts.
-GAMES: dict[str, GameAssets]
+PARTS: dict[str, GameAssets]
 #: Every parameter section: prefix -> Params class (the games' sections, then the mesh and the plates).
 SCHEMA: dict[str, type[Params]]
 #: The shared presets beside the games' own (each game's ``preset``).
 SHARED_PRESETS = ("mesh.toml", "plates.toml")
 
 
-def _parts(folder: str) -> GameAssets:
+def _load_parts(folder: str) -> GameAssets:
     """A game's printable parts, their CAD functions checked against the CAD module's source."""
     assets: GameAssets = importlib.import_module(f"stratstone_cad.games.{folder}.parts").ASSETS
     assets.cad.check()
@@ -60,24 +58,24 @@ def _parts(folder: str) -> GameAssets:
 
 
 def __getattr__(name: str) -> Any:
-    """:data:`GAMES` and :data:`SCHEMA`, made when first asked for (PEP 562)."""
-    if name not in ("GAMES", "SCHEMA"):
+    """:data:`PARTS` and :data:`SCHEMA`, made when first asked for (PEP 562)."""
+    if name not in ("PARTS", "SCHEMA"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     if name in globals():
         return globals()[name]
     from stratstone_cad.base.params import MeshParams, PlateParams  # start-up speed: with the parts only
 
-    games = {a.name: a for a in map(_parts, FOLDERS)}
-    globals()["GAMES"] = games
+    games = {a.name: a for a in map(_load_parts, FOLDERS)}
+    globals()["PARTS"] = games
     globals()["SCHEMA"] = {**{p: c for g in games.values() for p, c in g.sections.items()}, "mesh": MeshParams,
                            "plates": PlateParams}
     return globals()[name]
 
 
-def _games() -> dict[str, GameAssets]:
-    """:data:`GAMES`, for this module's own functions (a module's ``__getattr__`` answers
+def _all_parts() -> dict[str, GameAssets]:
+    """:data:`PARTS`, for this module's own functions (a module's ``__getattr__`` answers
     only lookups from outside it)."""
-    return __getattr__("GAMES")
+    return __getattr__("PARTS")
 
 
 _ENGINES: dict[str, Game] = {}
@@ -109,18 +107,18 @@ def game_names() -> list[str]:
     return sorted({*FACTS, *_ENGINES})
 
 
-def get_games(names: list[str] | None) -> list[GameAssets]:
+def get_parts(names: list[str] | None) -> list[GameAssets]:
     """The games named (all when none), checked; unknown names raise ParameterError."""
     if not names:
-        return list(_games().values())
+        return list(_all_parts().values())
     out = []
     for n in names:
-        if n not in _games():
-            close = difflib.get_close_matches(n, list(_games()), n=1)
+        if n not in _all_parts():
+            close = difflib.get_close_matches(n, list(_all_parts()), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise ParameterError(f"game {n!r}: unknown, expected one of {', '.join(_games())}{hint}")
-        if _games()[n] not in out:
-            out.append(_games()[n])
+            raise ParameterError(f"game {n!r}: unknown, expected one of {', '.join(_all_parts())}{hint}")
+        if _all_parts()[n] not in out:
+            out.append(_all_parts()[n])
     return out
 
 
@@ -128,21 +126,21 @@ def get_games(names: list[str] | None) -> list[GameAssets]:
 class ParamSet:
     """Every game's parameters, checked, the mesh settings and the print plates'.
 
-    ``ps.game("sage-stones")`` is the object that game's ``combine`` returned.
+    ``ps.params_of("sage-stones")`` is the object that game's ``combine`` returned.
     """
 
     games: dict[str, Any]
     mesh: MeshParams
     plates: PlateParams
 
-    def game(self, name: str) -> Any:
+    def params_of(self, name: str) -> Any:
         return self.games[name]
 
     def section(self, prefix: str) -> dict[str, Any]:
         """The plain values of one section, e.g. ``"stratstone.stone"``."""
         if prefix in ("mesh", "plates"):
             return getattr(self, prefix).as_dict()
-        for g in _games().values():
+        for g in _all_parts().values():
             if prefix in g.sections:
                 return getattr(self.games[g.name], prefix.rsplit(".", 1)[1]).as_dict()
         raise KeyError(prefix)
@@ -160,12 +158,12 @@ def load_params(params_file: Path | None = None, sets: dict[str, str] | None = N
     from stratstone_cad.base.params import PRESETS_DIR, MeshParams, PlateParams, load_profiles, resolve
 
     presets_dir = PRESETS_DIR if presets_dir is None else presets_dir
-    raw = resolve(__getattr__("SCHEMA"), [*(g.preset for g in _games().values()), *(presets_dir / f for f in SHARED_PRESETS)],
+    raw = resolve(__getattr__("SCHEMA"), [*(g.preset for g in _all_parts().values()), *(presets_dir / f for f in SHARED_PRESETS)],
                   params_file, sets)
     profiles = load_profiles(presets_dir)
-    chosen = set(_games()) if games is None else set(games)
+    chosen = set(_all_parts()) if games is None else set(games)
     combined = {}
-    for g in _games().values():
+    for g in _all_parts().values():
         sections = {p.rsplit(".", 1)[1]: cls(**raw[p]) for p, cls in g.sections.items()}
         if g.name in chosen:
             combined[g.name] = g.combine(sections, profiles)

@@ -9,3 +9,13 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
 LOGS = DATA / "logs"
 TRANSCRIPTS = DATA / "transcripts"
+#: Each game's golden log, named after the game: a finished game the viewer, log and
+#: command-line suites run for every registered game (a new game adds its own here).
+GOLDEN = LOGS / "golden"
+
+
+def golden_logs() -> dict[str, Path]:
+    """Every game of the registry with its golden log, in the registry's order."""
+    from stratstone_cad.registry import FACTS
+
+    return {name: GOLDEN / f"{name}.jsonl" for name in FACTS}

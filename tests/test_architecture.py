@@ -36,7 +36,8 @@ def test_the_package_root_holds_only_the_cli_the_errors_the_registry_and_the_mod
     so it stands at the root, named as they type it."""
     root = Path(stratstone_cad.__file__).parent
     modules = sorted(p.name for p in root.glob("*.py"))
-    assert modules == ["__init__.py", "__main__.py", "cli.py", "errors.py", "models.py", "registry.py"]
+    assert modules == ["__init__.py", "__main__.py", "errors.py", "models.py", "registry.py"]
+    assert (root / "cli" / "__init__.py").is_file()  # the command line, a package of its commands
 
 
 def test_a_cad_function_the_game_does_not_define_is_refused_at_registration():
@@ -49,7 +50,7 @@ def test_a_cad_function_the_game_does_not_define_is_refused_at_registration():
         cad.check()
     with pytest.raises(AttributeError, match="declares no CAD function 'make_tile'"):
         _ = cad.make_tile
-    for g in registry.GAMES.values():  # and the real ones are there, callable
+    for g in registry.PARTS.values():  # and the real ones are there, callable
         import importlib
 
         module = importlib.import_module(g.cad.module)

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from stratstone_cad.registry import FACTS
+
 
 def run(*args: str, cwd=None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "stratstone_cad", *args], capture_output=True, text=True,
@@ -46,7 +48,7 @@ def test_list_shows_parameters_defaults_units_and_printers():
     (["build", "--set", "stratstone.stone.heigth_mm=9"], "did you mean stratstone.stone.height_mm?"),
     (["build", "--printer", "prusa-mk5"], "printer 'prusa-mk5': unknown, expected one of"),
     (["build", "stratstonee"],
-     "game 'stratstonee': unknown, expected one of stratstone, sage-stones, terrain (did you mean 'stratstone'?)"),
+     f"game 'stratstonee': unknown, expected one of {', '.join(FACTS)} (did you mean 'stratstone'?)"),
     (["build", "--jobs", "0"], "--jobs 0: expected a number of parallel jobs of at least 1"),
     (["build", "--jobs", "two"], "argument --jobs: expected a whole number in the digits 0-9, got 'two'"),
     (["build", "--params", "missing.toml"], "--params file missing.toml: file not found"),
@@ -235,24 +237,24 @@ def test_a_stop_signal_inside_an_import_is_sent_again_once_outside(tmp_path, mon
     import signal
     import time
 
-    from stratstone_cad import cli
+    from stratstone_cad.base import processes
 
     (tmp_path / "frame_at_import.py").write_text("import sys\nFRAME = sys._getframe()\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "frame_at_import", raising=False)
     inside = importlib.import_module("frame_at_import").FRAME
     sent = []
-    monkeypatch.setattr(cli.os, "kill", lambda pid, sig: sent.append((pid, sig)))
-    cli._stop(signal.SIGTERM, inside)
-    cli._stop(signal.SIGINT, inside)
+    monkeypatch.setattr(processes.os, "kill", lambda pid, sig: sent.append((pid, sig)))
+    processes.stop(signal.SIGTERM, inside)
+    processes.stop(signal.SIGINT, inside)
     deadline = time.monotonic() + 5
     while len(sent) < 2 and time.monotonic() < deadline:
         time.sleep(0.01)
     assert sorted(sent) == sorted([(os.getpid(), signal.SIGTERM), (os.getpid(), signal.SIGINT)])
-    with pytest.raises(cli.Terminated):
-        cli._stop(signal.SIGTERM, sys._getframe())
+    with pytest.raises(processes.Terminated):
+        processes.stop(signal.SIGTERM, sys._getframe())
     with pytest.raises(KeyboardInterrupt) as e:
-        cli._stop(signal.SIGINT, sys._getframe())
+        processes.stop(signal.SIGINT, sys._getframe())
     assert type(e.value) is KeyboardInterrupt
 
 
@@ -306,7 +308,7 @@ def test_a_folders_path_where_a_file_is_expected_is_refused(tmp_path, args, flag
 
 
 def test_a_folder_for_replay_frames_may_end_in_a_slash():
-    from stratstone_cad.cli import _file_or_folder
+    from stratstone_cad.cli.args import file_or_folder as _file_or_folder
 
     assert _file_or_folder("frames/") == _file_or_folder("frames/.") == _file_or_folder("frames")
 
@@ -344,7 +346,7 @@ def test_every_summary_names_every_output_and_every_positional_has_help():
     and no argument is left without help (a newcomer reads these first)."""
     import argparse
 
-    from stratstone_cad.cli import _parser
+    from stratstone_cad.cli import parser as _parser
 
     parser = _parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
@@ -372,3 +374,31 @@ def test_without_a_display_replay_names_the_page_among_the_outputs(monkeypatch):
     assert "FILE.html" in str(e.value) and "\n" not in str(e.value)
     with pytest.raises(UserError):
         need_display("x", "y")
+
+
+def _error_classes() -> list[type[Exception]]:
+    import inspect
+
+    from stratstone_cad import errors
+
+    return [c for _, c in inspect.getmembers(errors, inspect.isclass) if issubclass(c, Exception)]
+
+
+@pytest.mark.parametrize("error", _error_classes(), ids=lambda c: c.__name__)
+def test_every_error_is_one_line_exit_2_for_the_input_and_1_for_the_run(monkeypatch, capsys, error):
+    """What errors.py promises: each of its errors is one line on standard error, exit code 2
+    when the input is wrong (a UserError), 1 when the run failed with right input (a BuildError)."""
+    import argparse
+
+    from stratstone_cad import cli, errors
+
+    def fail(_args):
+        raise error("thing 'x': broken, expected whole")
+
+    fake = argparse.ArgumentParser()
+    fake.set_defaults(run=fail)
+    monkeypatch.setattr(cli, "parser", lambda: fake)
+    code = cli.main([])
+    assert code == (1 if issubclass(error, errors.BuildError) else 2)
+    assert issubclass(error, errors.BuildError | errors.UserError)  # no third kind, exit code unsaid
+    assert capsys.readouterr().err == "stratstone-cad: error: thing 'x': broken, expected whole\n"

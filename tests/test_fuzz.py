@@ -8,8 +8,7 @@ import time
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from stratstone_cad.cli import printable
-from stratstone_cad.errors import UserError
+from stratstone_cad.errors import UserError, printable
 from stratstone_cad.log import commands
 from stratstone_cad.registry import SCHEMA, load_params
 from tests import LOGS

@@ -11,7 +11,7 @@ import pytest
 from stratstone_cad import models
 from stratstone_cad.base.params import get_printer
 from stratstone_cad.occ.common import volume
-from stratstone_cad.registry import load_params
+from stratstone_cad.registry import FACTS, load_params
 from tests import ROOT
 
 
@@ -28,7 +28,7 @@ def test_a_part_is_a_workplane_of_one_solid_in_mm_standing_on_the_bed():
     assert isinstance(w, cq.Workplane)
     (solid,) = w.vals()
     bb = solid.BoundingBox()
-    g = load_params().game("sage-stones").gem
+    g = load_params().params_of("sage-stones").gem
     assert bb.zmin == pytest.approx(0.0, abs=1e-6)
     assert bb.xlen == pytest.approx(g.diameter_mm, abs=0.01)
 
@@ -64,19 +64,19 @@ def test_bad_names_and_values_are_one_line_value_errors(name, overrides, says):
     assert says in str(e.value) and "\n" not in str(e.value)
 
 
-GAMES = "stratstone, sage-stones, terrain"
+PARTS = ", ".join(FACTS)  # every registered game
 PRINTER = "expected a printer's name such as prusa-mini (stratstone-cad list names them), or None for the parts whole"
 
 
 @pytest.mark.parametrize(("call", "message"), [
     (lambda: models.part("stratstone/board", printer=5), f"printer 5: {PRINTER}"),
     (lambda: models.names("stratstone", printer=5), f"printer 5: {PRINTER}"),
-    (lambda: models.names(5), f"game 5: expected one game's name ({GAMES}), or None for every game"),
+    (lambda: models.names(5), f"game 5: expected one game's name ({PARTS}), or None for every game"),
     (lambda: models.names(["stratstone"]),
-     f"game ['stratstone']: expected one game's name ({GAMES}), or None for every game"),
-    (lambda: models.names("chess"), f"game 'chess': unknown, expected one of {GAMES}"),  # was a ParameterError
-    (lambda: models.assembly(None), f"game None: expected a game's name, one of {GAMES}"),
-    (lambda: models.assembly("chess"), f"game 'chess': unknown, expected one of {GAMES}"),
+     f"game ['stratstone']: expected one game's name ({PARTS}), or None for every game"),
+    (lambda: models.names("chess"), f"game 'chess': unknown, expected one of {PARTS}"),  # was a ParameterError
+    (lambda: models.assembly(None), f"game None: expected a game's name, one of {PARTS}"),
+    (lambda: models.assembly("chess"), f"game 'chess': unknown, expected one of {PARTS}"),
 ], ids=["part printer=5", "names printer=5", "names(5)", "names([..])", "names(chess)", "assembly(None)",
         "assembly(chess)"])
 def test_every_user_error_of_the_api_is_a_one_line_model_error(call, message):
@@ -132,7 +132,7 @@ def test_the_terrain_pieces_stand_on_their_start_squares_and_sage_gems_beside_th
         assert z + c.zmin >= 2.0, n  # on a cell's top, not the bed
     sage = models.assembly("sage-stones")
     gems = [n for n in sage.objects if n.startswith("gem-")]
-    assert len(gems) == 6 * load_params().game("sage-stones").gem.per_colour
+    assert len(gems) == 6 * load_params().params_of("sage-stones").gem.per_colour
     sb = models.part("sage-stones/board").val().BoundingBox()
     for n in gems:
         node = sage.objects[n]
@@ -148,7 +148,7 @@ def test_the_example_exports_the_set_with_plain_python(tmp_path):
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["chess"], "game 'chess': unknown, expected one of stratstone, sage-stones, terrain"),
+    (["chess"], f"game 'chess': unknown, expected one of {', '.join(FACTS)}"),
     (["stratstone", "afile"], "output folder afile: is a file, expected a folder"),
 ])
 def test_the_example_refuses_a_bad_game_or_folder_in_one_line(tmp_path, args, message):
@@ -189,9 +189,9 @@ def _counts():
     fields named ``per_*``), at each end of its range."""
     import dataclasses
 
-    from stratstone_cad.registry import GAMES
+    from stratstone_cad.registry import PARTS
 
-    return [(g.name, f"{prefix}.{f.name}", int(v)) for g in GAMES.values() for prefix, cls in g.sections.items()
+    return [(g.name, f"{prefix}.{f.name}", int(v)) for g in PARTS.values() for prefix, cls in g.sections.items()
             for f in dataclasses.fields(cls) if f.name.startswith("per_") for v in (f.metadata["lo"], 2, f.metadata["hi"])]
 
 
@@ -201,9 +201,9 @@ def test_every_copy_in_a_set_has_its_own_name_at_any_print_count(game, name, val
     two runners a side against terrain.piece.per_kind=1): the layout still names each copy
     once (an assembly refuses a name twice). The layout alone, on boxes: no CAD."""
     from stratstone_cad.base.params import load_colours
-    from stratstone_cad.registry import get_games
+    from stratstone_cad.registry import get_parts
 
-    (g,) = get_games([game])
+    (g,) = get_parts([game])
     try:
         params, jobs = models._plan(g, {name: value}, None, None)
     except models.ModelError:

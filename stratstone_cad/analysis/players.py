@@ -1,8 +1,8 @@
 """The player kinds ``play`` takes: the built-in ``random`` and ``greedy``, and ``search``.
 
-``search`` is OpenSpiel's MCTS (``open_spiel.python.algorithms.mcts.MCTSBot`` with a
-``RandomRolloutEvaluator``: one random playout to the end per simulation, dice drawn with
-their probabilities; UCT, and MCTS-Solver's proven wins) on the game wrapped by
+``search`` is OpenSpiel's MCTS (``open_spiel.python.algorithms.mcts.MCTSBot`` with the
+:class:`~stratstone_cad.analysis.evaluators.GreedyRolloutEvaluator`: one greedy playout to
+the end per simulation, dice drawn with their probabilities; UCT, and MCTS-Solver's proven wins) on the game wrapped by
 :mod:`stratstone_cad.analysis.spiel`. Its budget follows a colon:
 
 - ``search:N``: ``N`` simulations a move (:data:`MIN_SIMULATIONS` to :data:`MAX_SIMULATIONS`); reproducible, as
@@ -28,15 +28,15 @@ from stratstone_cad.engine.core import Game, Move, State, short_repr
 from stratstone_cad.engine.players import PLAYER_KINDS, Player, PlayerKindError, get_player
 
 __all__ = ["DEFAULT_SIMULATIONS", "KINDS", "MAX_SECONDS", "MAX_SIMULATIONS", "MIN_SIMULATIONS", "UCT_C", "SearchPlayer",
-           "make_player", "parse_search"]
+           "evaluator", "make_player", "parse_search"]
 
 SEARCH = "search"
 KINDS = (*sorted(PLAYER_KINDS), SEARCH)
 """Every player kind's name (``search`` takes a budget after a colon)."""
 DEFAULT_SIMULATIONS = 300
 """The simulations of ``search`` without a budget: about 1 s a Stratstone move on the shared
-2-core benchmark machine (0.72-0.99 s, docs/benchmarks.md); a Sage Stones move 0.2 s, a terrain
-move 8-13 s (its random playouts run up to 200 plies: give it ``search:1s``)."""
+2-core benchmark machine at a load of 2 (2.3 s at a load of 3.5), a Sage Stones move 0.15 s
+(docs/benchmarks.md)."""
 MIN_SIMULATIONS = 2
 """OpenSpiel's first simulation evaluates the root, the second expands it: a search of one
 simulation has no move to choose (``MCTSBot`` fails on it)."""
@@ -114,13 +114,21 @@ class SearchPlayer:
         return wrapped.move_of(bot.step(wrapped))
 
 
+def evaluator(random_state: Any) -> Any:
+    """The OpenSpiel ``Evaluator`` of the search's leaves (the player's and the review's):
+    one greedy playout (:class:`~stratstone_cad.analysis.evaluators.GreedyRolloutEvaluator`)."""
+    from stratstone_cad.analysis.evaluators import GreedyRolloutEvaluator
+
+    return GreedyRolloutEvaluator(random_state)
+
+
 def _bot(game: Any, simulations: int | None, seconds: float | None, random_state: Any) -> Any:
     """An ``MCTSBot`` with a budget of simulations, or of seconds."""
     from open_spiel.python.algorithms import mcts
 
-    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=random_state)
+    leaves = evaluator(random_state)
     if seconds is None:
-        return mcts.MCTSBot(game, UCT_C, simulations, evaluator, solve=True, random_state=random_state)
+        return mcts.MCTSBot(game, UCT_C, simulations, leaves, solve=True, random_state=random_state)
 
     class OutOfTime(Exception):
         pass
@@ -144,4 +152,4 @@ def _bot(game: Any, simulations: int | None, seconds: float | None, random_state
             self._root = root
             return super()._apply_tree_policy(root, state)
 
-    return TimedBot(game, UCT_C, MAX_SIMULATIONS, evaluator, solve=True, random_state=random_state)
+    return TimedBot(game, UCT_C, MAX_SIMULATIONS, leaves, solve=True, random_state=random_state)

@@ -230,7 +230,11 @@ class EngineState(pyspiel.State):
 
     def returns(self) -> list[float]:
         """+1 to the winner and ``-1/(n-1)`` to each other player; 0 to all for a draw or before the end."""
-        result = self._pos.state.result()
+        return self.returns_of(self._pos.state)
+
+    def returns_of(self, state: State) -> list[float]:
+        """:meth:`returns` of another engine state of this game's players (a playout's end)."""
+        result = state.result()
         if result is None or result.winner is None:
             return [0.0] * self._n
         won = self._pos.seats[result.winner]

@@ -2,7 +2,10 @@
 
 A file is written to a temporary name in the same folder and renamed over the target, so
 a reader (or a crash) never sees half a file: an interrupted write leaves the old file
-(or no file) and removes its temporary file. A write never replaces what is not a regular
+(or no file) and removes its temporary file. :class:`Staged` is that temporary, the one
+every writer of the package uses (the build's files and logs here, the viewer's images,
+videos and mesh cache, the memo), and :func:`sweep_temporary` the one sweep of what a
+killed write left. A write never replaces what is not a regular
 file: a FIFO, a device or a folder at the path is refused; a symbolic link is written
 through (its target is replaced, the link stays) or, for the build's own files, refused.
 
@@ -18,6 +21,7 @@ import errno
 import fcntl
 import os
 import re
+import shutil
 import stat
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -80,6 +84,85 @@ def umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def new_file_mode() -> int:
+    """The permissions a new file gets: 0o666 less the umask, as every export follows."""
+    return 0o666 & ~umask()
+
+
+def mode_for(target: Path) -> int:
+    """The permissions a file written over ``target`` gets: those of the file it replaces
+    (a 0600 log stays private), else :func:`new_file_mode`."""
+    try:
+        return stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        return new_file_mode()
+
+
+class Staged:
+    """A write of ``target`` in the making: a new temporary file (or folder, ``folder``)
+    beside it, ``.NAME.XXXXXXXX.tmp``, held under an exclusive lock (so no
+    :func:`sweep_temporary` takes it) until :meth:`publish` renames it over the target or
+    :meth:`discard` removes it. Made at once, so a folder that cannot be written is found
+    before anything is made; raises OSError (each writer says it in its own words)."""
+
+    def __init__(self, target: Path, folder: bool = False) -> None:
+        self.target = Path(target)
+        prefix, where = f".{self.target.name}.", self.target.parent
+        if folder:
+            self.path = Path(tempfile.mkdtemp(prefix=prefix, suffix=".tmp", dir=where))
+            self.fd = -1
+            try:
+                self.fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
+            except BaseException:
+                self.discard()
+                raise
+        else:
+            self.fd, name = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=where)
+            self.path = Path(name)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX)  # a new file: nobody else holds it
+        except BaseException:
+            self.discard()
+            raise
+
+    def write(self, data: bytes) -> None:
+        """``data`` as the temporary file's content."""
+        with os.fdopen(self.fd, "wb", closefd=False) as fh:
+            fh.write(data)
+
+    def publish(self, mode: int | None = None, sync: bool = True, replace_folder: bool = False) -> None:
+        """Renamed over the target, with ``mode`` (None: a folder's as it is, a file's from
+        :func:`mode_for`), its data on disk first (``sync``: a crash cannot leave an empty
+        file under the target's name), a folder at the target moved aside and removed first
+        (``replace_folder``: a rename cannot replace a folder); then unlocked."""
+        folder = stat.S_ISDIR(os.fstat(self.fd).st_mode)
+        if sync and not folder:
+            os.fsync(self.fd)
+        if mode is not None or not folder:
+            os.chmod(self.path, mode_for(self.target) if mode is None else mode)
+        if replace_folder and os.path.isdir(self.target) and not os.path.islink(self.target):
+            aside = tempfile.mkdtemp(prefix=f".{self.target.name}.", suffix=".old", dir=self.target.parent)
+            os.replace(self.target, aside)
+            shutil.rmtree(aside, ignore_errors=True)
+        os.replace(self.path, self.target)
+        self.close()
+
+    def discard(self) -> None:
+        """Gone, whatever it holds (after a failure; never raises), and unlocked."""
+        with contextlib.suppress(OSError):
+            if self.path.is_dir() and not self.path.is_symlink():
+                shutil.rmtree(self.path, ignore_errors=True)
+            else:
+                self.path.unlink()
+        self.close()
+
+    def close(self) -> None:
+        """Unlocked (the lock goes with the descriptor); the file stays where it is."""
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
 
 
 def kind_of(mode: int) -> str:
@@ -230,15 +313,15 @@ def atomic_write(path: Path, data: bytes, follow_symlinks: bool = False, sweep: 
     the temporary files killed writes of the same name left beside it go too
     (:func:`sweep_temporary`; a user's export, where no build's sweep passes).
     """
-    path, tmp, fd = _stage(path, data, follow_symlinks)
+    staged = _stage(path, data, follow_symlinks)
     try:
         if sweep:
-            sweep_temporary(path.parent, re.escape(path.name))  # this write's own is locked: kept
-        os.replace(tmp, path)
+            sweep_temporary(staged.target.parent, re.escape(staged.target.name))  # this write's own is locked: kept
+        os.replace(staged.path, staged.target)
     except BaseException as e:
-        raise _failed(e, path, [tmp]) from None
+        raise _failed(e, staged.target, [staged.path]) from None
     finally:
-        os.close(fd)
+        staged.close()
 
 
 def atomic_write_all(files: list[tuple[Path, bytes]]) -> None:
@@ -249,25 +332,26 @@ def atomic_write_all(files: list[tuple[Path, bytes]]) -> None:
     already renamed are removed again and the temporary files go: for files that replace
     others, the old ones are gone then too (the build removes a part's outdated files
     before it makes the part). Links are refused, as by :func:`atomic_write`."""
-    staged: list[tuple[Path, str, int]] = []
+    staged: list[Staged] = []
     renamed: list[Path] = []
     try:
         for path, data in files:
             staged.append(_stage(path, data, False))
-        for path, tmp, _fd in staged:
-            os.replace(tmp, path)
+        for one in staged:
+            path = one.target
+            os.replace(one.path, path)
             renamed.append(path)
     except BaseException as e:  # an OSError is a rename's: staging raises OutputError
-        raise _failed(e, path, [tmp for _, tmp, _fd in staged] + renamed) from None
+        raise _failed(e, path, [one.path for one in staged] + renamed) from None
     finally:
-        for _, _, fd in staged:
-            os.close(fd)
+        for one in staged:
+            one.close()
 
 
-def _stage(path: Path, data: bytes, follow_symlinks: bool) -> tuple[Path, str, int]:
+def _stage(path: Path, data: bytes, follow_symlinks: bool) -> Staged:
     """``data`` written and synced to a temporary file beside where ``path`` lands, with
-    the permissions of the file it will replace (0666 less the umask for a new one); returns where it
-    lands, the temporary file and its descriptor, open and locked (:func:`sweep_temporary`
+    the permissions of the file it will replace (0666 less the umask for a new one):
+    :class:`Staged`, its ``target`` where it lands, open and locked (:func:`sweep_temporary`
     skips it) until the caller closes it, after the rename. Nothing is left behind on an
     error or an interrupt."""
     path = write_target(Path(path), follow_symlinks)
@@ -275,25 +359,19 @@ def _stage(path: Path, data: bytes, follow_symlinks: bool) -> tuple[Path, str, i
         raise OutputError(f"output file {path}: cannot write ({path_too_long(path)})")
     if too_long_to_write(path):  # named here: the temporary's longer name would be refused instead
         raise OutputError(f"output file {path}: {too_long_to_write(path)}")
+    mode = mode_for(path)  # a file replaced keeps its permissions (a 0600 log stays private)
     try:
-        mode = stat.S_IMODE(os.stat(path).st_mode)  # a file replaced keeps its permissions (a 0600 log stays private)
-    except OSError:
-        mode = 0o666 & ~umask()  # a new file follows the umask, as every export does
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        staged = Staged(path)
     except OSError as e:
         raise OutputError(f"output file {path}: cannot write ({describe_os_error(e)})") from None
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)  # this write's: no sweep removes it (a new file: nobody else holds it)
-        with os.fdopen(fd, "wb", closefd=False) as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
+        staged.write(data)
+        os.fsync(staged.fd)
+        os.chmod(staged.path, mode)
     except BaseException as e:
-        os.close(fd)
-        raise _failed(e, path, [tmp]) from None
-    return path, tmp, fd
+        staged.close()
+        raise _failed(e, path, [staged.path]) from None
+    return staged
 
 
 def _failed(e: BaseException, path: Path, leftovers: list[Path | str]) -> BaseException:
@@ -312,32 +390,41 @@ def _failed(e: BaseException, path: Path, leftovers: list[Path | str]) -> BaseEx
 
 
 def sweep_temporary(folder: Path, names: str) -> list[Path]:
-    """Remove the temporary files a killed :func:`atomic_write` left in ``folder`` for the
+    """Remove the temporary files (and folders) killed writes left in ``folder`` for the
     targets whose names match the regular expression ``names`` (``.NAME.XXXXXXXX.tmp``, as
-    :func:`tempfile.mkstemp` names them there), never one a write still holds locked; returns
-    those removed. A folder that cannot be listed, or a file that cannot be removed, is left
-    as it is: it harms nothing."""
+    :class:`Staged` names them), never one a write still holds locked; returns those
+    removed. The one sweep of every writer: the build's, an export's (``play --out``,
+    ``replay --out``), the mesh cache's and the memo's. A folder that cannot be listed, or
+    a file that cannot be removed, is left as it is: it harms nothing."""
     pattern = re.compile(rf"\.(?:{names})\.[a-z0-9_]{{8}}\.tmp")
     try:
         found = sorted(p for p in Path(folder).iterdir() if pattern.fullmatch(p.name))
     except OSError:
         return []
-    swept = []
-    for p in found:
-        try:
-            fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-        except OSError:
-            continue  # a link, gone, or not ours to read
-        try:
-            if stat.S_ISREG(os.fstat(fd).st_mode):
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held: a write running now (its temporary is locked)
-                p.unlink()
-                swept.append(p)
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
-    return swept
+    return [p for p in found if _swept(p)]
+
+
+def _swept(p: Path) -> bool:
+    """Whether the temporary file or folder ``p`` was removed: never a link, nor one held
+    locked (a write running now)."""
+    try:
+        fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return False  # a link, gone, or not ours to read
+    try:
+        mode = os.fstat(fd).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            return False
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held: a write running now (its temporary is locked)
+        if stat.S_ISDIR(mode):
+            shutil.rmtree(p)
+        else:
+            p.unlink()
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def refuse_reading(out: Path | str, inputs: Iterable[tuple[str, Path | str | None]], flag: str = "--out") -> None:

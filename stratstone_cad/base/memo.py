@@ -29,11 +29,11 @@ import hashlib
 import json
 import os
 import stat
-import tempfile
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+from stratstone_cad.base.fileio import Staged, sweep_temporary
 
 __all__ = ["ENV", "cache_root", "memo_dir", "memo_key", "remembered"]
 
@@ -47,8 +47,6 @@ MAX_ENTRY_BYTES = 1 << 20
 #: PRUNED_TO (each code change or parameter change adds entries, and nothing else removes them).
 MAX_ENTRIES = 2000
 PRUNED_TO = 1500
-#: A temporary file a killed writer left is removed by the next prune once this old (s).
-STALE_TMP_S = 3600
 
 
 def cache_root() -> Path | None:
@@ -145,45 +143,43 @@ def _read(path: Path, key: str) -> dict[str, Any] | None:
 
 
 def _write(folder: Path, path: Path, entry: str) -> None:
-    tmp = None
+    """Best effort: a read-only or full cache folder costs only the time it would have saved."""
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(entry)
-        os.replace(tmp, path)  # no fsync: an entry lost to a crash is computed again
-        tmp = None
+        staged = Staged(path)
+    except OSError:
+        return
+    try:
+        staged.write(entry.encode("utf-8"))
+        staged.publish(0o600, sync=False)  # no fsync: an entry lost to a crash is computed again
+    except BaseException as e:
+        staged.discard()
+        if not isinstance(e, OSError):
+            raise
+        return
+    try:
         _prune(folder)
     except OSError:
-        pass  # best effort: a read-only or full cache folder costs only the time it would have saved
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+        pass
 
 
 def _prune(folder: Path) -> None:
     """Keep the memo's folder bounded: past :data:`MAX_ENTRIES`, remove the oldest entries
-    down to :data:`PRUNED_TO`, and temporary files older than :data:`STALE_TMP_S` left by a
-    killed writer. Only names this module writes are touched."""
+    down to :data:`PRUNED_TO`, and the temporary files killed writers left (never one a
+    writer still holds: :func:`~stratstone_cad.base.fileio.sweep_temporary`). Only names
+    this module writes are touched."""
     entries: list[tuple[float, str]] = []
-    stale: list[str] = []
-    now = time.time()
     with os.scandir(folder) as it:
         for e in it:
             try:
-                if e.name.endswith(".tmp") and e.name.startswith("."):
-                    if now - e.stat(follow_symlinks=False).st_mtime > STALE_TMP_S:
-                        stale.append(e.name)
-                elif len(e.name) == 69 and e.name.endswith(".json"):
+                if len(e.name) == 69 and e.name.endswith(".json"):
                     entries.append((e.stat(follow_symlinks=False).st_mtime, e.name))
             except OSError:
                 continue
-    if len(entries) > MAX_ENTRIES:
-        stale += [n for _, n in sorted(entries)[: len(entries) - PRUNED_TO]]
-    for n in stale:
+    sweep_temporary(folder, r"[0-9a-f]{64}\.json")
+    if len(entries) <= MAX_ENTRIES:
+        return
+    for _, n in sorted(entries)[: len(entries) - PRUNED_TO]:
         try:
             os.unlink(folder / n)
         except OSError:

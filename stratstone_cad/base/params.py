@@ -139,7 +139,7 @@ class Params:
         raise ParameterError(f"{self.PREFIX}.{name} = {_show(value)}: expected {expected}")
 
     @classmethod
-    def describe(cls) -> list[tuple[str, str, str]]:
+    def field_docs(cls) -> list[tuple[str, str, str]]:
         """(dotted name, expected, description) for every field."""
         return [(f"{cls.PREFIX}.{f.name}", _describe_expected(f), f.metadata["doc"])
                 for f in dataclasses.fields(cls)]  # type: ignore[arg-type]

@@ -1,14 +1,20 @@
-"""What a child process of the build asks of the kernel: to die with its parent.
+"""Processes and their stops: a child of the build dies with its parent; a command stops
+on SIGTERM or Ctrl-C as on a KeyboardInterrupt, but never inside an import.
 
-Used by the build's workers and fork server and by the slicer the print report runs, so
-that a build killed at any moment leaves no process behind.
+:func:`die_with_parent` is used by the build's workers and fork server and by the slicer
+the print report runs, so that a build killed at any moment leaves no process behind;
+:func:`stop_signals` by the command line around every command.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
+import threading
+from collections.abc import Iterator
+from typing import Any
 
 _PR_SET_PDEATHSIG = 1
 
@@ -28,3 +34,48 @@ def die_with_parent(parent: int | None = None) -> bool:
     if (parent is None and expected == 1) or os.getppid() != expected:  # it ended before the request took effect
         os._exit(1)
     return done
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM: stop as for Ctrl-C (running parts finish, the manifest stays true)."""
+
+
+#: How long a stop signal that came during an import waits before it is sent again.
+RESEND_S = 0.05
+
+
+def _importing(frame: Any) -> bool:
+    """Whether ``frame`` runs inside an import (a frame of importlib's bootstrap below it)."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib._bootstrap"):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def stop(signum: int, frame: Any) -> None:
+    """SIGTERM and Ctrl-C: stop by raising :class:`Terminated` or KeyboardInterrupt, but
+    not inside an import. An exception raised there can land in a compiled module's own
+    initialisation (manifold3d's, when the build's first board is meshed), which then
+    aborts the whole process with a C++ "terminate called" message instead of stopping
+    the build. There the signal is sent again a moment later, until the import is done."""
+    if _importing(frame):
+        threading.Timer(RESEND_S, os.kill, (os.getpid(), signum)).start()
+        return
+    raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def stop_signals() -> Iterator[None]:
+    """SIGTERM, and Ctrl-C unless it is ignored (a background job) or the caller's own, handled
+    by :func:`stop` while the block runs; the handlers before it put back after it."""
+    previous = signal.signal(signal.SIGTERM, stop)
+    interrupt = signal.getsignal(signal.SIGINT)
+    if interrupt is signal.default_int_handler:
+        signal.signal(signal.SIGINT, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if interrupt is signal.default_int_handler:
+            signal.signal(signal.SIGINT, interrupt)

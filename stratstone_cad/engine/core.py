@@ -143,7 +143,7 @@ class Result:
     winner: str | None
     reason: str
 
-    def describe(self) -> str:
+    def text(self) -> str:
         """``winner red (line of four)`` or ``draw (all stones placed)``."""
         head = "draw" if self.winner is None else f"winner {self.winner}"
         return f"{head} ({self.reason})"
@@ -167,6 +167,9 @@ class Placed:
     square: str
     stone: str
 
+    def words(self) -> str:
+        return f"places a {self.stone} stone on {self.square}"
+
 
 @dataclass(frozen=True, slots=True)
 class Sown:
@@ -177,6 +180,9 @@ class Sown:
     origin: str
     square: str
     step: int
+
+    def words(self) -> str:
+        return f"sows a {self.stone} stone on {self.square}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +195,11 @@ class Captured:
     owner: str
     by: str
 
+    def words(self) -> str:
+        if self.owner != self.stone:
+            return f"captures the {self.owner} {self.stone} on {self.square}"
+        return f"captures the {self.stone} on {self.square}"
+
 
 @dataclass(frozen=True, slots=True)
 class Trapped:
@@ -200,6 +211,9 @@ class Trapped:
     player: str
     ends: tuple[str, str]
     squares: tuple[str, ...]
+
+    def words(self) -> str:
+        return f"traps {', '.join(self.squares)} between {self.ends[0]} and {self.ends[1]}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +232,9 @@ class Moved:
     costs: tuple[int, ...] = ()
     points: int = 0
     special: str = ""
+
+    def words(self) -> str:
+        return f"moves {'-'.join(self.path)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,6 +263,9 @@ class Attacked:
     attack: tuple[Term, ...] = ()
     defence: tuple[Term, ...] = ()
 
+    def words(self) -> str:
+        return f"attacks {self.target} from {self.square}"
+
 
 @dataclass(frozen=True, slots=True)
 class Exited:
@@ -254,6 +274,9 @@ class Exited:
     kind: ClassVar[str] = "exited"
     player: str
     square: str
+
+    def words(self) -> str:
+        return f"exits from {self.square}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +290,9 @@ class DiceRolled:
     """The column the roll lets ``player`` place in (Sage Stones: the total, or 6 when that
     column is full), ``None`` when it allows no placement (the turn is lost, the board resets)."""
 
+    def words(self) -> str:
+        return "dice " + "-".join(str(d) for d in self.dice)
+
 
 @dataclass(frozen=True, slots=True)
 class TurnLost:
@@ -275,6 +301,9 @@ class TurnLost:
     kind: ClassVar[str] = "turn lost"
     player: str
     reason: str
+
+    def words(self) -> str:
+        return f"loses the turn ({self.reason})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,6 +314,9 @@ class ExtraTurn:
     player: str
     reason: str
 
+    def words(self) -> str:
+        return f"plays again ({self.reason})"
+
 
 @dataclass(frozen=True, slots=True)
 class BoardReset:
@@ -292,6 +324,9 @@ class BoardReset:
 
     kind: ClassVar[str] = "board reset"
     reason: str
+
+    def words(self) -> str:
+        return f"the board is reset ({self.reason})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,6 +338,9 @@ class GameOver:
     reason: str
     lines: tuple[tuple[str, ...], ...] = ()
     """The squares of every line that decided it (Stratstone's lines of four), else ``()``."""
+
+    def words(self) -> str:
+        return Result(self.winner, self.reason).text()
 
 
 Event = (Placed | Sown | Captured | Trapped | Moved | Attacked | Exited | DiceRolled | TurnLost | ExtraTurn | BoardReset
@@ -686,36 +724,13 @@ class GameBase:
         raise SquareError(f"{short_repr(text)} is not a square ({self.name} has no board)")  # type: ignore[attr-defined]
 
 
-def event_words(event: Event) -> str:
-    """One event in a few words, the way :meth:`Game.explain` says what a game does not
-    word its own way (``captures the red stone on 5-7``, ``winner red (line of four)``)."""
-    e = event
-    if isinstance(e, Placed):
-        return f"places a {e.stone} stone on {e.square}"
-    if isinstance(e, Sown):
-        return f"sows a {e.stone} stone on {e.square}"
-    if isinstance(e, Captured):
-        return f"captures the {e.owner} {e.stone} on {e.square}" if e.owner != e.stone else \
-            f"captures the {e.stone} on {e.square}"
-    if isinstance(e, Trapped):
-        return f"traps {', '.join(e.squares)} between {e.ends[0]} and {e.ends[1]}"
-    if isinstance(e, Moved):
-        return f"moves {'-'.join(e.path)}"
-    if isinstance(e, Attacked):
-        return f"attacks {e.target} from {e.square}"
-    if isinstance(e, Exited):
-        return f"exits from {e.square}"
-    if isinstance(e, DiceRolled):
-        return "dice " + "-".join(str(d) for d in e.dice)
-    if isinstance(e, TurnLost):
-        return f"loses the turn ({e.reason})"
-    if isinstance(e, ExtraTurn):
-        return f"plays again ({e.reason})"
-    if isinstance(e, BoardReset):
-        return f"the board is reset ({e.reason})"
-    if isinstance(e, GameOver):
-        return Result(e.winner, e.reason).describe()
-    return ""
+def event_words(event: Any) -> str:
+    """One event in a few words (``captures the red stone on 5-7``, ``winner red (line of
+    four)``): its own :meth:`words`, the way :meth:`Game.explain` says what a game does not
+    word its own way. An event of a game's own (not of :data:`Event`) brings its words too;
+    one without them is said by its kind."""
+    words = getattr(event, "words", None)
+    return words() if callable(words) else str(getattr(event, "kind", ""))
 
 
 def sum_text(terms: Sequence[Term]) -> str:

@@ -164,7 +164,7 @@ def header_error(header: Mapping[str, Any]) -> str | None:
     refuses, before its first ply, any value the log format would refuse when read."""
     try:
         line = _log.loads_strict(_log.dumps_line(header))
-        _log.Replay(iter([(1, line)])).close()
+        _log.LogWalk(iter([(1, line)])).close()
     except ValueError as e:  # not JSON at all (LogError is one too)
         return str(e).removeprefix("line 1: ")
     return None
@@ -175,7 +175,7 @@ def explain_log(path: pathlib.Path) -> Iterator[str]:
     ply in words as it goes (:func:`~stratstone_cad.log.logfile.ply_line`), then the same
     summary. A fault stops it with the same :class:`~stratstone_cad.errors.LogError` after
     the lines of the plies before it."""
-    with _log.replay(path) as r:
+    with _log.walk_log(path) as r:
         game = r.game
         for st in r:
             yield _log.ply_line(game, st.ply, st.player, st.move, st.before, st.after, st.events)

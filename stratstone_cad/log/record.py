@@ -28,13 +28,14 @@ import os
 import random
 import re
 import stat
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from stratstone_cad.base.fileio import describe_os_error, kind_of, sweep_temporary, too_long_to_write
 from stratstone_cad.engine.core import DRAW_AGREED, RESIGNATION, Game, Result, SetupError, State, short_repr
+from stratstone_cad.engine.players import Player
 from stratstone_cad.errors import GameError, LogError, MoveParseError, OutputError, UserError, counted, printable
 from stratstone_cad.log import logfile as _log
 from stratstone_cad.log.commands import header_error
@@ -89,6 +90,9 @@ class _Session:
     """The events of those dice (the ply's explanation starts with them)."""
     saved: int = -1
     """The plies the log on disk holds (all of ``records`` but what a failed write kept out)."""
+    vs: Player | None = None
+    """``record --vs``: the engine's player, who moves for every side in :attr:`vs_sides`."""
+    vs_sides: frozenset[str] = frozenset()
     written: int | None = None
     """How many of ``records`` the log on disk holds, each line as :func:`write_log` writes it:
     a save appends the rest. ``None`` (a resumed log, as read; after an undo): the next save
@@ -128,6 +132,11 @@ class _Session:
                         return done
                     continue
                 line = read(f"{player} rolls (three dice, e.g. 2 3 3)> ")
+            elif player in self.vs_sides:
+                done = self.reply()
+                if done is not None:
+                    return done
+                continue
             else:
                 line = read(f"{player} to move> ")
             if line is None:
@@ -135,6 +144,15 @@ class _Session:
             done = self.answer(line.strip())
             if done is not None:
                 return done
+
+    def reply(self) -> str | None:
+        """The engine's move for the side to move: said, to be made on the board, and logged
+        (its randomness drawn from ``Random("vs/PLY")``: the same position, the same reply)."""
+        state = self.state
+        assert self.vs is not None
+        move = self.vs(state, random.Random(f"vs/{state.ply + 1}"))
+        self.say(f"{state.to_move()} (the engine) plays {move}: make it on the board")
+        return self.play(str(move))
 
     def answer(self, line: str) -> str | None:
         """Act on one answer; returns the closing line when the session ends."""
@@ -152,6 +170,9 @@ class _Session:
             self.list_moves(rest)
         elif word == "undo":
             self.undo()
+            while self.vs_sides and len(self.states) > 1 and self.state.to_move() in self.vs_sides \
+                    and not self._chance_due():
+                self.undo()  # the engine's reply goes with the move it answered
         elif word == "quit":
             return self.kept("quit")
         elif word == "resign":
@@ -278,7 +299,7 @@ class _Session:
         plies = len(self.states) - 1
         self.save(f"ply {plies} and the result were not saved" if plies > self.saved else "the result was not saved")
         self.show()
-        return f"wrote {self.name}: {self.game.name}, {counted(plies, 'ply', 'plies')}, {result.describe()}"
+        return f"wrote {self.name}: {self.game.name}, {counted(plies, 'ply', 'plies')}, {result.text()}"
 
     def save(self, lost: str) -> None:
         """Write the log: the new lines appended (see :attr:`written`), or the whole log; when
@@ -462,13 +483,14 @@ def _check_roll(engine: Game, roll: bool) -> None:
 
 def record(game_name: str, out: Path, setup: Mapping[str, Any] | None, players: list[str] | None,
            *, roll: bool, seed: int | None, stdin: TextIO | None, say: Callable[[str], None], interactive: bool,
-           on_warning: Callable[[str], None]) -> str:
+           on_warning: Callable[[str], None], vs: Player | None = None, vs_as: str | None = None) -> str:
     """Record a new game into ``out`` (which must not exist); returns the closing line.
 
     ``setup`` is the game's setup (for the terrain game it must give ``terrain_seed`` or
     ``heightmap``: the map of the board played on); ``players`` the player ids (Sage
     Stones: the colours at the table; default: the game's), ``roll`` lets the program
-    roll the dice with ``seed`` (recorded in the header).
+    roll the dice with ``seed`` (recorded in the header). With ``vs`` the engine plays
+    every side but ``vs_as`` (default the first), its moves said and logged (:func:`vs_sides`).
     """
     engine = get_game(game_name)
     _new_out(out)
@@ -482,6 +504,7 @@ def record(game_name: str, out: Path, setup: Mapping[str, Any] | None, players: 
     ids, full_setup = engine.new_setup(n, setup, random.Random(seed))
     ids = list(players) if players else ids  # the colours at the table, when named
     shown = f"--players {','.join(ids)[:60]}"
+    engine_sides = vs_sides(ids, vs, vs_as)
     try:
         initial = engine.initial_state(ids, full_setup)
     except SetupError as e:
@@ -498,7 +521,8 @@ def record(game_name: str, out: Path, setup: Mapping[str, Any] | None, players: 
         _new_out(out)  # again, locked: another session may have made it since
         for text in engine.setup_warnings(full_setup):
             on_warning(text)
-        session = _Session(engine, out, [header], [initial], say, seed if roll else None)
+        session = _Session(engine, out, [header], [initial], say, seed if roll else None, vs=vs,
+                           vs_sides=engine_sides)
         _log.write_log(out, session.records)
         session.written = len(session.records)  # the header, as a rewrite writes it: the moves are appended
         say(f"recording {engine.name} ({', '.join(ids)}) into {session.name}; help lists the commands")
@@ -506,7 +530,7 @@ def record(game_name: str, out: Path, setup: Mapping[str, Any] | None, players: 
 
 
 def resume(path: Path, game_name: str | None, *, roll: bool, stdin: TextIO | None, say: Callable[[str], None],
-           interactive: bool) -> str:
+           interactive: bool, vs: Player | None = None, vs_as: str | None = None) -> str:
     """Continue the unfinished log ``path``: checked through the engine first, its lines
     kept as they are; returns the closing line. The log is locked for the session, and
     read again once locked if another session changed it in the meantime."""
@@ -518,13 +542,34 @@ def resume(path: Path, game_name: str | None, *, roll: bool, stdin: TextIO | Non
             game, records, states = _resumable(path, game_name, roll)
         seed = records[0].get("seed")
         sweep_temporary(Path(path).parent, re.escape(Path(path).name))  # what a killed write of this log left
-        session = _Session(game, Path(path), records, states, say, seed if roll else None)
+        session = _Session(game, Path(path), records, states, say, seed if roll else None, vs=vs,
+                           vs_sides=vs_sides(records[0]["players"], vs, vs_as))
         if _log.holds_as_written(path, records):  # as this program writes it: each move is appended to it
             session.written = len(records)
         say(f"resuming {game.name} ({', '.join(records[0]['players'])}) from {session.name} after ply {states[-1].ply}")
         if seed is not None and not roll and game.chance_field is not None:
             say(f"(the program rolled this game's dice with seed {seed}; --roll goes on rolling them)")
         return session.run(_reader(stdin, say, interactive))
+
+
+def log_game(path: Path) -> Game:
+    """The game of the log ``path`` (its header, checked); raises :class:`LogError`."""
+    with _log.walk_log(path) as r:
+        return r.game
+
+
+def vs_sides(ids: Sequence[str], vs: Player | None, vs_as: str | None) -> frozenset[str]:
+    """The sides the engine plays with ``--vs``: every one but the person's (``--as``,
+    default the first); raises :class:`RecordError` for ``--as`` without ``--vs`` or a side
+    the game does not have."""
+    if vs is None:
+        if vs_as is not None:
+            raise RecordError(f"--as {short_repr(vs_as)} without --vs: expected --vs PLAYER (search, search:300) too")
+        return frozenset()
+    person = ids[0] if vs_as is None else vs_as
+    if person not in ids:
+        raise RecordError(f"--as {short_repr(vs_as)}: expected one of the sides {', '.join(ids)}")
+    return frozenset(ids) - {person}
 
 
 def _identity(path: Path) -> tuple[int, ...] | None:
@@ -541,8 +586,8 @@ def _resumable(path: Path, game_name: str | None, roll: bool) -> tuple[Game, lis
     it cannot be resumed (as asked)."""
     where = f"--resume {path}"
     try:
-        lines = list(_log._read_lines(Path(path)))  # read once: replayed here, then kept as they are
-        with _log.Replay(iter(lines)) as r:
+        lines = list(_log.reading._read_lines(Path(path)))  # read once: replayed here, then kept as they are
+        with _log.LogWalk(iter(lines)) as r:
             states: list[State] = [r.initial]
             states.extend(step.after for step in r)
             logged = r.logged_result
@@ -554,7 +599,7 @@ def _resumable(path: Path, game_name: str | None, roll: bool) -> tuple[Game, lis
         raise RecordError(f"{where}: a {game.name} log, not {game_name}")
     result = logged or states[-1].result()
     if result is not None:
-        raise RecordError(f"{where}: the game is over ({result.describe()}), nothing to continue")
+        raise RecordError(f"{where}: the game is over ({result.text()}), nothing to continue")
     if not os.access(path, os.W_OK) or not os.access(os.path.dirname(os.path.abspath(path)), os.W_OK):
         raise RecordError(f"{where}: the log or its folder is not writable, expected a log this session can extend")
     too_long = too_long_to_write(path)

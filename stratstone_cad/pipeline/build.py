@@ -25,6 +25,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -47,7 +48,7 @@ from stratstone_cad.pipeline.progress_bar import ProgressBar
 from stratstone_cad.pipeline.scheduler import despite_stops, drain, run_all, start_fork_server
 from stratstone_cad.pipeline.scratch import build_scratch
 from stratstone_cad.printing.jobs import GameAssets, Job, Output
-from stratstone_cad.registry import ParamSet, get_games, load_params
+from stratstone_cad.registry import ParamSet, get_parts, load_params
 
 __all__ = ["BuildReport", "Output", "assets_for", "build", "read_manifest"]
 
@@ -72,10 +73,10 @@ def run_job(job: Job, mesh_params: MeshParams, profiles: dict[str, Profile], out
     try:
         shapes = maker(**job.args)
     except UserError as e:
-        raise type(e)(f"{job.describe}: {e}") from None
+        raise type(e)(f"{job.label}: {e}") from None
     except Exception as e:  # the CAD kernel refused these parameters: say which part and why
         detail = " ".join(str(e).split()) or type(e).__name__
-        raise GeometryError(f"{job.describe}: the CAD kernel cannot make this part ({type(e).__name__}: "
+        raise GeometryError(f"{job.label}: the CAD kernel cannot make this part ({type(e).__name__}: "
                             f"{detail[:200]})") from None
     if len(shapes) != len(job.outputs):
         raise RuntimeError(f"{job.id}: made {len(shapes)} parts for {len(job.outputs)} outputs")
@@ -94,7 +95,7 @@ def run_job(job: Job, mesh_params: MeshParams, profiles: dict[str, Profile], out
 
             mesh = tessellate(shape, mesh_params.tolerance_mm, math.radians(mesh_params.angular_tolerance_deg))
         name = Path(out.file).stem
-        check_mesh(mesh, job.describe if job.describe.startswith(name) else f"{name} of the {job.describe}")
+        check_mesh(mesh, job.label if job.label.startswith(name) else f"{name} of the {job.label}")
         data = stl_bytes(mesh, name)
         files.append((Path(out_dir) / out.file, data))
         prof = profiles[out.profile]
@@ -151,27 +152,47 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
     # Before the fork server starts: its socket's folder, and the slicer's, go in a folder of
     # this build's own, which the next build sweeps if this one is killed.
     with build_scratch():
-        return _build(games, printer_name, Path(out_dir), jobs, params_file, sets, progress, plates, slice_plates,
-                      start, step, on_warning)
+        if min(jobs, usable_cores()) > 1 and not os.path.exists(Path(out_dir) / MANIFEST):  # False on any OSError
+            start_fork_server()  # a first build into this folder will need CadQuery: load it while we plan
+        planned = _plan(games, printer_name, params_file, sets, step)
+        out_dir = _checked_out_dir(Path(out_dir), planned.jobs, plates)
+        return _build_planned(planned, out_dir, min(jobs, usable_cores()), progress, plates, slice_plates, start,
+                              on_warning)
 
 
-def _build(games: list[str] | None, printer_name: str | None, out_dir: Path, jobs: int, params_file: Path | None,
-           sets: dict[str, str] | None, progress: TextIO | None, plates: bool, slice_plates: bool,
-           start: float, step: bool = False, on_warning: Callable[[str], None] | None = None) -> BuildReport:
-    if min(jobs, usable_cores()) > 1 and not os.path.exists(Path(out_dir) / MANIFEST):  # False on any OSError
-        start_fork_server()  # a first build into this folder will need CadQuery: load it while we plan
-    chosen = get_games(games)
+@dataclass(frozen=True)
+class _Planned:
+    """What a build makes: the games chosen, their parameters, the printer, the jobs."""
+
+    games: list[GameAssets]
+    ps: ParamSet
+    printer: Any
+    profiles: dict[str, Profile]
+    colours: Any
+    jobs: list[Job]
+
+
+def _plan(games: list[str] | None, printer_name: str | None, params_file: Path | None, sets: dict[str, str] | None,
+          step: bool) -> _Planned:
+    """The games, parameters, printer and jobs of a build, every one checked."""
+    chosen = get_parts(games)
     ps = load_params(params_file, sets, games=[g.name for g in chosen])
     printer = get_printer(printer_name)
     profiles = load_profiles()
     colours = load_colours()  # the plates' display colours: checked before anything is written
-    plan: list[Job] = [j for g in chosen for j in g.plan(ps.game(g.name), printer, profiles, ps.mesh)]
+    plan: list[Job] = [j for g in chosen for j in g.plan(ps.params_of(g.name), printer, profiles, ps.mesh)]
     if step:
-        plan += [cad_files_job(g, ps.game(g.name), printer, profiles, ps.mesh, [j for j in plan if j.outputs[0].game == g.name])
-                 for g in chosen]
+        plan += [cad_files_job(g, ps.params_of(g.name), printer, profiles, ps.mesh,
+                               [j for j in plan if j.outputs[0].game == g.name]) for g in chosen]
+    return _Planned(chosen, ps, printer, profiles, colours, plan)
+
+
+def _checked_out_dir(out_dir: Path, plan: list[Job], plates: bool) -> Path:
+    """The output folder, made and checked, every file the plan writes there checked:
+    a FIFO, a device or a link where the manifest or a part goes is refused before
+    anything is written."""
     room = max(len(os.fsencode(o.file)) for j in plan for o in j.outputs) + 20  # and its temporary name's .X.tmp
     out_dir = ensure_writable_dir(Path(out_dir), room=room)
-    # A FIFO, a device or a link where the manifest or a part goes: refuse before writing anything.
     write_target(out_dir / MANIFEST, follow_symlinks=False)
     if plates:
         write_target(out_dir / REPORT, follow_symlinks=False)
@@ -181,14 +202,20 @@ def _build(games: list[str] | None, printer_name: str | None, out_dir: Path, job
         if (out_dir / sub).is_symlink():  # the build would write, and remove stale files, elsewhere
             raise OutputError(f"output folder {out_dir / sub}: is a symbolic link, expected a folder of this build")
         ensure_writable_dir(out_dir / sub)
+    return out_dir
+
+
+def _build_planned(planned: _Planned, out_dir: Path, jobs: int, progress: TextIO | None, plates: bool,
+                   slice_plates: bool, start: float, on_warning: Callable[[str], None] | None) -> BuildReport:
+    """The planned jobs made (those the cache lacks), and the plates, in the locked folder."""
+    p = planned
     with folder_lock(out_dir):
         try:
-            report = _build_locked(out_dir, plan, chosen, ps, profiles, min(jobs, usable_cores()), progress, start,
-                                   on_warning)
-            planned = build_plates(out_dir, plan, chosen, ps, printer, profiles, colours, plates,
-                                   min(jobs, usable_cores()), report)
-            if planned is not None:  # with --plates: the plates to write, and what the report needs
-                write_print_report(out_dir, *planned, ps, printer, slice_plates, progress, report)
+            report = _build_locked(out_dir, p.jobs, p.games, p.ps, p.profiles, jobs, progress, start, on_warning)
+            plating = build_plates(out_dir, p.jobs, p.games, p.ps, p.printer, p.profiles, p.colours, plates, jobs,
+                                   report)
+            if plating is not None:  # with --plates: the plates to write, and what the report needs
+                write_print_report(out_dir, *plating, p.ps, p.printer, slice_plates, progress, report)
         finally:
             # print-report.md names only the plates listed now: this build (or a killed one
             # before it) may have removed some, with their parts or as outdated.

@@ -282,7 +282,7 @@ def slice_plates_of(out_dir: Path, todo: list[Any], to_write: list[Any], entries
 
     figures = {key: dict(f) for key, f in known.items()}  # slice key -> its figures, known or sliced
 
-    def has(kind: str, key: str) -> bool:
+    def figures_known(kind: str, key: str) -> bool:
         return all(k in figures.get(key, {}) for k in SLICE_FIGURES[kind])
 
     code = code_fingerprint(PLATE_MODULES)
@@ -294,7 +294,7 @@ def slice_plates_of(out_dir: Path, todo: list[Any], to_write: list[Any], entries
         keys[pj.file] = {kind: slice_key(seen, printer, identity, slicer)
                          for kind, seen in slice_inputs(pj, out_dir, ps.plates, code).items()}
         for kind, key in keys[pj.file].items():
-            if not has(kind, key):
+            if not figures_known(kind, key):
                 firsts.setdefault(key, (pj, kind))
     runs: dict[str, dict[str, str]] = {}  # plate -> the kind -> key of each slice of it to run
     for key, (pj, kind) in firsts.items():
@@ -306,7 +306,7 @@ def slice_plates_of(out_dir: Path, todo: list[Any], to_write: list[Any], entries
         """The figures of each listed plate whose every slice is known, into the manifest."""
         for pj in todo:
             if pj.file in report.sliced or pj.file not in entries \
-                    or not all(has(kind, key) for kind, key in keys[pj.file].items()):
+                    or not all(figures_known(kind, key) for kind, key in keys[pj.file].items()):
                 continue
             entry = entries[pj.file]
             sliced = {kind: figures[key] for kind, key in keys[pj.file].items()}
@@ -316,7 +316,7 @@ def slice_plates_of(out_dir: Path, todo: list[Any], to_write: list[Any], entries
             write_manifest(out_dir, entries)
             report.sliced.append(pj.file)
 
-    def feed() -> Iterator[list[Slice]]:
+    def plates_to_slice() -> Iterator[list[Slice]]:
         """Each plate in turn, the costliest first: written (when it is to be), its figures
         recorded if they are known, and the files of its slices to run made."""
         for pj in todo:
@@ -330,14 +330,14 @@ def slice_plates_of(out_dir: Path, todo: list[Any], to_write: list[Any], entries
             yield [Slice(key, files[kind], f"plate {pj.file}" + ("" if kind == "as_set" else f" {SLICE_KINDS[kind]}"),
                          cost[pj.file]) for kind, key in kinds.items()]
 
-    def done(s: Slice, stats: Any) -> None:
+    def on_sliced(s: Slice, stats: Any) -> None:
         figures[s.key] = stats.as_dict()
         bar.step(f"sliced {s.what}")
         record_ready()
 
     try:
         record_ready()  # the listed plates whose every slice the manifest had figures for
-        slice_all(exe, [], printer, workers, done, feed())
+        slice_all(exe, [], printer, workers, on_sliced, plates_to_slice())
     finally:
         bar.close()
 

@@ -58,7 +58,7 @@ class Job:
     maker: str
     args: dict[str, Any]  # the maker's keyword arguments: plain values and frozen dataclasses
     outputs: tuple[Output, ...]
-    describe: str  # the part and its key parameters, for error messages
+    label: str  # the part and its key parameters, for error messages
     cost: float = 1.0  # relative run time, biggest first when scheduling
     in_worker: bool = False
     """Made in a worker process even in a build of one job, and abandoned (its worker

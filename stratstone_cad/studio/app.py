@@ -93,7 +93,7 @@ class Studio:
     async def check(self, request: Request) -> Response:
         """The settings checked: the plan's files and, for a game with one, its map."""
         p = await self.planned(request, request.path_params["game"])
-        levels = getattr(p.params.game(p.game.name), "heightmap", None)
+        levels = getattr(p.params.params_of(p.game.name), "heightmap", None)
         return JSONResponse({"files": [f for f in p.files if f.endswith(".stl")],
                              "map": [list(r) for r in levels] if isinstance(levels, tuple) and levels else None})
 

@@ -62,13 +62,13 @@ def serve(game: str | None, host: str, port: int, browser: bool, out: Path | Non
     from stratstone_cad.base.params import get_printer
     from stratstone_cad.pipeline.build import run_job
     from stratstone_cad.pipeline.scheduler import kill_fork_server, start_fork_server, worker_pool
-    from stratstone_cad.registry import get_games
+    from stratstone_cad.registry import get_parts
     from stratstone_cad.studio.app import Studio, app
     from stratstone_cad.studio.parts import Parts
     from stratstone_cad.studio.sets import Sets
 
     if game is not None:
-        get_games([game])
+        get_parts([game])
     get_printer(printer)
     out = ensure_writable_dir(Path(out) if out is not None else default_out(), "--out folder")
     # every file the build's code writes goes under --out: its memo of checks included

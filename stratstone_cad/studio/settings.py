@@ -14,7 +14,7 @@ from stratstone_cad.base.params import Printer, Profile, get_printer, load_colou
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.pipeline.keys import job_key
 from stratstone_cad.printing.jobs import GameAssets, Job
-from stratstone_cad.registry import ParamSet, get_games, load_params
+from stratstone_cad.registry import ParamSet, get_parts, load_params
 
 #: The sections every game's form shows beside its own: the mesh and the print plates.
 SHARED_SECTIONS = ("mesh", "plates")
@@ -57,11 +57,11 @@ def sets_of(pairs: Iterable[str]) -> dict[str, str]:
 def plan(game_name: str, sets: dict[str, str], printer_name: str | None) -> Planned:
     """The plan of ``game_name`` for ``sets`` and the printer; raises ParameterError
     with the build's own one-line message for a refused value."""
-    game = get_games([game_name])[0]
+    game = get_parts([game_name])[0]
     ps = load_params(None, sets, games=[game.name])
     printer = get_printer(printer_name)
     profiles = load_profiles()
-    jobs = game.plan(ps.game(game.name), printer, profiles, ps.mesh)
+    jobs = game.plan(ps.params_of(game.name), printer, profiles, ps.mesh)
     return Planned(game, sets, printer, ps, profiles, [(j, job_key(j, ps, profiles)) for j in jobs])
 
 

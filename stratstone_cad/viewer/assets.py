@@ -21,9 +21,7 @@ import io
 import math
 import os
 import re
-import shutil
 import stat
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,14 +30,14 @@ from typing import Any
 
 import numpy as np
 
-from stratstone_cad.base.fileio import sweep_temporary, umask
+from stratstone_cad.base.fileio import Staged, new_file_mode, sweep_temporary
 from stratstone_cad.base.memo import cache_root
 from stratstone_cad.base.params import Colour, MeshParams, Printer, Profile, display_colour, load_colours, load_profiles
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.pipeline.keys import job_key
 from stratstone_cad.printing.checks import Mesh
 from stratstone_cad.printing.jobs import GameAssets, Job, Output
-from stratstone_cad.registry import get_games, load_params
+from stratstone_cad.registry import get_parts, load_params
 
 __all__ = ["PREVIEW_MESH", "Asset", "asset_mesh", "game_assets", "list_assets", "select"]
 
@@ -69,13 +67,13 @@ def list_assets(games: Iterable[str] | None = None, sets: dict[str, str] | None 
                 params_file: Path | None = None) -> dict[str, Asset]:
     """Every asset of the games named (all by default), by name, in the build's order, made
     with the parameters of ``params_file`` (``--params``) and ``sets`` (``--set``) as a build's."""
-    chosen = get_games(list(games) if games else None)
+    chosen = get_parts(list(games) if games else None)
     ps = load_params(params_file, sets, games=[g.name for g in chosen])
     profiles = load_profiles()
     colours = load_colours()
     out: dict[str, Asset] = {}
     for g in chosen:
-        out.update(game_assets(g, ps.game(g.name), profiles, colours))
+        out.update(game_assets(g, ps.params_of(g.name), profiles, colours))
     return out
 
 
@@ -132,13 +130,20 @@ def _job_meshes(job: Job) -> tuple[Mesh, ...]:
 def _load_or_make(job: Job, key: str) -> tuple[Mesh, ...]:
     folder = _cache_dir()
     if folder is None:
-        return _make(job)
+        return _as_stored(_make(job))
     path = folder / f"{key}.npz"
     meshes = read_entry(path, key, len(job.outputs))
     if meshes is None:  # none yet, or damaged: made again, and the entry replaced
-        meshes = _make(job)
+        meshes = _as_stored(_make(job))
         write_entry(path, key, meshes)
     return meshes
+
+
+def _as_stored(meshes: Sequence[Mesh]) -> tuple[Mesh, ...]:
+    """``meshes`` as a cache entry gives them back (vertices through float32), so that a
+    picture is the same bytes whether its meshes were just made or read from the cache."""
+    return tuple(Mesh(np.asarray(m.vertices, dtype=np.float32).astype(np.float64), np.asarray(m.triangles, dtype=np.int64))
+                 for m in meshes)
 
 
 #: What a cache entry's checksum starts from: a change of the format makes every old entry
@@ -218,26 +223,14 @@ def write_entry(path: Path, key: str, meshes: Sequence[Mesh]) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         sweep_temporary(path.parent, re.escape(path.name))  # what a killed preview left
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        staged = Staged(path)
     except OSError:
         return
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(buf.getvalue())
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~umask())
-        if os.path.isdir(path) and not os.path.islink(path):  # a rename cannot replace a folder: moved aside
-
-            aside = tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".old", dir=path.parent)
-            os.replace(path, aside)
-            shutil.rmtree(aside, ignore_errors=True)
-        os.replace(tmp, path)
+        staged.write(buf.getvalue())
+        staged.publish(new_file_mode(), replace_folder=True)
     except BaseException as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        staged.discard()
         if not isinstance(e, OSError):
             raise
 

@@ -143,7 +143,7 @@ class GlbBuilder:
 def track(keys: Sequence[tuple[float, Point | None]], apart: float) -> tuple[list[tuple[float, Point]],
                                                                              list[tuple[float, float]]]:
     """A piece's keyframes over the whole game (time in seconds, place or ``None`` when
-    hidden), as the viewer samples them (:func:`~stratstone_cad.viewer.replay._sample`:
+    hidden), as the viewer samples them (:func:`~stratstone_cad.viewer.replay.timeline._sample`:
     linear between two places, held while either end is hidden), turned into glTF's two
     channels: the translation's keys (linear) and the scale's (stepped: 1 shown, 0 hidden).
 
@@ -375,9 +375,9 @@ def check_plies(rep: Any, out: Path) -> None:
 def replay_bytes(rep: Any, log: Path, seconds_per_ply: float = 1.0, colours: str = "levels", reach: bool = True) -> bytes:
     """The GLB of the log ``log`` (loaded as ``rep``), with the log's header and each ply's
     words, from the log replayed again (as fast as check-log: milliseconds a hundred plies)."""
-    from stratstone_cad.log.logfile import replay
+    from stratstone_cad.log.logfile import walk_log
 
-    with replay(log) as r:
+    with walk_log(log) as r:
         header = {"game": r.header.game, "rules": r.header.rules, "players": r.header.players, "seed": r.header.seed,
                   "setup": r.header.setup}
         words = [r.game.explain(st.before, st.after, st.events) for st in r]

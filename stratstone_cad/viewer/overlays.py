@@ -38,9 +38,11 @@ neither is near any colour in use, nor near the from and to marks' blue and oran
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -297,6 +299,31 @@ def _square(x: float, y: float, z: float, half: float) -> np.ndarray:
     return np.array([[x - half, y - half, z], [x + half, y - half, z], [x + half, y + half, z], [x - half, y + half, z]])
 
 
+@dataclass
+class _Sketch:
+    """What a ply's events draw, gathered event by event (the hooks of :class:`Overlays`)."""
+
+    placed: str | None = None  # the square a stone or gem was placed on this ply
+    tubes: list[np.ndarray] = field(default_factory=list)
+    steps: list[tuple[np.ndarray, str]] = field(default_factory=list)
+    sums: list[Any] = field(default_factory=lambda: [((), ""), ((), "")])
+    band: tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]] = ((), ())
+    halos: list[np.ndarray | None] = field(default_factory=lambda: [None, None])
+    lines: list[Any] = field(default_factory=list)
+    sown: list[Sown] = field(default_factory=list)
+
+
+def _squares_named(event: Any, seats: Mapping[str, Any]) -> list[str]:
+    """The board's squares an event names in its fields (a square, or a list of them), in order."""
+    out: list[str] = []
+    for f in dataclasses.fields(event):
+        value = getattr(event, f.name)
+        for v in value if isinstance(value, tuple | list) else (value,):
+            if isinstance(v, str) and v in seats and v not in out:
+                out.append(v)
+    return out
+
+
 def _outline(x0: float, y0: float, x1: float, y1: float, z: float, width: float) -> list[np.ndarray]:
     """A rectangle's outline, ``width`` wide inside it, as four flat quads."""
     def quad(a: float, b: float, c: float, d: float) -> np.ndarray:
@@ -392,37 +419,69 @@ class Plan:
         """A ply's drawings (``ply`` None: the start, none)."""
         if ply is None:
             return Drawing()
-        named = ply.named
-        events = [n.event for n in named]
-        tubes: list[np.ndarray] = []
-        steps: list[tuple[np.ndarray, str]] = []
-        sums: list[Any] = [((), ""), ((), "")]
-        band: tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]] = ((), ())
-        halos: list[np.ndarray | None] = [None, None]
-        lines = []
-        placed = next((e.square for e in events if isinstance(e, Placed)), None)
-        for n in named:
-            e = n.event
-            if isinstance(e, Moved):
-                tubes += self._walk(e, steps)
-            elif isinstance(e, Exited):
-                tubes.append(self._exit(e.square))
-            elif isinstance(e, Attacked):
-                halos, sums = self._attack(e, n.pieces)
-            elif isinstance(e, DiceRolled) and e.column is not None and placed is not None:
-                band = self._column(placed)
-            elif isinstance(e, Trapped):
-                tubes += self._trap(e)
-            elif isinstance(e, GameOver) and e.lines:
-                lines = list(e.lines)
-        sown = [e for e in events if isinstance(e, Sown)]
-        if sown:
-            tubes.append(self._sowing(sown))
-            steps += self._numbers(sown)
+        events = [n.event for n in ply.named]
+        k = _Sketch(placed=next((e.square for e in events if isinstance(e, Placed)), None))
+        for n in ply.named:
+            getattr(self, f"draw_{n.event.kind.replace(' ', '_')}", self.draw_event)(n.event, n.pieces, k)
+        tubes, steps, sums, band, halos, lines = k.tubes, k.steps, k.sums, k.band, k.halos, k.lines
+        if k.sown:
+            tubes.append(self._sowing(k.sown))
+            steps += self._numbers(k.sown)
         rings, cells = self._win(lines, ply.rest) if lines else ((), ())
         lit, stars, costs = self._reach(ply)
         return Drawing(tuple(tubes), tuple(steps), (halos[0], halos[1]), (sums[0], sums[1]), band[0], band[1],
                        rings, cells, lit, stars, costs)
+
+    # One hook an event kind, named after it (``draw_<kind>``), as python-chess's visitors
+    # are; an event without one (a game's own) gets :meth:`draw_event`. tests/viewer walks
+    # every event of the core and asserts each has its hook.
+
+    def draw_moved(self, e: Moved, pieces: Sequence[str], k: _Sketch) -> None:
+        k.tubes += self._walk(e, k.steps)
+
+    def draw_exited(self, e: Exited, pieces: Sequence[str], k: _Sketch) -> None:
+        k.tubes.append(self._exit(e.square))
+
+    def draw_attacked(self, e: Attacked, pieces: Sequence[str], k: _Sketch) -> None:
+        k.halos, k.sums = self._attack(e, pieces)
+
+    def draw_dice_rolled(self, e: DiceRolled, pieces: Sequence[str], k: _Sketch) -> None:
+        if e.column is not None and k.placed is not None:
+            k.band = self._column(k.placed)
+
+    def draw_trapped(self, e: Trapped, pieces: Sequence[str], k: _Sketch) -> None:
+        k.tubes += self._trap(e)
+
+    def draw_game_over(self, e: GameOver, pieces: Sequence[str], k: _Sketch) -> None:
+        if e.lines:
+            k.lines = list(e.lines)
+
+    def draw_sown(self, e: Sown, pieces: Sequence[str], k: _Sketch) -> None:
+        k.sown.append(e)  # the whole path drawn once, numbered, after the ply's events
+
+    def draw_placed(self, e: Placed, pieces: Sequence[str], k: _Sketch) -> None:
+        """Nothing drawn: the stone placed is seen arriving (and its square is the from square)."""
+
+    def draw_captured(self, e: Any, pieces: Sequence[str], k: _Sketch) -> None:
+        """Nothing drawn: the capture is seen (the piece knocked off or lifted away)."""
+
+    def draw_turn_lost(self, e: Any, pieces: Sequence[str], k: _Sketch) -> None:
+        """Nothing drawn: said in the caption."""
+
+    def draw_extra_turn(self, e: Any, pieces: Sequence[str], k: _Sketch) -> None:
+        """Nothing drawn: said in the caption."""
+
+    def draw_board_reset(self, e: Any, pieces: Sequence[str], k: _Sketch) -> None:
+        """Nothing drawn: every gem is seen lifted away."""
+
+    def draw_event(self, e: Any, pieces: Sequence[str], k: _Sketch) -> None:
+        """An event without a hook (a game's own): a loop round each square it names (its
+        fields that are squares of the board, or lists of them)."""
+        for sq in _squares_named(e, self.rep.table.seats):
+            x, y, _ = self.rep.table.seats[sq]
+            z, h = self.top(sq) + TUBE * self.pitch + LIFT_MM / 4, 0.4 * self.pitch
+            k.tubes.append(np.array([[x - h, y - h, z], [x + h, y - h, z], [x + h, y + h, z], [x - h, y + h, z],
+                                     [x - h, y - h, z]]))
 
     def _walk(self, e: Moved, steps: list[tuple[np.ndarray, str]]) -> list[np.ndarray]:
         """A walk as polylines over the cells' tops: level from a cell's centre to its edge,

@@ -3,18 +3,17 @@ frames, from any stream of rendered frames (the preview's turntable, the replay)
 
 Files are written whole or not at all: into a temporary file (or folder) beside the target,
 ``.NAME.XXXXXXXX.tmp``, held under an exclusive lock while it is written and renamed over
-the target once complete. Every write error is raised as a one-line
+the target once complete (:class:`~stratstone_cad.base.fileio.Staged`, every writer's). Every write error is raised as a one-line
 :class:`~stratstone_cad.base.fileio.OutputError` and leaves the target as it was. That is why
 the project writes GIFs (Pillow) and MP4s (imageio-ffmpeg) itself rather than through
 PyVista's ``open_gif``/``open_movie``: their ``close()`` swallows a failed write, and a
 file cut short by a full disk would be published with success. An MP4 is also checked for
 a complete index, as ffmpeg can end with status 0 after failing to write it. What a killed
-export leaves is swept by the next export of the same name.
+export leaves is swept by the next export of the same name (:func:`~stratstone_cad.base.fileio.sweep_temporary`).
 """
 
 from __future__ import annotations
 
-import fcntl
 import io
 import itertools
 import math
@@ -23,14 +22,22 @@ import re
 import shutil
 import stat
 import sys
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from stratstone_cad.base.fileio import OutputError, describe_os_error, kind_of, too_long_to_write, umask, write_target
+from stratstone_cad.base.fileio import (
+    OutputError,
+    Staged,
+    describe_os_error,
+    kind_of,
+    sweep_temporary,
+    too_long_to_write,
+    umask,
+    write_target,
+)
 from stratstone_cad.errors import ParameterError, UserError
 
 __all__ = ["GIF_FPS", "GIF_PIXELS", "Progress", "check_frames", "check_target", "publish"]
@@ -157,68 +164,6 @@ class Progress:
             self.last = -1
 
 
-class Temporary:
-    """A new temporary file (or folder) beside ``target``, named ``.NAME.XXXXXXXX.tmp``
-    and held under an exclusive lock while the export writes it: made at once, so a folder
-    that cannot be written is refused before anything is rendered. :func:`sweep` removes
-    what a killed export left, never one another export still holds."""
-
-    def __init__(self, target: Path, out: Path, kind: str, flag: str = "--out") -> None:
-
-        try:
-            if kind == "dir":
-                self.path = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
-                self.fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
-            else:
-                self.fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-                self.path = Path(name)
-            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as e:
-            raise OutputError(f"{flag} {out}: cannot write ({describe_os_error(e)})") from None
-
-    def remove(self) -> None:
-        """Gone, whatever it holds (after a failure); the lock goes with the descriptor."""
-        if self.path.is_dir() and not self.path.is_symlink():
-            shutil.rmtree(self.path, ignore_errors=True)
-        elif self.path.exists():
-            self.path.unlink()
-        self.close()
-
-    def close(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
-
-
-def sweep(target: Path) -> None:
-    """Remove the temporary files and folders (``.NAME.XXXXXXXX.tmp``) that killed exports
-    of ``target`` left, skipping any another export still holds locked."""
-    pattern = re.compile(rf"\.{re.escape(target.name)}\.[a-z0-9_]{{8}}\.tmp")
-    try:
-        found = [p for p in target.parent.iterdir() if pattern.fullmatch(p.name) and not p.is_symlink()]
-    except OSError:
-        return
-    for p in found:
-        try:
-            fd = os.open(p, os.O_RDONLY | (os.O_DIRECTORY if p.is_dir() else 0))
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            continue  # held: an export running now
-        try:
-            if p.is_dir():
-                shutil.rmtree(p, ignore_errors=True)
-            else:
-                p.unlink()
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
-
-
 def publish(out: Path, kind: str, frames: Iterable[np.ndarray], *, fps: int = 10, bar: Progress | None = None,
             flag: str = "--out", hold_s: float = 0.0) -> int:
     """Write ``frames`` (RGB or RGBA images of one size, rendered as they are asked for)
@@ -230,26 +175,22 @@ def publish(out: Path, kind: str, frames: Iterable[np.ndarray], *, fps: int = 10
     (a generator's ``finally`` runs) whatever happens."""
     try:
         target = out if kind == "dir" else write_target(out, follow_symlinks=True)
-        sweep(target)  # what a killed export of this name left
-        tmp = Temporary(target, out, kind, flag)
+        sweep_temporary(target.parent, re.escape(target.name))  # what a killed export of this name left
+        try:
+            tmp = Staged(target, folder=kind == "dir")
+        except OSError as e:
+            raise OutputError(f"{flag} {out}: cannot write ({describe_os_error(e)})") from None
         bar = bar or Progress(1, out.name, stream=io.StringIO())  # not a terminal: no bar
         try:
             n = _write(iter(frames), tmp.path, kind, fps, bar, hold_s)
             _close(frames)  # the scene is gone before the file appears
-            if kind != "dir":
-                try:
-                    mode = stat.S_IMODE(os.stat(target).st_mode)  # a file replaced keeps its permissions
-                except OSError:
-                    mode = 0o666 & ~umask()
-                os.chmod(tmp.path, mode)
-            os.replace(tmp.path, target)
-            tmp.close()
+            tmp.publish()  # a file replaced keeps its permissions
         except OSError as e:
             raise OutputError(f"{flag} {out}: cannot write ({describe_os_error(e)})") from None
         finally:
             bar.done()
             if tmp.fd >= 0:
-                tmp.remove()
+                tmp.discard()
     finally:
         _close(frames)
     return n

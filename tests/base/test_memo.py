@@ -4,7 +4,9 @@ a build over its own files, and spares an unchanged rebuild shapely and the font
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import fcntl
 import json
 import os
 import re
@@ -21,7 +23,7 @@ from stratstone_cad.base.params import get_printer, load_profiles, parse_set
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.geometry.tiling import Joint, TilePlan
 from stratstone_cad.pipeline.keys import job_key
-from stratstone_cad.registry import GAMES, load_params
+from stratstone_cad.registry import PARTS, load_params
 
 ROOTS = ("stratstone_cad.geometry.tiling",)
 
@@ -193,7 +195,7 @@ def test_a_tile_plan_comes_back_equal_from_its_json():
 def _plans(printer=None):
     ps = load_params()
     profiles = load_profiles()
-    return [j for g in GAMES.values() for j in g.plan(ps.game(g.name), get_printer(printer), profiles, ps.mesh)], ps
+    return [j for g in PARTS.values() for j in g.plan(ps.params_of(g.name), get_printer(printer), profiles, ps.mesh)], ps
 
 
 def test_the_plans_and_keys_are_the_same_computed_or_recalled(on, monkeypatch):
@@ -228,17 +230,17 @@ def test_a_parameter_a_check_refuses_is_refused_after_a_success_was_remembered(o
 def test_a_changed_board_gets_its_own_tile_plan(on):
     """The tile plan is keyed on every field of the board: a wider pitch is planned afresh."""
     ps = load_params()
-    sage = GAMES["sage-stones"]
-    before = sage.plan(ps.game("sage-stones"), get_printer(None), load_profiles(), ps.mesh)[0].args["plan"]
+    sage = PARTS["sage-stones"]
+    before = sage.plan(ps.params_of("sage-stones"), get_printer(None), load_profiles(), ps.mesh)[0].args["plan"]
     wider = load_params(sets=parse_set(["sage-stones.board.cell_pitch_mm=30"]))
-    after = sage.plan(wider.game("sage-stones"), get_printer(None), load_profiles(), wider.mesh)[0].args["plan"]
+    after = sage.plan(wider.params_of("sage-stones"), get_printer(None), load_profiles(), wider.mesh)[0].args["plan"]
     assert after.size != before.size and after.size[0] == pytest.approx(dataclasses.replace(
-        wider.game("sage-stones").board).grid().size_mm[0])
+        wider.params_of("sage-stones").board).grid().size_mm[0])
 
 
 def test_board_job_takes_its_keep_out_as_a_partial():
     ps = load_params()
-    b = ps.game("stratstone").board
+    b = ps.params_of("stratstone").board
     with pytest.raises(TypeError, match="functools.partial"):
         from stratstone_cad.printing.jobs import board_job
 
@@ -270,7 +272,7 @@ def test_a_remembered_terrain_map_is_its_seeds_map_and_a_bad_entry_is_not(on):
     from stratstone_cad.games.terrain import parts as TA
     from stratstone_cad.games.terrain.terrain_map import check_heightmap, generate
 
-    board = load_params().game("terrain").board
+    board = load_params().params_of("terrain").board
     levels = check_heightmap(generate(board.seed))
     assert TA.load_map(board) == (levels, f"seed-{board.seed}", {"terrain_seed": board.seed})
     # keyed by the code of the engine's generator and of the module that calls it (_seed_map)
@@ -288,7 +290,7 @@ def test_the_kernel_free_answer_is_keyed_by_the_maker_and_the_code_that_reads_it
     from stratstone_cad.pipeline.keys import _kernel_free
 
     ps = load_params()
-    board, stone = GAMES["stratstone"].plan(ps.game("stratstone"), get_printer(None), load_profiles(), ps.mesh)[:2]
+    board, stone = PARTS["stratstone"].plan(ps.params_of("stratstone"), get_printer(None), load_profiles(), ps.mesh)[:2]
     assert (_kernel_free(board), _kernel_free(stone)) == (True, False)
     for job in (board, stone):
         module = job.maker.split(":")[0]
@@ -350,18 +352,20 @@ def test_the_memo_keeps_its_newest_entries_and_no_stale_temporary_file(on, monke
     for name in own:
         (on / name).write_text("the user's own")
         os.utime(on / name, (1, 1))
-    old_tmp, new_tmp = on / ".abc.json.k3j5h6g7.tmp", on / ".def.json.a1b2c3d4.tmp"
+    dead_tmp, held_tmp = on / f".{'a' * 64}.json.k3j5h6g7.tmp", on / f".{'d' * 64}.json.a1b2c3d4.tmp"
     names = []
-    for n in range(6):
-        if n == 5:  # a killed writer's leftovers, found by the prune that also removes entries
-            for f in (old_tmp, new_tmp):
-                f.write_text("{")
-            os.utime(old_tmp, (1, 1))
-        M.remembered("x", ROOTS, n, Counter(n))
-        names.append(f"{M.memo_key('x', ROOTS, n)}.json")
-        os.utime(on / names[-1], (1000 + n, 1000 + n))  # written in this order
+    with contextlib.ExitStack() as writing:
+        for n in range(6):
+            if n == 5:  # a killed writer's leftover, and one another writer holds now, found by the prune
+                for f in (dead_tmp, held_tmp):
+                    f.write_text("{")
+                held = writing.enter_context(open(held_tmp))
+                fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+            M.remembered("x", ROOTS, n, Counter(n))
+            names.append(f"{M.memo_key('x', ROOTS, n)}.json")
+            os.utime(on / names[-1], (1000 + n, 1000 + n))  # written in this order
     left = sorted(p.name for p in on.iterdir())
-    assert left == sorted([*names[3:], *own, new_tmp.name]), left
+    assert left == sorted([*names[3:], *own, held_tmp.name]), left
 
 
 def test_an_entry_is_written_through_a_temporary_file_named_for_the_sweep(on, monkeypatch):
@@ -401,7 +405,7 @@ def test_a_passed_check_is_kept_under_its_sections_fields_and_code(on):
     """Each parameter section's checks, once passed, are one entry: named "check", keyed by
     the section (every field) and the code of its class's module, holding true."""
     ps = load_params()
-    board = ps.game("stratstone").board
+    board = ps.params_of("stratstone").board
     key = M.memo_key("check", ("stratstone_cad.games.stratstone.parts", "stratstone_cad.base.params"), board)
     assert json.loads((on / f"{key}.json").read_text())["value"] is True
     assert (on / f"{M.memo_key('check', ('stratstone_cad.base.params',), ps.mesh)}.json").is_file()

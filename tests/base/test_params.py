@@ -10,7 +10,7 @@ import pytest
 
 from stratstone_cad.base.params import PRESETS_DIR, Params, _show, get_printer, param, parse_set
 from stratstone_cad.errors import ParameterError
-from stratstone_cad.registry import GAMES, SCHEMA, SHARED_PRESETS, load_params
+from stratstone_cad.registry import PARTS, SCHEMA, SHARED_PRESETS, load_params
 
 
 def test_the_defaults_are_written_in_the_presets_only():
@@ -19,7 +19,7 @@ def test_the_defaults_are_written_in_the_presets_only():
         for f in dataclasses.fields(cls):
             assert f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING, (prefix, f.name)
     presets = {}
-    for f in [*(g.preset for g in GAMES.values()), *(PRESETS_DIR / f for f in SHARED_PRESETS)]:
+    for f in [*(g.preset for g in PARTS.values()), *(PRESETS_DIR / f for f in SHARED_PRESETS)]:
         presets.update(tomllib.loads(f.read_text()))
     for prefix, cls in SCHEMA.items():  # and each preset gives every field of its sections, and nothing else
         table = presets
@@ -41,17 +41,17 @@ def test_a_preset_that_leaves_a_parameter_out_is_refused(tmp_path):
 def test_set_overrides_a_value_by_its_type():
     ps = load_params(sets=parse_set(["stratstone.stone.height_mm=9", "stratstone.stone.mark=off",
                                      "stratstone.stone.colours=green,blue,white", "stratstone.board.cells=5"]))
-    assert ps.game("stratstone").stone.height_mm == 9.0
-    assert ps.game("stratstone").stone.mark is False
-    assert ps.game("stratstone").stone.colours == ["green", "blue", "white"]
-    assert ps.game("stratstone").board.cells == 5
+    assert ps.params_of("stratstone").stone.height_mm == 9.0
+    assert ps.params_of("stratstone").stone.mark is False
+    assert ps.params_of("stratstone").stone.colours == ["green", "blue", "white"]
+    assert ps.params_of("stratstone").board.cells == 5
 
 
 def test_params_file_then_set(tmp_path):
     f = tmp_path / "p.toml"
     f.write_text("[stratstone.stone]\nheight_mm = 8.0\nseed = 7\n[mesh]\ntolerance_mm = 0.02\n")
     ps = load_params(f, parse_set(["stratstone.stone.seed=8"]))
-    assert (ps.game("stratstone").stone.height_mm, ps.game("stratstone").stone.seed, ps.mesh.tolerance_mm) == (8.0, 8, 0.02)
+    assert (ps.params_of("stratstone").stone.height_mm, ps.params_of("stratstone").stone.seed, ps.mesh.tolerance_mm) == (8.0, 8, 0.02)
 
 
 @pytest.mark.parametrize(("sets", "message"), [
@@ -158,7 +158,7 @@ def test_a_params_file_line_of_exactly_4096_bytes_is_read(tmp_path):
     f = tmp_path / "p.toml"
     f.write_text("[stratstone.stone]\nheight_mm = 8.0 #" + "x" * 4079 + "\n")
     assert len(f.read_bytes().splitlines()[1]) == 4096
-    assert load_params(f).game("stratstone").stone.height_mm == 8.0
+    assert load_params(f).params_of("stratstone").stone.height_mm == 8.0
 
 
 def test_unknown_printer_suggests_the_closest():
@@ -190,7 +190,7 @@ def test_limits_in_messages_are_themselves_accepted():
 def test_a_params_file_with_a_byte_order_mark(tmp_path):
     f = tmp_path / "p.toml"
     f.write_bytes(b"\xef\xbb\xbf[stratstone.stone]\nheight_mm = 8.0\n")
-    assert load_params(f).game("stratstone").stone.height_mm == 8.0
+    assert load_params(f).params_of("stratstone").stone.height_mm == 8.0
 
 
 def test_param_declares_a_field_with_its_description_and_limits():
@@ -290,12 +290,12 @@ def test_a_height_is_on_a_layer_boundary_counting_from_the_first_layer():
 
 
 def test_describe_lists_every_parameter_with_its_range_and_words():
-    rows = _Demo.describe()
+    rows = _Demo.field_docs()
     assert rows == [("demo.part.width_mm", "a number from 1 to 60", "w"),
                     ("demo.part.depth_mm", "a number of at least 2", "d")]
     from stratstone_cad.games.stratstone.parts import StratstoneStones
 
-    listed = {name: expected for name, expected, _ in StratstoneStones.describe()}
+    listed = {name: expected for name, expected, _ in StratstoneStones.field_docs()}
     assert listed["stratstone.stone.marks"] == "a list of 3 names from ring, cross, bars, dot, dots, triangle, none"
 
 
@@ -313,7 +313,7 @@ class _Kinds(Params):
 
 
 def test_each_kind_of_parameter_says_what_it_expects():
-    assert {name: expected for name, expected, _ in _Kinds.describe()} == {
+    assert {name: expected for name, expected, _ in _Kinds.field_docs()} == {
         "demo.kinds.flag": "true or false",
         "demo.kinds.label": 'a text ("" for none)',
         "demo.kinds.style": "one of round, square",
@@ -402,7 +402,7 @@ def test_a_missing_or_broken_preset_file_is_named_in_one_line(tmp_path):
 def test_a_preset_file_is_named_with_an_unknown_name_in_it(tmp_path):
     from stratstone_cad.base.params import resolve
 
-    presets = [*(g.preset for g in GAMES.values()), *(PRESETS_DIR / f for f in SHARED_PRESETS)]
+    presets = [*(g.preset for g in PARTS.values()), *(PRESETS_DIR / f for f in SHARED_PRESETS)]
     preset = tmp_path / "stratstone.toml"
     preset.write_text("[stratstone.board]\ncells = 5\n")
     assert resolve(SCHEMA, [*presets, preset])["stratstone.board"]["cells"] == 5
@@ -479,7 +479,7 @@ def test_a_value_of_the_right_kind_is_kept_in_the_parameters_type():
 def test_a_params_file_may_write_an_integer_as_a_whole_float(tmp_path):
     f = tmp_path / "p.toml"
     f.write_text("[stratstone.board]\ncells = 5.0\n")
-    cells = load_params(f).game("stratstone").board.cells
+    cells = load_params(f).params_of("stratstone").board.cells
     assert cells == 5 and type(cells) is int
 
 
@@ -550,13 +550,13 @@ def test_display_colours_are_read_whole_and_a_bad_one_is_named(tmp_path):
 
 
 def test_a_list_set_as_list_shows_it_and_a_name_too_long_for_a_file_says_the_limit():
-    shown = '["' + '", "'.join(load_params().game("stratstone").stone.colours) + '"]'  # as `list` prints them
-    assert load_params(sets={"stratstone.stone.colours": '["ab", "cd", "ef"]'}).game("stratstone").stone.colours == \
+    shown = '["' + '", "'.join(load_params().params_of("stratstone").stone.colours) + '"]'  # as `list` prints them
+    assert load_params(sets={"stratstone.stone.colours": '["ab", "cd", "ef"]'}).params_of("stratstone").stone.colours == \
         ["ab", "cd", "ef"]
-    assert load_params(sets={"stratstone.stone.colours": shown}).game("stratstone").stone.colours == \
-        load_params().game("stratstone").stone.colours
+    assert load_params(sets={"stratstone.stone.colours": shown}).params_of("stratstone").stone.colours == \
+        load_params().params_of("stratstone").stone.colours
     longest = "c" * 32
-    assert load_params(sets={"stratstone.stone.colours": f"a,b,{longest}"}).game("stratstone").stone.colours[2] == longest
+    assert load_params(sets={"stratstone.stone.colours": f"a,b,{longest}"}).params_of("stratstone").stone.colours[2] == longest
     with pytest.raises(ParameterError) as e:
         load_params(sets={"stratstone.stone.colours": f"a,b,{longest}c"})
     assert str(e.value).endswith("expected names of lower-case letters, digits, '-' or '_', each beginning with a "

@@ -158,7 +158,7 @@ def test_a_repeated_set_takes_the_last_value():
     from stratstone_cad.registry import load_params
 
     ps = load_params(sets=parse_set(["stratstone.stone.height_mm=8", "stratstone.stone.height_mm=9"]))
-    assert ps.game("stratstone").stone.height_mm == 9.0
+    assert ps.params_of("stratstone").stone.height_mm == 9.0
     r = run("list", "--set", "stratstone.stone.height_mm=8", "--set", "stratstone.stone.height_mm=9")
     assert "stratstone.stone.height_mm = 9 (default 7.4)" in r.stdout
 

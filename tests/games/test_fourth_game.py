@@ -2,7 +2,7 @@
 
 The game here (one pile, take 1 to 3, who takes the last wins) is written against the
 protocol of :mod:`stratstone_cad.engine.core` only; registered, and given its entry in
-the log format (``stratstone_cad/log/schema.json``: play and record check every header
+the log format (its facts' ``log_schema()``: play and record check every header
 against it before the first ply), ``play``, the built-in players and ``record`` serve it
 with no change. The last test adds it as a real game folder with a printable part, in a
 copy of the package, and builds, lists, plays and checks it through the command line.
@@ -25,7 +25,7 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -44,6 +44,19 @@ class Take:
 
     def __str__(self) -> str:
         return str(self.n)
+
+
+@dataclass(frozen=True, slots=True)
+class Took:
+    """An event of the game's own, not of the core's: ``player`` took ``n`` and left ``left``."""
+
+    kind: ClassVar[str] = "took"
+    player: str
+    n: int
+    left: int
+
+    def words(self) -> str:
+        return f"{self.player} takes {self.n}, {self.left} left"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
@@ -72,7 +85,8 @@ class PileState(NoChance):
             raise RuleViolation(str(take), self.ply + 1, f"takes more than the {self.pile} left")
         left = self.pile - take.n
         result = Result(PLAYERS[self.turn], "took the last") if left == 0 else None
-        events = [GameOver(result.winner, result.reason)] if result else []
+        events: list[Any] = [Took(PLAYERS[self.turn], take.n, left)]
+        events += [GameOver(result.winner, result.reason)] if result else []
         return PileState(pile=left, turn=1 - self.turn, ply=self.ply + 1, _result=result), events
 
     def random_move(self, rng: random.Random) -> Take:
@@ -171,20 +185,16 @@ def _in_the_format(monkeypatch: pytest.MonkeyPatch, name: str, chance_field: str
     from stratstone_cad.log import logfile
 
     schema = copy.deepcopy(logfile.load_schema())
-    defs = schema["$defs"]
-    defs["header"]["properties"]["game"]["enum"].append(name)
     ply = {"type": "object", "required": ["ply", "player", "move"], "additionalProperties": False,
            "properties": {"ply": {"$ref": "#/$defs/ply_number"}, "player": {"enum": list(PLAYERS)},
                           "move": {"$ref": "#/$defs/move_text"}, "left": {"type": "integer", "minimum": 0}}}
     if chance_field:
         ply["properties"][chance_field] = {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 3},
                                            "minItems": 1, "maxItems": 1}
-    key = f"ply_{name.replace('-', '_')}"
-    defs[key] = ply
-    defs["ply"]["anyOf"].append({"$ref": f"#/$defs/{key}"})
-    for cached in (logfile._validator, logfile._longest_list):
+    logfile.schema._add_game(schema, name, {"players": None, "setup": {"type": "object"}, "ply": ply})
+    for cached in (logfile.schema._validator, logfile.schema._longest_list):
         cached.cache_clear()
-    monkeypatch.setattr(logfile, "load_schema", lambda: schema)
+    monkeypatch.setattr(logfile.schema, "load_schema", lambda: schema)
 
 
 @pytest.fixture
@@ -209,7 +219,7 @@ def _forget_the_format() -> None:
     """The validators made from the extended schema go with it."""
     from stratstone_cad.log import logfile
 
-    for cached in (logfile._validator, logfile._longest_list):
+    for cached in (logfile.schema._validator, logfile.schema._longest_list):
         cached.cache_clear()
 
 
@@ -231,6 +241,17 @@ def test_play_stops_a_game_at_its_ply_limit_and_says_so(pile_game: Pile, tmp_pat
     assert play("pile", 7, None, out, {"pile": 40_000}) == f"wrote {out}: pile, unfinished after {MAX_PLIES} plies (limit {MAX_PLIES})"
     lines = out.read_text().splitlines()
     assert len(lines) == 1 + MAX_PLIES and '"ply": 10000' in lines[-1]
+
+
+def test_a_games_own_event_is_explained_in_its_own_words(pile_game: Pile, tmp_path: Any) -> None:
+    """The game's Took event, not one of the core's, says itself in check-log --explain."""
+    from stratstone_cad.log.commands import explain_log, play
+
+    out = tmp_path / "pile.jsonl"
+    play("pile", 7, ["greedy", "greedy"], out, {"pile": 5})
+    said = list(explain_log(out))
+    assert said[:2] == ["1 north 1: north takes 1, 4 left", "2 south 1: south takes 1, 3 left"], said
+    assert said[-2] == "3 north 3: north takes 3, 0 left; winner north (took the last)", said
 
 
 def test_a_one_ply_game_is_summed_up_in_the_singular(pile_game: Pile, tmp_path: Any) -> None:
@@ -314,6 +335,27 @@ NAME = "pile"
 TITLE = "Pile"
 PLAYERS = ("north", "south")
 """The two sides, north first."""
+
+
+def log_schema():
+    """The game's entry in the log format: its header's players, its setup, its plies."""
+    return {
+        "players": {"const": list(PLAYERS)},
+        "setup": {"type": "object", "additionalProperties": False,
+                  "properties": {"pile": {"type": "integer", "minimum": 1, "maximum": 100000}}},
+        "ply": {
+            "type": "object",
+            "required": ["ply", "player", "move"],
+            "additionalProperties": False,
+            "properties": {
+                "ply": {"$ref": "#/$defs/ply_number"},
+                "player": {"enum": list(PLAYERS)},
+                "move": {"$ref": "#/$defs/move_text"},
+                "left": {"description": "Optional derived fact, checked: stones left after the ply.",
+                         "type": "integer", "minimum": 0},
+            },
+        },
+    }
 '''
 
 PILE_RULES_HEAD = '''"""Pile's rules: one pile, take 1 to 3 stones, who takes the last wins."""
@@ -323,7 +365,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from stratstone_cad.engine.core import GameBase, GameOver, MoveTextError, NoChance, Result, RuleViolation
 from stratstone_cad.games.pile.facts import PLAYERS
@@ -425,19 +467,6 @@ PILE_TOKEN_FIELDS = (
     ("count", "int", 10, "tokens the game needs (the manifest's print count)", 1, 99),
 )
 
-PILE_PLY_SCHEMA = '''    "ply_pile": {
-      "type": "object",
-      "required": ["ply", "player", "move"],
-      "additionalProperties": false,
-      "properties": {
-        "ply": {"$ref": "#/$defs/ply_number"},
-        "player": {"enum": ["north", "south"]},
-        "move": {"$ref": "#/$defs/move_text"},
-        "left": {"description": "Optional derived fact, checked: stones left after the ply.", "type": "integer", "minimum": 0}
-      }
-    },
-'''
-
 GAME_PACKAGE = Path(registry.__file__).resolve().parent
 
 
@@ -458,7 +487,7 @@ def _pile_preset() -> str:
 
 def _pile_rules() -> str:
     """The engine of this test module, as the game's rules.py."""
-    body = "\n\n".join(inspect.getsource(c) for c in (Take, PileState, Pile))
+    body = "\n\n".join(inspect.getsource(c) for c in (Take, Took, PileState, Pile))
     return PILE_RULES_HEAD + "\n\n" + body + "\n\nGAME = Pile()\n"
 
 
@@ -468,7 +497,7 @@ def _tree(root: Path) -> dict[str, bytes]:
 
 
 def _add_pile(pkg: Path) -> None:
-    """What adding the game takes: its folder, one line of registry.py, its entry in the log schema."""
+    """What adding the game takes: its folder (its facts carry its entry in the log format) and one line of registry.py."""
     folder = pkg / "games" / "pile"
     folder.mkdir()
     params_src = (pkg / "base" / "params.py").read_text()
@@ -482,16 +511,6 @@ def _add_pile(pkg: Path) -> None:
     assert n == 1, "registry.py has no one-line FOLDERS = (...)"
     reg.write_text(text)
 
-    # the log format's entry: the game's name in the header, the shape of its ply lines
-    schema = pkg / "log" / "schema.json"
-    text = schema.read_text()
-    for pattern, to in ((r'("game": \{"enum": \[[^]]*)\]', r'\1, "pile"]'),
-                        (r'("ply": \{\s*"anyOf": \[[^]]*?)(\n\s*\])', r'\1,\n        {"$ref": "#/$defs/ply_pile"}\2'),
-                        (r'^(    )("result": \{)', PILE_PLY_SCHEMA + r'\1\2')):
-        text, n = re.subn(pattern, to, text, count=1, flags=re.MULTILINE)
-        assert n == 1, f"schema.json: nothing matches {pattern}"
-    schema.write_text(text)
-
 
 def _run(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSAFEPATH")}
@@ -500,9 +519,9 @@ def _run(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           timeout=300)
 
 
-def test_a_fourth_game_is_its_folder_one_registry_line_and_its_log_schema_entry(tmp_path: Path) -> None:
-    """Adding a game touches its own folder, one line of the registry and the log schema's
-    entry, nothing else; then build, list, play and check-log serve it, through the real
+def test_a_fourth_game_is_its_folder_and_one_registry_line(tmp_path: Path) -> None:
+    """Adding a game touches its own folder (its facts hold its entry in the log schema) and
+    one line of the registry, nothing else; then build, list, play and check-log serve it, through the real
     command line, importing the changed copy of the package and not this checkout."""
     import tomllib
 
@@ -517,24 +536,32 @@ def test_a_fourth_game_is_its_folder_one_registry_line_and_its_log_schema_entry(
     _add_pile(pkg)
     after = _tree(pkg)
 
-    # --- what changed: the new folder, one line of registry.py, the schema's entry
+    # --- what changed: the new folder and one line of registry.py
     added = sorted(set(after) - set(before))
     changed = sorted(f for f in before.keys() & after.keys() if before[f] != after[f])
     assert set(before) <= set(after)
     assert added == [f"games/pile/{f}" for f in ("__init__.py", "cad.py", "facts.py", "parts.py", "preset.toml",
                                                   "rules.py")]
-    assert changed == ["log/schema.json", "registry.py"]
+    assert changed == ["registry.py"]
     diff = [d for d in difflib.unified_diff(before["registry.py"].decode().splitlines(),
                                             after["registry.py"].decode().splitlines(), lineterm="", n=0)
             if d[:1] in "+-" and d[:3] not in ("+++", "---")]
     assert len(diff) == 2 and diff[0].startswith("-FOLDERS") and diff[1] == diff[0].replace("-", "+", 1)[:-1] + ', "pile")'
-    old, new = (json.loads(t["log/schema.json"]) for t in (before, after))
+    # the log format's schema, assembled by the copy: this checkout's, and the pile's entry from its facts
+    from stratstone_cad.log.logfile import load_schema
+
+    assembled = _run(tmp_path, "-c", "import json; from stratstone_cad.log.logfile import load_schema; "
+                                     "print(json.dumps(load_schema()))")
+    assert assembled.returncode == 0, assembled.stderr
+    old, new = copy.deepcopy(load_schema()), json.loads(assembled.stdout)
     games = new["$defs"]["header"]["properties"]["game"]["enum"]
     assert games == [*old["$defs"]["header"]["properties"]["game"]["enum"], "pile"]
     new["$defs"]["header"]["properties"]["game"]["enum"] = games[:-1]
     assert new["$defs"]["ply"]["anyOf"].pop() == {"$ref": "#/$defs/ply_pile"}
+    assert new["$defs"]["header"]["allOf"].pop()["then"]["properties"]["players"] == {"const": list(PLAYERS)}
     assert new["$defs"].pop("ply_pile")["properties"]["player"] == {"enum": list(PLAYERS)}
-    assert new == old  # the game in the header's list, its ply's shape: all the schema gained
+    assert new["$defs"].pop("setup_pile")["properties"]["pile"]["type"] == "integer"
+    assert new == old  # the game in the header's list, its setup and its ply's shape: all the schema gained
 
     # --- the rules: importing them loads no CAD, mesh or VTK module, from the copy
     heavy = ("cadquery", "OCP", "manifold3d", "shapely", "trimesh", "vtk", "pyvista", "numpy", "stratstone_cad.printing",

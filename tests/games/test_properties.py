@@ -60,7 +60,7 @@ def test_sage_stones_playouts_revalidate_and_keep_counts(tmp_path_factory, seed,
     log.write_log(path, records)
     log.validate(path)
     # replay the same log and check counts ply by ply
-    with log.replay(path) as r:
+    with log.walk_log(path) as r:
         for step in r:
             before, after = step.before, step.after
             assert isinstance(after, SageStonesState)

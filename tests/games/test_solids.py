@@ -19,7 +19,7 @@ from stratstone_cad.base.params import get_printer, load_profiles
 from stratstone_cad.occ.common import horizontal_face_heights, volume
 from stratstone_cad.printing.checks import Mesh
 from stratstone_cad.printing.jobs import solid_maker
-from stratstone_cad.registry import get_games, load_params
+from stratstone_cad.registry import get_parts, load_params
 from tests.meshtools import horizontal_heights
 
 
@@ -54,7 +54,7 @@ def assert_same_solid(mesh: Mesh, solid, what: str, valid: bool = True) -> None:
 
 def _plan(ps, printer="prusa-mk4"):
     profiles = load_profiles()
-    return [(g, j) for g in get_games(None) for j in g.plan(ps.game(g.name), get_printer(printer), profiles, ps.mesh)]
+    return [(g, j) for g in get_parts(None) for j in g.plan(ps.params_of(g.name), get_printer(printer), profiles, ps.mesh)]
 
 
 def _one_per_kind(plan):

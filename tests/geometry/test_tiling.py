@@ -23,14 +23,14 @@ SMALL_BED = Printer("small", "a 110 mm test bed", 110, 110, 5)
 
 
 def _plan(params, printer):
-    b = params.game("stratstone").board
+    b = params.params_of("stratstone").board
     g = b.grid()
     return plan_tiles(g.size_mm, printer, b.joint_length_mm, b.joint_width_mm, g.wall_lines())
 
 
 @pytest.fixture(scope="module")
 def tiled(params, profiles):
-    p = params.game("stratstone")
+    p = params.params_of("stratstone")
     b = p.board
     stack = S.board_stack(b, p.recess_diameter_mm, profiles["board"], params.mesh.tolerance_mm)
     plan = _plan(params, SMALL_BED)
@@ -78,7 +78,7 @@ def test_every_tile_fits_the_bed(tiled):
 def test_tiles_cover_the_board_less_the_joint_gaps(tiled, params):
     """The tiles together are the board less the clearance ring around each dovetail, exactly."""
     stack, plan, tiles = tiled
-    b = params.game("stratstone").board
+    b = params.params_of("stratstone").board
     gap = sum(Polygon(dovetail_outline(j, b.joint_length_mm, b.joint_width_mm, b.joint_clearance_mm))
               .difference(Polygon(dovetail_outline(j, b.joint_length_mm, b.joint_width_mm))).area for j in plan.joints)
     # over the full height: the gaps behind the cut lie in the dovetail's own tile and are not cut
@@ -97,7 +97,7 @@ def test_tiles_do_not_overlap_and_joints_line_up(tiled, params):
     another, a dovetail grown by 90 % of the clearance still misses the other tile,
     grown by 150 % it touches it."""
     _, plan, tiles = tiled
-    b = params.game("stratstone").board
+    b = params.params_of("stratstone").board
     flat = [shapely.union_all([s.region for s in t]) for t in tiles]
     for i, a in enumerate(flat):
         for c in flat[i + 1:]:
@@ -119,7 +119,7 @@ def test_tiles_mesh_watertight(tiled):
 
 
 def test_a_dovetail_flares(params):
-    b = params.game("stratstone").board
+    b = params.params_of("stratstone").board
     pts = dovetail_outline(Joint("x", 0.0, 0.0), b.joint_length_mm, b.joint_width_mm)
     neck = max(y for x, y in pts if x == 0.0) * 2
     head = max(y for x, y in pts if x > 0) * 2
@@ -189,7 +189,7 @@ def test_sockets_stop_at_socket_top_and_a_missing_socket_top_is_the_joint_top():
 
 def test_cuts_follow_the_walls_or_none_are_made(params):
     """With wall lines given, cuts are only ever on them (never through a recess)."""
-    b = params.game("stratstone").board
+    b = params.params_of("stratstone").board
     g = b.grid()
     for bed in (Printer("a", "", 110, 110, 5), Printer("b", "", 70, 70, 5)):
         plan = plan_tiles(g.size_mm, bed, b.joint_length_mm, b.joint_width_mm, g.wall_lines())
@@ -204,14 +204,14 @@ def test_dovetails_keep_clear_of_recesses_and_labels_or_the_plan_is_refused(prof
     from stratstone_cad.printing.jobs import board_job
 
     ps = load_params(sets=parse_set(["stratstone.board.cell_pitch_mm=44"]))
-    p = ps.game("stratstone")
+    p = ps.params_of("stratstone")
     job = SA.plan(p, Printer("mini", "", 180, 180, 5), profiles, ps.mesh)[0]
     keep = shapely.union_all([g for _, g in SA.keep_out(p)])
     b = p.board
     for j in job.args["plan"].joints:
         assert Polygon(dovetail_outline(j, b.joint_length_mm, b.joint_width_mm, b.joint_clearance_mm)).distance(keep) >= 0.8
     wide = load_params(sets=parse_set(["stratstone.board.cell_pitch_mm=44", "stratstone.board.joint_width_mm=20",
-                                       "stratstone.board.joint_length_mm=20"])).game("stratstone")
+                                       "stratstone.board.joint_length_mm=20"])).params_of("stratstone")
     with pytest.raises(ParameterError, match=r"^stratstone.board.joint_width_mm = 20: the dovetail at \(\d+(\.\d+)?, "
                                              r"\d+(\.\d+)?\) mm comes within \d.\d\d mm of a (recess|label), expected at least "
                                              r"0.8 mm \(a smaller joint_width_mm, a smaller joint_length_mm, a larger cell_pitch_mm or a printer with a larger "
@@ -282,7 +282,7 @@ def test_a_joint_at_its_smallest_is_not_told_to_shrink():
     """joint_width_mm = 4 is the least it can be: the message names what can still change."""
     from stratstone_cad.printing.jobs import joint_fix
 
-    b = load_params(sets=parse_set(["stratstone.board.joint_width_mm=4", "stratstone.board.joint_length_mm=2"])).game("stratstone").board
+    b = load_params(sets=parse_set(["stratstone.board.joint_width_mm=4", "stratstone.board.joint_length_mm=2"])).params_of("stratstone").board
     assert joint_fix(b) == "a larger cell_pitch_mm or a printer with a larger bed"
 
 

@@ -34,6 +34,23 @@ def test_play_writes_a_file_and_check_log_agrees(tmp_path):
     assert out.read_text() == commands.play("stratstone", 4, ["greedy", "random"], None) + "\n"
 
 
+def test_play_out_sweeps_what_a_killed_write_of_its_log_left_but_not_a_running_ones(tmp_path):
+    """A killed ``play --out`` leaves its temporary file beside the log; the next write of
+    that log removes it, as every export does, but not one another write holds (locked),
+    nor one of another name."""
+    import fcntl
+
+    out = tmp_path / "game.jsonl"
+    dead, held, other = (tmp_path / f".{name}.{tail}.tmp" for name, tail in
+                         (("game.jsonl", "ab12cd_9"), ("game.jsonl", "zz99yy00"), ("other.jsonl", "ab12cd_9")))
+    for f in (dead, held, other):
+        f.write_text('{"format"')
+    with open(held) as running:
+        fcntl.flock(running.fileno(), fcntl.LOCK_EX)
+        commands.play("stratstone", 4, None, out)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([out.name, held.name, other.name])
+
+
 def test_play_sage_stones_defaults_to_four_random_colours(tmp_path):
     head = json.loads(commands.play("sage-stones", 3, None, None).split("\n")[0])
     assert head["players"] == ["yellow", "red", "blue", "green"]
@@ -275,3 +292,15 @@ def test_play_never_writes_its_log_over_the_map_it_reads(tmp_path):
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
     assert f"--out {heightmap}: the same file as the {flag} file {heightmap} it reads" in r.stderr
     assert heightmap.read_text() == "[[1]]"
+
+
+def test_every_registered_game_has_a_golden_log_that_check_log_accepts():
+    """The suites that run for every game take its golden log: a game without one, or with
+    one the engine refuses, fails here rather than leaving the suites silently short of it."""
+    from stratstone_cad.registry import FACTS
+    from tests import golden_logs
+
+    logs = golden_logs()
+    assert list(logs) == list(FACTS)
+    for game, log in logs.items():
+        assert commands.check_log(log).startswith(f"ok: {game}, "), game

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from stratstone_cad.engine.core import Result
 from stratstone_cad.errors import LogError, OutputError, UserError
 from stratstone_cad.log import logfile as log
 from stratstone_cad.log.commands import check_log
@@ -88,14 +89,38 @@ def test_schema_is_a_valid_draft_2020_12_schema_and_accepts_every_valid_line():
             validator.validate(json.loads(line))
 
 
-def test_schema_ships_inside_the_package():
+def test_the_schemas_neutral_part_ships_inside_the_package():
     import stratstone_cad.log as log_package
 
-    assert (Path(log_package.__file__).parent / "schema.json").is_file()
+    assert (Path(log_package.__file__).parent / "base-schema.json").is_file()
+
+
+def test_the_schemas_games_colours_and_squares_are_the_games_facts():
+    """Each game's entry in the schema is built from its facts: the games, Sage Stones'
+    colours, each board's squares (every square of the board, and only those, match)."""
+    import re
+
+    from stratstone_cad.registry import FACTS
+
+    defs = log.load_schema()["$defs"]
+    assert defs["header"]["properties"]["game"]["enum"] == list(FACTS)
+    sage, terrain, strat = FACTS["sage-stones"], FACTS["terrain"], FACTS["stratstone"]
+    assert defs["sage_colour"]["enum"] == list(sage.COLOURS)
+    assert defs["ply_stratstone"]["properties"]["player"]["enum"] == list(strat.PLAYERS)
+    assert defs["terrain_side"]["enum"] == list(terrain.PLAYERS)
+    boards = {"terrain_square": ([f"{f}{r}" for f in terrain.FILES for r in range(1, terrain.SIZE + 1)], defs),
+              "sage_square": ([f"{c}-{r}" for c in range(sage.FIRST_COLUMN, sage.FIRST_COLUMN + sage.COLUMNS)
+                               for r in range(1, sage.ROWS + 1)], defs),
+              "stratstone": ([f"{f}{r}" for f in strat.FILES for r in range(1, strat.SIZE + 1)], None)}
+    for name, (squares, where) in boards.items():
+        pattern = where[name]["pattern"] if where else \
+            defs["setup_stratstone"]["properties"]["stacks"]["propertyNames"]["pattern"]
+        everything = {f"{f}{r}" for f in "abcdefghijk" for r in range(0, 12)} | {f"{c}-{r}" for c in range(11) for r in range(11)}
+        assert {sq for sq in everything if re.fullmatch(pattern, sq)} == set(squares), name
 
 
 def test_replay_yields_steps_with_events():
-    with log.replay(LOGS / "sage_stones_4.jsonl") as r:
+    with log.walk_log(LOGS / "sage_stones_4.jsonl") as r:
         assert r.header.game == "sage-stones" and r.header.players == ["yellow", "red", "blue", "green"]
         steps = list(r)
     assert len(steps) == 45 and steps[0].line == 2 and steps[0].ply == 1
@@ -107,12 +132,12 @@ def test_replay_yields_steps_with_events():
 
 
 def test_a_replay_follows_its_steps_and_ends_on_the_last_ply():
-    with log.replay(LOGS / "stratstone_win.jsonl") as r:
+    with log.walk_log(LOGS / "stratstone_win.jsonl") as r:
         assert r.plies == 0 and r.state is r.initial
         for step in r:
             assert r.plies == step.ply and r.state is step.after
-        assert r.plies == 13 and r.state.result().describe() == "winner yellow (line of four)"
-    with log.replay(LOGS / "stratstone_win.jsonl") as r:
+        assert r.plies == 13 and r.state.result().text() == "winner yellow (line of four)"
+    with log.walk_log(LOGS / "stratstone_win.jsonl") as r:
         assert r.run() is r.state and r.plies == 13
 
 
@@ -121,7 +146,7 @@ def test_a_replay_left_before_its_end_closes_its_file():
         return len(os.listdir("/proc/self/fd"))
 
     before = open_files()
-    with log.replay(LOGS / "sage_stones_4.jsonl") as r:
+    with log.walk_log(LOGS / "sage_stones_4.jsonl") as r:
         next(iter(r))
         assert open_files() == before + 1  # the log
     assert open_files() == before and r.plies == 1
@@ -130,38 +155,38 @@ def test_a_replay_left_before_its_end_closes_its_file():
 def test_a_replay_resumes_from_a_mark_with_the_same_steps_checked_again(tmp_path):
     """A mark is the byte after a ply's line and the state after it: a replay started from
     it yields the plies after it, as the whole replay does; a changed file is refused."""
-    with log.replay(LOGS / "sage_stones_4.jsonl") as r:
-        marks = {0: r.mark()}
+    with log.walk_log(LOGS / "sage_stones_4.jsonl") as r:
+        marks = {0: r.seek_point()}
         whole = []
         for step in r:
             whole.append((step.line, step.ply, step.move, step.chance, step.before, step.after, step.events))
-            marks[step.ply] = r.mark()
+            marks[step.ply] = r.seek_point()
         final = r.state
     for ply in (0, 1, 17, 44, 45):
-        with log.replay(LOGS / "sage_stones_4.jsonl", start=marks[ply]) as r:
+        with log.walk_log(LOGS / "sage_stones_4.jsonl", start=marks[ply]) as r:
             assert r.state is marks[ply].state and r.plies == ply
             rest = [(s.line, s.ply, s.move, s.chance, s.before, s.after, s.events) for s in r]
             assert rest == whole[ply:] and r.state == final and r.logged_result is not None
     copy = tmp_path / "copy.jsonl"
     copy.write_bytes((LOGS / "sage_stones_4.jsonl").read_bytes())
-    with log.replay(copy) as r:
+    with log.walk_log(copy) as r:
         for step in r:
             if step.ply == 10:
-                mark = r.mark()
+                mark = r.seek_point()
                 break
-    with log.replay(copy, start=mark) as r:
+    with log.walk_log(copy, start=mark) as r:
         assert next(iter(r)).ply == 11
     lines = copy.read_text().splitlines(keepends=True)
     copy.write_text("".join(lines[:11]) + lines[11].replace('"ply": 11', '"ply": 12'))
     with pytest.raises(LogError, match="copy.jsonl: changed since it was checked"):
-        log.replay(copy, start=mark)
+        log.walk_log(copy, start=mark)
     with pytest.raises(TypeError):
-        log.Replay(iter([(1, json.loads(lines[0]))])).mark()  # lines from memory: no byte to resume from
+        log.LogWalk(iter([(1, json.loads(lines[0]))])).seek_point()  # lines from memory: no byte to resume from
 
 
 def test_check_log_reports_the_game_its_plies_its_result_and_its_header():
     done = log.validate(LOGS / "stratstone_win.jsonl")
-    assert (done.game, done.plies, done.result.describe(), done.has_result_line) == (
+    assert (done.game, done.plies, done.result.text(), done.has_result_line) == (
         "stratstone", 13, "winner yellow (line of four)", True)
     assert done.header.players == ["yellow", "red"] and done.header.seed == 4
     unfinished = log.validate(LOGS / "stratstone_unfinished.jsonl")
@@ -224,7 +249,7 @@ def test_one_ply_is_said_in_the_singular(tmp_path):
     line = json.dumps({"result": {"winner": "red", "reason": "line of four"}})
     assert _check(tmp_path, one + line) == "line 3: result says winner red (line of four) but the game is not over after 1 ply"
     report = log.validate(p)
-    assert log.LogReport(report.game, 1, log.Result("red", "line of four"), True, report.header).summary() == (
+    assert log.LogReport(report.game, 1, Result("red", "line of four"), True, report.header).summary() == (
         "ok: stratstone, 1 ply, winner red (line of four)")
 
 
@@ -272,10 +297,10 @@ def test_a_huge_single_line_fails_at_the_line_limit(tmp_path):
 
 
 def test_stream_size_cap_even_when_stat_says_small(tmp_path, monkeypatch):
-    monkeypatch.setattr(log, "MAX_LOG_BYTES", 10**9)
+    monkeypatch.setattr(log.reading, "MAX_LOG_BYTES", 10**9)
     p = tmp_path / "log.jsonl"
     p.write_text(HEADER + "\n" + PLY1 + "\n")
-    monkeypatch.setattr(log, "MAX_LOG_BYTES", len(HEADER) + 5)
+    monkeypatch.setattr(log.reading, "MAX_LOG_BYTES", len(HEADER) + 5)
     real_fstat = os.fstat
 
     def small(fd, *args, **kwargs):
@@ -283,7 +308,7 @@ def test_stream_size_cap_even_when_stat_says_small(tmp_path, monkeypatch):
         return os.stat_result((*st[:6], 0, *st[7:]))
 
     with monkeypatch.context() as m:
-        m.setattr(log.os, "fstat", small)
+        m.setattr(log.reading.os, "fstat", small)
         with pytest.raises(LogError, match=r"^line 2: the log is larger than the"):
             check_log(p)
 
@@ -292,9 +317,9 @@ def test_a_log_exactly_at_the_size_limit_is_read_and_one_byte_more_is_refused(tm
     p = tmp_path / "log.jsonl"
     p.write_text(HEADER + "\n" + PLY1 + "\n")
     size = p.stat().st_size
-    monkeypatch.setattr(log, "MAX_LOG_BYTES", size)  # the file's size and the bytes streamed are both at the limit
+    monkeypatch.setattr(log.reading, "MAX_LOG_BYTES", size)  # the file's size and the bytes streamed are both at the limit
     assert check_log(p) == "ok: stratstone, unfinished after 1 ply"
-    monkeypatch.setattr(log, "MAX_LOG_BYTES", size - 1)
+    monkeypatch.setattr(log.reading, "MAX_LOG_BYTES", size - 1)
     with pytest.raises(LogError) as e:
         check_log(p)
     assert str(e.value) == f"{p}: {size} bytes is larger than the {size - 1} bytes limit for a log"
@@ -426,7 +451,7 @@ def test_a_value_nested_too_deeply_for_the_schema_check_is_named_so():
     deep: list = []
     for _ in range(1000):
         deep = [deep]
-    assert log._schema_error({**json.loads(HEADER), "players": deep}, "header") == "nested too deeply"
+    assert log.schema._schema_error({**json.loads(HEADER), "players": deep}, "header") == "nested too deeply"
 
 
 def test_header_must_come_first(tmp_path):
@@ -557,7 +582,7 @@ def test_fast_ply_check_never_accepts_what_the_schema_rejects(case):
 @settings(max_examples=300, deadline=None)
 @given(_almost({"result": {"winner": "red", "reason": "line of four"}}) | _almost({"result": {"winner": None, "reason": "x"}}))
 def test_fast_result_check_never_accepts_what_the_schema_rejects(obj):
-    if "result" in obj and log._fast_result(obj):
+    if "result" in obj and log.schema._fast_result(obj):
         assert log.validate_line(obj, "result") is None
 
 
@@ -573,7 +598,7 @@ def test_fast_result_check_never_accepts_what_the_schema_rejects(obj):
     )
 )
 def test_fast_header_check_never_accepts_what_the_schema_rejects(obj):
-    if log._fast_header(obj):
+    if log.schema._fast_header(obj):
         assert log.validate_line(obj, "header") is None
 
 
@@ -687,7 +712,7 @@ def test_the_fast_checks_are_really_taken_for_every_game(tmp_path, monkeypatch, 
         asked.append(kind)
         return real(value, kind, game)
 
-    monkeypatch.setattr(log, "validate_line", validate_line)
+    monkeypatch.setattr(log.walk, "validate_line", validate_line)
     report = log.validate(path)
     assert report.plies > 5
     assert "ply" not in asked and "result" not in asked
@@ -703,7 +728,7 @@ def test_every_header_play_writes_takes_the_fast_check(game, seed, n):
 
     header = play_records(game, seed, ["random"] * n, max_plies=0)[0]
     assert header["seed"] == seed and len(header["players"]) == n
-    assert log._fast_header(header) is True and log.validate_line(header, "header") is None
+    assert log.schema._fast_header(header) is True and log.validate_line(header, "header") is None
 
 
 def test_a_header_with_a_player_id_the_schema_refuses_is_left_to_the_schema():
@@ -712,10 +737,10 @@ def test_a_header_with_a_player_id_the_schema_refuses_is_left_to_the_schema():
     from stratstone_cad.log.commands import play_records
 
     header = play_records("sage-stones", 1, ["random"] * 2, {"variant": "two-player"}, max_plies=0)[0]
-    assert log._fast_header(header) is True
+    assert log.schema._fast_header(header) is True
     for bad in ("P1", "p 1", "p" * 33, "1p"):
         odd = {**header, "players": [header["players"][0], bad]}
-        assert log._fast_header(odd) is False, bad
+        assert log.schema._fast_header(odd) is False, bad
         assert log.validate_line(odd, "header") is not None, bad
 
 
@@ -752,7 +777,7 @@ def test_the_fast_ply_check_of_two_fixed_sides(line, ok):
 
 
 def test_json_values_are_alike_exactly_when_json_schema_calls_them_equal():
-    from stratstone_cad.log.logfile import _canonical, _unique_items
+    from stratstone_cad.log.logfile.schema import _canonical, _unique_items
 
     c = _canonical
     assert c(1) == c(1.0) and c([1, {"a": 2}]) == c([1.0, {"a": 2.0}])
@@ -769,7 +794,7 @@ def test_json_values_are_alike_exactly_when_json_schema_calls_them_equal():
 
 
 def test_an_overlong_list_is_named_by_its_path():
-    from stratstone_cad.log.logfile import _overlong
+    from stratstone_cad.log.logfile.schema import _overlong
 
     assert _overlong([1, 2, 3], 2) == "the line: 3 items, expected at most 2"
     assert _overlong([1, 2], 2) is None and _overlong("abc", 2) is None and _overlong(7, 0) is None
@@ -793,7 +818,8 @@ def test_an_overlong_list_is_named_by_its_path():
     ('  {"a": 1}  x', "extra data at column 13"),
 ])
 def test_a_line_that_is_not_json_is_refused_with_its_column(text, message):
-    from stratstone_cad.log.logfile import LogError, _parse_json
+    from stratstone_cad.errors import LogError
+    from stratstone_cad.log.logfile.reading import _parse_json
 
     with pytest.raises(LogError) as e:
         _parse_json(text, 4)
@@ -801,7 +827,9 @@ def test_a_line_that_is_not_json_is_refused_with_its_column(text, message):
 
 
 def test_message_helpers_say_sizes_types_and_cut_long_text():
-    from stratstone_cad.log.logfile import _cut, _human_size, _json_type
+    from stratstone_cad.log.logfile.reading import _human_size
+    from stratstone_cad.log.logfile.schema import _cut
+    from stratstone_cad.log.logfile.walk import _json_type
 
     sizes = (1023, 1024, 1536, (1 << 20) - 52, (1 << 20) - 51, (1 << 20) - 1, 1 << 20, (1 << 30) - 1, 3 << 30, 5000 << 30)
     assert [_human_size(n) for n in sizes] == [

@@ -736,7 +736,7 @@ def test_resume_refuses_a_log_or_a_folder_it_cannot_write(tmp_path, monkeypatch)
         assert out.read_bytes() == before
 
 
-# -- issue 23: what record writes, check-log reads; one session a log; a full disk ----------------------------
+# -- what record writes, check-log reads; one session a log; a full disk ---------------------------------------
 
 IDS33 = "a" * 33
 TWO = ["--setup", '{"variant": "two-player"}']
@@ -963,7 +963,7 @@ def test_a_resumed_session_appends_each_move_and_the_file_is_what_one_write_give
     assert cli("stratstone", "--out", str(log), stdin="".join(script[:3]) + "quit\n").returncode == 0
     inode = log.stat().st_ino
     whole = []
-    monkeypatch.setattr(logfile, "atomic_write", lambda path, data, **kw: whole.append(len(data)))
+    monkeypatch.setattr(logfile.writing, "atomic_write", lambda path, data, **kw: whole.append(len(data)))
     r = cli("--resume", str(log), stdin="".join(script[3:9]) + "quit\n")
     assert r.returncode == 0 and "unfinished after 9 plies" in r.stdout, r.stderr
     assert whole == [] and log.stat().st_ino == inode  # appended, not written again
@@ -976,11 +976,11 @@ def test_a_resumed_log_written_otherwise_is_written_once_as_this_program_writes_
     the first move, then appended to: the file is what one write of the game gives."""
     log = tmp_path / "g.jsonl"
     log.write_text((LOGS / "stratstone_unfinished.jsonl").read_text().replace('": ', '":  '))
-    from stratstone_cad.log.logfile import replay
+    from stratstone_cad.log.logfile import walk_log
 
     r = cli("--resume", str(log), stdin="quit\n")
     assert r.returncode == 0 and log.read_bytes() != _as_written(log)  # nothing entered: nothing written
-    with replay(log) as game:
+    with walk_log(log) as game:
         for _ in game:
             pass
         move = str(next(iter(game.state.legal_moves())))

@@ -51,6 +51,18 @@ def test_the_wheel_carries_the_presets_and_the_schema(installed):
     assert not any(n.startswith("tests/") for n in names)
 
 
+def test_the_wheels_schema_is_the_one_the_package_assembles_from_its_games(installed):
+    """The log schema the wheel publishes (built by hatch_build.py) is the package's own,
+    every registered game in it."""
+    from stratstone_cad.log.logfile import load_schema
+    from stratstone_cad.registry import FACTS
+
+    (wheel,) = (installed / "dist").glob("*.whl")
+    published = json.loads(zipfile.ZipFile(wheel).read("stratstone_cad/log/schema.json"))
+    assert published == load_schema()
+    assert published["$defs"]["header"]["properties"]["game"]["enum"] == list(FACTS)
+
+
 def test_building_the_wheel_writes_nothing_into_the_checkout(tmp_path):
     """The build backend builds out of the tree: a copy of the checkout's files is the same
     files after `pip wheel` (setuptools left build/ and stratstone_cad.egg-info/ there, and
@@ -70,8 +82,10 @@ def test_building_the_wheel_writes_nothing_into_the_checkout(tmp_path):
     (wheel,) = (tmp_path / "dist").glob("stratstone_cad-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     package = sorted(n for n in names if not n.startswith("stratstone_cad-"))
-    # the package's files as git holds them, no more (no caches), no fewer (its data files too)
-    assert package == sorted(n for n in tracked.decode().split("\0") if n.startswith("stratstone_cad/"))
+    # the package's files as git holds them, no more (no caches), no fewer (its data files too),
+    # and the log schema the build assembles (hatch_build.py)
+    assert package == sorted([*(n for n in tracked.decode().split("\0") if n.startswith("stratstone_cad/")),
+                              "stratstone_cad/log/schema.json"])
 
 
 def test_the_installed_package_is_not_the_checkout(installed, tmp_path):

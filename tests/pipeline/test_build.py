@@ -66,7 +66,7 @@ def test_written_meshes_are_watertight_and_within_tolerance(built, manifest, par
     def curved_area(solid):  # only curved faces deviate: the volume can differ by tolerance x their area
         return sum(f.Area() for f in solid.Faces() if f.geomType() != "PLANE")
 
-    p = params.game("stratstone")
+    p = params.params_of("stratstone")
     stack = S.board_stack(p.board, p.recess_diameter_mm, profiles["board"], params.mesh.tolerance_mm)
     tm = trimesh.load_mesh(built / "stratstone/board.stl")
     assert tm.volume == pytest.approx(stack_volume(stack), rel=1e-6)  # float32 coordinates in the file
@@ -263,8 +263,8 @@ def test_a_tile_failing_its_check_leaves_none_of_the_boards_tiles(tmp_path, monk
 
     monkeypatch.setattr(checks, "check_mesh", reject)
     ps, profiles = B.load_params(games=["terrain"]), B.load_profiles()
-    [terrain] = B.get_games(["terrain"])
-    job = next(j for j in terrain.plan(ps.game("terrain"), B.get_printer(None), profiles, ps.mesh)
+    [terrain] = B.get_parts(["terrain"])
+    job = next(j for j in terrain.plan(ps.params_of("terrain"), B.get_printer(None), profiles, ps.mesh)
                if len(j.outputs) == 4)
     (tmp_path / "terrain").mkdir()
     with pytest.raises(GeometryError, match="^board-seed-1-tile-3-of-4 .*not watertight$"):
@@ -334,12 +334,12 @@ def test_only_files_named_as_the_game_names_them_are_removed_as_stale(tmp_path):
     assert all(f.read_text() == "the user's" for f in mine)
     # every file a game plans is one it owns (else it could never be removed when stale)
     from stratstone_cad.base.params import get_printer, load_profiles
-    from stratstone_cad.registry import GAMES, load_params
+    from stratstone_cad.registry import PARTS, load_params
 
     ps, profiles = load_params(), load_profiles()
     for printer in ("prusa-mini", "prusa-mk4"):
-        for g in GAMES.values():
-            for job in g.plan(ps.game(g.name), get_printer(printer), profiles, ps.mesh):
+        for g in PARTS.values():
+            for job in g.plan(ps.params_of(g.name), get_printer(printer), profiles, ps.mesh):
                 assert all(g.owns(o.file) for o in job.outputs), job.id
 
 

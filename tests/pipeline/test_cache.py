@@ -17,13 +17,13 @@ from stratstone_cad.base.params import PRESETS_DIR, get_printer, load_profiles
 from stratstone_cad.errors import UserError
 from stratstone_cad.pipeline import build as B
 from stratstone_cad.pipeline import keys as K
-from stratstone_cad.registry import GAMES, SCHEMA, get_games, load_params
+from stratstone_cad.registry import PARTS, SCHEMA, get_parts, load_params
 
 
 def _plan(ps, printer=None):
     printer = printer or get_printer(None)
     profiles = load_profiles()
-    return {j.id: j for g in get_games(None) for j in g.plan(ps.game(g.name), printer, profiles, ps.mesh)}, profiles
+    return {j.id: j for g in get_parts(None) for j in g.plan(ps.params_of(g.name), printer, profiles, ps.mesh)}, profiles
 
 
 def _keys(ps, printer=None):
@@ -56,7 +56,7 @@ def test_the_writers_and_shared_code_are_in_every_key():
         assert {"printing/stl.py", "printing/checks.py", "base/params.py", "base/fileio.py"} <= files, job.id
         folder = job.id.split('/')[0].replace('-', '_')
         assert f"games/{folder}/parts.py" in files, job.id  # its own parameter classes
-        others = {f"games/{g.name.replace('-', '_')}/cad.py" for g in GAMES.values()} - {f"games/{folder}/cad.py"}
+        others = {f"games/{g.name.replace('-', '_')}/cad.py" for g in PARTS.values()} - {f"games/{folder}/cad.py"}
         assert not files & others, (job.id, files & others)
 
 

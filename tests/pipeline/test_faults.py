@@ -19,7 +19,7 @@ import pytest
 from stratstone_cad.pipeline import build as B
 from stratstone_cad.pipeline import plate_phase
 from stratstone_cad.pipeline.lock import LOCK
-from tests import ROOT
+from tests import ROOT, gated
 from tests.procs import descendants
 
 
@@ -46,16 +46,33 @@ def _manifest_never_lies(out: Path) -> list[str]:
     return [a["file"] for a in m["assets"]]
 
 
-@pytest.mark.parametrize(("sig", "after"), [(signal.SIGKILL, 1.2), (signal.SIGKILL, 3.5), (signal.SIGKILL, 6.0),
-                                            (signal.SIGTERM, 2.5)])
-def test_a_killed_build_leaves_nothing_running_and_a_true_manifest(tmp_path, sig, after):
-    out = tmp_path / "out"
-    p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "build", "--out", str(out), "--jobs", "2"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+#: Where a build is stopped (tests/gated.py): before it makes its first part of its own (the
+#: fork server loading CadQuery, the workers starting), or as it lists its Nth part (the part
+#: on disk and not yet listed, the workers busy with theirs).
+FIRST_PART = ("stratstone_cad.pipeline.build:run_job", 1)
+LISTING = "stratstone_cad.pipeline.build:ProgressBar.step"
+
+
+def _gated_build(tmp_path: Path, out: Path, at: tuple[str, int], *args: str, text: bool = False) -> subprocess.Popen:
+    """``build --out OUT --jobs 2 ARGS`` stopped at ``at`` (tests/gated.py): returned once
+    it stands there, so a kill cannot come after the build finished."""
+    gate = tmp_path / "gate"
+    p = subprocess.Popen([*gated.command(gate, *at), "build", "--out", str(out), "--jobs", "2", *args],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=text, start_new_session=True, cwd=ROOT)
     try:
-        time.sleep(after)
-        if p.poll() is not None:
-            pytest.skip("the build finished before it could be killed")
+        gated.reached(gate, p)
+    except BaseException:
+        os.killpg(p.pid, signal.SIGKILL)
+        raise
+    return p
+
+
+@pytest.mark.parametrize(("sig", "at"), [(signal.SIGKILL, FIRST_PART), (signal.SIGKILL, (LISTING, 8)),
+                                         (signal.SIGKILL, (LISTING, 24)), (signal.SIGTERM, (LISTING, 4))])
+def test_a_killed_build_leaves_nothing_running_and_a_true_manifest(tmp_path, sig, at):
+    out = tmp_path / "out"
+    p = _gated_build(tmp_path, out, at)
+    try:
         family = descendants(p.pid)
         os.kill(p.pid, sig)  # the build only, as `kill PID` does: not its process group
         _, err = p.communicate(timeout=30)  # to the end: the processes left holding stderr wrote theirs
@@ -113,14 +130,10 @@ def test_the_submitter_starts_with_ctrl_c_and_sigterm_held_back():
     assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == before
 
 
-@pytest.mark.parametrize("after", [0.6, 1.0, 2.5])  # making boards here / the server loading / workers busy
-def test_sigterm_stops_the_build_with_one_line(tmp_path, after):
+@pytest.mark.parametrize("at", [FIRST_PART, (LISTING, 1), (LISTING, 12)])  # the server loading / workers busy
+def test_sigterm_stops_the_build_with_one_line(tmp_path, at):
     out = tmp_path / "out"
-    p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "build", "--out", str(out), "--jobs", "2"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    time.sleep(after)
-    if p.poll() is not None:
-        pytest.skip("the build finished before it could be stopped")
+    p = _gated_build(tmp_path, out, at, text=True)
     os.kill(p.pid, signal.SIGTERM)
     _, err = p.communicate(timeout=30)
     assert p.returncode == 143 and err.endswith("stratstone-cad: terminated\n") and "Traceback" not in err, err
@@ -152,13 +165,14 @@ def test_a_dead_worker_or_fork_server_is_one_line_and_the_manifest_stays_true(tm
     """The OOM killer (or a user) kills the fork server, or the workers while they build:
     the build stops with one line and exit 1 and lists what it wrote (or, for a server
     killed before it forked, finishes on a new one); nothing claims success with parts
-    missing."""
+    missing. The build waits at its gate until the victims are killed: before it asks
+    for its workers (the server loading) or as it starts its own parts (the workers forked)."""
     out = tmp_path / "out"
-    p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "build", "--out", str(out), "--jobs", "2"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    before_the_pool = ("stratstone_cad.pipeline.scheduler:worker_pool", 1)
+    p = _gated_build(tmp_path, out, before_the_pool if victim == "server" else FIRST_PART, text=True)
     try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and p.poll() is None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
             server = [q for q in _children(p.pid) if "forkserver" in _cmdline(q)]
             workers = [w for q in server for w in _children(q)]
             targets = {"server": server, "server-after-fork": server if workers else [], "workers": workers}[victim]
@@ -170,8 +184,8 @@ def test_a_dead_worker_or_fork_server_is_one_line_and_the_manifest_stays_true(tm
                         os.kill(q, signal.SIGKILL)
                 break
             time.sleep(0.02)
-        else:
-            pytest.skip("the build finished before its workers could be killed")
+        gated.release(tmp_path / "gate")
+        assert targets, f"no {victim} to kill in 60 s"
         _, err = p.communicate(timeout=60)
     finally:
         if p.poll() is None:
@@ -179,9 +193,9 @@ def test_a_dead_worker_or_fork_server_is_one_line_and_the_manifest_stays_true(tm
     assert "Traceback" not in err, err
     listed = _manifest_never_lies(out)
     on_disk = {q.relative_to(out).as_posix() for q in out.rglob("*.stl")}
-    if victim == "server" and p.returncode == 0:
+    if victim == "server":
         # killed before it forked a worker: multiprocessing starts a new server, the build goes on
-        assert on_disk == set(listed) and len(listed) == 43
+        assert p.returncode == 0 and on_disk == set(listed) and len(listed) == 43, err
         return
     assert p.returncode == 1, err
     assert err.splitlines()[-1].startswith("stratstone-cad: error: build: a worker process died"), err
@@ -425,18 +439,18 @@ def parts_only(tmp_path_factory):
     return out
 
 
-@pytest.mark.parametrize("after", [0.5, 0.8, 1.1, 1.4])
-def test_a_build_killed_while_it_writes_plates_leaves_a_true_manifest(parts_only, tmp_path, after):
+@pytest.mark.parametrize("plate", [1, 6, 12, 18])  # killed as it writes its Nth plate (of 18)
+def test_a_build_killed_while_it_writes_plates_leaves_a_true_manifest(parts_only, tmp_path, plate):
     import shutil
 
     out = tmp_path / "out"
     shutil.copytree(parts_only, out)
-    p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "build", "--out", str(out), "--plates",
-                          "--no-slice"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    gate = tmp_path / "gate"
+    p = subprocess.Popen([*gated.command(gate, "stratstone_cad.pipeline.plate_phase:atomic_write", plate, r"\.3mf$"),
+                          "build", "--out", str(out), "--plates", "--no-slice"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, cwd=ROOT)
     try:
-        time.sleep(after)
-        if p.poll() is not None:
-            pytest.skip("the build finished before it could be killed")
+        gated.reached(gate, p)
         os.kill(p.pid, signal.SIGKILL)
         _, err = p.communicate(timeout=30)
         assert b"Traceback" not in err

@@ -123,11 +123,11 @@ def test_the_set_is_laid_out_whole_and_unturned_whatever_the_printer(printer, re
     printed board is the set's."""
     from stratstone_cad.base.params import get_printer, load_profiles
     from stratstone_cad.models import _printer, set_jobs_not_printed
-    from stratstone_cad.registry import get_games, load_params
+    from stratstone_cad.registry import get_parts, load_params
 
-    (g,) = get_games(["sage-stones"])
+    (g,) = get_parts(["sage-stones"])
     ps = load_params()
-    params, profiles = ps.game(g.name), load_profiles()
+    params, profiles = ps.params_of(g.name), load_profiles()
     printed = g.plan(params, get_printer(printer), profiles, ps.mesh)
     whole = g.plan(params, _printer(None), profiles, ps.mesh)
     assert [j.id for j in set_jobs_not_printed(printed, whole)] == remade

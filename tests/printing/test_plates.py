@@ -22,7 +22,7 @@ from stratstone_cad.printing.adaptive import adaptive_layers, flat_heights, slic
 from stratstone_cad.printing.plates import Part, PlateError, arrange, gap, overlap
 from stratstone_cad.printing.plating import plan_plates, plate_key
 from stratstone_cad.printing.threemf import read_stl_mesh
-from stratstone_cad.registry import get_games, load_params
+from stratstone_cad.registry import get_parts, load_params
 
 SPACING = 6.0  # models/plates.toml
 
@@ -59,8 +59,8 @@ def test_every_plate_of_every_game_fits_every_printer_without_overlap(printer, p
     profiles = load_profiles()
     entries = {a["file"]: a for a in _manifest(plated)["assets"]}
     outputs = []
-    for g in get_games(None):
-        for job in g.plan(ps.game(g.name), pr, profiles, ps.mesh):
+    for g in get_parts(None):
+        for job in g.plan(ps.params_of(g.name), pr, profiles, ps.mesh):
             outputs += job.outputs
             if job.outputs[0].profile == "board":
                 module, func = job.maker.split(":")
@@ -300,7 +300,7 @@ def test_every_plate_carries_its_printers_bed_for_prusaslicer_and_orcaslicer(pla
     entries = {a["file"]: a for a in _manifest(plated)["assets"]}
     for name in load_printers():
         pr = get_printer(name)
-        outputs = [o for g in get_games(None) for j in g.plan(ps.game(g.name), pr, profiles, ps.mesh)
+        outputs = [o for g in get_parts(None) for j in g.plan(ps.params_of(g.name), pr, profiles, ps.mesh)
                    for o in j.outputs if o.profile == "piece"]  # the boards' tiles differ by printer
         jobs = plan_plates(outputs, entries, pr, profiles, ps.plates, load_colours())
         assert jobs
@@ -479,7 +479,7 @@ def test_the_plate_key_holds_the_version_the_printer_and_the_palette(plated):
     ps = load_params()
     profiles = load_profiles()
     entries = {a["file"]: a for a in _manifest(plated)["assets"]}
-    outputs = [o for g in get_games(None) for j in g.plan(ps.game(g.name), get_printer(None), profiles, ps.mesh)
+    outputs = [o for g in get_parts(None) for j in g.plan(ps.params_of(g.name), get_printer(None), profiles, ps.mesh)
                for o in j.outputs]
 
     def keys(printer="prusa-mk4", colours=None, version="0.1.0"):

@@ -32,7 +32,7 @@ from stratstone_cad.printing.plating import (
     slice_inputs,
 )
 from stratstone_cad.printing.slicing import SliceStats, slice_key
-from stratstone_cad.registry import get_games, load_params
+from stratstone_cad.registry import get_parts, load_params
 
 #: The gems without their colours' marks: six plates of one geometry in six colours.
 ALIKE = {"sage-stones.gem.mark": "false", "sage-stones.gem.per_colour": "2"}
@@ -43,10 +43,10 @@ def gems(tmp_path_factory) -> tuple[Path, dict]:
     """The Sage Stones set with its plates (not sliced), and its plates' jobs by file."""
     out = tmp_path_factory.mktemp("gems")
     build(["sage-stones"], None, out, jobs=2, progress=None, sets=ALIKE, plates=True, slice_plates=False)
-    games = get_games(["sage-stones"])
+    games = get_parts(["sage-stones"])
     ps = load_params(None, ALIKE, games=["sage-stones"])
     printer, profiles = get_printer(None), load_profiles()
-    plan = [j for g in games for j in g.plan(ps.game(g.name), printer, profiles, ps.mesh)]
+    plan = [j for g in games for j in g.plan(ps.params_of(g.name), printer, profiles, ps.mesh)]
     jobs = plan_plates([o for j in plan for o in j.outputs], read_manifest(out), printer, profiles, ps.plates,
                        load_colours())
     return out, {pj.file: pj for pj in jobs}

@@ -19,10 +19,10 @@ import pytest
 
 from stratstone_cad.viewer import gltf
 from stratstone_cad.viewer import replay as R
-from tests import LOGS
+from tests import LOGS, golden_logs
 from tests.web_tools import WEB, node_tools
 
-GAMES = {"stratstone": "stratstone_win.jsonl", "sage-stones": "sage_stones_4.jsonl", "terrain": "terrain_greedy.jsonl"}
+GAMES = golden_logs()  # each registered game and its golden log
 SECONDS = 0.8
 
 

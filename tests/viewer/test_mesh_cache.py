@@ -200,3 +200,19 @@ def test_every_new_preview_file_follows_the_umask(umask, tmp_path):
         assert path.stat().st_mode & 0o777 == 0o666 & ~umask, path.name
     for path in (cache, cache / "stratstone-cad", meshes):
         assert path.stat().st_mode & 0o777 == 0o777 & ~umask, path.name
+
+
+def test_a_mesh_just_made_is_the_mesh_the_cache_gives_back(tmp_path, monkeypatch):
+    """A picture is the same bytes on the first run (the meshes made) as on the next ones
+    (read from the cache): the vertices of a mesh just made are those the entry stores."""
+    asset = A.list_assets(["sage-stones"])[ASSET]
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cold"))
+    A._MEMO.clear()
+    made = A._job_meshes(asset.job)
+    A._MEMO.clear()
+    read = A._job_meshes(asset.job)  # the entry written a moment ago
+    A._MEMO.clear()
+    assert len(made) == len(read)
+    for m, r in zip(made, read, strict=True):
+        assert m.vertices.dtype == r.vertices.dtype == np.float64
+        assert np.array_equal(m.vertices, r.vertices) and np.array_equal(m.triangles, r.triangles)

@@ -1,4 +1,4 @@
-"""The replay explains each ply (issue 25): the engine's words in the caption, and on the
+"""The replay explains each ply: the engine's words in the caption, and on the
 board what the rules counted, read from the ply's events. Rendered off screen at 640 x 360
 (the size the text must read at); a drawing is found by the colour of the pixel where the
 point it passes through projects."""
@@ -14,13 +14,13 @@ from stratstone_cad.engine.core import Attacked, DiceRolled, GameOver, Moved, su
 from stratstone_cad.games.terrain import rules as terrain
 from stratstone_cad.viewer import overlays as O
 from stratstone_cad.viewer import replay as R
-from tests import LOGS
+from tests import LOGS, golden_logs
 from tests.viewer.pixels import check_winning_rings, ring_points
 from tests.viewer.pixels import is_colour as _is
 from tests.viewer.pixels import occupied as _occupied
 
 SIZE = (800, 450)  # text stands 20 px high at least: at 640 x 360 the chips crowd a 24-square board
-GAMES = {"stratstone": "stratstone_win.jsonl", "sage-stones": "sage_stones_4.jsonl", "terrain": "terrain_greedy.jsonl"}
+GAMES = golden_logs()  # each registered game and its golden log
 
 
 @pytest.fixture(scope="module")
@@ -294,8 +294,8 @@ def test_the_caption_says_each_ply_in_the_engines_words_wrapped_to_the_image(gam
                 p = rep.plies[ply - 1]
                 drawn = caption.actor.GetInput().split("\n")
                 assert all(caption.width(line) <= caption.right - caption.margin for line in drawn), (ply, drawn)
-                assert " ".join(" ".join(drawn).split()) == " ".join(R._overlay(rep, ply).split())
-                lines = R._overlay(rep, ply).split("\n")
+                assert " ".join(" ".join(drawn).split()) == " ".join(R.scene._overlay(rep, ply).split())
+                lines = R.scene._overlay(rep, ply).split("\n")
                 assert lines[0].startswith(f"ply {ply}/")
                 if ply < rep.count:
                     assert lines[1] == p.explain

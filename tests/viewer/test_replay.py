@@ -15,11 +15,11 @@ import pytest
 from stratstone_cad.engine.core import Sown
 from stratstone_cad.viewer import replay as R
 from stratstone_cad.viewer import writer as W
-from tests import LOGS, ROOT
+from tests import LOGS, ROOT, golden_logs
 from tests.viewer.pixels import chroma as _chroma
 from tests.viewer.pixels import rgb as _rgb
 
-GAMES = {"stratstone": "stratstone_win.jsonl", "sage-stones": "sage_stones_4.jsonl", "terrain": "terrain_greedy.jsonl"}
+GAMES = golden_logs()  # each registered game and its golden log
 
 
 @pytest.fixture(scope="module")
@@ -28,9 +28,9 @@ def loaded(_cache):
 
 
 def _state_after(game: str, ply: int):
-    from stratstone_cad.log.logfile import replay
+    from stratstone_cad.log.logfile import walk_log
 
-    with replay(LOGS / GAMES[game]) as r:
+    with walk_log(LOGS / GAMES[game]) as r:
         state = r.initial
         for step in r:
             if step.ply > ply:
@@ -255,14 +255,14 @@ class _Tty(io.StringIO):
 
 def test_the_progress_bar_counts_the_frames_on_a_terminal():
     out = _Tty()
-    bar = R.Progress(200, "replay x.mp4", out)
+    bar = W.Progress(200, "replay x.mp4", out)
     for i in range(1, 201):
         bar.step(i)
     bar.done()
     text = out.getvalue()
     assert text.count("\r") == 101 and "100% frame 200/200" in text and text.endswith("\n")
     quiet = io.StringIO()
-    R.Progress(5, "x", quiet).step(3)
+    W.Progress(5, "x", quiet).step(3)
     assert quiet.getvalue() == ""
 
 
@@ -332,7 +332,7 @@ def test_squares_are_the_board_grids_cells_in_the_logs_notation(game, first, sec
     rep = loaded[game]
     from stratstone_cad.registry import load_params
 
-    grid = load_params(None, None, games=[game]).game(game).board.grid()
+    grid = load_params(None, None, games=[game]).params_of(game).board.grid()
     assert rep.table.seats[first][:2] == pytest.approx(grid.cell_centre(0, 0))
     assert rep.table.seats[second][:2] == pytest.approx(grid.cell_centre(1, 0))
     assert rep.table.seats[last][:2] == pytest.approx(grid.cell_centre(grid.cols - 1, grid.rows - 1))
@@ -511,26 +511,26 @@ def test_plies_rebuilt_from_seek_points_in_any_order_are_the_plies_built_in_turn
                 p.facts, p.keys, p.explain, p.before)
 
     want = [facts(p) for p in loaded[game].plies]
-    monkeypatch.setattr(R, "FIRST_EVERY", 2)
-    monkeypatch.setattr(R, "MARKS", 3)
-    monkeypatch.setattr(R, "KEEP", 4)
-    monkeypatch.setattr(R, "BACK", 2)
+    monkeypatch.setattr(R.loading, "FIRST_EVERY", 2)
+    monkeypatch.setattr(R.loading, "SEEK_POINTS", 3)
+    monkeypatch.setattr(R.loading, "KEEP", 4)
+    monkeypatch.setattr(R.loading, "BACK", 2)
     rep = R.load(LOGS / GAMES[game])
-    assert len(rep.plies.marks) <= 3 and rep.plies.every > 2 and rep.count == len(want)
+    assert len(rep.plies.points) <= 3 and rep.plies.every > 2 and rep.count == len(want)
     rng = random.Random(5)
     order = list(range(rep.count - 1, -1, -1)) + [rng.randrange(rep.count) for _ in range(2 * rep.count)]
     for k in order:
         assert facts(rep.plies[k]) == want[k], k
         assert len(rep.plies.kept) <= 4
-    assert rep.rest(0) == loaded[game].rest(0) and R._overlay(rep, rep.count) == R._overlay(loaded[game], rep.count)
+    assert rep.rest(0) == loaded[game].rest(0) and R.scene._overlay(rep, rep.count) == R.scene._overlay(loaded[game], rep.count)
     rep.plies.close()
 
 
 def test_during_a_ply_the_overlay_keeps_the_facts_before_it_and_the_result_waits_for_the_end(loaded):
     rep = loaded["stratstone"]
     last = rep.count
-    during = R._overlay(rep, last, done=False)
-    after = R._overlay(rep, last, done=True)
+    during = R.scene._overlay(rep, last, done=False)
+    after = R.scene._overlay(rep, last, done=True)
     assert rep.result not in during and after.endswith(rep.result)
     assert "in hand: yellow 1" not in during and "in hand: yellow 1" in after  # the winner's last stone
 
@@ -641,7 +641,7 @@ def test_a_gif_keeps_its_frame_rate_in_whole_hundredths():
 
 def test_the_progress_bar_ends_its_line_before_an_error():
     out = _Tty()
-    bar = R.Progress(10, "replay x.gif", out)
+    bar = W.Progress(10, "replay x.gif", out)
     bar.step(4)
     bar.done()
     bar.done()  # again, as after an error: nothing more
@@ -652,7 +652,7 @@ def test_a_one_ply_game_is_counted_in_the_singular(tmp_path):
     one = tmp_path / "one.jsonl"
     one.write_text("\n".join((LOGS / "stratstone_unfinished.jsonl").read_text().splitlines()[:2]) + "\n")
     rep = R.load(one)
-    assert R._overlay(rep, 0).startswith(f"{rep.title}: start, 1 ply\n")
+    assert R.scene._overlay(rep, 0).startswith(f"{rep.title}: start, 1 ply\n")
     r = _cli(str(one), "--out", str(tmp_path / "p.png"), "--size", "160x100")
     assert r.returncode == 0 and r.stdout == f"wrote {tmp_path / 'p.png'}: stratstone, 1 ply, the position after ply 1\n", (
         r.stdout, r.stderr)

@@ -1,4 +1,4 @@
-"""The replay's look (issue 25, the scene reads at a glance): a board of levels coloured by
+"""The replay's look (the scene reads at a glance): a board of levels coloured by
 level, ``--colours print`` keeping the print colours, anti-aliased stills. Rendered off
 screen at small sizes (Mesa's software OpenGL)."""
 
@@ -76,7 +76,7 @@ def test_print_colours_keep_the_terrain_in_its_print_colour(terrain):
 def test_the_colours_change_nothing_for_a_game_without_levels(_cache):
     rep = R.load(LOGS / "sage_stones_two_player.jsonl")
     images = []
-    for colours in R.COLOURS:
+    for colours in R.COLOUR_MODES:
         scene = R.Scene(rep, (320, 180), colours=colours)
         try:
             scene.show(rep.count)
@@ -158,8 +158,8 @@ def test_the_board_stays_clear_of_a_caption_wrapped_onto_more_lines(_cache):
     try:
         scene.show(rep.count)
         caption = scene.overlays.caption
-        lines = caption.wrap(R._overlay(rep, rep.count)).split("\n")
-        assert len(lines) > R.TEXT_LINES
+        lines = caption.wrap(R.scene._overlay(rep, rep.count)).split("\n")
+        assert len(lines) > R.scene.TEXT_LINES
         right = caption.margin + max(caption.width(line) for line in lines)
         bottom = caption.height(len(lines))
         lo, hi = rep.board_bounds

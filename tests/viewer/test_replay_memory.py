@@ -1,4 +1,4 @@
-"""The replay's memory follows what it shows, not the length of the log (issue 23): a still
+"""The replay's memory follows what it shows, not the length of the log: a still
 or a short range of plies of a 100,000-ply log costs about what the same export of a
 10-ply log costs.
 

@@ -16,7 +16,7 @@ import pytest
 from stratstone_cad.log.commands import explain_log
 from stratstone_cad.viewer import replay as R
 from stratstone_cad.viewer import web
-from tests import LOGS, ROOT
+from tests import LOGS, ROOT, golden_logs
 from tests.pages import Browser, chromium
 from tests.viewer.pixels import check_winning_rings, ring_points
 from tests.viewer.pixels import chroma as _chroma
@@ -25,7 +25,7 @@ from tests.viewer.pixels import occupied as _occupied
 from tests.viewer.pixels import rgb as _rgb
 from tests.web_tools import WEB, node_tools
 
-GAMES = {"stratstone": "stratstone_win.jsonl", "sage-stones": "sage_stones_4.jsonl", "terrain": "terrain_greedy.jsonl"}
+GAMES = golden_logs()  # each registered game and its golden log
 SIZE = (800, 500)  # the view under the caption and over the buttons: 800 x 330
 
 
@@ -68,9 +68,9 @@ def _drawn(b: Browser) -> None:
 
 def _engine_tops(game: str, ply: int) -> dict[str, str | None]:
     """The colour (side) the engine has on top of each square after ``ply``."""
-    from stratstone_cad.log.logfile import replay
+    from stratstone_cad.log.logfile import walk_log
 
-    with replay(LOGS / GAMES[game]) as r:
+    with walk_log(LOGS / GAMES[game]) as r:
         state = r.initial
         for step in r:
             if step.ply > ply:

@@ -327,7 +327,7 @@ class SageStonesState(StateBase):
         """
         ply = self.ply + 1
         if self._result is not None:
-            raise RuleViolation(_dice_label(outcome), ply, f"come after the end of the game: {self._result.describe()}")
+            raise RuleViolation(_dice_label(outcome), ply, f"come after the end of the game: {self._result.text()}")
         if self.dice is not None:
             raise RuleViolation(_dice_label(outcome), ply, "come before the previous roll was played")
         dice = tuple(outcome) if isinstance(outcome, (list, tuple)) else ()
@@ -430,7 +430,7 @@ class SageStonesState(StateBase):
             if not isinstance(move, SagePass):
                 raise RuleViolation(short_repr(move), ply, "is not a Sage Stones move")
         if self._result is not None:
-            raise RuleViolation(str(move), ply, f"comes after the end of the game: {self._result.describe()}")
+            raise RuleViolation(str(move), ply, f"comes after the end of the game: {self._result.text()}")
         dice = self.dice
         if dice is None:
             raise RuleViolation(str(move), ply, "comes before the dice are rolled")

@@ -30,7 +30,7 @@ from stratstone_cad.base.params import (
     snap_height,
 )
 from stratstone_cad.errors import ParameterError
-from stratstone_cad.games.stratstone.facts import NAME, SETS
+from stratstone_cad.games.stratstone.facts import NAME, SETS, SIZE, STONES_PER_PLAYER, TAN_STONES, TITLE
 from stratstone_cad.geometry.boards import BoardParams, GridBoard, label_strokes, stroke_region
 from stratstone_cad.geometry.glyphs import MARKS
 from stratstone_cad.geometry.marks import MarkSpec, check_mark_floor, check_marks, mark_spec
@@ -52,8 +52,8 @@ PRESET = Path(__file__).with_name("preset.toml")
 #: The CAD functions of this game's parts, in cad.py (named, not imported: see CadFunctions).
 CAD = CadFunctions("stratstone_cad.games.stratstone.cad", ("make_board", "make_stone"))
 
-#: The file letters of a board of up to 8 cells (the game's own 4 are facts.FILES).
-FILES = string.ascii_lowercase[:8]
+#: The letters of the files of a board of up to 8 cells (the game's own 4 are facts.FILES).
+CELL_LETTERS = string.ascii_lowercase[:8]
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ class StratstoneBoard(BoardParams):
                          self.corner_radius_mm)
 
     def col_texts(self) -> list[str]:
-        return list(FILES[: self.cells])
+        return list(CELL_LETTERS[: self.cells])
 
     def row_texts(self) -> list[str]:
         return [str(i + 1) for i in range(self.cells)]
@@ -225,6 +225,6 @@ def table(p: StratstoneParams, profiles: Mapping[str, Profile], pieces: Mapping[
     return Table("board", seats, b.cell_pitch_mm, assets, reserve, tops=dict.fromkeys(seats, top))
 
 
-ASSETS = GameAssets(NAME, "Stratstone: 4 x 4 board and 24 pebble stones", PRESET,
+ASSETS = GameAssets(NAME, f"{TITLE}: {SIZE} x {SIZE} board and {2 * STONES_PER_PLAYER + TAN_STONES} pebble stones", PRESET,
                     {"stratstone.board": StratstoneBoard, "stratstone.stone": StratstoneStones}, combine, plan, CAD,
                     files=rf"{BOARD_FILES}|stone-{COLOUR}-[0-9]{{2}}", table=table)

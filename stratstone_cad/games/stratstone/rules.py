@@ -40,7 +40,17 @@ from stratstone_cad.engine.core import (
     short_repr,
     square_cell,
 )
-from stratstone_cad.games.stratstone.facts import FILES, MOVE_TEXT, NAME, NEUTRAL, PLAYERS, SIZE, STONES_PER_PLAYER, TAN_STONES
+from stratstone_cad.games.stratstone.facts import (
+    FILES,
+    MOVE_TEXT,
+    NAME,
+    NEUTRAL,
+    PLAYERS,
+    SIZE,
+    SQUARE,
+    STONES_PER_PLAYER,
+    TAN_STONES,
+)
 
 __all__ = [
     "COLOURS",
@@ -135,7 +145,7 @@ def _build_lines() -> tuple[tuple[int, int, int, int], ...]:
 LINES = _build_lines()
 """The ten lines of four (4 ranks, 4 files, 2 diagonals) as square indices."""
 
-_MOVE_RE = re.compile(rf"([a-d][1-4]) ([NESW]{{1,{MAX_STONES}}})")
+_MOVE_RE = re.compile(rf"({SQUARE}) ([NESW]{{1,{MAX_STONES}}})")
 
 REASON_LINE = "line of four"
 REASON_ALL_PLACED = "all stones placed"
@@ -381,7 +391,7 @@ class StratstoneState(NoChance):
         if type(move) is not StratstoneMove or not _well_formed(move):
             raise RuleViolation(short_repr(move), ply, "is not a Stratstone move")
         if self._result is not None:
-            raise RuleViolation(str(move), ply, f"comes after the end of the game: {self._result.describe()}")
+            raise RuleViolation(str(move), ply, f"comes after the end of the game: {self._result.text()}")
         c = self.turn
         origin = move.square
         old = self.stacks[origin]

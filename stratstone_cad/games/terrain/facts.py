@@ -30,3 +30,64 @@ MAP_TEXT = "a JSON 10 x 10 list of levels (rank 1 first)"
 
 #: How a move is written in the log (and typed at record's prompt), with an example.
 MOVE_TEXT = "'c1-c4' (move), 'c1xc5' (attack), 'e7-exit' (exit) or 'pass', with squares a1-j10"
+
+SQUARE = f"[{FILES[0]}-{FILES[-1]}](?:{'|'.join([*map(str, range(SIZE, 9, -1)), '[1-9]'])})"
+"""A square's grammar, a regular expression: the rules', the heightmap checks' and the log schema's."""
+
+
+def log_schema() -> dict[str, object]:
+    """The game's entry in the log format (JSON Schema): what its header's players must be,
+    the definitions of its setup and of its ply lines (stratstone_cad/log assembles the
+    published schema from every game's)."""
+    two = {"type": "object", "required": list(PLAYERS), "additionalProperties": False}
+    return {
+        "players": {"const": list(PLAYERS)},
+        "setup": {
+            "description": "The full heightmap (so a replay never depends on the generator) and the terrain seed it "
+                           "was generated from; the other fields describe a hand-made start position. Sizes, levels "
+                           "and the neighbour rule are checked by the engine (messages name the square).",
+            "type": "object",
+            "required": [MAP_FIELDS[0]],
+            "additionalProperties": False,
+            "properties": {
+                MAP_FIELDS[1]: {
+                    "description": "The seed terrain_map.generate() made the heightmap from, or null for a given "
+                                   "heightmap. Informative: a replay uses the heightmap.",
+                    "type": ["integer", "null"], "minimum": 0, "maximum": 2**63 - 1},
+                MAP_FIELDS[0]: {
+                    "description": f"{SIZE} rows of {SIZE} integer levels 0-20: heightmap[0] is rank 1, heightmap[0][0] "
+                                   "is a1; orthogonal neighbours differ by at most 2.",
+                    "type": "array", "items": {"type": "array"}},
+                "pieces": {
+                    "description": "Optional start position: square -> piece. Absent: the standard start (files "
+                                   f"{FILES[START_FILES[0]]}-{FILES[START_FILES[-1]]} of ranks 1 and {SIZE}).",
+                    "type": "object",
+                    "propertyNames": {"$ref": "#/$defs/terrain_square"},
+                    "additionalProperties": {"enum": [f"{p} {k}" for p in PLAYERS for k in KINDS]}},
+                "first": {"description": f"Who plays ply 1 (default {PLAYERS[0]}).", "$ref": "#/$defs/terrain_side"},
+                "score": {"description": "Points scored before ply 1 (default 0 each).", **two,
+                          "properties": {p: {"type": "integer", "minimum": 0, "maximum": 2} for p in PLAYERS}},
+                "exits": {"description": "Exits before ply 1 (default 0).", "type": "integer", "minimum": 0, "maximum": 1},
+                "moves_played": {
+                    "description": "Plies played before ply 1, counted towards the 200-move limit (default 0).",
+                    "type": "integer", "minimum": 0, "maximum": 199},
+            },
+        },
+        "ply": {
+            "type": "object",
+            "required": ["ply", "player", "move"],
+            "additionalProperties": False,
+            "properties": {
+                "ply": {"$ref": "#/$defs/ply_number"},
+                "player": {"$ref": "#/$defs/terrain_side"},
+                "move": {"$ref": "#/$defs/move_text"},
+                "score": {"description": "Optional derived fact, checked: points of each side after the ply.", **two,
+                          "properties": {p: {"type": "integer", "minimum": 0, "maximum": 9} for p in PLAYERS}},
+                "captured": {
+                    "description": "Optional derived fact, checked: the square emptied by an attack on this ply ([] for "
+                                   "none).",
+                    "type": "array", "items": {"$ref": "#/$defs/terrain_square"}, "maxItems": 1},
+            },
+        },
+        "defs": {"terrain_square": {"type": "string", "pattern": f"^{SQUARE}$"}, "terrain_side": {"enum": list(PLAYERS)}},
+    }

@@ -52,7 +52,7 @@ from stratstone_cad.engine.core import (
     square_cell,
     sum_text,
 )
-from stratstone_cad.games.terrain.facts import FILES, KINDS, MAP_FIELDS, MOVE_TEXT, NAME, PLAYERS, STRENGTH, TITLES
+from stratstone_cad.games.terrain.facts import FILES, KINDS, MAP_FIELDS, MOVE_TEXT, NAME, PLAYERS, SQUARE, STRENGTH, TITLES
 from stratstone_cad.games.terrain.terrain_map import (
     SIZE,
     TerrainError,
@@ -171,7 +171,7 @@ REASON_LIMIT_STRENGTH = "200 moves: strongest piece"
 REASON_LIMIT_EQUAL = "200 moves: all tie-breaks equal"
 REASON_PASS = "no legal move"
 
-_MOVE_RE = re.compile(r"([a-j](?:10|[1-9]))(?:([-x])([a-j](?:10|[1-9]))|(-exit))")
+_MOVE_RE = re.compile(rf"({SQUARE})(?:([-x])({SQUARE})|(-exit))")
 
 
 # --------------------------------------------------------------------------- moves
@@ -637,7 +637,7 @@ class TerrainState(NoChance):
             raise RuleViolation(short_repr(move), ply, "is not a terrain-game move")
         text = str(move)
         if self._result is not None:
-            raise RuleViolation(text, ply, f"comes after the end of the game: {self._result.describe()}")
+            raise RuleViolation(text, ply, f"comes after the end of the game: {self._result.text()}")
         side = self.turn
         player = PLAYERS[side]
         if move.kind == PASS_KIND:

@@ -26,7 +26,7 @@ from tests.meshtools import horizontal_heights, overhang_ok
 
 @pytest.fixture(scope="module")
 def sage(params):
-    return params.game("sage-stones")
+    return params.params_of("sage-stones")
 
 
 @pytest.fixture(scope="module")

@@ -35,7 +35,7 @@ def make_stone(p, c, i, profiles):
 
 @pytest.fixture(scope="module")
 def stack(params, profiles):
-    p = params.game("stratstone")
+    p = params.params_of("stratstone")
     return S.board_stack(p.board, p.recess_diameter_mm, profiles["board"], params.mesh.tolerance_mm)
 
 
@@ -46,7 +46,7 @@ def board(stack):
 
 @pytest.fixture(scope="module")
 def stones(params, profiles):
-    p = params.game("stratstone")
+    p = params.params_of("stratstone")
     return {(c, i): make_stone(p, c, i, profiles) for c in range(3) for i in range(p.stone.per_colour)}
 
 
@@ -64,7 +64,7 @@ def test_snapping_lands_on_layer_boundaries(profiles):
 def test_board_volume_matches_closed_form(board, stack, params, profiles):
     """The mesh is exactly the stack (flat faces), and the stack is the closed form up to the
     round corners and recesses, which are polygons within the mesh tolerance of their circles."""
-    p = params.game("stratstone")
+    p = params.params_of("stratstone")
     b = p.board
     prof, tol = profiles["board"], params.mesh.tolerance_mm
     t = snap_height(b.thickness_mm, prof)
@@ -84,7 +84,7 @@ def test_board_volume_matches_closed_form(board, stack, params, profiles):
 
 def test_board_bounding_box(board, params):
     lo, hi = board.bounds()
-    w, h = params.game("stratstone").board.grid().size_mm
+    w, h = params.params_of("stratstone").board.grid().size_mm
     assert lo == pytest.approx((0, 0, 0), abs=1e-6)
     assert hi == pytest.approx((w, h, 4.8), abs=1e-6)
 
@@ -96,7 +96,7 @@ def test_board_horizontal_faces_on_the_030_profile(board, profiles):
 
 
 def test_board_cells_follow_the_log_notation(params):
-    b = params.game("stratstone").board
+    b = params.params_of("stratstone").board
     g = b.grid()
     a1, d1, a4 = g.cell_centre(0, 0), g.cell_centre(3, 0), g.cell_centre(0, 3)
     assert a1[0] < d1[0] and a1[1] == d1[1]  # files a-d left to right
@@ -118,7 +118,7 @@ def test_labels_read_right_way_up_from_both_sides(params):
     player across the table reads them as the near player reads theirs."""
     from shapely import affinity
 
-    b = params.game("stratstone").board
+    b = params.params_of("stratstone").board
     labels = b.labels()
     for near in (lab for lab in labels if lab.rotation_deg == 0):
         far = next(lab for lab in labels if lab.text == near.text and lab.rotation_deg == 180
@@ -140,7 +140,7 @@ def test_every_glyph_is_printable_stroke_art():
 def test_labels_are_engraved_deep_and_wide_enough_to_read(params, profiles):
     """Every board's coordinates: 4 layers deep at 0.30 mm, grooves three 0.4 mm extrusions wide."""
     for game in ("stratstone", "sage-stones", "terrain"):
-        b = params.game(game).board
+        b = params.params_of(game).board
         assert snap_depth(b.engrave_depth_mm, profiles["board"]) == pytest.approx(1.2)
         assert b.label_stroke_mm == pytest.approx(3 * 0.4)
 
@@ -159,7 +159,7 @@ def test_every_mark_has_the_same_groove_area(params, profiles):
     """Each mark cut into a stone removes exactly mark_area x depth (closed forms: a ring
     2 pi r w, strokes L w + pi w^2 / 4, discs pi r^2, a round-cornered outline), so the
     marks of a set are equally visible: no bar at 40 % of a ring's area."""
-    s = params.game("stratstone").stone
+    s = params.params_of("stratstone").stone
     shape = subset(s, PebbleParams)
     piece = profiles["piece"]
     depth = snap_depth(s.mark_depth_mm, piece)
@@ -211,7 +211,7 @@ def test_24_stones_pairwise_different(stones, footprints, params):
 
 
 def test_every_stone_fits_any_cell_with_the_clearance(footprints, params):
-    p = params.game("stratstone")
+    p = params.params_of("stratstone")
     room = Point(0, 0).buffer(p.recess_diameter_mm / 2 - p.board.clearance_mm + 1e-6, quad_segs=64)
     for k, fp in footprints.items():
         assert room.contains(fp), k
@@ -237,7 +237,7 @@ def test_plateau_is_flat_and_covers_half_the_footprint(stones, footprints):
 def test_stack_of_8_stands(stones, params, profiles):
     """Stack the 8 stones of a set centred on each other: the combined centre of mass
     of the stones above any contact lies inside the contact (the lower plateau)."""
-    p = params.game("stratstone")
+    p = params.params_of("stratstone")
     for c in range(3):
         column = [stones[(c, i)] for i in range(p.stone.per_colour)]
         vol = [volume(s) for s in column]
@@ -259,7 +259,7 @@ TALL_NARROW = ["stratstone.stone.footprint_mm=10", "stratstone.board.cell_pitch_
 @pytest.mark.parametrize("sets", [[], FLAT_WIDE, TALL_NARROW], ids=["default", "flat-wide", "tall-narrow"])
 def test_stones_need_no_supports(sets, profiles):
     """Every downward facing facet above the first layer leans at most 45 degrees from vertical."""
-    p = load_params(sets=parse_set(sets)).game("stratstone")
+    p = load_params(sets=parse_set(sets)).params_of("stratstone")
     first = profiles["piece"].first_layer_height_mm
     for c, i in ((0, 0), (1, 3), (2, 6), (0, 5)):
         assert overhang_ok(tessellate(make_stone(p, c, i, profiles), 0.05), first), (c, i)
@@ -268,15 +268,15 @@ def test_stones_need_no_supports(sets, profiles):
 @pytest.mark.parametrize("sets", [["stratstone.stone.plateau_fraction=0.5"], FLAT_WIDE, TALL_NARROW],
                          ids=["least-plateau", "flat-wide", "tall-narrow"])
 def test_the_plateau_covers_half_the_footprint_at_the_limits(sets, profiles):
-    p = load_params(sets=parse_set(sets)).game("stratstone")
+    p = load_params(sets=parse_set(sets)).params_of("stratstone")
     for c, i in ((0, 1), (1, 6), (2, 2), (1, 0)):
         s = make_stone(p, c, i, profiles)
         assert _wire_polygon(_plateau(s).outerWire()).area >= 0.5 * _footprint(s).area, (c, i)
 
 
 def test_same_seed_same_stone_other_seed_other_stone(params, profiles):
-    p = subset(params.game("stratstone").stone, PebbleParams)
-    other = subset(load_params(sets=parse_set(["stratstone.stone.seed=99"])).game("stratstone").stone, PebbleParams)
+    p = subset(params.params_of("stratstone").stone, PebbleParams)
+    other = subset(load_params(sets=parse_set(["stratstone.stone.seed=99"])).params_of("stratstone").stone, PebbleParams)
     a = S.pebble_shape(p, 1, 4, profiles["piece"])
     assert a == S.pebble_shape(p, 1, 4, profiles["piece"])
     assert a != S.pebble_shape(other, 1, 4, profiles["piece"])
@@ -315,7 +315,7 @@ def test_any_accepted_parameters_give_checked_parts(data, profiles):
     (tiled when needed) and stones that pass every mesh check with faces on the layers."""
     from stratstone_cad.base.params import get_printer
     from stratstone_cad.errors import ParameterError
-    from stratstone_cad.registry import GAMES
+    from stratstone_cad.registry import PARTS
 
     sets = {}
     for name, lo, hi in (("stratstone.board.cells", 2, 6), ("stratstone.board.cell_pitch_mm", 12, 84),
@@ -331,7 +331,7 @@ def test_any_accepted_parameters_give_checked_parts(data, profiles):
     printer = get_printer(data.draw(st.sampled_from(["prusa-mini", "prusa-mk4"])))
     try:
         ps = load_params(sets=sets)
-        board_job = GAMES["stratstone"].plan(ps.game("stratstone"), printer, profiles, ps.mesh)[0]
+        board_job = PARTS["stratstone"].plan(ps.params_of("stratstone"), printer, profiles, ps.mesh)[0]
     except ParameterError as e:
         assert "\n" not in str(e) and str(e).startswith("stratstone.")
         return
@@ -342,7 +342,7 @@ def test_any_accepted_parameters_give_checked_parts(data, profiles):
         lo, hi = tile.bounds()
         ux, uy = printer.usable_mm
         assert hi[0] - lo[0] <= ux + 1e-6 and hi[1] - lo[1] <= uy + 1e-6, sets
-    stone = make_stone(ps.game("stratstone"), data.draw(st.integers(0, 2)), data.draw(st.integers(0, 7)), profiles)
+    stone = make_stone(ps.params_of("stratstone"), data.draw(st.integers(0, 2)), data.draw(st.integers(0, 7)), profiles)
     mesh = tessellate(stone, 0.05)
     check_mesh(mesh, f"stone with {sets}")
     assert all(on_layer_boundary(z, profiles["piece"]) for z in horizontal_face_heights(stone)), sets
@@ -352,7 +352,7 @@ def test_any_accepted_parameters_give_checked_parts(data, profiles):
 def test_the_shoulder_rounds_into_the_plateau(params, profiles):
     """Where the side meets the flat top it is nearly level (a real pebble's shoulder), not a
     35-48 degree crease: every facet touching the plateau's edge is within 12 degrees of it."""
-    shape = subset(params.game("stratstone").stone, PebbleParams)
+    shape = subset(params.params_of("stratstone").stone, PebbleParams)
     for c, i in ((0, 0), (1, 3), (2, 6)):
         stone = S.stone(shape, c, i, None, profiles["piece"])  # unmarked: no groove walls meet the top
         m = tessellate(stone, params.mesh.tolerance_mm, math.radians(params.mesh.angular_tolerance_deg))
@@ -377,7 +377,7 @@ def test_neighbouring_facets_of_a_smooth_side_differ_by_about_8_degrees_at_most(
     for k, solid in stones.items():
         worst = neighbour_angles(solid, params.mesh.tolerance_mm, angle)
         assert worst <= 8.0, (k, worst)
-    g = params.game("sage-stones").gem
+    g = params.params_of("sage-stones").gem
     gem = G.gem(subset(g, GemShape), mark_spec(g, "ring"), profiles["piece"], params.mesh.tolerance_mm,
                 params.mesh.angular_tolerance_deg)
     centre = gem.vertices[gem.triangles].mean(axis=1)

@@ -216,7 +216,7 @@ def test_a_replay_does_not_depend_on_the_generator(monkeypatch, tmp_path):
 
 
 def test_replay_yields_terrain_events():
-    with log.replay(LOGS / "terrain_greedy.jsonl") as r:
+    with log.walk_log(LOGS / "terrain_greedy.jsonl") as r:
         steps = list(r)
     kinds = {e.kind for s in steps for e in s.events}
     assert {"moved", "exited", "game over"} <= kinds
@@ -373,7 +373,7 @@ def test_random_playouts_revalidate_through_check_log(tmp_path_factory, seed, ki
     log.write_log(path, _with_derived(records))
     report = log.validate(path)
     assert report.plies == len(records) - 1 - ("result" in records[-1]) <= 200
-    with log.replay(path) as r:
+    with log.walk_log(path) as r:
         for step in r:
             before, after = step.before, step.after
             assert isinstance(after, TerrainState)

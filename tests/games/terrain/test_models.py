@@ -31,7 +31,7 @@ FLAT = tuple(tuple(0 for _ in range(10)) for _ in range(10))
 
 @pytest.fixture(scope="module")
 def terrain(params):
-    return params.game("terrain")
+    return params.params_of("terrain")
 
 
 def _top_at(mesh, x: float, y: float) -> float:
@@ -149,16 +149,16 @@ def test_heightmap_from_a_file_or_a_log_and_bad_maps_in_one_line(tmp_path):
     levels = [list(r) for r in STAIRS]
     f = tmp_path / "hills.json"
     f.write_text(json.dumps(levels))
-    p = load_params(sets=parse_set([f"terrain.board.heightmap={f}"])).game("terrain")
+    p = load_params(sets=parse_set([f"terrain.board.heightmap={f}"])).params_of("terrain")
     assert p.heightmap == STAIRS and p.map_name.startswith("map-") and len(p.map_name) == 12
     assert p.map_source["heightmap_file"] == str(f)
     log = tmp_path / "game.jsonl"
     log.write_text(json.dumps({"format": "stratstone-cad/log", "version": 1, "game": "terrain", "rules": "terrain/1",
                                "players": ["red", "blue"], "seed": None,
                                "setup": {"terrain_seed": None, "heightmap": levels}}) + "\n")
-    q = load_params(sets=parse_set([f"terrain.board.heightmap={log}"])).game("terrain")
+    q = load_params(sets=parse_set([f"terrain.board.heightmap={log}"])).params_of("terrain")
     assert q.heightmap == STAIRS and q.map_name == p.map_name  # the same map, the same name
-    assert load_params(sets=parse_set(["terrain.board.seed=5"])).game("terrain").map_name == "seed-5"
+    assert load_params(sets=parse_set(["terrain.board.seed=5"])).params_of("terrain").map_name == "seed-5"
     bad = [list(r) for r in STAIRS]
     bad[6][2] = 9
     f.write_text(json.dumps(bad))
@@ -249,10 +249,10 @@ def test_a_dovetail_on_a_start_frame_names_the_frame_inset():
                       "terrain.board.joint_length_mm=15"])
     ps = load_params(sets=sets)
     with pytest.raises(ParameterError) as e:
-        TA.plan(ps.game("terrain"), get_printer("prusa-mini"), load_profiles(), ps.mesh)
+        TA.plan(ps.params_of("terrain"), get_printer("prusa-mini"), load_profiles(), ps.mesh)
     assert "of a start frame, expected at least 0.8 mm (a larger frame_inset_mm, a smaller joint_width_mm" in str(e.value)
     ps = load_params(sets={**sets, "terrain.board.frame_inset_mm": "4"})  # the fix it names works
-    assert len(TA.plan(ps.game("terrain"), get_printer("prusa-mini"), load_profiles(), ps.mesh)[0].outputs) == 9
+    assert len(TA.plan(ps.params_of("terrain"), get_printer("prusa-mini"), load_profiles(), ps.mesh)[0].outputs) == 9
 
 
 @pytest.mark.parametrize(("sets", "message"), [
@@ -334,5 +334,5 @@ def test_a_board_taller_than_the_printer_is_refused_naming_the_step_that_fits(tm
                                  "thickness_mm)")
     assert not (tmp_path / "o").exists()
     ps = load_params(sets=parse_set([f"terrain.board.heightmap={hill}", "terrain.board.step_mm=8.7"]))
-    (job,) = [j for j in TA.plan(ps.game("terrain"), get_printer("prusa-mini"), load_profiles(), ps.mesh) if "board" in j.id]
+    (job,) = [j for j in TA.plan(ps.params_of("terrain"), get_printer("prusa-mini"), load_profiles(), ps.mesh) if "board" in j.id]
     assert job.outputs  # the step it names fits

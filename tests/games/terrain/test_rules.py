@@ -483,7 +483,7 @@ def test_moving_onto_the_last_row_is_a_choice_not_an_exit():
 def test_guardian_exiting_first_wins_at_once():
     s = position({"c10": "red guardian", "a1": "red runner", "e5": "blue guardian", "f5": "blue guardian"})
     after, events = s.apply("c10-exit")
-    assert after.result().describe() == "winner red (guardian exited first)"
+    assert after.result().text() == "winner red (guardian exited first)"
     assert events[-1] == GameOver("red", "guardian exited first")
     assert after.to_move() is None and list(after.legal_moves()) == []
     assert after.score() == {"red": 3, "blue": 0} and after.exits == 1
@@ -495,55 +495,55 @@ def test_guardian_exiting_first_wins_at_once():
 def test_a_guardian_exiting_second_is_just_the_second_exit():
     s = position({"c10": "red guardian", "a1": "red runner", **FAR_BLUE}, exits=1, score={"red": 0, "blue": 2})
     after, _ = s.apply("c10-exit")
-    assert after.result().describe() == "winner red (second exit)"
+    assert after.result().text() == "winner red (second exit)"
 
 
 def test_second_exit_ends_the_game_higher_score_wins():
     s = position({"c10": "red runner", "a1": "red lancer", **FAR_BLUE}, exits=1, score={"red": 0, "blue": 2})
     after, _ = s.apply("c10-exit")
-    assert after.result().describe() == "winner blue (second exit)"
+    assert after.result().text() == "winner blue (second exit)"
     assert after.score() == {"red": 1, "blue": 2}
 
 
 def test_second_exit_with_equal_scores_is_a_draw():
     s = position({"c10": "red runner", "a1": "red lancer", **FAR_BLUE}, exits=1, score={"red": 0, "blue": 1})
     after, events = s.apply("c10-exit")
-    assert after.result().describe() == "draw (second exit)"
+    assert after.result().text() == "draw (second exit)"
     assert events[-1] == GameOver(None, "second exit")
 
 
 def test_the_same_side_can_make_both_exits():
     s = position({"c10": "red lancer", "a1": "red runner", **FAR_BLUE}, exits=1, score={"red": 1, "blue": 0})
     after, _ = s.apply("c10-exit")
-    assert after.result().describe() == "winner red (second exit)" and after.score() == {"red": 3, "blue": 0}
+    assert after.result().text() == "winner red (second exit)" and after.score() == {"red": 3, "blue": 0}
 
 
 def test_no_pieces_left_the_other_side_scores_its_strongest_piece():
     s = position({"c4": "red lancer", "a1": "red guardian", "c5": "blue runner"}, exits=1, score={"red": 0, "blue": 2})
     after, events = s.apply("c4xc5")
     assert after.score() == {"red": 3, "blue": 2}  # + the Guardian's 3
-    assert after.result().describe() == "winner red (no pieces left)"
+    assert after.result().text() == "winner red (no pieces left)"
     assert events[-1] == GameOver("red", "no pieces left")
 
 
 def test_no_pieces_left_can_be_a_draw():
     s = position({"c4": "red lancer", "c5": "blue runner"}, exits=1, score={"red": 0, "blue": 2})
     after, _ = s.apply("c4xc5")
-    assert after.score() == {"red": 2, "blue": 2} and after.result().describe() == "draw (no pieces left)"
+    assert after.score() == {"red": 2, "blue": 2} and after.result().text() == "draw (no pieces left)"
 
 
 def test_exiting_with_the_last_piece_leaves_no_pieces():
     s = position({"c1": "blue runner", "a10": "red guardian", "b10": "red runner"}, first="blue")
     after, _ = s.apply("c1-exit")
     assert after.score() == {"red": 3, "blue": 1}
-    assert after.result().describe() == "winner red (no pieces left)"
+    assert after.result().text() == "winner red (no pieces left)"
 
 
 def test_second_exit_that_empties_a_side_also_scores_the_other_sides_strongest():
     s = position({"c10": "red runner", "e5": "blue runner"}, exits=1, score={"red": 0, "blue": 1})
     after, _ = s.apply("c10-exit")
     assert after.score() == {"red": 1, "blue": 2}
-    assert after.result().describe() == "winner blue (second exit)"
+    assert after.result().text() == "winner blue (second exit)"
 
 
 # ------------------------------------------------------------------------- 200 moves (T21)
@@ -553,7 +553,7 @@ def _limit(pieces: dict[str, str], move: str, **setup) -> str:
     s = position(pieces, moves_played=199, **setup)
     after, events = s.apply(move)
     assert isinstance(events[-1], GameOver)
-    return after.result().describe()
+    return after.result().text()
 
 
 def test_200_moves_higher_score_wins():
@@ -590,7 +590,7 @@ def test_200_moves_counts_plies_and_the_sudden_ends_come_first():
     assert s.result().reason == "200 moves: piece closest to the finish"
     s = position({"c10": "red guardian", "a1": "red runner", **FAR_BLUE}, moves_played=199)
     after, _ = s.apply("c10-exit")
-    assert after.result().describe() == "winner red (guardian exited first)"
+    assert after.result().text() == "winner red (guardian exited first)"
 
 
 def test_a_random_game_never_lasts_more_than_200_plies():
@@ -611,7 +611,7 @@ def test_threefold_repetition_is_a_draw():
         s, events = s.apply(move)
         if i < 7:
             assert s.result() is None, move
-    assert s.ply == 8 and s.result().describe() == "draw (threefold repetition)"
+    assert s.ply == 8 and s.result().text() == "draw (threefold repetition)"
     assert events[-1] == GameOver(None, "threefold repetition")
 
 
@@ -663,7 +663,7 @@ def test_only_passes_end_in_repetition():
     for move in ["j10-j9", "pass", "j9-j10", "pass"] * 2:
         assert s.result() is None
         s, _ = s.apply(move)
-    assert s.ply == 8 and s.result().describe() == "draw (threefold repetition)"
+    assert s.ply == 8 and s.result().text() == "draw (threefold repetition)"
 
 
 # ------------------------------------------------------------------------- state, setup, errors

@@ -1,0 +1,61 @@
+"""The commands of the analysis on OpenSpiel: check-log's --review and puzzles."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from stratstone_cad.cli.args import file_path
+from stratstone_cad.errors import UserError, printable
+
+
+def add_review_flags(ck: Any) -> None:
+    """check-log's --review, --budget and --json."""
+    ck.add_argument("--review", action="store_true",
+                    help="review every move with the search (OpenSpiel's MCTS): one line a ply beginning with its "
+                         "number (its class: best, excellent, good, inaccuracy, mistake, blunder or forced; the best "
+                         "move; the mover's expected score before and after), then each player's accuracy and counts")
+    ck.add_argument("--budget", metavar="N", default=None,
+                    help="with --review: simulations a ply (default 300, about 1 s a Stratstone ply)")
+    ck.add_argument("--json", action="store_true",
+                    help="with --review: one JSON object a ply (ply, player, move, best, class, expected_before, "
+                         "expected_after, legal_moves) instead of text")
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    """check-log --review: a line a ply as it is reviewed, then each player's summary."""
+    # start-up speed: OpenSpiel only for a review
+    from stratstone_cad.analysis import review
+
+    if not args.review:
+        raise UserError(f"{'--budget' if args.budget is not None else '--json'} without --review: expected "
+                        "check-log --review FILE [--budget N] [--json]")
+    if args.explain:
+        raise UserError("--explain and --review: expected one of them")
+    budget = review.DEFAULT_BUDGET if args.budget is None else review.parse_budget(args.budget)
+    for line in review.review_lines(args.file, budget, as_json=args.json):
+        print(printable(line), flush=True)  # moves and ids are the log's text
+    return 0
+
+
+def add_puzzles(sub: Any) -> None:
+    pz = sub.add_parser("puzzles", help="find puzzles in logged games: positions where exactly one move wins or saves "
+                                        "the game",
+                        description="Find the puzzles of real games: each position of the logs where exactly one of "
+                                    "the legal moves wins at once, or (where none wins) is the only one after which "
+                                    "the next player cannot win at once. Writes one JSON line a puzzle: the game, the "
+                                    "source log and ply, the player, the solution, the move played and the position "
+                                    "(replay FILE --puzzle N shows it).")
+    pz.add_argument("logs", nargs="+", metavar="LOG", type=file_path, help="engine logs (JSON Lines)")
+    pz.add_argument("--out", metavar="FILE.jsonl", type=file_path, required=True, help="the puzzle file to write")
+    pz.set_defaults(run=cmd_puzzles)
+
+
+def cmd_puzzles(args: argparse.Namespace) -> int:
+    # start-up speed: each command loads only its own layer
+    from stratstone_cad.analysis.puzzles import write_puzzles
+    from stratstone_cad.base.fileio import refuse_reading
+
+    refuse_reading(args.out, [("log", log) for log in args.logs])
+    print(printable(write_puzzles(args.logs, args.out)))
+    return 0

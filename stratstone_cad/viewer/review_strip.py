@@ -1,0 +1,91 @@
+"""The review in the replay's pictures (``replay LOG --review [FILE]``): an evaluation
+strip along the bottom of every frame and the ply's class in the caption.
+
+The strip is lichess's evaluation graph laid along the timeline: a column a ply, its
+light part the first player's expected score after the ply (0-1, from the review's
+``expected_after``, turned to the first player's side), a dark line at one half, the
+ply shown marked, and a dot under each ply the review classes ``inaccuracy`` (yellow),
+``mistake`` (orange) or ``blunder`` (red). It is painted on the rendered frame (numpy
+pixels), so the PNG, GIF and MP4 show the same strip.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from stratstone_cad.analysis.review import DEFAULT_BUDGET, PlyReview, review_log
+from stratstone_cad.base.fileio import read_user_file
+from stratstone_cad.errors import LogError, counted
+
+__all__ = ["CLASS_COLOURS", "caption_line", "first_player_score", "load_review", "paint_strip", "strip_height"]
+
+CLASS_COLOURS = {"inaccuracy": (240, 200, 40), "mistake": (240, 130, 20), "blunder": (220, 30, 30)}
+"""The dot under a ply of these classes (RGB)."""
+STRIP_FRACTION = 0.07
+"""The strip's height, as a fraction of the frame's."""
+REVIEW_FILE_LIMIT = 64 * 2**20
+
+
+def load_review(log: Path, saved: Path | None, plies: int, budget: int = DEFAULT_BUDGET) -> list[PlyReview]:
+    """The review of the log ``log``: read from ``saved`` (what ``check-log --review --json``
+    wrote; it must be of this log, ply by ply) or made now with ``budget`` simulations a ply."""
+    if saved is None:
+        return list(review_log(log, budget))
+    data = read_user_file(saved, "review file", REVIEW_FILE_LIMIT, "the output of check-log --review --json", LogError)
+    reviews = []
+    for n, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
+        try:
+            reviews.append(PlyReview.from_json(json.loads(line)))
+        except (ValueError, KeyError, TypeError):
+            raise LogError(f"review file {saved} line {n}: not a ply of check-log --review --json") from None
+    if [r.ply for r in reviews] != list(range(1, plies + 1)):
+        raise LogError(f"review file {saved}: {counted(len(reviews), 'ply', 'plies')} reviewed, the log has "
+                       f"{plies}: expected the review of this log (check-log --review --json)")
+    return reviews
+
+
+def first_player_score(review: PlyReview, first: str) -> float:
+    """The first player's expected score after the ply (two players: the other's is 1 - it)."""
+    return review.expected_after if review.player == first else 1.0 - review.expected_after
+
+
+def caption_line(review: PlyReview) -> str:
+    """``review: mistake, best c1 N, expected 0.62 -> 0.45``: the ply's review in the caption."""
+    best = "" if review.cls in ("best", "forced") or review.best == review.move else f", best {review.best}"
+    return f"review: {review.cls}{best}, expected {review.expected_before:.2f} -> {review.expected_after:.2f}"
+
+
+def strip_height(height: int) -> int:
+    """The strip's height in pixels under a frame ``height`` pixels high (the scene gets the rest)."""
+    return max(12, int(height * STRIP_FRACTION))
+
+
+def paint_strip(image: np.ndarray, reviews: Sequence[PlyReview], first: str, ply: int, height: int) -> np.ndarray:
+    """``image`` (the scene, H x W x 3 uint8) with the evaluation strip added under it, ``ply``
+    marked: a frame ``height`` pixels high (``H`` + :func:`strip_height`)."""
+    w = image.shape[1]
+    sh = height - image.shape[0]
+    strip = np.empty((sh, w, 3), np.uint8)
+    strip[:] = (40, 40, 40)
+    n = max(1, len(reviews))
+    edges = np.linspace(0, w, n + 2).round().astype(int)  # column 0 is the start, at one half
+    scores = [0.5, *(first_player_score(r, first) for r in reviews)]
+    bar = sh - 4
+    for i, score in enumerate(scores):
+        light = round(bar * score)
+        strip[sh - 2 - light:sh - 2, edges[i]:max(edges[i] + 1, edges[i + 1])] = (235, 235, 235)
+    strip[2 + bar // 2, :] = (120, 120, 120)  # one half
+    d = max(2, sh // 6)
+    for i, r in enumerate(reviews, 1):
+        colour = CLASS_COLOURS.get(r.cls)
+        if colour is not None:
+            cx = (edges[i] + edges[i + 1]) // 2
+            strip[:2 * d, max(0, cx - d):cx + d] = colour
+    x0, x1 = edges[min(ply, n)], edges[min(ply, n) + 1]
+    for x in (x0, x1):
+        strip[:, max(0, x - 1):x + 1] = (60, 140, 255)
+    return np.vstack([image, strip])

@@ -1,0 +1,86 @@
+"""The review in the replay's pictures: the evaluation strip painted under the scene (a
+column a ply, lit to the first player's expected score; the classes' dots; the ply shown
+marked), the class in the caption, and a saved review read back only for its own log."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from stratstone_cad.analysis.review import PlyReview
+from stratstone_cad.errors import LogError
+from stratstone_cad.viewer.review_strip import CLASS_COLOURS, caption_line, load_review, paint_strip, strip_height
+
+LIGHT = (235, 235, 235)
+REVIEWS = [PlyReview(1, "yellow", "a1 NNE", "a1 NNE", "best", 0.5, 0.5, 40),
+           PlyReview(2, "red", "d4 SSW", "c1 N", "blunder", 0.6, 0.1, 50),  # yellow's chance after it: 0.9
+           PlyReview(3, "yellow", "b1 WN", "b1 WN", "best", 1.0, 1.0, 30)]
+
+
+def test_the_strip_is_lit_to_the_first_players_score():
+    w, h = 400, 300
+    scene = np.zeros((h - strip_height(h), w, 3), np.uint8)
+    frame = paint_strip(scene, REVIEWS, "yellow", 2, h)
+    assert frame.shape == (h, w, 3) and (frame[:scene.shape[0]] == 0).all()  # the scene untouched above it
+    strip = frame[scene.shape[0]:]
+    edges = np.linspace(0, w, len(REVIEWS) + 2).round().astype(int)
+    lit = [(strip[:, (edges[i] + edges[i + 1]) // 2 + 3] == LIGHT).all(axis=1).sum() for i in range(len(REVIEWS) + 1)]
+    bar = strip.shape[0] - 4
+    want = [round(bar * score) for score in (0.5, 0.5, 0.9, 1.0)]
+    assert all(abs(n - k) <= 1 for n, k in zip(lit, want, strict=True)), (lit, want)  # the half's line covers one
+    dots = [tuple(strip[1, (edges[i] + edges[i + 1]) // 2]) for i in (1, 2, 3)]
+    assert dots[1] == CLASS_COLOURS["blunder"] and dots[0] not in CLASS_COLOURS.values()
+    marked = {x for x in range(w) if tuple(strip[0, x]) == (60, 140, 255)}
+    assert marked and min(marked) >= edges[2] - 1 and max(marked) <= edges[3]  # the ply shown, 2
+
+
+def test_the_caption_names_the_class_and_the_best_move():
+    assert caption_line(REVIEWS[1]) == "review: blunder, best c1 N, expected 0.60 -> 0.10"
+    assert caption_line(REVIEWS[0]) == "review: best, expected 0.50 -> 0.50"
+
+
+def test_a_saved_review_of_another_log_is_refused(tmp_path):
+    import json
+
+    saved = tmp_path / "review.jsonl"
+    saved.write_text("".join(json.dumps(r.to_json()) + "\n" for r in REVIEWS))
+    assert load_review(tmp_path / "unused.jsonl", saved, 3) == REVIEWS
+    with pytest.raises(LogError, match="3 plies reviewed, the log has 5"):
+        load_review(tmp_path / "unused.jsonl", saved, 5)
+    saved.write_text("{}\n")
+    with pytest.raises(LogError, match="line 1: not a ply"):
+        load_review(tmp_path / "unused.jsonl", saved, 1)
+
+
+def test_replay_review_draws_the_strip_and_the_caption(tmp_path, _cache, capsys):
+    """replay LOG --review FILE --out x.png: a frame of the asked size whose bottom rows are
+    the strip (the start column at one half), the class in the caption; the window and
+    the shared page refuse it in one line, as does a review of another log."""
+    import json
+
+    from PIL import Image
+
+    from stratstone_cad.cli import main
+    from stratstone_cad.log import logfile as _log
+    from stratstone_cad.log.commands import play_records
+
+    log = tmp_path / "game.jsonl"
+    _log.write_log(log, play_records("stratstone", 3, ["greedy", "random"]))
+    saved = tmp_path / "review.jsonl"
+    assert main(["check-log", "--review", str(log), "--budget", "8", "--json"]) == 0
+    saved.write_text(capsys.readouterr().out)
+    png = tmp_path / "x.png"
+    assert main(["replay", str(log), "--review", str(saved), "--out", str(png), "--ply", "2", "--size", "320x180"]) == 0
+    image = np.asarray(Image.open(png).convert("RGB"))
+    sh = strip_height(180)
+    assert image.shape == (180, 320, 3)
+    strip = image[180 - sh:]
+    assert (strip[-1] == (40, 40, 40)).all(axis=1).sum() > 200  # the strip's dark frame
+    assert (strip[sh - 3, 2] == LIGHT).all() and (strip[1, 2] == (40, 40, 40)).all()  # the start: lit to one half
+    capsys.readouterr()
+    for out in ([], ["--out", str(tmp_path / "x.html")]):
+        assert main(["replay", str(log), "--review", str(saved), *out]) == 2
+        assert "--review: only with --out" in capsys.readouterr().err
+    saved.write_text(json.dumps(json.loads(saved.read_text().splitlines()[0])) + "\n")
+    assert main(["replay", str(log), "--review", str(saved), "--out", str(png), "--ply", "1"]) == 2
+    assert "1 ply reviewed, the log has" in capsys.readouterr().err
