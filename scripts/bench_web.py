@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from stratstone_cad.log.commands import play_records
 from stratstone_cad.log.logfile import write_log
 from stratstone_cad.viewer import replay, web
-from tests.browser import Browser
+from tests.pages import Browser
 
 
 def _game(folder: Path, game: str, plies: int) -> Path:

@@ -350,7 +350,7 @@ def replays(images: Path) -> None:
 
 def web_replay(images: Path) -> None:
     """The shared replay page (stratstone-cad replay LOG --out FILE.html) as Chromium shows
-    it, headless (tests/browser.py; skipped without chromium): the terrain game at ply 8 (a
+    it, headless (tests/pages.py, Playwright; skipped without chromium): the terrain game at ply 8 (a
     charge and an attack, the reach of the piece to move)."""
     import shutil
     import sys
@@ -365,7 +365,7 @@ def web_replay(images: Path) -> None:
         print("render_readme_images: no chromium, the web replay's picture is left as it was")
         return
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from tests.browser import Browser
+    from tests.pages import Browser
 
     log = Path(__file__).resolve().parent.parent / "tests" / "data" / "logs" / "terrain_greedy.jsonl"
     with tempfile.TemporaryDirectory() as tmp, Browser((1000, 600)) as b:

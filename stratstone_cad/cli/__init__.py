@@ -20,14 +20,14 @@ from typing import Any
 
 from stratstone_cad import __version__
 from stratstone_cad.base.processes import Terminated, stop_signals
-from stratstone_cad.cli import analysis, logs, parts, views
+from stratstone_cad.cli import analysis, logs, parts, studio, views
 from stratstone_cad.cli.args import PROG, listed
 from stratstone_cad.errors import BuildError, OutputError, UserError, printable
 from stratstone_cad.registry import FACTS
 
 #: Every command's ``add_<command>``, in the order ``--help`` lists them.
 COMMANDS = (parts.add_build, parts.add_list, logs.add_play, logs.add_record, views.add_preview, views.add_replay,
-            logs.add_check_log, analysis.add_puzzles)
+            logs.add_check_log, analysis.add_puzzles, studio.add_studio)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,5 +1,5 @@
 """The replay page in a real browser: Debian's Chromium, headless, WebGL on SwiftShader,
-the network cut (tests/browser.py). The page loads from ``file://`` and asks for nothing,
+the network cut (tests/pages.py: Playwright driving Debian's Chromium). The page loads from ``file://`` and asks for nothing,
 logs no error, shows each piece in its print colour where the engine puts it at the start
 and after presses of Right, answers the keys, the slider and the URL fragment, and its
 overlay says what the log says. Its player bundle is what tools/web/build.sh makes."""
@@ -17,7 +17,7 @@ from stratstone_cad.log.commands import explain_log
 from stratstone_cad.viewer import replay as R
 from stratstone_cad.viewer import web
 from tests import LOGS, ROOT, golden_logs
-from tests.browser import Browser, chromium
+from tests.pages import Browser, chromium
 from tests.viewer.pixels import check_winning_rings, ring_points
 from tests.viewer.pixels import chroma as _chroma
 from tests.viewer.pixels import is_colour as _is
@@ -51,7 +51,7 @@ def browser():
 
 def _open(b: Browser, path, fragment: str = "") -> float:
     """Open the page; the seconds until its first frame is drawn."""
-    b.events.clear()
+    b.clear()
     start = time.monotonic()
     b.open(path.as_uri() + fragment)
     b.wait("window.stratstone && (window.stratstone.ready || window.stratstone.error !== null)")
@@ -206,9 +206,7 @@ def test_the_page_draws_a_frame_when_something_changes_and_none_while_still(page
     browser.wait(f"window.stratstone.frames > {n}", timeout=10)
     n = still()
     w, h = SIZE
-    for kind, x in (("mousePressed", w // 2), ("mouseMoved", w // 2 + 120), ("mouseReleased", w // 2 + 120)):
-        browser.call("Input.dispatchMouseEvent", session=True, type=kind, x=x, y=h // 2, button="left",
-                     buttons=0 if kind == "mouseReleased" else 1, clickCount=1)
+    browser.drag(w // 2, h // 2, w // 2 + 120)
     browser.wait(f"window.stratstone.frames > {n}", timeout=10)
     n = still()
     # a phone's browser may take the GL context away and give it back: the page draws again
@@ -231,8 +229,7 @@ def test_a_phone_turned_sees_the_whole_board_framed_again(pages, browser):
                           for z in (lo[2], hi[2])])
 
     def framed(w: int, h: int) -> None:
-        browser.call("Emulation.setDeviceMetricsOverride", session=True, width=w, height=h, deviceScaleFactor=1,
-                     mobile=True)
+        browser.viewport(w, h)
         browser.wait(f"document.querySelector('canvas').clientWidth === {w}")
         _drawn(browser)
         left, top, cw, ch = browser.js("(() => { const r = document.querySelector('canvas').getBoundingClientRect();"
@@ -246,14 +243,12 @@ def test_a_phone_turned_sees_the_whole_board_framed_again(pages, browser):
         assert all(left <= c <= left + cw and top <= r <= top + ch for c, r in edge), (w, h, edge)
 
     try:
-        browser.call("Emulation.setDeviceMetricsOverride", session=True, width=700, height=390, deviceScaleFactor=1,
-                     mobile=True)
+        browser.viewport(700, 390)
         _open(browser, path)
         for w, h in ((700, 390), (390, 700), (390, 844), (700, 390)):
             framed(w, h)
     finally:
-        browser.call("Emulation.setDeviceMetricsOverride", session=True, width=SIZE[0], height=SIZE[1],
-                     deviceScaleFactor=1, mobile=False)
+        browser.viewport(*SIZE)
 
 
 def test_a_hundred_ply_game_stays_small(tmp_path):
@@ -448,10 +443,13 @@ def test_the_page_lights_the_reach_with_its_costs_and_a_button_and_r_hide_it(pag
     browser.key("r", 82)
     _drawn(browser)
     assert costs() == want
-    for modifiers in (2, 4):  # Ctrl+R and Cmd+R are the browser's (reload), not the reach's
-        browser.call("Input.dispatchKeyEvent", session=True, type="rawKeyDown", key="r", code="KeyR",
-                     windowsVirtualKeyCode=82, modifiers=modifiers)
-        assert browser.js("window.stratstone.reach()"), modifiers
+    browser.js("window.stratstone.stays = true")  # gone if a key reloads the page
+    for modifier in ("Control", "Meta"):  # Ctrl+R and Cmd+R are the browser's (reload), not the reach's
+        browser.page.keyboard.down(modifier)
+        browser.page.keyboard.down("r")
+        assert browser.js("window.stratstone.reach() && window.stratstone.stays"), modifier
+        browser.page.keyboard.up("r")
+        browser.page.keyboard.up(modifier)
     palette = level_colours(rep.table.levels.values())
     rows = browser.js("[...document.querySelectorAll('#legend .level')].map(r => [r.textContent,"
                       " getComputedStyle(r.firstChild).backgroundColor])")

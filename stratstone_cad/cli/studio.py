@@ -1,0 +1,39 @@
+"""The studio command: a local web app to customize a set (:mod:`stratstone_cad.studio`)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from stratstone_cad.cli.args import integer, listed, path_arg
+from stratstone_cad.errors import UserError
+from stratstone_cad.registry import FACTS
+
+
+def add_studio(sub: Any) -> None:
+    st = sub.add_parser("studio", help="customize a set in the browser: controls for every parameter, a live 3D "
+                                       "preview, downloads of exactly what the build writes",
+                        description="Start the studio, a local web app: each parameter of a game as a control, the "
+                                    "part's 3D preview redrawn as you change them, its size, volume and grams of PLA, "
+                                    "and downloads (STL, STEP, the plate's 3MF, the whole set as a zip with a "
+                                    "params.toml for build --params). Ctrl-C stops it.")
+    st.add_argument("game", nargs="?", metavar="GAME", help=f"the game shown first: {listed(list(FACTS), 'or')}")
+    st.add_argument("--host", default="127.0.0.1",
+                    help="address to listen on (default 127.0.0.1: this computer only; another lets anyone on the "
+                         "network use it)")
+    st.add_argument("--port", metavar="N", type=integer, default=8040, help="port (default 8040; 0: any free port)")
+    st.add_argument("--no-browser", action="store_true", help="do not open the page in the default browser")
+    st.add_argument("--out", metavar="DIR", type=path_arg, default=None,
+                    help="the studio's folder: the parts and sets it builds (default: a folder of the user's cache); "
+                         "it reads and writes no file outside it")
+    st.add_argument("--printer", metavar="NAME", help="the printer chosen first (see 'list')")
+    st.set_defaults(run=cmd_studio)
+
+
+def cmd_studio(args: argparse.Namespace) -> int:
+    from stratstone_cad.pipeline.build import usable_cores
+    from stratstone_cad.studio.server import serve
+
+    if not 0 <= args.port <= 65535:
+        raise UserError(f"--port {args.port}: expected a port from 0 to 65535 (0: any free port)")
+    return serve(args.game, args.host, args.port, not args.no_browser, args.out, args.printer, max(1, usable_cores()))

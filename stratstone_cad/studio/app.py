@@ -1,0 +1,234 @@
+"""The studio's web app (Starlette): the page, the forms, the parts' previews and facts, and
+the downloads, each answer made from the settings of its query (``set=NAME=VALUE``, as
+``build --set`` takes them; ``printer=NAME``).
+
+Refused: a Host header that is not the address the client connected to (DNS rebinding), a
+request another site's page makes (its ``Origin`` or ``Sec-Fetch-Site`` says so), any
+method but GET and HEAD. A value the checks refuse is HTTP 400 with the build's one-line
+message as plain text; a file the plan does not make, 404. File names come from the plan."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from stratstone_cad.base.params import display_colour, load_colours
+from stratstone_cad.errors import UserError
+from stratstone_cad.registry import game_names
+from stratstone_cad.studio.parts import Parts
+from stratstone_cad.studio.sets import Sets
+from stratstone_cad.studio.settings import Planned, form, plan, sets_of
+
+PAGE_FILES = {"studio.js": "text/javascript", "studio.css": "text/css"}
+FILE_NAME = r"[a-z0-9][a-z0-9._-]{0,120}"
+
+
+async def in_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` in a daemon thread (a stop never waits for it: the server's exit kills it)."""
+    loop = asyncio.get_running_loop()
+    fut = loop.create_future()
+
+    def run() -> None:
+        try:
+            result = fn(*args)
+        except BaseException as e:  # handed to the awaiting request as it is
+            error = e
+            loop.call_soon_threadsafe(lambda: fut.done() or fut.set_exception(error))
+        else:
+            loop.call_soon_threadsafe(lambda: fut.done() or fut.set_result(result))
+
+    threading.Thread(target=run, daemon=True).start()
+    return await fut
+
+
+async def until_gone(request: Request, work: Any) -> Any:
+    """``work`` awaited, cancelled when the client goes away meanwhile."""
+    task = asyncio.ensure_future(work)
+    while True:
+        done, _ = await asyncio.wait({task}, timeout=0.25)
+        if done:
+            return task.result()
+        if await request.is_disconnected():
+            task.cancel()
+            raise asyncio.CancelledError
+
+
+class Studio:
+    """The app's state: the parts (made once each) and the build folders, under ``out``."""
+
+    def __init__(self, out: Path, parts: Parts, sets: Sets, printer: str | None = None, game: str | None = None) -> None:
+        self.out, self.parts, self.sets, self.printer, self.game = out, parts, sets, printer, game
+
+    async def planned(self, request: Request, game: str) -> Planned:
+        sets = sets_of(request.query_params.getlist("set"))
+        return await in_thread(plan, game, sets, request.query_params.get("printer") or self.printer)
+
+    # ------------------------------------------------------------------ routes
+
+    async def page(self, request: Request) -> Response:
+        return HTMLResponse(_page_file("index.html"))
+
+    async def page_file(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in PAGE_FILES:
+            return PlainTextResponse(f"/page/{name}: no such file", 404)
+        return Response(_page_file(name), media_type=PAGE_FILES[name])
+
+    async def games(self, request: Request) -> Response:
+        return JSONResponse({"games": game_names(), "game": self.game or game_names()[0], "printer": self.printer})
+
+    async def form(self, request: Request) -> Response:
+        return JSONResponse(await in_thread(form, request.path_params["game"]))
+
+    async def check(self, request: Request) -> Response:
+        """The settings checked: the plan's files and, for a game with one, its map."""
+        p = await self.planned(request, request.path_params["game"])
+        levels = getattr(p.params.params_of(p.game.name), "heightmap", None)
+        return JSONResponse({"files": [f for f in p.files if f.endswith(".stl")],
+                             "map": [list(r) for r in levels] if isinstance(levels, tuple) and levels else None})
+
+    async def part(self, request: Request) -> Response:
+        """Make (or find) a part and answer its facts and the address of its preview."""
+        p = await self.planned(request, request.path_params["game"])
+        file = f"{p.game.name}/{request.path_params['file']}"
+        found = p.job_of(file)
+        if found is None:
+            return _no_file(p, request.path_params["file"])
+        job, key = found
+        made = await until_gone(request, self.parts.made(job, p, key, request.query_params.get("client", "")))
+        out = next(o for o in job.outputs if o.file == file)
+        colour = display_colour(load_colours(), out.colour)
+        name, facts = await in_thread(self.parts.preview_named, made, file, colour)
+        return JSONResponse({**facts, "key": key, "preview": f"/preview/{name}", "printer": p.printer.name,
+                             "plate_name": out.plate or None})
+
+    async def preview(self, request: Request) -> Response:
+        found = self.parts.preview_page(request.path_params["name"])
+        if found is None:
+            return PlainTextResponse("preview gone from memory: ask for the part again", 404)
+        return HTMLResponse(found)
+
+    async def plate(self, request: Request) -> Response:
+        """The plate a part goes on, with PrusaSlicer's time and filament when installed (slow: a build)."""
+        p = await self.planned(request, request.path_params["game"])
+        file = f"{p.game.name}/{request.path_params['file']}"
+        if p.job_of(file) is None:
+            return _no_file(p, request.path_params["file"])
+        entry = await in_thread(self.sets.plate_of, p, file)
+        if entry is None:
+            return JSONResponse({"plate": None})
+        return JSONResponse({"plate": entry["file"], "print": entry.get("print")})
+
+    async def download(self, request: Request) -> Response:
+        """The bytes ``build GAME --set ...`` writes for ``game/file``."""
+        p = await self.planned(request, request.path_params["game"])
+        name = request.path_params["file"]
+        file = f"{p.game.name}/{name}"
+        found = p.job_of(file)
+        if found is not None:
+            job, key = found
+            made = await until_gone(request, self.parts.made(job, p, key, request.query_params.get("client", "")))
+            data = (made.folder / made.entry(file)["file"]).read_bytes()
+        elif name.endswith((".3mf", ".step", ".glb")) and (name.endswith(".3mf") or _step_of(p, file)):
+            data = await in_thread(self.sets.file, p, name)
+            if data is None:
+                return _no_file(p, name)
+        else:
+            return _no_file(p, name)
+        return Response(data, media_type=_media(name), headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    async def zipped(self, request: Request) -> Response:
+        p = await self.planned(request, request.path_params["game"])
+        data = await in_thread(self.sets.zipped, p)
+        return Response(data, media_type="application/zip",
+                        headers={"Content-Disposition": f'attachment; filename="{p.game.name}.zip"'})
+
+
+def _step_of(p: Planned, file: str) -> bool:
+    """Whether ``build --step`` writes ``file``: a part's STEP or the set's files."""
+    return file.rsplit("/", 1)[1] in ("set.step", "set.glb") or (
+        file.endswith(".step") and p.job_of(file[:-len(".step")] + ".stl") is not None)
+
+
+def _no_file(p: Planned, name: str) -> Response:
+    return PlainTextResponse(f"{p.game.name}/{name[:80]}: no such file in the plan of {p.game.name}", 404)
+
+
+def _media(name: str) -> str:
+    return {".stl": "model/stl", ".3mf": "model/3mf", ".step": "model/step", ".glb": "model/gltf-binary"}.get(
+        Path(name).suffix, "application/octet-stream")
+
+
+def _page_file(name: str) -> str:
+    return (resources.files("stratstone_cad.studio") / "page" / name).read_text(encoding="utf-8")
+
+
+async def _refused(request: Request, exc: Exception) -> Response:
+    return PlainTextResponse(str(exc), 400)
+
+
+def app(studio: Studio) -> ASGIApp:
+    """The ASGI app of ``studio``, behind its guard (:class:`Guard`)."""
+    s = studio
+    routes = [Route("/", s.page), Route("/page/{name}", s.page_file), Route("/api/games", s.games),
+              Route("/api/form/{game}", s.form), Route("/api/check/{game}", s.check),
+              Route("/api/part/{game}/{file}", s.part), Route("/api/plate/{game}/{file}", s.plate),
+              Route("/preview/{name}", s.preview), Route("/download/{game}.zip", s.zipped),
+              Route("/download/{game}/{file}", s.download)]
+    inner = Starlette(routes=routes, exception_handlers={UserError: _refused})
+    return Guard(inner)
+
+
+class Guard:
+    """Refuses what a page of another site could make a browser send: a Host header that is
+    not the address connected to (a rebound DNS name), a request whose ``Origin`` or
+    ``Sec-Fetch-Site`` names another site, any method but GET and HEAD."""
+
+    def __init__(self, inner: ASGIApp) -> None:
+        self.inner = inner
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            why = refusal(scope)
+            if why is not None:
+                await PlainTextResponse(why, 403 if "method" not in why else 405)(scope, receive, send)
+                return
+        await self.inner(scope, receive, send)
+
+
+def allowed_hosts(scope: Scope) -> set[str]:
+    """The Host headers a request on this connection may carry: the address it connected to
+    (with its port; without it on port 80), and ``localhost`` for a loopback address."""
+    host, port = scope.get("server") or ("", 0)
+    port = port or 80  # an ASGI server may leave the default port out
+    names = {host, f"[{host}]"} if ":" in host else {host}
+    if host in ("127.0.0.1", "::1"):
+        names.add("localhost")
+    return {f"{n}:{port}" for n in names} | (names if port == 80 else set())
+
+
+def refusal(scope: Scope) -> str | None:
+    """Why a request is refused, or None."""
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+    host = headers.get("host", "")
+    if host not in allowed_hosts(scope):
+        return f"Host {host[:80]!r}: not this server's address; expected one of {', '.join(sorted(allowed_hosts(scope)))}"
+    origin = headers.get("origin")
+    if origin is not None and origin.split("://", 1)[-1] != host:
+        return f"Origin {origin[:80]!r}: another site's page; expected none or this server's"
+    navigation = headers.get("sec-fetch-mode") == "navigate" and scope["path"] == "/"  # a shared link opens the page
+    if headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none") and not navigation:
+        return f"Sec-Fetch-Site {headers['sec-fetch-site'][:20]!r}: a request from another site's page; expected same-origin"
+    if scope["method"] not in ("GET", "HEAD"):
+        return f"method {scope['method'][:10]}: not allowed; expected GET or HEAD"
+    return None

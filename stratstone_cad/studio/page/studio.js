@@ -1,0 +1,244 @@
+// The studio's page: a control for each parameter, made from its declaration (/api/form),
+// the settings in the URL (set=NAME=VALUE, as `build --set` takes them), the part made by
+// the server and shown in the replay page's player (an iframe), its facts and downloads.
+'use strict';
+const state = { form: null, values: {}, preset: {}, game: '', part: '', printer: '', client: Math.random().toString(36).slice(2),
+                part_ctl: null, plate_ctl: null, timer: null };
+window.studio = { previews: 0, error: '', ready: false };
+const $ = (id) => document.getElementById(id);
+const text = (v) => Array.isArray(v) ? v.join(',') : String(v);
+
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'text') e.textContent = v; else e.setAttribute(k, v);
+  }
+  for (const c of children) e.append(c);
+  return e;
+}
+
+function query(extra = {}) {
+  const q = new URLSearchParams();
+  for (const [name, value] of Object.entries(state.values)) {
+    if (text(value) !== text(state.preset[name])) q.append('set', `${name}=${text(value)}`);
+  }
+  if (state.printer) q.set('printer', state.printer);
+  for (const [k, v] of Object.entries(extra)) q.set(k, v);
+  return q;
+}
+
+function writeUrl() {
+  const q = query({ game: state.game, part: state.part });
+  history.replaceState(null, '', '/?' + q.toString());
+  const sets = q.getAll('set').map((s) => ` --set ${s}`).join('');
+  $('command').textContent = `stratstone-cad build ${state.game}${state.printer ? ' --printer ' + state.printer : ''}${sets}`;
+}
+
+function setValue(name, value) {
+  state.values[name] = value;
+  const field = document.querySelector(`.field[data-name="${name}"]`);
+  if (field) field.classList.toggle('changed', text(value) !== text(state.preset[name]));
+  clearTimeout(state.timer);
+  state.timer = setTimeout(refresh, 120);
+}
+
+function numberControl(f, row) {
+  const num = el('input', { type: 'number', step: f.kind === 'int' ? '1' : 'any', 'aria-label': f.name });
+  num.value = text(state.values[f.name]);
+  if (f.lo !== null && f.hi !== null) {
+    const step = f.kind === 'int' ? 1 : Math.max((f.hi - f.lo) / 500, 0.001);
+    const range = el('input', { type: 'range', min: f.lo, max: f.hi, step, 'aria-label': f.name + ' slider' });
+    range.value = num.value;
+    range.addEventListener('input', () => { num.value = range.value; setValue(f.name, range.value); });
+    num.addEventListener('input', () => { range.value = num.value; setValue(f.name, num.value); });
+    row.append(range);
+  } else {
+    num.addEventListener('input', () => setValue(f.name, num.value));
+  }
+  row.append(num, el('span', { text: f.unit }));
+  return () => { num.value = text(state.values[f.name]); const r = row.querySelector('input[type=range]'); if (r) r.value = num.value; };
+}
+
+function choiceSelect(choices, value, label, onChange) {
+  const s = el('select', { 'aria-label': label });
+  for (const c of choices) s.append(el('option', { value: c, text: c }));
+  s.value = value;
+  s.addEventListener('change', () => onChange(s.value));
+  return s;
+}
+
+function control(f, row) {
+  if (f.kind === 'bool') {
+    const box = el('input', { type: 'checkbox', role: 'switch', 'aria-label': f.name });
+    box.checked = text(state.values[f.name]) === 'true';
+    box.addEventListener('change', () => setValue(f.name, box.checked ? 'true' : 'false'));
+    row.append(box);
+    return () => { box.checked = text(state.values[f.name]) === 'true'; };
+  }
+  if (f.kind === 'str' && f.choices) {
+    const s = choiceSelect(f.choices, text(state.values[f.name]), f.name, (v) => setValue(f.name, v));
+    row.append(s);
+    return () => { s.value = text(state.values[f.name]); };
+  }
+  if (f.kind === 'list' && f.choices) {
+    const items = String(text(state.values[f.name])).split(',');
+    const selects = items.map((v, i) => choiceSelect(f.choices, v, `${f.name} ${i + 1}`, () =>
+      setValue(f.name, selects.map((s) => s.value).join(','))));
+    row.append(...selects);
+    return () => { String(text(state.values[f.name])).split(',').forEach((v, i) => { if (selects[i]) selects[i].value = v; }); };
+  }
+  if (f.kind === 'int' || f.kind === 'float') {
+    const redraw = numberControl(f, row);
+    if (/\.seed$/.test(f.name)) {
+      const again = el('button', { type: 'button', text: 'new terrain' });
+      again.addEventListener('click', () => { setValue(f.name, String(Math.floor(Math.random() * 1e6))); redraw(); });
+      row.append(again);
+    }
+    return redraw;
+  }
+  const input = el('input', { type: 'text', 'aria-label': f.name });
+  input.value = text(state.values[f.name]);
+  input.addEventListener('change', () => setValue(f.name, input.value));
+  row.append(input);
+  return () => { input.value = text(state.values[f.name]); };
+}
+
+function buildControls() {
+  const box = $('controls');
+  box.replaceChildren();
+  for (const section of state.form.sections) {
+    const set = el('fieldset', { 'data-section': section.name }, el('legend', { text: section.name }));
+    for (const f of section.fields) {
+      const row = el('div', { class: 'row' });
+      const field = el('div', { class: 'field', 'data-name': f.name }, el('code', { text: f.name }), row,
+                       el('div', { class: 'help', text: `${f.help} (${f.expected})` }), el('div', { class: 'error' }));
+      const redraw = control(f, row);
+      const reset = el('button', { type: 'button', class: 'reset', title: 'back to the preset\'s value', text: 'reset' });
+      reset.addEventListener('click', () => { setValue(f.name, state.preset[f.name]); redraw(); });
+      row.append(reset);
+      field.classList.toggle('changed', text(state.values[f.name]) !== text(state.preset[f.name]));
+      set.append(field);
+    }
+    box.append(set);
+  }
+}
+
+function showError(message) {
+  window.studio.error = message;
+  document.querySelectorAll('.field .error').forEach((e) => { e.textContent = ''; });
+  $('error').textContent = '';
+  if (!message) return;
+  const name = (message.match(/^([a-z0-9_.-]+) =/) || [])[1];
+  const target = name && document.querySelector(`.field[data-name="${name}"] .error`);
+  (target || $('error')).textContent = message;
+  if (target) target.scrollIntoView({ block: 'nearest' });
+}
+
+function showMap(map) {
+  const box = $('map');
+  box.replaceChildren();
+  if (!map) return;
+  const table = el('table', { 'aria-label': 'the map: each square\'s level' });
+  for (const rank of [...map].reverse()) {
+    const tr = el('tr');
+    for (const level of rank) {
+      const shade = 235 - level * 30;
+      tr.append(el('td', { text: String(level), style: `background: rgb(${shade},${shade - 10},${shade - 30})` }));
+    }
+    table.append(tr);
+  }
+  box.append(el('div', { text: 'the map (levels, rank 1 at the bottom)' }), table);
+}
+
+function showFacts(f) {
+  const size = f.bbox_mm.size.map((x) => x.toFixed(1)).join(' × ');
+  const rows = [['size', `${size} mm`], ['volume', `${(f.volume_mm3 / 1000).toFixed(2)} cm³`], ['PLA', `${f.mass_pla_g} g`],
+                ['triangles', String(f.triangles)],
+                ['layers', f.profile ? `${f.profile.name}: ${f.profile.layer_height_mm} mm (first ${f.profile.first_layer_height_mm})` : ''],
+                ['plate', f.plate_name ? `${f.plate_name}.3mf` : 'none']];
+  $('facts').replaceChildren(...rows.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })]));
+  const q = query().toString();
+  const stem = state.part.replace(/\.stl$/, '');
+  const links = [[`${state.part}`, `STL`], [`${stem}.step`, 'STEP']];
+  if (f.plate_name) links.push([`${f.plate_name}.3mf`, 'plate (3MF)']);
+  $('downloads').replaceChildren(el('div', { text: 'download' }),
+    ...links.map(([file, what]) => el('a', { href: `/download/${state.game}/${file}?${q}`, download: file, text: `${what}: ${file}` })),
+    el('a', { href: `/download/${state.game}.zip?${q}`, download: `${state.game}.zip`, text: `the whole set (zip, params.toml)` }));
+}
+
+async function plateFigures() {
+  if (state.plate_ctl) state.plate_ctl.abort();
+  const ctl = state.plate_ctl = new AbortController();
+  $('plate').textContent = 'plate: slicing in the background...';
+  try {
+    const r = await fetch(`/api/plate/${state.game}/${state.part}?${query()}`, { signal: ctl.signal });
+    const p = r.ok ? await r.json() : null;
+    const pr = p && p.print;
+    $('plate').textContent = !p || !p.plate ? '' : pr ? `plate ${p.plate}: ${pr.time || pr.print_time || ''} ${pr.filament_g ? pr.filament_g + ' g' : ''} (${pr.slicer || 'slicer'})`
+      : `plate ${p.plate} (no slicer installed: no print time)`;
+    if (pr) $('plate').textContent = `plate ${p.plate}: ` + Object.entries(pr).filter(([k]) => !/slice|sha|id/.test(k)).map(([k, v]) => `${k} ${v}`).join(', ');
+  } catch (e) { if (e.name !== 'AbortError') $('plate').textContent = ''; }
+}
+
+async function refresh() {
+  writeUrl();
+  if (state.part_ctl) state.part_ctl.abort();
+  const ctl = state.part_ctl = new AbortController();
+  $('status').textContent = 'checking...';
+  try {
+    const c = await fetch(`/api/check/${state.game}?${query()}`, { signal: ctl.signal });
+    if (!c.ok) { showError(await c.text()); $('status').textContent = 'refused: the last good preview stays'; return; }
+    const checked = await c.json();
+    showError('');
+    showMap(checked.map);
+    const part = $('part');
+    if (!checked.files.includes(state.part)) {
+      state.part = (checked.files.find((f) => !/board/.test(f)) || checked.files[0]).split('/')[1];
+    }
+    part.replaceChildren(...checked.files.map((f) => el('option', { value: f.split('/')[1], text: f.split('/')[1] })));
+    part.value = state.part;
+    writeUrl();
+    $('status').textContent = `making ${state.part}...`;
+    const r = await fetch(`/api/part/${state.game}/${state.part}?${query({ client: state.client })}`, { signal: ctl.signal });
+    if (!r.ok) { showError(await r.text()); $('status').textContent = 'refused: the last good preview stays'; return; }
+    const facts = await r.json();
+    showFacts(facts);
+    const frame = $('preview');
+    frame.onload = () => { window.studio.previews += 1; window.studio.ready = true; $('status').textContent = ''; };
+    frame.src = facts.preview;
+    plateFigures();
+  } catch (e) {
+    if (e.name !== 'AbortError') { showError(String(e)); }
+  }
+}
+
+async function loadGame(game, sets) {
+  state.game = game;
+  state.form = await (await fetch(`/api/form/${game}`)).json();
+  state.preset = {};
+  for (const s of state.form.sections) for (const f of s.fields) state.preset[f.name] = text(f.value);
+  state.values = { ...state.preset, ...sets };
+  buildControls();
+  await refresh();
+}
+
+async function start() {
+  const url = new URLSearchParams(location.search);
+  const games = await (await fetch('/api/games')).json();
+  const sets = {};
+  for (const s of url.getAll('set')) { const i = s.indexOf('='); if (i > 0) sets[s.slice(0, i)] = s.slice(i + 1); }
+  const game = url.get('game') || games.game;
+  $('game').replaceChildren(...games.games.map((g) => el('option', { value: g, text: g })));
+  $('game').value = game;
+  state.part = url.get('part') || '';
+  const first = await (await fetch(`/api/form/${game}`)).json();
+  state.printer = url.get('printer') || games.printer || first.printer;
+  $('printer').replaceChildren(...first.printers.map((p) => el('option', { value: p.name, text: p.title })));
+  $('printer').value = state.printer;
+  $('game').addEventListener('change', () => { state.part = ''; loadGame($('game').value, {}); });
+  $('part').addEventListener('change', () => { state.part = $('part').value; refresh(); });
+  $('printer').addEventListener('change', () => { state.printer = $('printer').value; refresh(); });
+  await loadGame(game, sets);
+}
+
+start();

@@ -1,0 +1,98 @@
+"""``stratstone-cad studio``: the app served by uvicorn on a socket of its own (``--port 0``
+takes a free port, known before the one line is printed), the build's workers started
+once, and everything stopped on Ctrl-C or SIGTERM within seconds: uvicorn's graceful stop
+(open requests get :data:`STOP_WAIT_S`), then the queued parts cancelled and the workers'
+fork server killed (the workers and any slicer die with it and with this process)."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+import sys
+from pathlib import Path
+
+from stratstone_cad.base.fileio import ensure_writable_dir
+from stratstone_cad.errors import UserError
+
+#: How long a stop waits for open requests before it cancels them (seconds).
+STOP_WAIT_S = 2
+#: Where the studio works when ``--out`` is not given: in the user's cache folder.
+DEFAULT_FOLDER = "studio"
+
+
+def default_out() -> Path:
+    from stratstone_cad.base.memo import cache_root
+
+    root = cache_root()
+    return (root if root is not None else Path(".stratstone-cad-cache")) / DEFAULT_FOLDER
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port`` (0: a free port); UserError in one line when it cannot be had."""
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except (OSError, OverflowError) as e:
+        raise UserError(f"--host {host[:60]} --port {port}: cannot listen there ({e.strerror or e}); expected a free "
+                        "port of an address of this machine (--port 0 takes any free port)") from None
+    return sock
+
+
+def is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+def url_of(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}/"
+
+
+def serve(game: str | None, host: str, port: int, browser: bool, out: Path | None, printer: str | None,
+          jobs: int) -> int:
+    """Serve the studio until Ctrl-C or SIGTERM (which the caller turns into KeyboardInterrupt)."""
+    import uvicorn
+
+    from stratstone_cad.base.params import get_printer
+    from stratstone_cad.pipeline.build import run_job
+    from stratstone_cad.pipeline.scheduler import kill_fork_server, start_fork_server, worker_pool
+    from stratstone_cad.registry import get_parts
+    from stratstone_cad.studio.app import Studio, app
+    from stratstone_cad.studio.parts import Parts
+    from stratstone_cad.studio.sets import Sets
+
+    if game is not None:
+        get_parts([game])
+    get_printer(printer)
+    out = ensure_writable_dir(Path(out) if out is not None else default_out(), "--out folder")
+    # every file the build's code writes goes under --out: its memo of checks included
+    os.environ["XDG_CACHE_HOME"] = str(out.resolve() / "cache")
+    sock = listen(host, port)
+    start_fork_server()  # here, in the main thread: the server dies with the thread that started it
+    pool = worker_pool(jobs)
+    parts = Parts(out, pool, run_job)
+    studio = Studio(out, parts, Sets(out, jobs), printer, game)
+    config = uvicorn.Config(app(studio), log_level="warning", timeout_graceful_shutdown=STOP_WAIT_S, lifespan="off",
+                            access_log=False)
+    if not is_loopback(sock.getsockname()[0]):
+        print(f"studio: listening on {url_of(sock)}: anyone on the network can use this studio and make it build",
+              file=sys.stderr)
+    print(f"studio: {url_of(sock)} (Ctrl-C stops)", flush=True)
+    if browser:
+        import webbrowser
+
+        webbrowser.open(url_of(sock) + (f"?game={game}" if game else ""))
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        parts.cancel_all()
+        pool.shutdown(wait=False, cancel_futures=True)
+        kill_fork_server()
+        sock.close()
+    return 0

@@ -1,0 +1,116 @@
+"""Whole builds for the studio's downloads that need more than one part: the print plates
+(3MF), the STEP files and the whole set as a zip. Each is the build itself
+(:func:`stratstone_cad.pipeline.build.build`) into a folder of ``--out`` kept per game and
+printer, so its manifest's cache makes again only what a change changed; one build at a time
+a folder, and its files read before the next starts."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+import threading
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from stratstone_cad.pipeline.build import build
+from stratstone_cad.pipeline.manifest import read_manifest
+from stratstone_cad.studio.settings import Planned
+
+SETS_FOLDER = "sets"
+REPORT = "print-report.md"
+
+
+def slicer_installed() -> bool:
+    return shutil.which("prusa-slicer") is not None
+
+
+class Sets:
+    """The studio's build folders (``out/sets/GAME-PRINTER/``), one build at a time each."""
+
+    def __init__(self, out: Path, jobs: int) -> None:
+        self.root, self.jobs = out / SETS_FOLDER, jobs
+        self.lock = threading.Lock()
+        self.locks: dict[str, threading.Lock] = {}
+
+    def _lock(self, name: str) -> threading.Lock:
+        with self.lock:
+            return self.locks.setdefault(name, threading.Lock())
+
+    def built(self, p: Planned, step: bool, wanted: Any) -> Any:
+        """Build ``p``'s game as ``build GAME --plates [--step] --set ...`` does, then call
+        ``wanted(folder, manifest)`` with the folder locked (the files stay as they are
+        while it reads them) and return what it returns."""
+        name = f"{p.game.name}-{p.printer.name}"
+        folder = self.root / name
+        with self._lock(name):
+            build([p.game.name], p.printer.name, folder, jobs=self.jobs, sets=p.sets, progress=None, plates=True,
+                  slice_plates=slicer_installed(), step=step, on_warning=lambda text: None)
+            return wanted(folder, read_manifest(folder))
+
+    def file(self, p: Planned, file: str) -> bytes | None:
+        """The bytes of ``game/file`` as the build writes it (a 3MF plate or a STEP file),
+        None when its plan makes no such file. The path read is the manifest's own name."""
+        step = file.endswith((".step", ".glb"))
+
+        def read(folder: Path, manifest: dict[str, Any]) -> bytes | None:
+            listed = next((f for f in manifest if f == f"{p.game.name}/{file}"), None)
+            return None if listed is None else (folder / listed).read_bytes()
+
+        return self.built(p, step, read)
+
+    def plate_of(self, p: Planned, file: str) -> dict[str, Any] | None:
+        """The manifest entry of the plate that prints ``game/file`` (with PrusaSlicer's
+        figures when it is installed), None when no plate does."""
+
+        def find(folder: Path, manifest: dict[str, Any]) -> dict[str, Any] | None:
+            plate = (manifest.get(file) or {}).get("plate")
+            return None if not plate else manifest.get(f"{p.game.name}/{plate}.3mf")
+
+        return self.built(p, False, find)
+
+    def zipped(self, p: Planned) -> bytes:
+        """The whole set as a zip: every file the manifest lists for the game (parts, plates,
+        STEP, the set), the print report when sliced, and ``params.toml``."""
+
+        def pack(folder: Path, manifest: dict[str, Any]) -> bytes:
+            buf = io.BytesIO()
+            with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+                for f in sorted(f for f, e in manifest.items() if e.get("game") == p.game.name):
+                    z.writestr(f, (folder / f).read_bytes())
+                if (folder / REPORT).is_file() and slicer_installed():
+                    z.writestr(REPORT, (folder / REPORT).read_bytes())
+                z.writestr("params.toml", params_toml(p))
+            return buf.getvalue()
+
+        return self.built(p, True, pack)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return json.dumps(str(value), ensure_ascii=False)  # a TOML basic string: JSON's escapes are TOML's
+
+
+def params_toml(p: Planned) -> str:
+    """The settings as a ``--params`` file: each changed parameter with its checked value,
+    in its section's table; the printer, which is an option, said in the command."""
+    lines = [f"# stratstone-cad build {p.game.name} --plates --step --printer {p.printer.name} --params params.toml",
+             "# writes the files of this zip, byte for byte"]
+    tables: dict[str, list[str]] = {}
+    for name in sorted(p.sets):
+        prefix, field = name.rsplit(".", 1)
+        tables.setdefault(prefix, []).append(f"{field} = {_toml_value(p.params.section(prefix)[field])}")
+    for prefix, fields in tables.items():
+        lines += ["", f"[{'.'.join(_quoted(k) for k in prefix.split('.'))}]", *fields]
+    return "\n".join(lines) + "\n"
+
+
+def _quoted(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)

@@ -1,0 +1,102 @@
+"""A request's settings: the ``set=NAME=VALUE`` pairs of its query, checked as ``build --set``
+checks them, and the plan they give (:class:`Planned`); and the form of a game's parameters
+as JSON, made from their declarations (:func:`form`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from stratstone_cad.base.params import Printer, Profile, get_printer, load_colours, load_printers, load_profiles, parse_set
+from stratstone_cad.errors import ParameterError
+from stratstone_cad.pipeline.keys import job_key
+from stratstone_cad.printing.jobs import GameAssets, Job
+from stratstone_cad.registry import ParamSet, get_parts, load_params
+
+#: The sections every game's form shows beside its own: the mesh and the print plates.
+SHARED_SECTIONS = ("mesh", "plates")
+#: A unit shown beside a field, from the end of its name.
+UNITS = {"_mm": "mm", "_deg": "°", "_scale": "×", "_fraction": "", "_layers": "layers"}
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One game's checked parameters for some settings, and its plan: the jobs with their
+    cache keys (:func:`~stratstone_cad.pipeline.keys.job_key`, the build's own)."""
+
+    game: GameAssets
+    sets: dict[str, str]
+    printer: Printer
+    params: ParamSet
+    profiles: dict[str, Profile]
+    jobs: list[tuple[Job, str]]
+
+    def job_of(self, file: str) -> tuple[Job, str] | None:
+        """The job that writes ``file`` (``game/name.stl``), with its key; None when no job does."""
+        return next(((j, k) for j, k in self.jobs if any(o.file == file for o in j.outputs)), None)
+
+    @property
+    def files(self) -> list[str]:
+        return [o.file for j, _ in self.jobs for o in j.outputs]
+
+
+def sets_of(pairs: Iterable[str]) -> dict[str, str]:
+    """``["a.b=1", ...]`` from a query's ``set`` values, as ``--set`` takes them; a text
+    parameter that names a file (the terrain's heightmap) is refused: the studio reads no
+    file the request names."""
+    sets = parse_set(list(pairs))
+    for name, value in sets.items():
+        if name.endswith(".heightmap") and value.strip('"') != "":
+            raise ParameterError(f"{name} = {value[:40]!r}: the studio reads no file named by a request; expected \"\"")
+    return sets
+
+
+def plan(game_name: str, sets: dict[str, str], printer_name: str | None) -> Planned:
+    """The plan of ``game_name`` for ``sets`` and the printer; raises ParameterError
+    with the build's own one-line message for a refused value."""
+    game = get_parts([game_name])[0]
+    ps = load_params(None, sets, games=[game.name])
+    printer = get_printer(printer_name)
+    profiles = load_profiles()
+    jobs = game.plan(ps.params_of(game.name), printer, profiles, ps.mesh)
+    return Planned(game, sets, printer, ps, profiles, [(j, job_key(j, ps, profiles)) for j in jobs])
+
+
+def _unit(name: str) -> str:
+    m = re.search(r"_[a-z]+$", name)
+    return UNITS.get(m[0], "") if m else ""
+
+
+def _field(prefix: str, f: dataclasses.Field, value: Any, colours: list[str]) -> dict[str, Any]:
+    """One control's declaration: its dotted name, kind, unit, range or choices, help sentence
+    and the preset's value."""
+    from stratstone_cad.base.params import _describe_expected, _kind
+
+    m = f.metadata
+    kind = _kind(f)
+    choices = list(m["choices"]) if m.get("choices") else (colours if kind == "list" and f.name == "colours" else None)
+    return {"name": f"{prefix}.{f.name}", "kind": kind, "unit": _unit(f.name), "lo": m.get("lo"), "hi": m.get("hi"),
+            "choices": choices, "length": m.get("length"), "help": m["doc"], "expected": _describe_expected(f),
+            "value": value}
+
+
+def form(game_name: str) -> dict[str, Any]:
+    """The form of a game: its sections (its own, then the mesh's and the plates'), each
+    with its fields as :func:`_field` describes them, the printers and the default one, and
+    the plan's files at the preset."""
+    from stratstone_cad.base.params import default_printer
+
+    p = plan(game_name, {}, None)
+    colours = sorted(load_colours())
+    sections = []
+    for prefix in [*p.game.sections, *SHARED_SECTIONS]:
+        values = p.params.section(prefix)
+        cls = type(getattr(p.params, prefix)) if prefix in SHARED_SECTIONS else p.game.sections[prefix]
+        fields = [_field(prefix, f, values[f.name], colours) for f in dataclasses.fields(cls)]
+        sections.append({"name": prefix, "fields": fields})
+    printers = [{"name": n, "title": pr.title} for n, pr in load_printers().items()]
+    return {"game": p.game.name, "title": p.game.title, "sections": sections, "printers": printers,
+            "printer": default_printer(), "files": p.files}

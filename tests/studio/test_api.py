@@ -1,0 +1,185 @@
+"""The studio's API through the ASGI test client (no socket): the forms from the
+declarations, refused values as the CLI's one line, downloads byte for byte the CLI
+build's files, 404 for names no plan makes, the guard against other sites, a part made
+once however many ask, the previews capped, a client's newer change superseding its
+queued one, and params.toml reproducing the settings."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures as cf
+import dataclasses
+import hashlib
+import subprocess
+import sys
+import threading
+import warnings
+from pathlib import Path
+
+import httpx
+import pytest
+
+with warnings.catch_warnings():  # Starlette 1 would rather have httpx2, which is not on PyPI's stable line yet
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
+
+from stratstone_cad.errors import ParameterError
+from stratstone_cad.pipeline.build import run_job
+from stratstone_cad.registry import SCHEMA, load_params
+from stratstone_cad.studio.app import Studio, app
+from stratstone_cad.studio.parts import Parts
+from stratstone_cad.studio.sets import Sets, params_toml
+from stratstone_cad.studio.settings import plan
+
+GEM = "sage-stones/gem-red.stl"
+SETS = ["sage-stones.gem.height_mm=7"]
+
+
+@pytest.fixture(scope="module")
+def studio(tmp_path_factory: pytest.TempPathFactory) -> Studio:
+    out = tmp_path_factory.mktemp("studio")
+    pool = cf.ThreadPoolExecutor(1)  # the build's run_job, here in a thread: the server runs it in the build's workers
+    yield Studio(out, Parts(out, pool, run_job), Sets(out, 1))
+    pool.shutdown(cancel_futures=True)
+
+
+@pytest.fixture(scope="module")
+def client(studio: Studio) -> TestClient:
+    return TestClient(app(studio))
+
+
+@pytest.fixture(scope="module")
+def cli_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The CLI's build of Sage Stones with the tests' setting (4 s)."""
+    out = tmp_path_factory.mktemp("cli")
+    subprocess.run([sys.executable, "-m", "stratstone_cad", "build", "sage-stones", "--out", str(out), "--quiet",
+                    *[x for s in SETS for x in ("--set", s)]], check=True)
+    return out
+
+
+def query(*sets: str) -> str:
+    return "&".join(f"set={s}" for s in sets)
+
+
+def test_the_form_lists_every_parameter_of_the_game_as_declared(client: TestClient) -> None:
+    form = client.get("/api/form/sage-stones").json()
+    fields = {f["name"]: f for s in form["sections"] for f in s["fields"]}
+    declared = {f"{p}.{f.name}" for p, cls in SCHEMA.items() if p.split(".")[0] in ("sage-stones", "mesh", "plates")
+                for f in dataclasses.fields(cls)}
+    assert set(fields) == declared
+    assert fields["sage-stones.gem.height_mm"] == {
+        "name": "sage-stones.gem.height_mm", "kind": "float", "unit": "mm", "lo": 3, "hi": 20, "choices": None,
+        "length": None, "help": "height of a printed gem, snapped to the piece profile's layers",
+        "expected": "a number from 3 to 20", "value": 6.0}
+    assert fields["sage-stones.gem.marks"]["choices"][:3] == ["ring", "cross", "bars"]
+    assert fields["sage-stones.gem.mark"]["kind"] == "bool"
+    assert [s["name"] for s in form["sections"]][-2:] == ["mesh", "plates"]
+
+
+def test_a_refused_value_is_400_with_the_clis_one_line(client: TestClient) -> None:
+    with pytest.raises(ParameterError) as cli:
+        load_params(None, {"sage-stones.gem.height_mm": "99"})
+    r = client.get(f"/download/sage-stones/gem-red.stl?{query('sage-stones.gem.height_mm=99')}")
+    assert (r.status_code, r.headers["content-type"].split(";")[0], r.text) == (400, "text/plain", str(cli.value))
+    r = client.get(f"/api/part/sage-stones/gem-red.stl?{query('sage-stones.gem.height_mm')}")
+    assert r.status_code == 400 and r.text.startswith("--set 'sage-stones.gem.height_mm': expected NAME=VALUE")
+    r = client.get(f"/api/check/terrain?{query('terrain.board.heightmap=/etc/passwd')}")
+    assert r.status_code == 400 and "reads no file" in r.text
+
+
+def test_a_downloaded_stl_is_the_cli_builds_file_byte_for_byte(client: TestClient, cli_build: Path) -> None:
+    r = client.get(f"/download/{GEM}?{query(*SETS)}")
+    assert r.status_code == 200
+    assert hashlib.sha256(r.content).hexdigest() == hashlib.sha256((cli_build / GEM).read_bytes()).hexdigest()
+    preset = client.get(f"/download/{GEM}")
+    assert preset.status_code == 200 and preset.content != r.content  # the setting reached the part
+
+
+@pytest.mark.parametrize("name", ["board.3mfx", "..%2F..%2Fetc%2Fpasswd", "gem-purple.stl", "stone-red-01.stl",
+                                  "gem-red.step.stl", "manifest.json", "notes.step"])
+def test_a_file_no_plan_makes_is_404(client: TestClient, name: str) -> None:
+    r = client.get(f"/download/sage-stones/{name}")
+    assert r.status_code == 404, r.text
+
+
+@pytest.mark.parametrize("headers, status", [
+    ({"host": "evil.example:80"}, 403),  # DNS rebinding: another name for this address
+    ({"origin": "http://evil.example"}, 403),
+    ({"sec-fetch-site": "cross-site"}, 403),
+    ({"sec-fetch-site": "same-origin", "origin": "http://testserver"}, 200),
+])
+def test_requests_of_another_sites_page_are_refused(client: TestClient, headers: dict[str, str], status: int) -> None:
+    assert client.get("/api/games", headers=headers).status_code == status
+
+
+def test_a_state_changing_method_is_refused(client: TestClient) -> None:
+    assert client.post("/api/games").status_code == 405
+    assert client.delete(f"/download/{GEM}").status_code == 405
+
+
+def test_two_requests_for_one_part_make_it_once(studio: Studio) -> None:
+    before = studio.parts.made_count
+
+    async def both() -> list[httpx.Response]:
+        transport = httpx.ASGITransport(app=app(studio))
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+            url = f"/api/part/sage-stones/gem-blue.stl?{query('sage-stones.gem.height_mm=6.5')}"
+            return await asyncio.gather(c.get(url + "&client=a"), c.get(url + "&client=b"))
+
+    a, b = asyncio.run(both())
+    assert a.status_code == b.status_code == 200
+    assert a.json()["sha256"] == b.json()["sha256"]
+    assert studio.parts.made_count == before + 1
+
+
+def test_previews_kept_in_memory_are_capped(tmp_path: Path) -> None:
+    pool = cf.ThreadPoolExecutor(1)
+    studio = Studio(tmp_path, Parts(tmp_path, pool, run_job, kept=2), Sets(tmp_path, 1))
+    c = TestClient(app(studio))
+    urls = [c.get(f"/api/part/sage-stones/gem-{colour}.stl").json()["preview"] for colour in ("red", "blue", "green")]
+    assert len(studio.parts.previews) == 2
+    assert c.get(urls[0]).status_code == 404
+    page = c.get(urls[2])
+    assert page.status_code == 200 and "StratstonePlayer.start()" in page.text
+    pool.shutdown()
+
+
+def test_a_newer_change_supersedes_the_clients_queued_one(tmp_path: Path) -> None:
+    """One worker, busy; client c asks for part A, then for part B: A is never made."""
+    gate, made = threading.Event(), []
+
+    def run(job, mesh, profiles, folder, key):  # the build's run_job's signature
+        gate.wait(10)
+        made.append(job.id)
+        return run_job(job, mesh, profiles, folder, key)
+
+    pool = cf.ThreadPoolExecutor(1)
+    parts = Parts(tmp_path, pool, run)
+    busy = plan("sage-stones", {}, None)
+    jobs = {j.id: (j, k) for j, k in busy.jobs}
+
+    async def go() -> None:
+        blocker = asyncio.ensure_future(parts.made(jobs["sage-stones/gem-red"][0], busy, jobs["sage-stones/gem-red"][1], "x"))
+        await asyncio.sleep(0.05)
+        first = asyncio.ensure_future(parts.made(jobs["sage-stones/gem-blue"][0], busy, jobs["sage-stones/gem-blue"][1], "c"))
+        await asyncio.sleep(0.05)
+        second = asyncio.ensure_future(parts.made(jobs["sage-stones/gem-green"][0], busy, jobs["sage-stones/gem-green"][1], "c"))
+        await asyncio.sleep(0.05)
+        gate.set()
+        await asyncio.gather(blocker, second)
+        with pytest.raises((cf.CancelledError, asyncio.CancelledError)):
+            await first
+
+    asyncio.run(go())
+    pool.shutdown()
+    assert made == ["sage-stones/gem-red", "sage-stones/gem-green"]
+
+
+def test_params_toml_gives_the_same_parts_to_build_params(tmp_path: Path) -> None:
+    sets = {"sage-stones.gem.height_mm": "7.25", "sage-stones.gem.marks": "dot,ring,bars,cross,triangle,dots",
+            "sage-stones.gem.mark": "false", "plates.seam": "aligned"}
+    p = plan("sage-stones", sets, None)
+    (tmp_path / "params.toml").write_text(params_toml(p), encoding="utf-8")
+    again = plan("sage-stones", {}, None)
+    from_file = load_params(tmp_path / "params.toml", None, games=["sage-stones"])
+    assert from_file == p.params and from_file != again.params
