@@ -13,9 +13,9 @@ from typing import Any
 
 from stratstone_cad.errors import UserError, printable
 from stratstone_cad.registry import FACTS
+from stratstone_cad.viewer import DEFAULT_SIZE
 
 PROG = "stratstone-cad"
-DEFAULT_SIZE = (1280, 720)  # an image's size when --size is not given
 
 
 def warn(message: str) -> None:

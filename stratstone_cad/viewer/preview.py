@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from stratstone_cad.errors import UserError
+from stratstone_cad.viewer import DEFAULT_SIZE
 from stratstone_cad.viewer.assets import Asset, asset_mesh
 from stratstone_cad.viewer.writer import Progress, check_frames, check_target, publish
 
@@ -188,7 +189,7 @@ def project(p: Any, point: Sequence[float]) -> tuple[int, int]:
 
 
 def render_still(assets: Sequence[Asset], out: Path,
-                 size: tuple[int, int] = (1280, 720)) -> list[tuple[PlacedAsset, tuple[int, int]]]:
+                 size: tuple[int, int] = DEFAULT_SIZE) -> list[tuple[PlacedAsset, tuple[int, int]]]:
     """A PNG of the assets; returns each placed asset with the pixel its top's centre shows at.
     The target is checked before anything is rendered and written as every export is
     (:func:`~stratstone_cad.viewer.writer.publish`: through a link, with the umask)."""

@@ -39,6 +39,7 @@ from stratstone_cad.base.fileio import (
     write_target,
 )
 from stratstone_cad.errors import ParameterError, UserError
+from stratstone_cad.viewer import DEFAULT_SIZE
 
 __all__ = ["GIF_FPS", "GIF_PIXELS", "Progress", "check_frames", "check_target", "publish"]
 
@@ -63,7 +64,7 @@ def _expected(kinds: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
-def check_target(out: Path, kinds: Sequence[str], size: tuple[int, int] = (1280, 720), flag: str = "--out") -> str:
+def check_target(out: Path, kinds: Sequence[str], size: tuple[int, int] = DEFAULT_SIZE, flag: str = "--out") -> str:
     """The kind of an output target, one of ``kinds`` (``.gif``, ``.mp4``, ``.png``, and
     ``dir``: a new folder for PNG frames, a name without a suffix where nothing is yet),
     refused in one line before anything is rendered: a name too long for its temporary,

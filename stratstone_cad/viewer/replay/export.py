@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from stratstone_cad.errors import ParameterError, printable
-from stratstone_cad.viewer import writer
+from stratstone_cad.viewer import DEFAULT_SIZE, writer
 from stratstone_cad.viewer.replay.loading import GameOnTable, Plies
 from stratstone_cad.viewer.replay.scene import COLOUR_MODES, STILL_SCALE, Scene
 from stratstone_cad.viewer.review_strip import paint_strip, strip_height
@@ -39,14 +39,14 @@ def _frames(per_ply: int, first: int, last: int) -> Iterator[tuple[int, float]]:
 HOLD_S = 1.5
 
 
-def check_out(out: Path, size: tuple[int, int] = (1280, 720)) -> str:
+def check_out(out: Path, size: tuple[int, int] = DEFAULT_SIZE) -> str:
     """The kind of an export target, refused in one line before anything is rendered:
     ``.gif``, ``.mp4``, ``.png`` or ``dir`` (a new folder for PNG frames: a name without a
     suffix where nothing is yet)."""
     return writer.check_target(out, OUT_KINDS, size)
 
 
-def export(rep: GameOnTable, out: Path, *, size: tuple[int, int] = (1280, 720), fps: int = 10, per_ply: int = 10,
+def export(rep: GameOnTable, out: Path, *, size: tuple[int, int] = DEFAULT_SIZE, fps: int = 10, per_ply: int = 10,
            ply: int | None = None, plies: tuple[int, int] | None = None, progress: Progress | None = None,
            colours: str = "levels", reach: bool = False, hold_s: float = HOLD_S) -> int:
     """Write the replay (or the position after ``ply`` as a PNG; ``plies``: only plies
