@@ -7,6 +7,11 @@ until it is changed, as argparse's usage errors do), 1 for a :class:`BuildError`
 input is fine, the run was not: running it again may succeed).
 """
 
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+
 
 class BuildError(Exception):
     """A build that cannot go on for a reason outside the user's input: a worker process
@@ -61,6 +66,30 @@ def printable(text: str) -> str:
         else:
             out.append(ch.encode("unicode_escape").decode("ascii"))
     return "".join(out)
+
+
+def short_repr(value: object, limit: int = 40) -> str:
+    """``repr`` of a value for a one-line message, its control characters escaped: a text
+    longer than ``limit`` is cut there and its length said (``'abc'... (5000 characters)``),
+    another value's ``repr`` is cut to ``limit`` characters ending in ``...``."""
+    if isinstance(value, str):
+        return printable(repr(value[:limit])) + (f"... ({len(value)} characters)" if len(value) > limit else "")
+    try:
+        r = printable(repr(value))
+    except (RecursionError, ValueError):  # a list nested thousands deep, an int of 5000 digits
+        r = f"<{type(value).__name__}>"
+    return r if len(r) <= limit else r[: limit - 3] + "..."
+
+
+def did_you_mean(value: str, choices: Iterable[str], cutoff: float = 0.6) -> str:
+    """`` (did you mean 'x'?)`` for the choice closest to ``value``, or nothing when none is close."""
+    close = difflib.get_close_matches(value, list(choices), n=1, cutoff=cutoff)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def listed(items: Sequence[str], last: str) -> str:
+    """``a, b and c`` (``last`` is "and" or "or")."""
+    return f"{', '.join(items[:-1])} {last} {items[-1]}" if len(items) > 1 else "".join(items)
 
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:

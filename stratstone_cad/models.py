@@ -42,7 +42,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from stratstone_cad.base.params import get_printer, load_colours, load_profiles
+from stratstone_cad.base.params import NO_PRINTER, get_printer, load_colours, load_profiles, rgb
 from stratstone_cad.errors import GameError, ParameterError, UserError
 from stratstone_cad.printing.jobs import Job, Output, solid_maker
 from stratstone_cad.registry import get_game, get_parts, load_params
@@ -55,9 +55,6 @@ __all__ = ["ModelError", "assembly", "names", "part", "set_layout"]
 #: The sets' glTF files are meshed this finely (mm, radians): for the eye, not the printer.
 GLB_TOLERANCE_MM = 0.1
 GLB_ANGULAR_TOLERANCE_RAD = 0.2
-
-#: The bed of no printer: a plan for it cuts no board into tiles.
-_NO_BED_MM = 1e6
 
 
 class ModelError(ParameterError):
@@ -147,9 +144,7 @@ def _printer(printer: str | None) -> Any:
     _name_or_none(printer, "printer", "a printer's name such as prusa-mini (stratstone-cad list names them), or None "
                                       "for the parts whole")
     if printer is None:
-        p = get_printer(None)
-        return dataclasses.replace(p, name="none", title="no printer: parts whole", bed_x_mm=_NO_BED_MM,
-                                   bed_y_mm=_NO_BED_MM, margin_mm=0.0)
+        return NO_PRINTER
     try:
         return get_printer(printer)
     except ParameterError as e:
@@ -330,7 +325,7 @@ def build_assembly(g: Any, params: Any, jobs: list[Job], solids: Mapping[str, cq
     colour: dict[str, cq.Color] = {}
     for p in set_layout(g, params, jobs, bounds, load_colours()):
         if p.colour not in colour:
-            colour[p.colour] = cq.Color(*(int(p.colour[i:i + 2], 16) / 255 for i in (1, 3, 5)))
+            colour[p.colour] = cq.Color(*(c / 255 for c in rgb(p.colour)))
         assy.add(solids[p.output.file], name=p.name, loc=cq.Location(cq.Vector(*p.at)), color=colour[p.colour])
     return assy
 

@@ -18,14 +18,13 @@ its sections say together.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import importlib
 from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from stratstone_cad.errors import ParameterError
+from stratstone_cad.errors import ParameterError, did_you_mean, short_repr
 
 if TYPE_CHECKING:
     from stratstone_cad.base.params import MeshParams, Params, PlateParams
@@ -114,9 +113,8 @@ def get_parts(names: list[str] | None) -> list[GameAssets]:
     out = []
     for n in names:
         if n not in _all_parts():
-            close = difflib.get_close_matches(n, list(_all_parts()), n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise ParameterError(f"game {n!r}: unknown, expected one of {', '.join(_all_parts())}{hint}")
+            raise ParameterError(f"game {short_repr(n)}: unknown, expected one of {', '.join(_all_parts())}"
+                                 f"{did_you_mean(n, _all_parts())}")
         if _all_parts()[n] not in out:
             out.append(_all_parts()[n])
     return out

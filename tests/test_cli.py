@@ -45,7 +45,7 @@ def test_list_shows_parameters_defaults_units_and_printers():
 @pytest.mark.parametrize(("args", "message"), [
     (["build", "--set", "stratstone.stone.height_mm=99"],
      "stratstone.stone.height_mm = 99: expected a number from 3 to 25"),
-    (["build", "--set", "stratstone.stone.heigth_mm=9"], "did you mean stratstone.stone.height_mm?"),
+    (["build", "--set", "stratstone.stone.heigth_mm=9"], "(did you mean 'stratstone.stone.height_mm'?)"),
     (["build", "--printer", "prusa-mk5"], "printer 'prusa-mk5': unknown, expected one of"),
     (["build", "stratstonee"],
      f"game 'stratstonee': unknown, expected one of {', '.join(FACTS)} (did you mean 'stratstone'?)"),

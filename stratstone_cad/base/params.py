@@ -19,7 +19,6 @@ rejected with the closest valid name.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import math
 import re
 import tomllib
@@ -28,7 +27,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from stratstone_cad.base.fileio import read_user_file
-from stratstone_cad.errors import ParameterError
+from stratstone_cad.errors import ParameterError, did_you_mean, short_repr
 
 #: The shared presets (printers, print profiles, plates, mesh tolerance, colours), package data.
 PRESETS_DIR = Path(__file__).resolve().parent / "presets"
@@ -156,7 +155,7 @@ def _show(value: Any) -> str:
     text to :data:`SHOW_CHARS` characters, a whole number of more than 18 digits by its
     length (``str()`` of a 5000-digit int even raises)."""
     if isinstance(value, str):
-        return show_text(value)
+        return short_repr(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):  # as given: the shortest text that reads back as this number
@@ -170,13 +169,6 @@ def _show(value: Any) -> str:
     if isinstance(value, dict):
         return "a table" if value else "an empty table"
     return str(value)
-
-
-def show_text(text: str) -> str:
-    """``repr(text)``, cut to :data:`SHOW_CHARS` characters with the full length said."""
-    if len(text) <= SHOW_CHARS:
-        return repr(text)
-    return f"{text[:SHOW_CHARS]!r}... ({len(text)} characters)"
 
 
 def _coerce(f: dataclasses.Field, value: Any, name: str) -> Any:
@@ -245,7 +237,7 @@ def parse_text_value(f: dataclasses.Field, text: str, name: str) -> Any:
             return True
         if low in ("false", "no", "off", "0"):
             return False
-        raise ParameterError(f"{name} = {show_text(t)}: expected true or false")
+        raise ParameterError(f"{name} = {short_repr(t)}: expected true or false")
     if kind == "str":
         return t
     if kind == "list":
@@ -253,12 +245,12 @@ def parse_text_value(f: dataclasses.Field, text: str, name: str) -> Any:
             return _parse_array(t, name)
         names = [p.strip() for p in t.split(",")]
         if not all(names):
-            raise ParameterError(f"{name} = {show_text(t)}: expected names separated by commas, with none empty")
+            raise ParameterError(f"{name} = {short_repr(t)}: expected names separated by commas, with none empty")
         return names
     # One number grammar for every input, the integer flags' and TOML's: ASCII digits, no
     # underscores (``int()`` and ``float()`` would also take ``1_0`` and other scripts' digits).
     if not re.fullmatch(INTEGER_TEXT if kind == "int" else NUMBER_TEXT, t):
-        raise ParameterError(f"{name} = {show_text(t)}: expected {_describe_expected(f)}")
+        raise ParameterError(f"{name} = {short_repr(t)}: expected {_describe_expected(f)}")
     return int(t) if kind == "int" else float(t)
 
 
@@ -274,7 +266,7 @@ def _parse_array(text: str, name: str) -> list[Any]:
     except (tomllib.TOMLDecodeError, RecursionError):
         table = None
     if table is None or list(table) != ["v"] or not isinstance(table["v"], list):  # "[1] \n w = 2" is two keys
-        raise ParameterError(f"{name} = {show_text(text)}: expected {LIST_FORMS}")
+        raise ParameterError(f"{name} = {short_repr(text)}: expected {LIST_FORMS}")
     return table["v"]
 
 
@@ -337,6 +329,11 @@ class Printer:
         return (self.bed_x_mm - 2 * self.margin_mm, self.bed_y_mm - 2 * self.margin_mm)
 
 
+#: A bed that holds anything whole: a plan for it cuts no board into tiles and refuses no
+#: part for its size. The viewer's previews use it, and ``models`` for ``printer=None``.
+NO_PRINTER = Printer("none", "no printer: parts whole", 1e6, 1e6, 0.0, 1e6)
+
+
 @dataclass(frozen=True)
 class Profile:
     """A print profile: where the slicer puts layer boundaries."""
@@ -391,7 +388,7 @@ def get_printer(name: str | None, presets_dir: Path = PRESETS_DIR) -> Printer:
     printers = load_printers(presets_dir)
     name = default_printer(presets_dir) if name is None else name
     if name not in printers:
-        raise ParameterError(f"printer {show_text(name)}: unknown, expected {_one_of(name, printers)}")
+        raise ParameterError(f"printer {short_repr(name)}: unknown, expected {_one_of(name, printers)}")
     return printers[name]
 
 
@@ -405,9 +402,7 @@ def load_profiles(presets_dir: Path = PRESETS_DIR) -> dict[str, Profile]:
 
 def _one_of(value: str, names: Any) -> str:
     names = sorted(names)
-    close = difflib.get_close_matches(value, names, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return "one of " + ", ".join(names) + hint
+    return "one of " + ", ".join(names) + did_you_mean(value, names)
 
 
 # --------------------------------------------------------------------------- overrides
@@ -421,7 +416,7 @@ def parse_set(items: list[str]) -> dict[str, str]:
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
-            raise ParameterError(f"--set {show_text(item)}: expected NAME=VALUE, e.g. stratstone.stone.height_mm=9")
+            raise ParameterError(f"--set {short_repr(item)}: expected NAME=VALUE, e.g. stratstone.stone.height_mm=9")
         out[name.strip()] = value
     return out
 
@@ -446,9 +441,7 @@ def resolve(
 
     def put(key: str, value: Any, source: str, from_text: bool) -> None:
         if key not in fields:
-            close = difflib.get_close_matches(key, list(fields), n=1, cutoff=0.5)
-            hint = f"; did you mean {close[0]}?" if close else ""
-            raise ParameterError(f"unknown parameter {show_text(key)} in {source}{hint}")
+            raise ParameterError(f"unknown parameter {short_repr(key)} in {source}{did_you_mean(key, fields, cutoff=0.5)}")
         prefix, f = fields[key]
         if from_text:
             value = parse_text_value(f, value, key)
@@ -539,6 +532,11 @@ class Colour:
 
     name: str
     srgb: str
+
+
+def rgb(srgb: str) -> tuple[int, int, int]:
+    """``#RRGGBB`` as its red, green and blue, each 0-255."""
+    return int(srgb[1:3], 16), int(srgb[3:5], 16), int(srgb[5:7], 16)
 
 
 BOARD_COLOUR = "board"  # the colours.toml entry of a part without a colour

@@ -11,7 +11,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from stratstone_cad.errors import UserError, printable
+from stratstone_cad.errors import UserError, printable, short_repr
 from stratstone_cad.registry import FACTS
 from stratstone_cad.viewer import DEFAULT_SIZE
 
@@ -21,11 +21,6 @@ PROG = "stratstone-cad"
 def warn(message: str) -> None:
     """A warning on standard error, one line."""
     print(f"{PROG}: warning: {printable(message)}", file=sys.stderr)
-
-
-def listed(items: list[str], last: str) -> str:
-    """``a, b and c`` (``last`` is "and" or "or")."""
-    return f"{', '.join(items[:-1])} {last} {items[-1]}" if len(items) > 1 else "".join(items)
 
 
 def map_games() -> list[ModuleType]:
@@ -83,7 +78,7 @@ def file_path(text: str) -> Path:
     """A path where a file is expected (read or written): not empty, not a folder's path."""
     path = path_arg(text)
     if _folder_ending(text):
-        raise argparse.ArgumentTypeError(f"{printable(repr(text))}: a folder's path (it ends in "
+        raise argparse.ArgumentTypeError(f"{short_repr(text, 200)}: a folder's path (it ends in "
                                          f"{_folder_ending(text)!r}), expected a file name")
     return path
 
@@ -93,7 +88,7 @@ def file_or_folder(text: str) -> Path:
     a folder's path with a file's suffix is refused: it would be written as the file."""
     path = path_arg(text)
     if _folder_ending(text) and path.suffix:
-        raise argparse.ArgumentTypeError(f"{printable(repr(text))}: a folder's path (it ends in "
+        raise argparse.ArgumentTypeError(f"{short_repr(text, 200)}: a folder's path (it ends in "
                                          f"{_folder_ending(text)!r}) with a file's suffix, expected FILE.gif, "
                                          "FILE.mp4, FILE.png or a new folder (a name without a suffix)")
     return path
@@ -103,7 +98,7 @@ def integer(text: str) -> int:
     """A whole number written with the digits 0-9 only (``int()`` would also take ``1_0``
     and other scripts' digits, which nobody means)."""
     if not re.fullmatch(r"-?[0-9]{1,30}", text.strip()):
-        raise argparse.ArgumentTypeError(f"expected a whole number in the digits 0-9, got {printable(repr(text))}")
+        raise argparse.ArgumentTypeError(f"expected a whole number in the digits 0-9, got {short_repr(text, 200)}")
     return int(text)
 
 
@@ -123,7 +118,7 @@ def size_arg(text: str | None) -> tuple[int, int]:
         return DEFAULT_SIZE
     m = re.fullmatch(r"([0-9]{2,5})x([0-9]{2,5})", text.strip())
     if not m or not (64 <= int(m[1]) <= 7680 and 64 <= int(m[2]) <= 4320):
-        raise UserError(f"--size {printable(repr(text))[:40]}: expected WIDTHxHEIGHT in pixels, each from 64 to "
+        raise UserError(f"--size {short_repr(text)}: expected WIDTHxHEIGHT in pixels, each from 64 to "
                         "7680 x 4320, e.g. 1280x720")
     return int(m[1]), int(m[2])
 

@@ -12,7 +12,6 @@ from stratstone_cad.cli.args import (
     add_map_flag,
     file_path,
     integer,
-    listed,
     map_args,
     map_choices,
     map_games,
@@ -20,7 +19,7 @@ from stratstone_cad.cli.args import (
     setup_arg,
     warn,
 )
-from stratstone_cad.errors import UserError, printable
+from stratstone_cad.errors import UserError, listed, printable
 from stratstone_cad.registry import FACTS, get_game
 
 

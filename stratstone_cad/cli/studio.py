@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from stratstone_cad.cli.args import integer, listed, path_arg
-from stratstone_cad.errors import UserError
+from stratstone_cad.cli.args import integer, path_arg
+from stratstone_cad.errors import UserError, listed
 from stratstone_cad.registry import FACTS
 
 

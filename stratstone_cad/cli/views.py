@@ -16,7 +16,7 @@ from stratstone_cad.cli.args import (
     integer,
     size_arg,
 )
-from stratstone_cad.errors import UserError, counted, printable
+from stratstone_cad.errors import UserError, counted, printable, short_repr
 
 
 def add_preview(sub: Any) -> None:
@@ -148,7 +148,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.plies is not None:
         m = re.fullmatch(r"([0-9]{1,7})-([0-9]{1,7})", args.plies.strip())
         if not m or kind in (None, ".png", *replay.SHARED):
-            raise UserError(f"--plies {printable(repr(args.plies))[:40]}: expected FIRST-LAST such as 10-20, with --out "
+            raise UserError(f"--plies {short_repr(args.plies)}: expected FIRST-LAST such as 10-20, with --out "
                             "FILE.gif, FILE.mp4 or a folder")
         plies = (int(m[1]), int(m[2]))
     if args.puzzle is not None:
@@ -177,7 +177,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return 0
     hold = replay.HOLD_S if args.hold is None else args.hold
     if args.hold is not None and (kind not in (".gif", ".mp4") or not 0 <= args.hold <= 60):
-        raise UserError(f"--hold {printable(repr(args.hold))[:40]}: expected 0 to 60 seconds, with --out FILE.gif or FILE.mp4")
+        raise UserError(f"--hold {short_repr(args.hold)}: expected 0 to 60 seconds, with --out FILE.gif or FILE.mp4")
     n = replay.export(rep, args.out, size=size, fps=args.fps, per_ply=args.frames_per_ply, ply=args.ply, plies=plies,
                       colours=args.colours, reach=bool(args.reach), hold_s=hold)
     what = f"the position after ply {rep.count if args.ply is None else args.ply}" if kind == ".png" else counted(n, "frame")

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from stratstone_cad.errors import GameError, IllegalMoveError, MoveParseError
+from stratstone_cad.errors import GameError, IllegalMoveError, MoveParseError, short_repr
 
 __all__ = [
     "DRAW_AGREED",
@@ -116,15 +116,6 @@ def square_cell(text: str, index: Mapping[str, int], cols: int, expected: str) -
     if i is None:
         raise SquareError(f"{short_repr(text)} is not a square (expected {expected})")
     return i % cols, i // cols
-
-
-def short_repr(text: object, limit: int = 40) -> str:
-    """``repr`` of a value, cut to ``limit`` characters so messages stay one short line."""
-    try:
-        r = repr(text)
-    except (RecursionError, ValueError):  # a list nested thousands deep, an int of 5000 digits
-        r = f"<{type(text).__name__}>"
-    return r if len(r) <= limit else r[: limit - 3] + "..."
 
 
 # --------------------------------------------------------------------------- results

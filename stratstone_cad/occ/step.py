@@ -119,7 +119,7 @@ from OCP.XCAFDoc import XCAFDoc_DocumentTool, XCAFDoc_ShapeTool
 from OCP.XCAFPrs import XCAFPrs_DocumentExplorer, XCAFPrs_DocumentExplorerFlags_OnlyLeafNodes
 from OCP.XSControl import XSControl_WorkSession
 
-from stratstone_cad.errors import GeometryError, ParameterError, printable
+from stratstone_cad.errors import GeometryError, ParameterError, short_repr
 from stratstone_cad.occ.tessellate import mesh_in_place
 
 TIME_STAMP = "1970-01-01T00:00:00"
@@ -161,7 +161,7 @@ def step_name(name: str, what: str = "STEP product name") -> str:
     strings without escapes, which OpenCascade cannot write), else a ParameterError."""
     if not _ASCII.fullmatch(name):
         bad = next(ch for ch in name if not _ASCII.fullmatch(ch))
-        raise ParameterError(f"{what} {printable(repr(name))}: character {printable(repr(bad))} "
+        raise ParameterError(f"{what} {short_repr(name, 200)}: character {short_repr(bad, 200)} "
                              "cannot be written in STEP, expected printable ASCII")
     return name
 
@@ -169,7 +169,7 @@ def step_name(name: str, what: str = "STEP product name") -> str:
 def _names(assy: cq.Assembly) -> None:
     """Refuse the names in ``assy`` that cannot be written, or would differ each time."""
     for _, node in assy.traverse():
-        what = "assembly" if node is assy else f"assembly {printable(repr(assy.name))} part"
+        what = "assembly" if node is assy else f"assembly {short_repr(assy.name, 200)} part"
         if _UUID.fullmatch(node.name):
             raise ParameterError(f"{what} {node.name!r}: the name was made up by CadQuery (a random "
                                  "UUID), expected a name given to cadquery.Assembly or Assembly.add")
@@ -249,7 +249,7 @@ def _check_magic(data: bytes, what: str) -> None:
     if not data.lstrip().startswith(b"ISO-10303-21;"):
         head = data.lstrip()[:20].decode("latin-1")
         raise GeometryError(f"{what}: not a STEP file ({len(data)} bytes starting "
-                            f"{printable(repr(head))}), expected 'ISO-10303-21;' first")
+                            f"{short_repr(head, 200)}), expected 'ISO-10303-21;' first")
 
 
 def read_step(data: bytes, what: str = "STEP data") -> cq.Shape:

@@ -31,6 +31,7 @@ from typing import Any, TextIO
 
 from stratstone_cad.base.fileio import atomic_write_all, describe_os_error, ensure_writable_dir, sweep_temporary, write_target
 from stratstone_cad.base.params import MeshParams, Profile, get_printer, load_colours, load_profiles
+from stratstone_cad.base.progress import ProgressBar
 from stratstone_cad.errors import GeometryError, OutputError, UserError
 from stratstone_cad.models import cad_files_job
 from stratstone_cad.pipeline.build_report import BuildReport
@@ -44,7 +45,6 @@ from stratstone_cad.pipeline.plate_phase import (
     sweep_unlisted_plates,
     write_print_report,
 )
-from stratstone_cad.pipeline.progress_bar import ProgressBar
 from stratstone_cad.pipeline.scheduler import despite_stops, drain, run_all, start_fork_server
 from stratstone_cad.pipeline.scratch import build_scratch
 from stratstone_cad.printing.jobs import GameAssets, Job, Output

@@ -21,10 +21,10 @@ from stratstone_cad import __version__
 from stratstone_cad.base.codeprint import code_fingerprint
 from stratstone_cad.base.fileio import atomic_write, describe_os_error, write_target
 from stratstone_cad.base.params import Profile
+from stratstone_cad.base.progress import ProgressBar
 from stratstone_cad.errors import BuildError, OutputError
 from stratstone_cad.pipeline.build_report import BuildReport
 from stratstone_cad.pipeline.manifest import read_manifest, sha256_file, write_manifest
-from stratstone_cad.pipeline.progress_bar import ProgressBar
 from stratstone_cad.printing.jobs import GameAssets, Job
 from stratstone_cad.registry import ParamSet
 

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stratstone_cad.base.params import MeshParams, Profile
+from stratstone_cad.base.progress import ProgressBar
 from stratstone_cad.errors import BuildError, UserError
 from stratstone_cad.pipeline.keys import WRITER_MODULES, _kernel_free
-from stratstone_cad.pipeline.progress_bar import ProgressBar
 from stratstone_cad.printing.jobs import Job
 from stratstone_cad.registry import PARTS
 

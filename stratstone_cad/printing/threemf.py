@@ -24,6 +24,7 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
+from stratstone_cad.base.params import rgb
 from stratstone_cad.printing.checks import Mesh, first_use_numbering
 from stratstone_cad.printing.slicer_settings import (
     CURA_NS,
@@ -112,7 +113,7 @@ def plate_3mf(plate_name: str, objects: Sequence[PlateObject], settings: PlateSe
         raise ValueError(f"{plate_name}: colours {missing} are not among the plate's filaments")
     index = {}
     for c in names:
-        r, g, b = (int(srgb[c][i:i + 2], 16) for i in (1, 3, 5))
+        r, g, b = rgb(srgb[c])
         index[c] = materials.AddMaterial(c, w.RGBAToColor(r, g, b, 255))
     cura = cura_settings(settings)
     described = object_settings(objects, settings)

@@ -14,7 +14,6 @@ finite coordinates): a damaged one is made again and replaced, never trusted.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import importlib
 import io
@@ -32,8 +31,16 @@ import numpy as np
 
 from stratstone_cad.base.fileio import Staged, new_file_mode, sweep_temporary
 from stratstone_cad.base.memo import cache_root
-from stratstone_cad.base.params import Colour, MeshParams, Printer, Profile, display_colour, load_colours, load_profiles
-from stratstone_cad.errors import ParameterError
+from stratstone_cad.base.params import (
+    NO_PRINTER,
+    Colour,
+    MeshParams,
+    Profile,
+    display_colour,
+    load_colours,
+    load_profiles,
+)
+from stratstone_cad.errors import ParameterError, did_you_mean
 from stratstone_cad.pipeline.keys import job_key
 from stratstone_cad.printing.checks import Mesh
 from stratstone_cad.printing.jobs import GameAssets, Job, Output
@@ -43,8 +50,6 @@ __all__ = ["PREVIEW_MESH", "Asset", "asset_mesh", "game_assets", "list_assets", 
 
 #: The viewer's tessellation: 0.1 mm from the surface and 8 degrees a facet (the build: 0.05 mm, 2.5 degrees).
 PREVIEW_MESH = MeshParams(tolerance_mm=0.1, angular_tolerance_deg=8.0)
-#: A bed that holds any board whole: the viewer never shows tiles.
-ANY_BED = Printer("viewer", "any bed", 1e6, 1e6, 0.0, 1e6)
 
 
 @dataclass(frozen=True)
@@ -81,7 +86,7 @@ def game_assets(game: GameAssets, params: Any, profiles: Mapping[str, Profile],
                 colours: Mapping[str, Colour]) -> dict[str, Asset]:
     """One game's assets made with ``params`` (a logged game's board, say), by name."""
     out: dict[str, Asset] = {}
-    for job in game.plan(params, ANY_BED, profiles, PREVIEW_MESH):
+    for job in game.plan(params, NO_PRINTER, profiles, PREVIEW_MESH):  # the viewer never shows tiles
         for o in job.outputs:
             name = o.file.removesuffix(".stl")
             out[name] = Asset(name, game.name, job, o, display_colour(colours, o.colour))
@@ -97,8 +102,7 @@ def select(assets: dict[str, Asset], names: list[str]) -> list[Asset]:
     for n in names:
         hits = [a for a in assets.values() if a.name == n or a.game == n]
         if not hits:
-            close = difflib.get_close_matches(n, [*assets, *{a.game for a in assets.values()}], n=1, cutoff=0.5)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            hint = did_you_mean(n, [*assets, *{a.game for a in assets.values()}], cutoff=0.5)
             raise ParameterError(f"asset {n[:80]!r}: unknown, expected a game or an asset such as "
                                  f"stratstone/stone-red-03{hint}")
         out += [a for a in hits if a not in out]

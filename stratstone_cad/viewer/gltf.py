@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from stratstone_cad.base.params import rgb
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.printing.checks import Mesh
 
@@ -57,8 +58,8 @@ def to_gltf(points: np.ndarray) -> np.ndarray:
 def _linear(srgb: str) -> list[float]:
     """``#RRGGBB`` (sRGB) as glTF's linear ``baseColorFactor`` (alpha 1)."""
     out = []
-    for i in (1, 3, 5):
-        c = int(srgb[i:i + 2], 16) / 255.0
+    for channel in rgb(srgb):
+        c = channel / 255.0
         out.append(round(c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4, 6))
     return [*out, 1.0]
 
@@ -189,13 +190,13 @@ def level_mesh(b: GlbBuilder, name: str, rep: Any, mesh: Mesh, base: str) -> int
     # a power of two a side, as glTF viewers like textures (the validator notes any other size)
     side = 1 << (max(cols, rows) + 1).bit_length()
     image = np.empty((side, side, 3), np.uint8)
-    image[:] = [int(base[i:i + 2], 16) for i in (1, 3, 5)]
+    image[:] = rgb(base)
     for c in range(cols):
         for r in range(rows):
             k = cells.index[c, r]
             if k >= 0:
                 shade = palette[table.levels[cells.squares[k]]]
-                image[r + 1, c + 1] = [int(shade[i:i + 2], 16) for i in (1, 3, 5)]  # the image's first row: v = 0
+                image[r + 1, c + 1] = rgb(shade)  # the image's first row: v = 0
     corners = mesh.vertices[mesh.triangles]  # (m, 3, 3)
     normal = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
     normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)

@@ -47,6 +47,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from stratstone_cad.base.params import rgb
 from stratstone_cad.engine.core import Attacked, DiceRolled, Exited, GameOver, Moved, Placed, Sown, Trapped
 
 __all__ = ["Caption", "Drawing", "Option", "Overlays", "Plan", "options"]
@@ -103,7 +104,8 @@ def options(before: Any, events: Sequence[Any]) -> tuple[Option, ...]:
 
 
 def _rgb(colour: str) -> tuple[float, float, float]:
-    return int(colour[1:3], 16) / 255, int(colour[3:5], 16) / 255, int(colour[5:7], 16) / 255
+    r, g, b = rgb(colour)
+    return r / 255, g / 255, b / 255
 
 
 def _ink(colour: str) -> tuple[float, float, float]:

@@ -19,16 +19,18 @@ import ctypes.util
 import itertools
 import math
 import os
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from stratstone_cad.base.progress import ProgressBar
 from stratstone_cad.errors import UserError
 from stratstone_cad.viewer import DEFAULT_SIZE
 from stratstone_cad.viewer.assets import Asset, asset_mesh
-from stratstone_cad.viewer.writer import Progress, check_frames, check_target, publish
+from stratstone_cad.viewer.writer import check_frames, check_target, publish
 
 __all__ = ["PlacedAsset", "contact_sheet", "layout", "render_still", "render_turntable", "show"]
 
@@ -215,12 +217,12 @@ def render_still(assets: Sequence[Asset], out: Path,
 
 
 def render_turntable(assets: Sequence[Asset], out: Path, size: tuple[int, int] = (800, 600), frames: int = 36,
-                     fps: int = 12, progress: Progress | None = None) -> int:
+                     fps: int = 12, progress: ProgressBar | None = None) -> int:
     """A GIF or MP4 of the camera going once round the assets; returns the frames written.
     Written whole or not at all (:func:`~stratstone_cad.viewer.writer.publish`)."""
     kind = check_target(out, (".gif", ".mp4"), size)
     check_frames(out, kind, frames, size, fps, fewer="fewer --frames")
-    bar = progress or Progress(frames, f"preview {out.name}")
+    bar = progress or ProgressBar(frames, sys.stderr, title=f"preview {out.name}", lines=False)
     return publish(out, kind, _turn(assets, size, frames), fps=fps, bar=bar)
 
 

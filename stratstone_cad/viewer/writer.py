@@ -21,7 +21,6 @@ import os
 import re
 import shutil
 import stat
-import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,10 +37,11 @@ from stratstone_cad.base.fileio import (
     umask,
     write_target,
 )
-from stratstone_cad.errors import ParameterError, UserError
+from stratstone_cad.base.progress import ProgressBar
+from stratstone_cad.errors import ParameterError, UserError, listed
 from stratstone_cad.viewer import DEFAULT_SIZE
 
-__all__ = ["GIF_FPS", "GIF_PIXELS", "Progress", "check_frames", "check_target", "publish"]
+__all__ = ["GIF_FPS", "GIF_PIXELS", "check_frames", "check_target", "publish"]
 
 #: A GIF's frames are all held in memory until it is written (Pillow writes a GIF whole):
 #: at most this many pixels of frames (about 1.5 GB); an MP4 or a folder of PNGs streams.
@@ -60,8 +60,7 @@ _NAMES = {".gif": "FILE.gif", ".mp4": "FILE.mp4", ".png": "FILE.png", ".glb": "F
 
 
 def _expected(kinds: Sequence[str]) -> str:
-    names = [_NAMES[k] for k in kinds]
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+    return listed([_NAMES[k] for k in kinds], "or")
 
 
 def check_target(out: Path, kinds: Sequence[str], size: tuple[int, int] = DEFAULT_SIZE, flag: str = "--out") -> str:
@@ -138,34 +137,7 @@ def check_frames(out: Path, kind: str, frames: int, size: tuple[int, int], fps: 
                              "or an MP4")
 
 
-class Progress:
-    """A progress bar on stderr, drawn only when stderr is a terminal."""
-
-    def __init__(self, total: int, what: str, stream: Any = None) -> None:
-        self.total, self.what = total, what
-        self.stream = stream or sys.stderr
-        self.on = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.last = -1
-
-    def step(self, done: int) -> None:
-        if not self.on:
-            return
-        pct = done * 100 // self.total
-        if pct != self.last:
-            bar = "#" * (pct // 4) + "." * (25 - pct // 4)
-            self.stream.write(f"\r{self.what} [{bar}] {pct:3d}% frame {done}/{self.total}")
-            self.stream.flush()
-            self.last = pct
-
-    def done(self) -> None:
-        """End the bar's line (also before an error message: called again, it does nothing)."""
-        if self.on and self.last >= 0:
-            self.stream.write("\n")
-            self.stream.flush()
-            self.last = -1
-
-
-def publish(out: Path, kind: str, frames: Iterable[np.ndarray], *, fps: int = 10, bar: Progress | None = None,
+def publish(out: Path, kind: str, frames: Iterable[np.ndarray], *, fps: int = 10, bar: ProgressBar | None = None,
             flag: str = "--out", hold_s: float = 0.0) -> int:
     """Write ``frames`` (RGB or RGBA images of one size, rendered as they are asked for)
     to ``out`` as ``kind`` (from :func:`check_target`); returns the frames the file holds
@@ -181,7 +153,7 @@ def publish(out: Path, kind: str, frames: Iterable[np.ndarray], *, fps: int = 10
             tmp = Staged(target, folder=kind == "dir")
         except OSError as e:
             raise OutputError(f"{flag} {out}: cannot write ({describe_os_error(e)})") from None
-        bar = bar or Progress(1, out.name, stream=io.StringIO())  # not a terminal: no bar
+        bar = bar or ProgressBar(1, None)  # silent
         try:
             n = _write(iter(frames), tmp.path, kind, fps, bar, hold_s)
             _close(frames)  # the scene is gone before the file appears
@@ -189,7 +161,7 @@ def publish(out: Path, kind: str, frames: Iterable[np.ndarray], *, fps: int = 10
         except OSError as e:
             raise OutputError(f"{flag} {out}: cannot write ({describe_os_error(e)})") from None
         finally:
-            bar.done()
+            bar.close()
             if tmp.fd >= 0:
                 tmp.discard()
     finally:
@@ -223,7 +195,7 @@ def png(image: np.ndarray) -> bytes:
     return buf.getvalue()
 
 
-def _write(frames: Iterable[np.ndarray], tmp: Path, kind: str, fps: int, bar: Progress, hold_s: float = 0.0) -> int:
+def _write(frames: Iterable[np.ndarray], tmp: Path, kind: str, fps: int, bar: ProgressBar, hold_s: float = 0.0) -> int:
     """Every frame into ``tmp``: one PNG, PNG files in a folder, a GIF (Pillow, written
     whole at the end) or an MP4 (H.264 through imageio-ffmpeg, streamed), the last frame
     of either shown ``hold_s`` seconds at least. Every write error is raised, none is
@@ -231,7 +203,7 @@ def _write(frames: Iterable[np.ndarray], tmp: Path, kind: str, fps: int, bar: Pr
     if kind == ".png":
         with open(tmp, "wb") as fh:
             fh.write(png(next(iter(frames))))
-        bar.step(1)
+        bar.reach(1)
         return 1
     if kind == "dir":
         os.chmod(tmp, 0o777 & ~umask())  # mkdtemp makes it private; the frames are the user's
@@ -239,7 +211,7 @@ def _write(frames: Iterable[np.ndarray], tmp: Path, kind: str, fps: int, bar: Pr
         for n, image in enumerate(frames, 1):
             with open(tmp / f"frame-{n:05d}.png", "wb") as fh:
                 fh.write(png(image))
-            bar.step(n)
+            bar.reach(n)
         return n
     if kind == ".gif":
         from PIL import Image  # start-up speed: Pillow only where a GIF is written
@@ -254,7 +226,7 @@ def _write(frames: Iterable[np.ndarray], tmp: Path, kind: str, fps: int, bar: Pr
             else:
                 images.append(frame)
                 delays.append(delay)
-            bar.step(i + 1)
+            bar.reach(i + 1)
         delays[-1] = max(delays[-1], 10 * math.ceil(100 * hold_s - 1e-9))
         with open(tmp, "wb") as fh:
             images[0].save(fh, format="GIF", save_all=True, append_images=images[1:], loop=0, duration=delays)
@@ -275,7 +247,7 @@ def _write(frames: Iterable[np.ndarray], tmp: Path, kind: str, fps: int, bar: Pr
             image = first
             for n, image in enumerate(itertools.chain([first], it), 1):
                 writer.send(np.ascontiguousarray(image[:, :, :3]))
-                bar.step(n)
+                bar.reach(n)
             for _ in range(math.ceil(hold_s * fps - 1e-9) - 1):  # the last frame, held
                 writer.send(np.ascontiguousarray(image[:, :, :3]))
                 n += 1

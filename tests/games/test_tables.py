@@ -119,19 +119,6 @@ def test_terrain_runner_diagonals_ne_se_sw_nw_and_jumps_over_the_next_square(squ
     assert terrain.DIAGONALS[p] == terrain._diagonals(p) and terrain.JUMPS[p] == terrain._jumps(p)
 
 
-def test_short_repr_cuts_long_values_and_names_ones_it_cannot_show():
-    from stratstone_cad.engine.core import short_repr
-
-    assert short_repr("a" * 38) == repr("a" * 38)  # 40 characters with the quotes: whole
-    assert short_repr("a" * 39) == repr("a" * 39)[:37] + "..."
-    assert short_repr([1, 2], limit=6) == "[1, 2]" and short_repr([1, 2, 3], limit=6) == "[1,..."
-    deep: list = []
-    for _ in range(100_000):
-        deep = [deep]
-    assert short_repr(deep) == "<list>"
-    assert short_repr(10**5000) == "<int>"
-
-
 def test_a_move_that_does_not_parse_says_its_ply_text_and_what_was_expected():
     from stratstone_cad.engine.core import MoveTextError, SquareError
 

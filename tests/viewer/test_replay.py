@@ -3,7 +3,6 @@ with Mesa's software OpenGL: this machine has no display and no GPU)."""
 
 from __future__ import annotations
 
-import io
 import itertools
 import os
 import subprocess
@@ -244,26 +243,6 @@ def test_a_gif_and_an_mp4_have_the_expected_frames_and_read_back(loaded, tmp_pat
     assert sorted(p.name for p in folder.iterdir())[:2] == ["frame-00001.png", "frame-00002.png"]
     assert len(list(folder.iterdir())) == 1 + rep.count
     assert sorted(p.name for p in tmp_path.iterdir()) == ["frames", "game.gif", "game.mp4"]  # no temporary left
-
-
-class _Tty(io.StringIO):
-    """A stream that says it is a terminal, as stderr on one does."""
-
-    def isatty(self):
-        return True
-
-
-def test_the_progress_bar_counts_the_frames_on_a_terminal():
-    out = _Tty()
-    bar = W.Progress(200, "replay x.mp4", out)
-    for i in range(1, 201):
-        bar.step(i)
-    bar.done()
-    text = out.getvalue()
-    assert text.count("\r") == 101 and "100% frame 200/200" in text and text.endswith("\n")
-    quiet = io.StringIO()
-    W.Progress(5, "x", quiet).step(3)
-    assert quiet.getvalue() == ""
 
 
 def _cli(*args, cwd=None):
@@ -637,15 +616,6 @@ def test_a_gif_keeps_its_frame_rate_in_whole_hundredths():
     assert sum(delays(40, 40)) == 1000 and set(delays(6, 40)) == {20, 30}  # 2.5 hundredths on average
     assert sum(delays(30, 30)) == 1000 and set(delays(30, 30)) == {30, 40}
     assert delays(3, 10) == [100, 100, 100]
-
-
-def test_the_progress_bar_ends_its_line_before_an_error():
-    out = _Tty()
-    bar = W.Progress(10, "replay x.gif", out)
-    bar.step(4)
-    bar.done()
-    bar.done()  # again, as after an error: nothing more
-    assert out.getvalue().endswith("frame 4/10\n") and out.getvalue().count("\n") == 1
 
 
 def test_a_one_ply_game_is_counted_in_the_singular(tmp_path):

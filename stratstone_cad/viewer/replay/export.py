@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from stratstone_cad.errors import ParameterError, printable
+from stratstone_cad.base.progress import ProgressBar
+from stratstone_cad.errors import ParameterError, short_repr
 from stratstone_cad.viewer import DEFAULT_SIZE, writer
 from stratstone_cad.viewer.replay.loading import GameOnTable, Plies
 from stratstone_cad.viewer.replay.scene import COLOUR_MODES, STILL_SCALE, Scene
 from stratstone_cad.viewer.review_strip import paint_strip, strip_height
-from stratstone_cad.viewer.writer import Progress
 
 OUT_KINDS = (".gif", ".mp4", ".png", ".glb", ".html", "dir")  # what --out can be
 SHARED = (".glb", ".html")  # the kinds that are a scene, not pictures: viewer/gltf.py, viewer/web.py
@@ -47,7 +48,7 @@ def check_out(out: Path, size: tuple[int, int] = DEFAULT_SIZE) -> str:
 
 
 def export(rep: GameOnTable, out: Path, *, size: tuple[int, int] = DEFAULT_SIZE, fps: int = 10, per_ply: int = 10,
-           ply: int | None = None, plies: tuple[int, int] | None = None, progress: Progress | None = None,
+           ply: int | None = None, plies: tuple[int, int] | None = None, progress: ProgressBar | None = None,
            colours: str = "levels", reach: bool = False, hold_s: float = HOLD_S) -> int:
     """Write the replay (or the position after ``ply`` as a PNG; ``plies``: only plies
     first-last; ``colours``: one of :data:`COLOUR_MODES`; ``reach``: the squares the piece to
@@ -57,7 +58,7 @@ def export(rep: GameOnTable, out: Path, *, size: tuple[int, int] = DEFAULT_SIZE,
     :class:`OutputError` and leaves the target as it was."""
     kind = check_out(out, size)
     if colours not in COLOUR_MODES:
-        raise ParameterError(f"--colours {printable(repr(colours))[:40]}: expected {' or '.join(COLOUR_MODES)}")
+        raise ParameterError(f"--colours {short_repr(colours)}: expected {' or '.join(COLOUR_MODES)}")
     if ply is not None and not 0 <= ply <= rep.count:
         raise ParameterError(f"--ply {ply}: expected a ply from 0 to {rep.count}")
     if plies is not None and not 1 <= plies[0] <= plies[1] <= rep.count:
@@ -71,7 +72,7 @@ def export(rep: GameOnTable, out: Path, *, size: tuple[int, int] = DEFAULT_SIZE,
     else:
         todo, n = _frames(per_ply, first, last), 1 + per_ply * (last - first + 1)
     writer.check_frames(out, kind, n, size, fps, fewer="fewer --plies or --frames-per-ply")
-    bar = progress or Progress(n, f"replay {out.name}")
+    bar = progress or ProgressBar(n, sys.stderr, title=f"replay {out.name}", lines=False)
     shown = [rep.count if ply is None else ply] if kind == ".png" else range(first - 1, last + 1)
     return writer.publish(out, kind, _render(rep, todo, size, still=kind == ".png", colours=colours, reach=reach,
                                              captions=shown), fps=fps,

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from stratstone_cad.errors import ParameterError, counted, printable
+from stratstone_cad.base.params import rgb
+from stratstone_cad.errors import ParameterError, counted, short_repr
 from stratstone_cad.viewer.assets import asset_mesh
 from stratstone_cad.viewer.overlays import Overlays, font_px
 from stratstone_cad.viewer.preview import BACKGROUND, new_plotter, polydata, project
@@ -101,7 +102,7 @@ class Scene:
         import pyvista as pv
 
         if colours not in COLOUR_MODES:
-            raise ParameterError(f"--colours {printable(repr(colours))[:40]}: expected {' or '.join(COLOUR_MODES)}")
+            raise ParameterError(f"--colours {short_repr(colours)}: expected {' or '.join(COLOUR_MODES)}")
         self.rep, self.size, self.scale = rep, size, scale
         samples = pv.global_theme.multi_samples
         if off_screen and not smooth:  # an animation's frames: no multisampling (docs/benchmarks.md)
@@ -333,7 +334,7 @@ class Scene:
         corners = np.array(quads, float).reshape(-1, 2)
         swatches = pv.PolyData(np.c_[corners, np.zeros(len(corners))],
                                np.hstack([[4, 4 * i, 4 * i + 1, 4 * i + 2, 4 * i + 3] for i in range(len(order))]))
-        swatches.cell_data["colour"] = np.array([_hex_rgb(self.levels[lv]) for lv in order], np.uint8)
+        swatches.cell_data["colour"] = np.array([rgb(self.levels[lv]) for lv in order], np.uint8)
         mapper = vtkPolyDataMapper2D()
         mapper.SetInputData(swatches)
         mapper.SetScalarModeToUseCellData()
@@ -429,17 +430,13 @@ def level_colours(levels: Iterable[int]) -> dict[int, str]:
         return {}
     if present[-1] < len(LEVEL_COLOURS):
         return {lv: LEVEL_COLOURS[lv] for lv in present}
-    ramp = np.array([_hex_rgb(c) for c in LEVEL_COLOURS])
+    ramp = np.array([rgb(c) for c in LEVEL_COLOURS])
     out = {}
     for i, lv in enumerate(present):
         t = i / max(len(present) - 1, 1) * (len(ramp) - 1)
         k = min(int(t), len(ramp) - 2)
         out[lv] = "#" + "".join(f"{round(v):02x}" for v in ramp[k] + (ramp[k + 1] - ramp[k]) * (t - k))
     return out
-
-
-def _hex_rgb(colour: str) -> tuple[int, int, int]:
-    return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
 
 
 class Cells:
@@ -482,12 +479,12 @@ def _level_texture(mesh: Any, table: Any, colours: Mapping[int, str], base: str)
     pitch = cells.pitch
     cols, rows = cells.index.shape
     image = np.empty((rows + 2, cols + 2, 3), np.uint8)
-    image[:] = _hex_rgb(base)
+    image[:] = rgb(base)
     for c in range(cols):
         for r in range(rows):
             k = cells.index[c, r]
             if k >= 0:
-                image[r + 1, c + 1] = _hex_rgb(colours[table.levels[cells.squares[k]]])
+                image[r + 1, c + 1] = rgb(colours[table.levels[cells.squares[k]]])
     xy = np.asarray(shown.points)[:, :2] - 0.02 * pitch * np.asarray(shown.point_data["Normals"])[:, :2]
     corner = cells.origin - 1.5 * pitch  # the lower left corner of the border's first texel
     shown.active_texture_coordinates = (xy - corner) / (np.array([cols + 2, rows + 2]) * pitch)

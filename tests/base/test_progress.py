@@ -1,0 +1,44 @@
+"""The one progress bar: the build's parts and slices, an export's frames."""
+
+import io
+
+from stratstone_cad.base.progress import ProgressBar
+
+
+class _Tty(io.StringIO):
+    """A stream that says it is a terminal, as stderr on one does."""
+
+    def isatty(self):
+        return True
+
+
+def test_the_progress_bar_counts_the_frames_on_a_terminal():
+    out = _Tty()
+    bar = ProgressBar(200, out, title="replay x.mp4", lines=False)
+    for i in range(1, 201):
+        bar.reach(i)
+    bar.close()
+    text = out.getvalue()
+    assert text.count("\r") == 101 and "replay x.mp4 [#########################] 100% 200/200" in text
+    assert text.endswith("\n") and text.count("\n") == 1
+    quiet = io.StringIO()
+    ProgressBar(5, quiet, lines=False).reach(3)
+    assert quiet.getvalue() == ""
+
+
+def test_the_build_bar_writes_a_line_a_step_where_there_is_no_terminal():
+    log = io.StringIO()
+    bar = ProgressBar(2, log)
+    bar.step("stratstone/board")
+    bar.step("plate a", 1)
+    bar.close()
+    assert log.getvalue() == "[1/2] stratstone/board\n[2/2] plate a\n"
+
+
+def test_the_progress_bar_ends_its_line_before_an_error():
+    out = _Tty()
+    bar = ProgressBar(10, out, title="replay x.gif", lines=False)
+    bar.reach(4)
+    bar.close()
+    bar.close()  # again, as after an error: nothing more
+    assert out.getvalue().endswith("40% 4/10\n") and out.getvalue().count("\n") == 1
