@@ -564,7 +564,7 @@ def test_an_answer_over_the_line_limit_is_ignored_whole_and_one_at_it_is_read(tm
         said = r.stdout.splitlines()
         ignored = said.index(f"yellow to move> ... (a line over {MAX_INPUT} characters, ignored)")
         assert said[ignored + 1:ignored + 3] == ["yellow to move> a1 NNE", "1 yellow a1 NNE: adds yellow to the 2 stones on a1, picks up all 3 (tan, tan, yellow), sows a2 tan, a3 tan, b3 yellow"]  # asked again
-        assert any(s.startswith("refused: ply 2: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... does not parse") for s in said)
+        assert any(s.startswith(f"refused: ply 2: {'x' * 40!r}... ({MAX_INPUT} characters) does not parse") for s in said)
         assert "unfinished after 1 ply" in said[-1]
 
 
