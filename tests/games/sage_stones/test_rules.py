@@ -597,7 +597,7 @@ FOUR_SETUP_FIELDS = "(expected variant, colours, board, first)"
     (FOUR, {"first": "white"}, "setup.first: 'white' is not one of yellow, red, blue, green"),
     (FOUR, {"board": [["5-5", "red"]]}, "setup.board: expected an object of square -> colour"),
     (FOUR, {"board": {"2-1": "red"}}, "setup.board: '2-1' is not a square (column 3-9, row 1-9)"),
-    (FOUR, {"first": "x" * 100}, "setup.first: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... is not one of yellow, red, blue, green"),
+    (FOUR, {"first": "x" * 100}, f"setup.first: {'x' * 40!r}... (100 characters) is not one of yellow, red, blue, green"),
     (["yellow"], {}, "players: sage-stones needs 2 to 6 players, got 1"),
     ([*FOUR, "white", "black", "x"], {}, "players: sage-stones needs 2 to 6 players, got 7"),
 ])

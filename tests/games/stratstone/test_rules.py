@@ -468,7 +468,7 @@ def test_the_diagram_shows_each_squares_top_stone_rank_4_first():
     ([1], "setup: expected an object"),
     ({"stacks": [1]}, "setup.stacks: expected an object of square -> list of stones"),
     ({"stacks": {"e5": ["tan"]}}, "setup.stacks: 'e5' is not a square a1-d4"),
-    ({"stacks": {"x" * 100: ["tan"]}}, "setup.stacks: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... is not a square a1-d4"),
+    ({"stacks": {"x" * 100: ["tan"]}}, f"setup.stacks: {'x' * 40!r}... (100 characters) is not a square a1-d4"),
     ({"stacks": {}}, "setup.stacks: the board is empty, a move needs a stack"),
     ({"stacks": {"a1": ["yellow"] * 8, "b1": ["red"] * 8}}, "setup: no stones left in hand, the game would already be over"),
     ({"stacks": {"a1": ["yellow"] * 9}}, "setup.stacks: 9 yellow stones, at most 8"),

@@ -1003,7 +1003,7 @@ def test_the_text_board_shows_each_squares_level_and_piece_rank_10_first():
 
 _HUGE = 2**63 - 1
 _LONG = "x" * 300
-_CUT = "'" + "x" * 36 + "..."  # a long value in a message: its repr cut to 40 characters, the message whole
+_CUT = "'" + "x" * 40 + "'... (300 characters)"  # a long value in a message: its first 40 characters and its length
 
 
 def test_a_new_game_draws_its_map_seed_from_the_rng_unless_given():
@@ -1077,9 +1077,9 @@ def test_a_setup_that_is_not_an_object_is_refused():
     ([1], 'setup.pieces: expected an object of square -> piece, e.g. {"c1": "red guardian"}'),
     ({"k1": "red runner"}, "setup.pieces: 'k1' is not a square a1-j10"),
     ({"a1": "red king"}, "setup.pieces.a1: 'red king' is not a piece (expected e.g. 'red runner', 'blue guardian')"),
-    ({"a1": "red " + _LONG}, "setup.pieces.a1: 'red " + "x" * 32 + "... is not a piece (expected e.g. 'red runner', "
+    ({"a1": "red " + _LONG}, "setup.pieces.a1: 'red " + "x" * 36 + "'... (304 characters) is not a piece (expected e.g. 'red runner', "
      "'blue guardian')"),
-    ({"k" * 300: "red runner"}, "setup.pieces: '" + "k" * 36 + "... is not a square a1-j10"),
+    ({"k" * 300: "red runner"}, "setup.pieces: '" + "k" * 40 + "'... (300 characters) is not a square a1-j10"),
 ])
 def test_a_bad_piece_in_a_setup_is_refused_in_one_line(pieces, message):
     with pytest.raises(SetupError) as e:
