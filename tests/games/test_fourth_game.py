@@ -185,9 +185,7 @@ def _in_the_format(monkeypatch: pytest.MonkeyPatch, name: str, chance_field: str
     from stratstone_cad.log import logfile
 
     schema = copy.deepcopy(logfile.load_schema())
-    ply = {"type": "object", "required": ["ply", "player", "move"], "additionalProperties": False,
-           "properties": {"ply": {"$ref": "#/$defs/ply_number"}, "player": {"enum": list(PLAYERS)},
-                          "move": {"$ref": "#/$defs/move_text"}, "left": {"type": "integer", "minimum": 0}}}
+    ply = {"player": {"enum": list(PLAYERS)}, "properties": {"left": {"type": "integer", "minimum": 0}}}
     if chance_field:
         ply["properties"][chance_field] = {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 3},
                                            "minItems": 1, "maxItems": 1}
@@ -344,13 +342,8 @@ def log_schema():
         "setup": {"type": "object", "additionalProperties": False,
                   "properties": {"pile": {"type": "integer", "minimum": 1, "maximum": 100000}}},
         "ply": {
-            "type": "object",
-            "required": ["ply", "player", "move"],
-            "additionalProperties": False,
+            "player": {"enum": list(PLAYERS)},
             "properties": {
-                "ply": {"$ref": "#/$defs/ply_number"},
-                "player": {"enum": list(PLAYERS)},
-                "move": {"$ref": "#/$defs/move_text"},
                 "left": {"description": "Optional derived fact, checked: stones left after the ply.",
                          "type": "integer", "minimum": 0},
             },

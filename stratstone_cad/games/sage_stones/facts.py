@@ -49,18 +49,14 @@ def log_schema() -> dict[str, object]:
             },
         },
         "ply": {
-            "type": "object",
-            "required": ["ply", "player", "dice", "move"],
-            "additionalProperties": False,
+            "player": {"$ref": "#/$defs/id"},
+            "required": ["dice"],
             "properties": {
-                "ply": {"$ref": "#/$defs/ply_number"},
-                "player": {"$ref": "#/$defs/id"},
                 "dice": {
                     "description": "The three dice of this ply, in the order rolled.",
                     "type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 3}, "minItems": DICE,
                     "maxItems": DICE,
                 },
-                "move": {"$ref": "#/$defs/move_text"},
                 "captured": {
                     "description": "Optional derived fact, checked: squares emptied by traps on this ply.",
                     "type": "array",

@@ -45,13 +45,8 @@ def log_schema() -> dict[str, object]:
             },
         },
         "ply": {
-            "type": "object",
-            "required": ["ply", "player", "move"],
-            "additionalProperties": False,
+            "player": {"enum": list(PLAYERS)},
             "properties": {
-                "ply": {"$ref": "#/$defs/ply_number"},
-                "player": {"enum": list(PLAYERS)},
-                "move": {"$ref": "#/$defs/move_text"},
                 "in_hand": {
                     "description": "Optional derived fact, checked: stones each player still holds after the ply.",
                     "type": "object",

@@ -74,13 +74,8 @@ def log_schema() -> dict[str, object]:
             },
         },
         "ply": {
-            "type": "object",
-            "required": ["ply", "player", "move"],
-            "additionalProperties": False,
+            "player": {"$ref": "#/$defs/terrain_side"},
             "properties": {
-                "ply": {"$ref": "#/$defs/ply_number"},
-                "player": {"$ref": "#/$defs/terrain_side"},
-                "move": {"$ref": "#/$defs/move_text"},
                 "score": {"description": "Optional derived fact, checked: points of each side after the ply.", **two,
                           "properties": {p: {"type": "integer", "minimum": 0, "maximum": 9} for p in PLAYERS}},
                 "captured": {

@@ -55,8 +55,18 @@ def _add_game(schema: dict[str, Any], name: str, entry: Mapping[str, Any]) -> No
     defs["header"]["allOf"].append({"if": {"required": ["game"], "properties": {"game": {"const": name}}},
                                     "then": {"properties": then}})
     defs.update(entry.get("defs", {}))
-    defs[f"setup_{key}"], defs[f"ply_{key}"] = entry["setup"], entry["ply"]
+    defs[f"setup_{key}"], defs[f"ply_{key}"] = entry["setup"], _ply(entry["ply"])
     defs["ply"]["anyOf"].append({"$ref": f"#/$defs/ply_{key}"})
+
+
+def _ply(own: Mapping[str, Any]) -> dict[str, Any]:
+    """A game's ply line from what is its own (who may move, its other fields and which of
+    them are required): every ply line has its number, its player and its move, no more
+    than the fields named."""
+    return {"type": "object", "required": ["ply", "player", "move", *own.get("required", [])],
+            "additionalProperties": False,
+            "properties": {"ply": {"$ref": "#/$defs/ply_number"}, "player": own["player"],
+                           "move": {"$ref": "#/$defs/move_text"}, **own.get("properties", {})}}
 
 
 def _strict_int(checker: Any, instance: object) -> bool:
