@@ -129,3 +129,20 @@ def test_a_move_that_does_not_parse_says_its_ply_text_and_what_was_expected():
     with pytest.raises(SquareError) as e2:
         strat.parse_square(["a1"])  # type: ignore[arg-type]
     assert str(e2.value).startswith("['a1'] is not a square (expected ")
+
+
+def test_the_presets_print_each_game_as_its_facts_say():
+    """The print parameters whose defaults are facts of the game (the board's cells, the
+    sets' colours and counts) may be changed to print a variant, but their defaults are the
+    game's: a preset that drifted from facts.py would print a set the rules cannot play."""
+    from stratstone_cad.registry import load_params
+    from stratstone_cad.games.sage_stones import facts as sage
+    from stratstone_cad.games.stratstone import facts as strat_facts
+
+    ps = load_params()
+    s = ps.params_of("stratstone")
+    assert (s.board.cells, s.stone.colours, s.stone.per_colour) == (strat_facts.SIZE, list(strat_facts.SETS),
+                                                                    strat_facts.STONES_PER_PLAYER)
+    assert strat_facts.TAN_STONES == strat_facts.STONES_PER_PLAYER  # one per_colour for the three sets
+    g = ps.params_of("sage-stones")
+    assert (g.gem.colours, g.gem.per_colour) == (list(sage.COLOURS), sage.STONES)
