@@ -4,12 +4,14 @@ The game here (one pile, take 1 to 3, who takes the last wins) is written agains
 protocol of :mod:`stratstone_cad.engine.core` only; registered, and given its entry in
 the log format (its facts' ``log_schema()``: play and record check every header
 against it before the first ply), ``play``, the built-in players and ``record`` serve it
-with no change. The last test adds it as a real game folder with a printable part, in a
-copy of the package, and builds, lists, plays and checks it through the command line.
+with no change. The last test adds it as a real game folder with its printable parts (a
+token and a tray) and its table, in a copy of the package, and builds, lists, plays, checks
+and replays it (stills and the page) through the command line.
 """
 
 from __future__ import annotations
 
+import base64
 import copy
 import difflib
 import inspect
@@ -27,15 +29,27 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
+import numpy as np
 import pytest
 
 from stratstone_cad import registry
-from stratstone_cad.engine.core import GameBase, GameOver, MoveTextError, NoChance, Result, RuleViolation
+from stratstone_cad.engine.core import (
+    GameBase,
+    GameOver,
+    MoveTextError,
+    NoChance,
+    PieceLedger,
+    Result,
+    RuleViolation,
+    SquareError,
+    numbered,
+)
 from stratstone_cad.log.commands import play_records
 from stratstone_cad.log.record import record
 from stratstone_cad.registry import register
 
 PLAYERS = ("north", "south")
+SQUARES = ("pile", *PLAYERS)  # where the tokens stand: the pile, and what each side took
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +71,20 @@ class Took:
 
     def words(self) -> str:
         return f"{self.player} takes {self.n}, {self.left} left"
+
+
+class PileLedger(PieceLedger):
+    """The tokens: taken from the top of the pile to the taker's own stack."""
+
+    def on_event(self, event: Any) -> tuple[str, ...]:
+        if not isinstance(event, Took):
+            return ()
+        taken = tuple(self.squares["pile"].pop() for _ in range(event.n))
+        if not self.squares["pile"]:
+            del self.squares["pile"]
+        for token in taken:
+            self.put(event.player, token)
+        return taken
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
@@ -103,6 +131,16 @@ class Pile(GameBase):
     name = "pile"
     rules = "pile/1"
     players = PLAYERS
+    squares = SQUARES
+
+    def parse_square(self, text: str) -> tuple[int, int]:
+        if text not in SQUARES:
+            raise SquareError(f"{text!r} is not a square (expected pile, north or south)")
+        return SQUARES.index(text), 0
+
+    def ledger(self, state: Any) -> PileLedger:
+        tokens = numbered("token", "token", state.pile)
+        return PileLedger(tokens, {"pile": [t.id for t in tokens]})
 
     def new_setup(self, n_players: int, setup: Mapping[str, Any] | None, rng: random.Random) -> tuple[list[str], dict[str, Any]]:
         return list(PLAYERS), {"pile": (setup or {}).get("pile", 10)}
@@ -302,10 +340,9 @@ def test_a_setup_the_engine_draws_comes_from_the_seed_of_roll(dice_pile_game: Di
     assert header(1, 3)["setup"] == header(2, 3)["setup"] == {"pile": random.Random(3).randrange(4, 1000)}
 
 def test_a_game_keeps_the_defaults_it_does_not_override(pile_game: Pile) -> None:
-    """GameBase's defaults, as a fourth game without dice, map or board sees them."""
-    from stratstone_cad.engine.core import SquareError
-
-    assert pile_game.chance_field is None and pile_game.map_fields == () and pile_game.squares == ()
+    """GameBase's defaults, as a fourth game without dice or map sees them (and one without
+    a board: the pile game brings its own, so the base's board methods are called as such)."""
+    assert pile_game.chance_field is None and pile_game.map_fields == () and GameBase.squares == ()
     assert pile_game.default_players(None) == 2 and pile_game.play_setup({"pile": 3}, 5) == {"pile": 3}
     assert pile_game.setup_warnings({"pile": 3}) == []
     assert not pile_game.fast_ply({"ply": 1, "player": "south", "move": "1"}, frozenset({"south"}))
@@ -313,9 +350,9 @@ def test_a_game_keeps_the_defaults_it_does_not_override(pile_game: Pile) -> None
     with pytest.raises(TypeError, match="^pile is not played on a map$"):
         pile_game.load_map("x.json")
     with pytest.raises(SquareError) as e:
-        pile_game.parse_square("a1")
+        GameBase.parse_square(pile_game, "a1")
     assert str(e.value) == "'a1' is not a square (pile has no board)"
-    ledger = pile_game.ledger(PileState(pile=3, turn=0))
+    ledger = GameBase.ledger(pile_game, PileState(pile=3, turn=0))
     assert ledger.pieces == {} and ledger.squares == {} and ledger.follow([]) == []
     state = PileState(pile=3, turn=0, ply=4)
     with pytest.raises(RuleViolation) as e:
@@ -333,6 +370,8 @@ NAME = "pile"
 TITLE = "Pile"
 PLAYERS = ("north", "south")
 """The two sides, north first."""
+SQUARES = ("pile", *PLAYERS)
+"""Where the tokens stand: the pile, and what each side took."""
 
 
 def log_schema():
@@ -360,8 +399,18 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from stratstone_cad.engine.core import GameBase, GameOver, MoveTextError, NoChance, Result, RuleViolation
-from stratstone_cad.games.pile.facts import PLAYERS
+from stratstone_cad.engine.core import (
+    GameBase,
+    GameOver,
+    MoveTextError,
+    NoChance,
+    PieceLedger,
+    Result,
+    RuleViolation,
+    SquareError,
+    numbered,
+)
+from stratstone_cad.games.pile.facts import PLAYERS, SQUARES
 '''
 
 PILE_CAD = '''"""Pile's token: a cylinder standing on z = 0 centred on the origin, built from a 2D
@@ -401,7 +450,8 @@ def solid_token(diameter_mm: float, height_mm: float, profile: Profile, toleranc
     return [cq.Solid.makeCylinder(diameter_mm / 2, snap_height(height_mm, profile, minimum_layers=2))]
 '''
 
-PILE_PARTS_HEAD = '''"""Pile's printable part: the round token, printed once per stone of the pile.
+PILE_PARTS_HEAD = '''"""Pile's printable parts: the round token, printed once per stone of the pile, and
+the round tray the pile and each side's takings stand on.
 Parameters in ``preset.toml`` beside this module; CAD in :mod:`stratstone_cad.games.pile.cad`."""
 
 from __future__ import annotations
@@ -411,9 +461,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from stratstone_cad.base.params import MeshParams, Params, Printer, Profile, param
-from stratstone_cad.games.pile.facts import NAME, TITLE
-from stratstone_cad.printing.jobs import CadFunctions, GameAssets, Job, Output
+from stratstone_cad.base.params import MeshParams, Params, Printer, Profile, param, snap_height
+from stratstone_cad.games.pile.facts import NAME, PLAYERS, TITLE
+from stratstone_cad.printing.jobs import CadFunctions, GameAssets, Job, Output, Table
 
 #: The game's default parameters (package data).
 PRESET = Path(__file__).with_name("preset.toml")
@@ -440,17 +490,32 @@ def combine(sections: Mapping[str, Any], profiles: Mapping[str, Profile]) -> Pil
     return PileParams(sections["token"])
 
 
+TRAY = 5.0  # the tray's diameter, in tokens
+TRAY_MM = 2.0  # its height
+
+
 def plan(p: PileParams, printer: Printer, profiles: Mapping[str, Profile], mesh: MeshParams) -> list[Job]:
     t = p.token
+    tol = {"tolerance_mm": mesh.tolerance_mm, "angular_tolerance_deg": mesh.angular_tolerance_deg}
     return [Job(f"{NAME}/token", CAD.make_token,
-                {"diameter_mm": t.diameter_mm, "height_mm": t.height_mm, "profile": profiles["piece"],
-                 "tolerance_mm": mesh.tolerance_mm, "angular_tolerance_deg": mesh.angular_tolerance_deg},
+                {"diameter_mm": t.diameter_mm, "height_mm": t.height_mm, "profile": profiles["piece"], **tol},
                 (Output(f"{NAME}/token.stl", NAME, "token", "piece", count=t.count, plate="tokens"),),
-                f"token (pile.token {t.diameter_mm:g} x {t.height_mm:g} mm)", cost=0.2)]
+                f"token (pile.token {t.diameter_mm:g} x {t.height_mm:g} mm)", cost=0.2),
+            Job(f"{NAME}/board", CAD.make_token,
+                {"diameter_mm": TRAY * t.diameter_mm, "height_mm": TRAY_MM, "profile": profiles["board"], **tol},
+                (Output(f"{NAME}/board.stl", NAME, "board", "board", count=1, plate="board"),),
+                "board (a round tray)", cost=0.2)]
+
+
+def table(p: PileParams, profiles: Mapping[str, Profile], pieces: Mapping[str, Any], game: Any) -> Table:
+    """The pile in the tray's middle, north's takings above it, south's below."""
+    d, top = p.token.diameter_mm, snap_height(TRAY_MM, profiles["board"], minimum_layers=2)
+    seats = {"pile": (0.0, 0.0, top), PLAYERS[0]: (0.0, 1.6 * d, top), PLAYERS[1]: (0.0, -1.6 * d, top)}
+    return Table("board", seats, d, dict.fromkeys(pieces, "token"))
 
 
 ASSETS = GameAssets(NAME, f"{TITLE}: round tokens, one per stone of the pile", PRESET,
-                    {"pile.token": PileToken}, combine, plan, CAD, files="token")
+                    {"pile.token": PileToken}, combine, plan, CAD, files="token|board", table=table)
 '''
 
 #: The token's fields: name, type, default (in preset.toml), doc, lo, hi.
@@ -480,7 +545,7 @@ def _pile_preset() -> str:
 
 def _pile_rules() -> str:
     """The engine of this test module, as the game's rules.py."""
-    body = "\n\n".join(inspect.getsource(c) for c in (Take, Took, PileState, Pile))
+    body = "\n\n".join(inspect.getsource(c) for c in (Take, Took, PileLedger, PileState, Pile))
     return PILE_RULES_HEAD + "\n\n" + body + "\n\nGAME = Pile()\n"
 
 
@@ -570,8 +635,8 @@ def test_a_fourth_game_is_its_folder_and_one_registry_line(tmp_path: Path) -> No
     build = _run(tmp_path, "-m", "stratstone_cad", "build", "pile", "--out", str(out), "--jobs", "1", "--quiet")
     assert build.returncode == 0, build.stderr
     manifest = json.loads((out / "manifest.json").read_text())
-    assert [a["file"] for a in manifest["assets"]] == ["pile/token.stl"]
-    entry = manifest["assets"][0]
+    assert [a["file"] for a in manifest["assets"]] == ["pile/board.stl", "pile/token.stl"]
+    entry = manifest["assets"][1]
     assert (entry["game"], entry["part"], entry["profile"]["name"], entry["count"]) == ("pile", "token", "piece", 10)
     data = (out / "pile" / "token.stl").read_bytes()
     n_triangles = int.from_bytes(data[80:84], "little")
@@ -605,3 +670,22 @@ def test_a_fourth_game_is_its_folder_and_one_registry_line(tmp_path: Path) -> No
     check = _run(tmp_path, "-m", "stratstone_cad", "check-log", "g.jsonl")
     assert check.returncode == 0, check.stderr
     assert check.stdout.startswith("ok: pile, ") and "(took the last)" in check.stdout
+
+    # --- replay: the game's own event moves its tokens in the stills and is drawn and said in the page
+    first_ply = json.loads((tmp_path / "run" / "g.jsonl").read_text().splitlines()[1])
+    stills = _run(tmp_path, "-m", "stratstone_cad", "replay", "g.jsonl", "--out", "stills", "--plies", "1-1",
+                  "--size", "256x144")
+    assert stills.returncode == 0, stills.stderr
+    frames = sorted((tmp_path / "run" / "stills").iterdir())
+    from PIL import Image
+
+    start, first = (np.asarray(Image.open(f).convert("RGB"), np.int16) for f in (frames[0], frames[-1]))
+    assert (np.abs(start - first).max(axis=2) > 40).sum() > 100  # tokens left the pile for north's stack
+    page = _run(tmp_path, "-m", "stratstone_cad", "replay", "g.jsonl", "--out", "g.html")
+    assert page.returncode == 0, page.stderr
+    html = (tmp_path / "run" / "g.html").read_text()
+    glb = base64.b64decode(re.search(r'<script id="glb" type="application/octet-stream">([^<]*)</script>', html)[1])
+    scene = json.loads(glb[20:20 + int.from_bytes(glb[12:16], "little")])["scenes"][0]["extras"]
+    said = scene["plies"][0]
+    assert said["words"].startswith(f"north takes {first_ply['move']}, {10 - int(first_ply['move'])} left"), said
+    assert said["draw"]["tubes"], said  # the default drawing: a loop round the square it names (north's)
