@@ -61,7 +61,7 @@ def printable(text: str) -> str:
     cursor, clear or recolour the user's terminal."""
     out = []
     for ch in text:
-        if ch.isprintable() or ch == " ":
+        if ch.isprintable():  # a space is, a tab, newline or escape is not
             out.append(ch)
         else:
             out.append(ch.encode("unicode_escape").decode("ascii"))

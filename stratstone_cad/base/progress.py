@@ -38,8 +38,8 @@ class ProgressBar:
 
     def _draw(self, label: str) -> None:
         assert self.stream is not None
-        pct = min(self.done * 100 // self.total, 100)
-        if pct == self.drawn and self.done < self.total:
+        pct = self.done * 100 // self.total
+        if pct == self.drawn:
             return
         bar = "#" * (pct * WIDTH // 100) + "-" * (WIDTH - pct * WIDTH // 100)
         title = f"{self.title} " if self.title else ""

@@ -41,4 +41,13 @@ def test_the_progress_bar_ends_its_line_before_an_error():
     bar.reach(4)
     bar.close()
     bar.close()  # again, as after an error: nothing more
-    assert out.getvalue().endswith("40% 4/10\n") and out.getvalue().count("\n") == 1
+    assert out.getvalue() == "\rreplay x.gif [##########---------------]  40% 4/10\n"
+
+
+def test_a_full_bar_ends_its_line_by_itself_and_an_untitled_one_starts_with_the_bar():
+    out = _Tty()
+    bar = ProgressBar(2, out)
+    bar.step("stratstone/board")
+    bar.step("plate a")
+    assert out.getvalue() == ("\r[############-------------]  50% 1/2 stratstone/board"
+                              "\r[#########################] 100% 2/2 plate a\n")
