@@ -51,9 +51,11 @@ def param(
     return field(metadata={"doc": doc, "lo": lo, "hi": hi, "choices": choices, "length": length})
 
 
-def _describe_expected(f: dataclasses.Field) -> str:
+def field_expected(f: dataclasses.Field) -> str:
+    """What a parameter's value must be, in the words of its messages ("a number from 3 to
+    25", "one of ring, cross, bars"): the CLI's one-line errors and the studio's controls."""
     m = f.metadata
-    kind = _kind(f)
+    kind = field_kind(f)
     if kind == "str":
         return "one of " + ", ".join(m["choices"]) if m.get("choices") else "a text (\"\" for none)"
     if kind == "list":
@@ -93,7 +95,8 @@ def fmt_down(x: float) -> str:
 TOL = 1e-9  # slack for comparing derived limits, so a value equal to its limit passes
 
 
-def _kind(f: dataclasses.Field) -> str:
+def field_kind(f: dataclasses.Field) -> str:
+    """A parameter's kind from its annotation: "float", "int", "bool", "str" or "list"."""
     t = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
     t = t.replace(" ", "")
     if t.startswith("list"):
@@ -140,7 +143,7 @@ class Params:
     @classmethod
     def field_docs(cls) -> list[tuple[str, str, str]]:
         """(dotted name, expected, description) for every field."""
-        return [(f"{cls.PREFIX}.{f.name}", _describe_expected(f), f.metadata["doc"])
+        return [(f"{cls.PREFIX}.{f.name}", field_expected(f), f.metadata["doc"])
                 for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
 
     def as_dict(self) -> dict[str, Any]:
@@ -173,9 +176,9 @@ def _show(value: Any) -> str:
 
 def _coerce(f: dataclasses.Field, value: Any, name: str) -> Any:
     """Check a value against a field's type and range; returns the typed value."""
-    kind = _kind(f)
+    kind = field_kind(f)
     m = f.metadata
-    expected = _describe_expected(f)
+    expected = field_expected(f)
 
     def bad() -> ParameterError:
         return ParameterError(f"{name} = {_show(value)}: expected {expected}")
@@ -229,7 +232,7 @@ NUMBER_TEXT = r"[+-]?(?:[0-9]{1,30}(?:\.[0-9]{0,30})?|\.[0-9]{1,30})(?:[eE][+-]?
 
 def parse_text_value(f: dataclasses.Field, text: str, name: str) -> Any:
     """Parse the text of ``--set name=text`` by the field's type."""
-    kind = _kind(f)
+    kind = field_kind(f)
     t = text.strip()
     if kind == "bool":
         low = t.lower()
@@ -250,7 +253,7 @@ def parse_text_value(f: dataclasses.Field, text: str, name: str) -> Any:
     # One number grammar for every input, the integer flags' and TOML's: ASCII digits, no
     # underscores (``int()`` and ``float()`` would also take ``1_0`` and other scripts' digits).
     if not re.fullmatch(INTEGER_TEXT if kind == "int" else NUMBER_TEXT, t):
-        raise ParameterError(f"{name} = {short_repr(t)}: expected {_describe_expected(f)}")
+        raise ParameterError(f"{name} = {short_repr(t)}: expected {field_expected(f)}")
     return int(t) if kind == "int" else float(t)
 
 

@@ -10,7 +10,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from stratstone_cad.base.params import Printer, Profile, get_printer, load_colours, load_printers, load_profiles, parse_set
+from stratstone_cad.base.params import (
+    Printer,
+    Profile,
+    field_expected,
+    field_kind,
+    get_printer,
+    load_colours,
+    load_printers,
+    load_profiles,
+    parse_set,
+)
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.pipeline.keys import job_key
 from stratstone_cad.printing.jobs import GameAssets, Job
@@ -73,13 +83,12 @@ def _unit(name: str) -> str:
 def _field(prefix: str, f: dataclasses.Field, value: Any, colours: list[str]) -> dict[str, Any]:
     """One control's declaration: its dotted name, kind, unit, range or choices, help sentence
     and the preset's value."""
-    from stratstone_cad.base.params import _describe_expected, _kind
 
     m = f.metadata
-    kind = _kind(f)
+    kind = field_kind(f)
     choices = list(m["choices"]) if m.get("choices") else (colours if kind == "list" and f.name == "colours" else None)
     return {"name": f"{prefix}.{f.name}", "kind": kind, "unit": _unit(f.name), "lo": m.get("lo"), "hi": m.get("hi"),
-            "choices": choices, "length": m.get("length"), "help": m["doc"], "expected": _describe_expected(f),
+            "choices": choices, "length": m.get("length"), "help": m["doc"], "expected": field_expected(f),
             "value": value}
 
 

@@ -135,9 +135,9 @@ def test_the_presets_print_each_game_as_its_facts_say():
     """The print parameters whose defaults are facts of the game (the board's cells, the
     sets' colours and counts) may be changed to print a variant, but their defaults are the
     game's: a preset that drifted from facts.py would print a set the rules cannot play."""
-    from stratstone_cad.registry import load_params
     from stratstone_cad.games.sage_stones import facts as sage
     from stratstone_cad.games.stratstone import facts as strat_facts
+    from stratstone_cad.registry import load_params
 
     ps = load_params()
     s = ps.params_of("stratstone")
