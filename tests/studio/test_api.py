@@ -10,6 +10,8 @@ import asyncio
 import concurrent.futures as cf
 import dataclasses
 import hashlib
+import io
+import re
 import subprocess
 import sys
 import threading
@@ -183,3 +185,43 @@ def test_params_toml_gives_the_same_parts_to_build_params(tmp_path: Path) -> Non
     again = plan("sage-stones", {}, None)
     from_file = load_params(tmp_path / "params.toml", None, games=["sage-stones"])
     assert from_file == p.params and from_file != again.params
+
+
+def test_the_zip_3mf_and_step_are_the_build_and_params_toml_builds_them_again(
+        client: TestClient, studio: Studio, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The set's zip holds every file the build lists for the game (parts, plates, STEP, the
+    set) as the build wrote them, and params.toml; a plate's 3MF and a part's STEP downloaded
+    alone are the same bytes. The command params.toml names, run on a copy of that build,
+    finds every file's key unchanged and writes nothing: it asks for exactly what the studio
+    made (a key determines its file's bytes: tests/pipeline/test_cache.py; a fresh CLI build
+    of a part is compared byte for byte above). Without the slicer here: no file depends on it."""
+    import shlex
+    import shutil
+    import zipfile
+
+    from stratstone_cad.pipeline.manifest import read_manifest
+    from stratstone_cad.studio import sets
+
+    monkeypatch.setattr(sets, "slicer_installed", lambda: False)
+    changed = [*SETS, "plates.seam=aligned"]  # the parts of cli_build (cached), a plate setting
+    r = client.get(f"/download/sage-stones.zip?{query(*changed)}")
+    assert r.status_code == 200 and r.headers["content-type"] == "application/zip"
+    with zipfile.ZipFile(io.BytesIO(r.content)) as z:
+        files = {n: z.read(n) for n in z.namelist()}
+    params = files.pop("params.toml").decode()
+    folder = next((studio.sets.root).iterdir())
+    assert files.keys() == {f for f, e in read_manifest(folder).items() if e.get("game") == "sage-stones"}
+    assert {".stl", ".3mf", ".step"} <= {Path(f).suffix for f in files}
+    assert [f for f in files if files[f] != (folder / f).read_bytes()] == []
+    for name in ("board.3mf", "gem-red.step"):
+        alone = client.get(f"/download/sage-stones/{name}?{query(*changed)}")
+        assert alone.status_code == 200 and alone.content == files[f"sage-stones/{name}"], name
+
+    command = shlex.split(params.splitlines()[0].removeprefix("# "))
+    assert command[:3] == ["stratstone-cad", "build", "sage-stones"] and command[-2:] == ["--params", "params.toml"]
+    (tmp_path / "params.toml").write_text(params, encoding="utf-8")
+    shutil.copytree(folder, tmp_path / "again")
+    again = subprocess.run([sys.executable, "-m", "stratstone_cad", *command[1:], "--no-slice", "--out", "again"],
+                           cwd=tmp_path, capture_output=True, text=True, check=True)
+    made = re.findall(r"(\d+) (?:built|written), \d+ cached", again.stdout)
+    assert made == ["0", "0", "0"], again.stdout  # no part, STEP file or plate made again
