@@ -22,3 +22,19 @@ def descendants(pid: int) -> set[int]:
                 out.add(c)
                 todo.append(c)
     return out
+
+
+def in_session(sid: int) -> set[int]:
+    """Every process of the session ``sid`` (a process started with ``start_new_session``:
+    its own pid), its own included, from /proc: orphans too, which ``descendants`` loses
+    once their parent has gone."""
+    out = set()
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if fields[0] != "Z" and int(fields[3]) == sid:
+                out.add(int(d.name))
+    return out

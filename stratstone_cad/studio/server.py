@@ -6,7 +6,9 @@ fork server killed (the workers and any slicer die with it and with this process
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
+import logging
 import os
 import socket
 import sys
@@ -19,6 +21,16 @@ from stratstone_cad.errors import UserError
 STOP_WAIT_S = 2
 #: Where the studio works when ``--out`` is not given: in the user's cache folder.
 DEFAULT_FOLDER = "studio"
+
+
+class QuietStop(logging.Filter):
+    """uvicorn's own words for a stop that cancels the requests still open (an error line,
+    and a traceback for each): the stop is said once, in the command's one line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.getMessage().endswith("timeout graceful shutdown exceeded"):
+            return False
+        return not (record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError))
 
 
 def default_out() -> Path:
@@ -80,6 +92,7 @@ def serve(game: str | None, host: str, port: int, browser: bool, out: Path | Non
     studio = Studio(out, parts, Sets(out, jobs), printer, game)
     config = uvicorn.Config(app(studio), log_level="warning", timeout_graceful_shutdown=STOP_WAIT_S, lifespan="off",
                             access_log=False)
+    logging.getLogger("uvicorn.error").addFilter(QuietStop())  # after the Config: it sets uvicorn's logging up
     if not is_loopback(sock.getsockname()[0]):
         print(f"studio: listening on {url_of(sock)}: anyone on the network can use this studio and make it build",
               file=sys.stderr)

@@ -1,0 +1,64 @@
+"""The studio stopped as users stop it, while it works: no worker and no slicer outlive it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.procs import descendants, in_session
+
+
+def _slicing(pid: int) -> bool:
+    try:
+        return b"prusa-slicer" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(shutil.which("prusa-slicer") is None and not os.environ.get("STRATSTONE_REQUIRE_SLICER"),
+                    reason="PrusaSlicer is not installed")
+def test_sigterm_while_a_plate_is_sliced_stops_the_studio_and_every_process_it_started(tmp_path: Path) -> None:
+    """A plate's print time asked for (a build that slices in the background), SIGTERM once
+    PrusaSlicer runs: the studio exits within seconds with the build's one line and code,
+    and nothing of its session is left: no worker, no fork server, no slicer."""
+    p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "studio", "sage-stones", "--no-browser", "--port", "0",
+                          "--out", str(tmp_path / "studio")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        url = p.stdout.readline().split()[1]
+        asked = threading.Thread(target=_ask, args=(url + "api/plate/sage-stones/gem-red.stl",), daemon=True)
+        asked.start()
+        deadline = time.monotonic() + 180
+        while not any(_slicing(c) for c in descendants(p.pid)):
+            assert time.monotonic() < deadline and p.poll() is None, p.stderr.read() if p.poll() is not None else ""
+            time.sleep(0.05)
+        p.send_signal(signal.SIGTERM)
+        stopped = time.monotonic()
+        _, err = p.communicate(timeout=30)
+        assert time.monotonic() - stopped < 10
+        assert (p.returncode, err) == (143, "stratstone-cad: terminated\n")
+        left = time.monotonic() + 5
+        while in_session(p.pid) and time.monotonic() < left:  # a killed worker takes a moment to be reaped
+            time.sleep(0.05)
+        assert in_session(p.pid) == set()
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+
+
+def _ask(url: str) -> None:
+    try:
+        urllib.request.urlopen(url, timeout=180).read()
+    except (urllib.error.URLError, OSError):
+        pass  # the studio stopped under it
