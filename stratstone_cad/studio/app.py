@@ -118,6 +118,20 @@ class Studio:
             return PlainTextResponse("preview gone from memory: ask for the part again", 404)
         return HTMLResponse(found)
 
+    async def whole_set(self, request: Request) -> Response:
+        """The whole set as it stands on the table, in the replay page's player: the set's
+        glTF that ``build GAME --step`` writes (a build of every part: slow the first time)."""
+        from stratstone_cad.viewer.gltf import as_set
+        from stratstone_cad.viewer.web import page
+
+        p = await self.planned(request, request.path_params["game"])
+        glb = await in_thread(self.sets.file, p, "set.glb")
+        if glb is None:
+            return _no_file(p, "set.glb")
+        title = f"{p.game.name}: the whole set"
+        parts = [f.split("/", 1)[1][: -len(".stl")] for f in p.files if f.endswith(".stl")]
+        return HTMLResponse(page(as_set(glb, title, parts), f"stratstone-cad studio: {title}"))
+
     async def plate(self, request: Request) -> Response:
         """The plate a part goes on, with PrusaSlicer's time and filament when installed (slow: a build)."""
         p = await self.planned(request, request.path_params["game"])
@@ -183,7 +197,8 @@ def app(studio: Studio) -> ASGIApp:
     routes = [Route("/", s.page), Route("/page/{name}", s.page_file), Route("/api/games", s.games),
               Route("/api/form/{game}", s.form), Route("/api/check/{game}", s.check),
               Route("/api/part/{game}/{file}", s.part), Route("/api/plate/{game}/{file}", s.plate),
-              Route("/preview/{name}", s.preview), Route("/download/{game}.zip", s.zipped),
+              Route("/preview/{name}", s.preview), Route("/set/{game}", s.whole_set),
+              Route("/download/{game}.zip", s.zipped),
               Route("/download/{game}/{file}", s.download)]
     inner = Starlette(routes=routes, exception_handlers={UserError: _refused})
     return Guard(inner)

@@ -28,7 +28,10 @@ def slicer_installed() -> bool:
 
 
 class Sets:
-    """The studio's build folders (``out/sets/GAME-PRINTER/``), one build at a time each."""
+    """The studio's build folders, one build at a time each: ``out/sets/GAME-PRINTER/``
+    for the plates and their print figures, ``GAME-PRINTER-step/`` for the builds with STEP
+    files (the zip, a STEP download): a build without ``--step`` removes the STEP files, so
+    one folder would make them again after each plate's figures were asked for."""
 
     def __init__(self, out: Path, jobs: int) -> None:
         self.root, self.jobs = out / SETS_FOLDER, jobs
@@ -39,15 +42,16 @@ class Sets:
         with self.lock:
             return self.locks.setdefault(name, threading.Lock())
 
-    def built(self, p: Planned, step: bool, wanted: Any) -> Any:
-        """Build ``p``'s game as ``build GAME --plates [--step] --set ...`` does, then call
-        ``wanted(folder, manifest)`` with the folder locked (the files stay as they are
-        while it reads them) and return what it returns."""
-        name = f"{p.game.name}-{p.printer.name}"
+    def built(self, p: Planned, step: bool, wanted: Any, sliced: bool = True) -> Any:
+        """Build ``p``'s game as ``build GAME --plates [--step] --set ...`` does (``sliced``:
+        with PrusaSlicer's figures when it is installed), then call ``wanted(folder,
+        manifest)`` with the folder locked (the files stay as they are while it reads
+        them) and return what it returns."""
+        name = f"{p.game.name}-{p.printer.name}" + ("-step" if step else "")
         folder = self.root / name
         with self._lock(name):
             build([p.game.name], p.printer.name, folder, jobs=self.jobs, sets=p.sets, progress=None, plates=True,
-                  slice_plates=slicer_installed(), step=step, on_warning=lambda text: None)
+                  slice_plates=sliced and slicer_installed(), step=step, on_warning=lambda text: None)
             return wanted(folder, read_manifest(folder))
 
     def file(self, p: Planned, file: str) -> bytes | None:
@@ -59,7 +63,7 @@ class Sets:
             listed = next((f for f in manifest if f == f"{p.game.name}/{file}"), None)
             return None if listed is None else (folder / listed).read_bytes()
 
-        return self.built(p, step, read)
+        return self.built(p, step, read, sliced=False)  # no file waits for the slicer
 
     def plate_of(self, p: Planned, file: str) -> dict[str, Any] | None:
         """The manifest entry of the plate that prints ``game/file`` (with PrusaSlicer's

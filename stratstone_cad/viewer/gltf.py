@@ -36,8 +36,8 @@ from stratstone_cad.base.params import rgb
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.printing.checks import Mesh
 
-__all__ = ["SETTLE", "GlbBuilder", "drawing_extras", "overlay_style", "replay_bytes", "replay_glb", "set_glb", "to_gltf",
-           "track", "write_replay"]
+__all__ = ["SETTLE", "GlbBuilder", "as_set", "drawing_extras", "overlay_style", "replay_bytes", "replay_glb", "set_glb",
+           "to_gltf", "track", "write_replay"]
 
 Point = tuple[float, float, float]
 SETTLE = 0.02
@@ -355,6 +355,19 @@ def set_glb(assets: Sequence[Any]) -> bytes:
     b.doc["scenes"][0]["name"] = title
     b.doc["scenes"][0]["extras"] = {"kind": "set", "title": title, "parts": [a.name for a in assets]}
     return b.glb()
+
+
+def as_set(glb: bytes, title: str, parts: Sequence[str]) -> bytes:
+    """A GLB written elsewhere (a build's ``set.glb``, by OpenCascade) with the scene's
+    extras the page's player reads from a set: its title and the parts it holds."""
+    n = int.from_bytes(glb[12:16], "little")
+    doc, rest = json.loads(glb[20:20 + n]), glb[20 + n:]
+    scene = doc["scenes"][doc.get("scene", 0)]
+    scene["name"], scene["extras"] = title, {"kind": "set", "title": title, "parts": list(parts)}
+    text = json.dumps(doc, separators=(",", ":")).encode("utf-8")
+    text += b" " * (-len(text) % 4)  # a chunk is padded to 4 bytes, JSON's with spaces
+    body = len(text).to_bytes(4, "little") + b"JSON" + text + rest
+    return b"glTF" + (2).to_bytes(4, "little") + (12 + len(body)).to_bytes(4, "little") + body
 
 
 SHARED_PLIES = 20_000

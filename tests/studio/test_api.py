@@ -187,34 +187,49 @@ def test_params_toml_gives_the_same_parts_to_build_params(tmp_path: Path) -> Non
     assert from_file == p.params and from_file != again.params
 
 
+CHANGED = [*SETS, "plates.seam=aligned"]  # the parts of cli_build (cached), a plate setting
+
+
+@pytest.fixture(scope="module")
+def zipped(client: TestClient) -> dict[str, bytes]:
+    """The set's zip with CHANGED, by name: a build of the whole game with its STEP files
+    (15 s). Without the slicer here: no file depends on it (the print report, which does,
+    is the build's own, tested with the slicer)."""
+    import zipfile
+
+    from stratstone_cad.studio import sets
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(sets, "slicer_installed", lambda: False)
+        r = client.get(f"/download/sage-stones.zip?{query(*CHANGED)}")
+    assert r.status_code == 200 and r.headers["content-type"] == "application/zip"
+    with zipfile.ZipFile(io.BytesIO(r.content)) as z:
+        return {n: z.read(n) for n in z.namelist()}
+
+
 def test_the_zip_3mf_and_step_are_the_build_and_params_toml_builds_them_again(
-        client: TestClient, studio: Studio, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        client: TestClient, studio: Studio, zipped: dict[str, bytes], tmp_path: Path) -> None:
     """The set's zip holds every file the build lists for the game (parts, plates, STEP, the
     set) as the build wrote them, and params.toml; a plate's 3MF and a part's STEP downloaded
     alone are the same bytes. The command params.toml names, run on a copy of that build,
     finds every file's key unchanged and writes nothing: it asks for exactly what the studio
     made (a key determines its file's bytes: tests/pipeline/test_cache.py; a fresh CLI build
-    of a part is compared byte for byte above). Without the slicer here: no file depends on it."""
+    of a part is compared byte for byte above)."""
     import shlex
     import shutil
-    import zipfile
 
     from stratstone_cad.pipeline.manifest import read_manifest
-    from stratstone_cad.studio import sets
 
-    monkeypatch.setattr(sets, "slicer_installed", lambda: False)
-    changed = [*SETS, "plates.seam=aligned"]  # the parts of cli_build (cached), a plate setting
-    r = client.get(f"/download/sage-stones.zip?{query(*changed)}")
-    assert r.status_code == 200 and r.headers["content-type"] == "application/zip"
-    with zipfile.ZipFile(io.BytesIO(r.content)) as z:
-        files = {n: z.read(n) for n in z.namelist()}
+    files = dict(zipped)
     params = files.pop("params.toml").decode()
-    folder = next((studio.sets.root).iterdir())
+    from stratstone_cad.base.params import default_printer
+
+    folder = studio.sets.root / f"sage-stones-{default_printer()}-step"  # the builds with STEP files
     assert files.keys() == {f for f, e in read_manifest(folder).items() if e.get("game") == "sage-stones"}
     assert {".stl", ".3mf", ".step"} <= {Path(f).suffix for f in files}
     assert [f for f in files if files[f] != (folder / f).read_bytes()] == []
     for name in ("board.3mf", "gem-red.step"):
-        alone = client.get(f"/download/sage-stones/{name}?{query(*changed)}")
+        alone = client.get(f"/download/sage-stones/{name}?{query(*CHANGED)}")
         assert alone.status_code == 200 and alone.content == files[f"sage-stones/{name}"], name
 
     command = shlex.split(params.splitlines()[0].removeprefix("# "))
@@ -225,3 +240,24 @@ def test_the_zip_3mf_and_step_are_the_build_and_params_toml_builds_them_again(
                            cwd=tmp_path, capture_output=True, text=True, check=True)
     made = re.findall(r"(\d+) (?:built|written), \d+ cached", again.stdout)
     assert made == ["0", "0", "0"], again.stdout  # no part, STEP file or plate made again
+
+
+def test_the_whole_set_is_the_builds_set_in_the_players_page(client: TestClient, zipped: dict[str, bytes]) -> None:
+    """The whole set as it stands on the table: the build's set.glb (the same build as the
+    zip's), its scene named as a set for the page's player, every part listed."""
+    import base64
+    import json
+
+    r = client.get(f"/set/sage-stones?{query(*CHANGED)}")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    glb = base64.b64decode(re.search(r'<script id="glb" type="application/octet-stream">([^<]*)</script>', r.text)[1])
+    built = zipped["sage-stones/set.glb"]
+    n, m = (int.from_bytes(g[12:16], "little") for g in (glb, built))
+    assert len(glb) == int.from_bytes(glb[8:12], "little") and n % 4 == 0
+    assert glb[20 + n:] == built[20 + m:]  # the meshes as the build wrote them
+    doc, theirs = json.loads(glb[20:20 + n]), json.loads(built[20:20 + m])
+    extras = doc["scenes"][0].pop("extras")
+    assert doc["scenes"][0].pop("name") == extras["title"] == "sage-stones: the whole set"
+    theirs["scenes"][0].pop("name", None)
+    assert doc == theirs
+    assert extras["kind"] == "set" and {"board", "gem-red", "gem-black"} <= set(extras["parts"])

@@ -7,6 +7,7 @@ const state = { form: null, values: {}, preset: {}, game: '', part: '', printer:
 window.studio = { previews: 0, error: '', ready: false };
 const $ = (id) => document.getElementById(id);
 const text = (v) => Array.isArray(v) ? v.join(',') : String(v);
+const WHOLE_SET = 'the whole set';  // the part list's first entry: every part as it stands on the table
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -180,6 +181,18 @@ async function plateFigures() {
   } catch (e) { if (e.name !== 'AbortError') $('plate').textContent = ''; }
 }
 
+function showSet() {
+  // every part made and set out as build --step sets them: the first time, a minute or more
+  $('status').textContent = 'making the whole set (every part, as build --step does)...';
+  $('facts').replaceChildren(el('dt', { text: 'the whole set' }), el('dd', { text: 'every part, as it stands on the table' }));
+  $('plate').textContent = '';
+  $('downloads').replaceChildren(el('div', { text: 'download' }),
+    el('a', { href: `/download/${state.game}.zip?${query()}`, download: `${state.game}.zip`, text: 'the whole set (zip, params.toml)' }));
+  const frame = $('preview');
+  frame.onload = () => { window.studio.previews += 1; window.studio.ready = true; $('status').textContent = ''; };
+  frame.src = `/set/${state.game}?${query()}`;
+}
+
 async function refresh() {
   writeUrl();
   if (state.part_ctl) state.part_ctl.abort();
@@ -192,12 +205,14 @@ async function refresh() {
     showError('');
     showMap(checked.map);
     const part = $('part');
-    if (!checked.files.includes(state.part)) {
+    if (state.part !== WHOLE_SET && !checked.files.includes(`${state.game}/${state.part}`)) {
       state.part = (checked.files.find((f) => !/board/.test(f)) || checked.files[0]).split('/')[1];
     }
-    part.replaceChildren(...checked.files.map((f) => el('option', { value: f.split('/')[1], text: f.split('/')[1] })));
+    part.replaceChildren(el('option', { value: WHOLE_SET, text: `(${WHOLE_SET})` }),
+                         ...checked.files.map((f) => el('option', { value: f.split('/')[1], text: f.split('/')[1] })));
     part.value = state.part;
     writeUrl();
+    if (state.part === WHOLE_SET) { showSet(); return; }
     $('status').textContent = `making ${state.part}...`;
     const r = await fetch(`/api/part/${state.game}/${state.part}?${query({ client: state.client })}`, { signal: ctl.signal });
     if (!r.ok) { showError(await r.text()); $('status').textContent = 'refused: the last good preview stays'; return; }
