@@ -106,3 +106,50 @@ def test_replay_review_draws_the_strip_and_the_caption(tmp_path, _cache, capsys)
     saved.write_text(json.dumps(json.loads(saved.read_text().splitlines()[0])) + "\n")
     assert main(["replay", str(log), "--review", str(saved), "--out", str(png), "--ply", "1"]) == 2
     assert "1 ply reviewed, the log has" in capsys.readouterr().err
+
+
+def test_a_blunder_shows_the_best_move_as_a_ghost(tmp_path, _cache, capsys):
+    """replay --review: where the review classes a ply a blunder, the still of that ply
+    shows the best move in the ghost's green (its sowing and the square it ends on); the
+    same review calling it the best move shows none."""
+    import json
+
+    from PIL import Image
+
+    from stratstone_cad.cli import main
+    from stratstone_cad.log import logfile as _log
+    from stratstone_cad.log.commands import play_records
+    from stratstone_cad.registry import get_game
+
+    log = tmp_path / "game.jsonl"
+    records = play_records("stratstone", 3, ["greedy", "random"])
+    _log.write_log(log, records)
+    plies = [r for r in records if "ply" in r]
+    game = get_game("stratstone")
+    header = records[0]
+    state = game.initial_state(header["players"], header["setup"])
+    state, _ = state.apply(plies[0]["move"])
+    best = next(str(m) for m in state.legal_moves() if str(m) != plies[1]["move"])
+
+    def still(cls: str, code: int = 0) -> np.ndarray:
+        reviews = [PlyReview(r["ply"], r["player"], r["move"], best if r["ply"] == 2 else r["move"],
+                             cls if r["ply"] == 2 else "best", 0.5, 0.1 if r["ply"] == 2 else 0.5, 5) for r in plies]
+        saved = tmp_path / f"{cls}.jsonl"
+        saved.write_text("".join(json.dumps(r.to_json()) + "\n" for r in reviews))
+        png = tmp_path / f"{cls}.png"
+        assert main(["replay", str(log), "--review", str(saved), "--out", str(png), "--ply", "2",
+                     "--size", "480x270"]) == code
+        return np.asarray(Image.open(png).convert("RGB")).astype(int)
+
+    def green(image: np.ndarray) -> int:
+        r, g, b = image[..., 0], image[..., 1], image[..., 2]
+        return int(((g > 170) & (g > r + 50) & (g > b + 70)).sum())
+
+    assert green(still("best")) < 20 < 200 < green(still("blunder"))
+    capsys.readouterr()
+    best = "d4 SSSS"  # a review of another game: its best move is no move here
+    (tmp_path / "blunder.png").unlink()
+    with pytest.raises(FileNotFoundError):
+        still("blunder", code=2)  # and no picture written
+    assert capsys.readouterr().err == ("stratstone-cad: error: review: ply 2: best move 'd4 SSSS' is not legal there; "
+                                       "expected the review of this log (check-log --review --json)\n")
