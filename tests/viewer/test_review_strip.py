@@ -138,14 +138,14 @@ def test_a_blunder_shows_the_best_move_as_a_ghost(tmp_path, _cache, capsys):
         saved.write_text("".join(json.dumps(r.to_json()) + "\n" for r in reviews))
         png = tmp_path / f"{cls}.png"
         assert main(["replay", str(log), "--review", str(saved), "--out", str(png), "--ply", "2",
-                     "--size", "480x270"]) == code
+                     "--size", "320x180"]) == code
         return np.asarray(Image.open(png).convert("RGB")).astype(int)
 
     def green(image: np.ndarray) -> int:
         r, g, b = image[..., 0], image[..., 1], image[..., 2]
         return int(((g > 170) & (g > r + 50) & (g > b + 70)).sum())
 
-    assert green(still("best")) < 20 < 200 < green(still("blunder"))
+    assert green(still("best")) < 10 < 100 < green(still("blunder"))
     capsys.readouterr()
     best = "d4 SSSS"  # a review of another game: its best move is no move here
     (tmp_path / "blunder.png").unlink()
