@@ -102,7 +102,8 @@ def add_replay(sub: Any) -> None:
                          "(animated glTF) or FILE.html (one page that plays offline in any browser)")
     rp.add_argument("--review", metavar="FILE", nargs="?", const="", default=None,
                     help="with --out FILE.png, .gif, .mp4 or a folder: the review of every move (check-log --review) "
-                         "as an evaluation strip along the bottom and each ply's class in the caption; read from FILE "
+                         "as an evaluation strip along the bottom, each ply's class in the caption and, where the "
+                         "move played was a mistake or a blunder, the best move as a green ghost; read from FILE "
                          "(what check-log --review --json wrote) or, without FILE, made now (300 simulations a ply)")
     rp.add_argument("--puzzle", metavar="N", type=integer, default=None,
                     help="LOG is a puzzle file (stratstone-cad puzzles): show puzzle N's position (from 1)")

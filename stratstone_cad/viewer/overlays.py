@@ -49,6 +49,7 @@ import numpy as np
 
 from stratstone_cad.base.params import rgb
 from stratstone_cad.engine.core import Attacked, DiceRolled, Exited, GameOver, Moved, Placed, Sown, Trapped
+from stratstone_cad.errors import GameError, LogError, short_repr
 
 __all__ = ["Caption", "Drawing", "Option", "Overlays", "Plan", "options"]
 
@@ -57,6 +58,9 @@ MARK_COLOUR = "#00c4ee"  # cyan: the defender, the allowed column, the winning l
 REACH_COLOUR = "#ffffff"  # white: a square within reach, lit
 BAND_OPACITY = 0.35  # the allowed column's fill
 REACH_OPACITY = 0.55  # a reachable square's light
+GHOST_COLOUR = "#7cff3a"  # green: the best move, where the review classes the played one a mistake or a blunder
+GHOST_OPACITY = 0.6
+GHOSTED = ("mistake", "blunder")  # the classes whose ply shows the best move as a ghost
 PANEL_OPACITY = 0.72  # the caption's white panel
 TUBE = 0.07  # a path's radius, in cell pitches
 RING = 0.47  # a winning stack's ring's radius, in cell pitches: round a stone as wide as its recess
@@ -434,6 +438,32 @@ class Plan:
         return Drawing(tuple(tubes), tuple(steps), (halos[0], halos[1]), (sums[0], sums[1]), band[0], band[1],
                        rings, cells, lit, stars, costs)
 
+    def ghost(self, ply: Any) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """The best move of a ply the review classes a mistake or a blunder, as a ghost: its
+        path (a walk, a sowing, an exit) as tubes and an outline round the square it ends on
+        (a move's last square, a sowing's, a placement's). Nothing for another ply, or
+        without a review."""
+        review = self.rep.review[ply.number - 1] if ply is not None and self.rep.review else None
+        if review is None or review.cls not in GHOSTED or review.best == review.move or ply.before is None:
+            return [], []
+        try:
+            _, events = ply.before.apply(review.best)
+        except GameError:  # a review file of another game that has as many plies
+            raise LogError(f"review: ply {ply.number}: best move {short_repr(review.best)} is not legal there; expected "
+                           "the review of this log (check-log --review --json)") from None
+        k = _Sketch()
+        ends = []
+        for e in events:
+            if isinstance(e, (Moved, Sown, Exited)):
+                getattr(self, f"draw_{e.kind.replace(' ', '_')}")(e, (), k)
+            if isinstance(e, (Moved, Sown, Placed)):
+                ends = [e.path[-1] if isinstance(e, Moved) else e.square]
+        tubes = [*k.tubes, self._sowing(k.sown)] if k.sown else k.tubes
+        half = 0.46 * self.pitch
+        outlines = [q for sq in ends for x, y, _ in [self.rep.table.seats[sq]]
+                    for q in _outline(x - half, y - half, x + half, y + half, self.top(sq) + LIFT_MM, 0.1 * self.pitch)]
+        return tubes, outlines
+
     # One hook an event kind, named after it (``draw_<kind>``), as python-chess's visitors
     # are; an event without one (a game's own) gets :meth:`draw_event`. tests/viewer walks
     # every event of the core and asserts each has its hook.
@@ -650,6 +680,8 @@ class Overlays(Plan):
         self.edges = self._actor("overlay-band-edge", MARK_COLOUR)
         self.lit = self._actor("overlay-reach", REACH_COLOUR, REACH_OPACITY)
         self.stars = self._actor("overlay-stars", MARK_COLOUR)
+        self.ghosts = [self._actor("overlay-ghost-path", GHOST_COLOUR, GHOST_OPACITY),
+                       self._actor("overlay-ghost-square", GHOST_COLOUR, GHOST_OPACITY)]
         halo = _halo(self.pitch)
         self.halos = [self._actor(f"overlay-halo-{i}", c, mesh=halo) for i, c in enumerate((PATH_COLOUR, MARK_COLOUR))]
         # the labels over the scene, each drawn over those added before it: the reach's
@@ -720,6 +752,9 @@ class Overlays(Plan):
             self.lines = (pv.merge([ring.translate(tuple(c), inplace=False) for c in d.rings]), _flat(d.cells))
         else:
             self.lines = (None, None)
+        tubes, outlines = self.ghost(ply)
+        self._set(self.ghosts[0], _tubes(tubes, TUBE * self.pitch) if tubes else None)
+        self._set(self.ghosts[1], _flat(outlines) if outlines else None)
         self._set(self.lit, _flat(d.lit) if d.lit else None)
         self._set(self.stars, _flat(d.stars) if d.stars else None)
         self.costs.set(d.costs)

@@ -5,8 +5,10 @@ The strip is lichess's evaluation graph laid along the timeline: a column a ply,
 light part the first player's expected score after the ply (0-1, from the review's
 ``expected_after``, turned to the first player's side), a dark line at one half, the
 ply shown marked, and a dot under each ply the review classes ``inaccuracy`` (yellow),
-``mistake`` (orange) or ``blunder`` (red). It is painted on the rendered frame (numpy
-pixels), so the PNG, GIF and MP4 show the same strip.
+``mistake`` (orange) or ``blunder`` (red). With more than two players one score says
+nothing of the others', so a column is the mover's own expected score, lit in the
+mover's colour, and the line is at an even share (1/N). It is painted on the rendered
+frame (numpy pixels), so the PNG, GIF and MP4 show the same strip.
 """
 
 from __future__ import annotations
@@ -19,10 +21,13 @@ import numpy as np
 
 from stratstone_cad.analysis.review import DEFAULT_BUDGET, PlyReview, review_log
 from stratstone_cad.base.fileio import read_user_file
+from stratstone_cad.base.params import display_colour, load_colours, rgb
 from stratstone_cad.errors import LogError, counted
 
-__all__ = ["CLASS_COLOURS", "caption_line", "first_player_score", "load_review", "paint_strip", "strip_height"]
+__all__ = ["CLASS_COLOURS", "caption_line", "columns", "first_player_score", "load_review", "paint_strip", "strip_height"]
 
+LIGHT = (235, 235, 235)
+"""A column's lit part, two players."""
 CLASS_COLOURS = {"inaccuracy": (240, 200, 40), "mistake": (240, 130, 20), "blunder": (220, 30, 30)}
 """The dot under a ply of these classes (RGB)."""
 STRIP_FRACTION = 0.07
@@ -64,7 +69,19 @@ def strip_height(height: int) -> int:
     return max(12, int(height * STRIP_FRACTION))
 
 
-def paint_strip(image: np.ndarray, reviews: Sequence[PlyReview], first: str, ply: int, height: int) -> np.ndarray:
+def columns(reviews: Sequence[PlyReview], players: Sequence[str]) -> list[tuple[float, tuple[int, int, int]]]:
+    """Each column's height (0-1) and colour, the start first: two players, the first
+    player's score in light grey; more, the mover's own score in the mover's colour (an
+    even share at the start)."""
+    if len(players) <= 2:
+        return [(0.5, LIGHT), *((first_player_score(r, players[0]), LIGHT) for r in reviews)]
+    colours = load_colours()
+    return [(1 / len(players), LIGHT),
+            *((r.expected_after, rgb(display_colour(colours, r.player))) for r in reviews)]
+
+
+def paint_strip(image: np.ndarray, reviews: Sequence[PlyReview], players: Sequence[str], ply: int,
+                height: int) -> np.ndarray:
     """``image`` (the scene, H x W x 3 uint8) with the evaluation strip added under it, ``ply``
     marked: a frame ``height`` pixels high (``H`` + :func:`strip_height`)."""
     w = image.shape[1]
@@ -72,13 +89,12 @@ def paint_strip(image: np.ndarray, reviews: Sequence[PlyReview], first: str, ply
     strip = np.empty((sh, w, 3), np.uint8)
     strip[:] = (40, 40, 40)
     n = max(1, len(reviews))
-    edges = np.linspace(0, w, n + 2).round().astype(int)  # column 0 is the start, at one half
-    scores = [0.5, *(first_player_score(r, first) for r in reviews)]
+    edges = np.linspace(0, w, n + 2).round().astype(int)  # column 0 is the start, an even share
     bar = sh - 4
-    for i, score in enumerate(scores):
+    for i, (score, colour) in enumerate(columns(reviews, players)):
         light = round(bar * score)
-        strip[sh - 2 - light:sh - 2, edges[i]:max(edges[i] + 1, edges[i + 1])] = (235, 235, 235)
-    strip[2 + bar // 2, :] = (120, 120, 120)  # one half
+        strip[sh - 2 - light:sh - 2, edges[i]:max(edges[i] + 1, edges[i + 1])] = colour
+    strip[sh - 2 - round(bar / max(2, len(players))), :] = (120, 120, 120)  # an even share
     d = max(2, sh // 6)
     for i, r in enumerate(reviews, 1):
         colour = CLASS_COLOURS.get(r.cls)

@@ -20,7 +20,7 @@ REVIEWS = [PlyReview(1, "yellow", "a1 NNE", "a1 NNE", "best", 0.5, 0.5, 40),
 def test_the_strip_is_lit_to_the_first_players_score():
     w, h = 400, 300
     scene = np.zeros((h - strip_height(h), w, 3), np.uint8)
-    frame = paint_strip(scene, REVIEWS, "yellow", 2, h)
+    frame = paint_strip(scene, REVIEWS, ["yellow", "red"], 2, h)
     assert frame.shape == (h, w, 3) and (frame[:scene.shape[0]] == 0).all()  # the scene untouched above it
     strip = frame[scene.shape[0]:]
     edges = np.linspace(0, w, len(REVIEWS) + 2).round().astype(int)
@@ -32,6 +32,28 @@ def test_the_strip_is_lit_to_the_first_players_score():
     assert dots[1] == CLASS_COLOURS["blunder"] and dots[0] not in CLASS_COLOURS.values()
     marked = {x for x in range(w) if tuple(strip[0, x]) == (60, 140, 255)}
     assert marked and min(marked) >= edges[2] - 1 and max(marked) <= edges[3]  # the ply shown, 2
+
+
+def test_with_more_players_a_column_is_the_movers_own_score_in_the_movers_colour():
+    """Three players: ply 2's mover, red, expects 0.9 after it; one score says nothing of the
+    two others', so its column is red's 0.9 in red, and the line marks an even third."""
+    from stratstone_cad.base.params import display_colour, load_colours, rgb
+
+    reviews = [PlyReview(1, "yellow", "5-5", "5-5", "best", 0.4, 0.4, 12),
+               PlyReview(2, "red", "3-3", "3-3", "best", 0.9, 0.9, 12),
+               PlyReview(3, "blue", "4-4", "7-7", "mistake", 0.3, 0.15, 12)]
+    w, h = 400, 300
+    scene = np.zeros((h - strip_height(h), w, 3), np.uint8)
+    strip = paint_strip(scene, reviews, ["yellow", "red", "blue"], 3, h)[scene.shape[0]:]
+    edges = np.linspace(0, w, len(reviews) + 2).round().astype(int)
+    bar = strip.shape[0] - 4
+    colours = load_colours()
+    for i, (score, colour) in enumerate([(1 / 3, LIGHT), *((r.expected_after, rgb(display_colour(colours, r.player)))
+                                                           for r in reviews)]):
+        column = strip[:, (edges[i] + edges[i + 1]) // 2 + 3]
+        assert abs((column == colour).all(axis=1).sum() - round(bar * score)) <= 1, (i, colour)
+    line = [y for y in range(strip.shape[0]) if tuple(strip[y, 1]) == (120, 120, 120)]
+    assert line == [strip.shape[0] - 2 - round(bar / 3)]
 
 
 def test_the_caption_names_the_class_and_the_best_move():
@@ -84,3 +106,50 @@ def test_replay_review_draws_the_strip_and_the_caption(tmp_path, _cache, capsys)
     saved.write_text(json.dumps(json.loads(saved.read_text().splitlines()[0])) + "\n")
     assert main(["replay", str(log), "--review", str(saved), "--out", str(png), "--ply", "1"]) == 2
     assert "1 ply reviewed, the log has" in capsys.readouterr().err
+
+
+def test_a_blunder_shows_the_best_move_as_a_ghost(tmp_path, _cache, capsys):
+    """replay --review: where the review classes a ply a blunder, the still of that ply
+    shows the best move in the ghost's green (its sowing and the square it ends on); the
+    same review calling it the best move shows none."""
+    import json
+
+    from PIL import Image
+
+    from stratstone_cad.cli import main
+    from stratstone_cad.log import logfile as _log
+    from stratstone_cad.log.commands import play_records
+    from stratstone_cad.registry import get_game
+
+    log = tmp_path / "game.jsonl"
+    records = play_records("stratstone", 3, ["greedy", "random"])
+    _log.write_log(log, records)
+    plies = [r for r in records if "ply" in r]
+    game = get_game("stratstone")
+    header = records[0]
+    state = game.initial_state(header["players"], header["setup"])
+    state, _ = state.apply(plies[0]["move"])
+    best = next(str(m) for m in state.legal_moves() if str(m) != plies[1]["move"])
+
+    def still(cls: str, code: int = 0) -> np.ndarray:
+        reviews = [PlyReview(r["ply"], r["player"], r["move"], best if r["ply"] == 2 else r["move"],
+                             cls if r["ply"] == 2 else "best", 0.5, 0.1 if r["ply"] == 2 else 0.5, 5) for r in plies]
+        saved = tmp_path / f"{cls}.jsonl"
+        saved.write_text("".join(json.dumps(r.to_json()) + "\n" for r in reviews))
+        png = tmp_path / f"{cls}.png"
+        assert main(["replay", str(log), "--review", str(saved), "--out", str(png), "--ply", "2",
+                     "--size", "320x180"]) == code
+        return np.asarray(Image.open(png).convert("RGB")).astype(int)
+
+    def green(image: np.ndarray) -> int:
+        r, g, b = image[..., 0], image[..., 1], image[..., 2]
+        return int(((g > 170) & (g > r + 50) & (g > b + 70)).sum())
+
+    assert green(still("best")) < 10 < 100 < green(still("blunder"))
+    capsys.readouterr()
+    best = "d4 SSSS"  # a review of another game: its best move is no move here
+    (tmp_path / "blunder.png").unlink()
+    with pytest.raises(FileNotFoundError):
+        still("blunder", code=2)  # and no picture written
+    assert capsys.readouterr().err == ("stratstone-cad: error: review: ply 2: best move 'd4 SSSS' is not legal there; "
+                                       "expected the review of this log (check-log --review --json)\n")

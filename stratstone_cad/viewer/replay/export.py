@@ -94,7 +94,7 @@ def _render(rep: GameOnTable, todo: Iterable[tuple[int, float]], size: tuple[int
         for pl, u in todo:
             scene.show(pl, u)
             image = scene.image()
-            yield image if not rep.review else paint_strip(image, rep.review, rep.players[0], pl, height)
+            yield image if not rep.review else paint_strip(image, rep.review, rep.players, pl, height)
     finally:
         scene.close()
         if isinstance(rep.plies, Plies):
