@@ -1,0 +1,133 @@
+"""The studio's page in a real browser (Debian's Chromium, tests/pages.py) on the studio run
+as users run it: a slider moved redraws the preview, a refused value shows the command
+line's one line beside its control and keeps the preview, and the STL the page downloads is
+the one ``stratstone-cad build`` writes for the same setting."""
+
+from __future__ import annotations
+
+import hashlib
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from tests.pages import Browser, chromium
+
+GEM = "sage-stones.gem.diameter_mm"
+SET = f"{GEM}=15"
+LOOPBACK = ["--proxy-bypass-list=127.0.0.1"]  # the studio's port on 127.0.0.1 goes to no proxy
+
+
+@pytest.fixture(scope="module")
+def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The studio's address; stopped with Ctrl-C (SIGINT) at the end, which it obeys promptly."""
+    out = tmp_path_factory.mktemp("studio")
+    p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "studio", "sage-stones", "--no-browser", "--port", "0",
+                          "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stdout.readline()  # type: ignore[union-attr]
+        assert line.startswith("studio: http://127.0.0.1:") and line.endswith(" (Ctrl-C stops)\n"), line
+        yield line.split()[1]
+    finally:
+        p.send_signal(signal.SIGINT)
+        stopped = time.monotonic()
+        try:
+            p.communicate(timeout=15)
+        finally:
+            if p.poll() is None:
+                p.kill()
+        assert time.monotonic() - stopped < 10 and p.returncode is not None
+
+
+@pytest.fixture(scope="module")
+def page(studio: str) -> Iterator[Browser]:
+    """One browser page on the studio, the red gem chosen and its preview drawn."""
+    chromium()
+    b = Browser((1280, 800), flags=LOOPBACK)
+    try:
+        b.open(studio + "?game=sage-stones&part=gem-red.stl")
+        b.wait("window.studio && window.studio.ready", timeout=60)
+        _drawn(b)
+        yield b
+    finally:
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder ``stratstone-cad build sage-stones --set SET`` writes."""
+    out = tmp_path_factory.mktemp("built")
+    subprocess.run([sys.executable, "-m", "stratstone_cad", "build", "sage-stones", "--set", SET, "--out", str(out),
+                    "--quiet"], check=True, capture_output=True)
+    return out
+
+
+def _drawn(b: Browser) -> None:
+    """Wait until the preview's player (the iframe) says it has drawn its scene."""
+    frame = b.page.frame_locator("#preview")
+    deadline = time.monotonic() + 60
+    while not frame.locator("body").evaluate("() => !!(window.stratstone && window.stratstone.ready)"):
+        assert time.monotonic() < deadline, "the preview never became ready"
+        time.sleep(0.05)
+
+
+def _preview(b: Browser) -> np.ndarray:
+    png = b.page.frame_locator("#preview").locator("canvas").first.screenshot(type="png")
+    import io
+
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+
+
+def _changed(b: Browser, act: object) -> None:
+    """Run ``act`` and wait for the page's next preview, drawn."""
+    before = b.js("window.studio.previews")
+    act()  # type: ignore[operator]
+    b.wait(f"window.studio.previews > {before}", timeout=60)
+    _drawn(b)
+
+
+def test_moving_the_gems_diameter_slider_redraws_the_preview(page: Browser) -> None:
+    """The slider moved by the keyboard (a tenth of its range down: up, the gem outgrows its square): the page makes the gem
+    again and the preview's pixels change."""
+    before = _preview(page)
+    slider = page.page.locator(f'input[type=range][aria-label="{GEM} slider"]')
+    _changed(page, lambda: (slider.focus(), page.page.keyboard.press("PageDown")))
+    after = _preview(page)
+    assert before.shape == after.shape
+    assert (np.abs(before - after).sum(axis=2) > 30).mean() > 0.002, "the preview did not change"
+    assert page.js("window.studio.error") == ""
+
+
+def test_a_refused_value_shows_the_command_lines_message_beside_its_control_and_keeps_the_preview(
+        page: Browser, tmp_path: Path) -> None:
+    """A diameter below its range typed in: the field shows the line the command line prints
+    for the same setting (less its ``stratstone-cad: error:`` prefix), the preview stays."""
+    cli = subprocess.run([sys.executable, "-m", "stratstone_cad", "build", "sage-stones", "--set", f"{GEM}=1",
+                          "--out", str(tmp_path / "out")], capture_output=True, text=True)
+    assert cli.returncode == 2
+    before, src, shown = _preview(page), page.js("document.getElementById('preview').src"), page.js("window.studio.previews")
+    page.page.fill(f'input[type=number][aria-label="{GEM}"]', "1")
+    page.wait("window.studio.error !== ''")
+    beside = page.page.locator(f'.field[data-name="{GEM}"] .error').inner_text()
+    assert beside == cli.stderr.strip().removeprefix("stratstone-cad: error: ")
+    assert page.js("document.getElementById('preview').src") == src and page.js("window.studio.previews") == shown
+    assert np.array_equal(_preview(page), before)
+
+
+def test_the_downloaded_stl_is_the_one_the_build_writes_for_the_same_setting(page: Browser, built: Path,
+                                                                            tmp_path: Path) -> None:
+    """The diameter typed in, the page's STL link followed: its bytes are those of
+    ``stratstone-cad build sage-stones --set`` the same diameter, and the page shows that command."""
+    _changed(page, lambda: page.page.fill(f'input[type=number][aria-label="{GEM}"]', SET.split("=")[1]))
+    assert f"--set {SET}" in page.page.locator("#command").inner_text()
+    with page.page.expect_download(timeout=60_000) as got:
+        page.page.locator('#downloads a[download="gem-red.stl"]').click()
+    got.value.save_as(tmp_path / "gem-red.stl")
+    digest = hashlib.sha256((tmp_path / "gem-red.stl").read_bytes()).hexdigest()
+    assert digest == hashlib.sha256((built / "sage-stones" / "gem-red.stl").read_bytes()).hexdigest()
