@@ -378,12 +378,45 @@ def web_replay(images: Path) -> None:
         iio.imwrite(images / "replay-web.png", b.screenshot())
 
 
+def studio_page(images: Path) -> None:
+    """The studio (stratstone-cad studio) as Chromium shows it, headless, served as users
+    run it: a Sage Stones gem with its height changed, its preview, facts and downloads."""
+    import shutil
+    import signal
+    import subprocess
+    import sys
+    import tempfile
+
+    import imageio.v3 as iio
+
+    if not shutil.which("chromium"):
+        print("render_readme_images: no chromium, the studio's picture is left as it was")
+        return
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.pages import Browser
+
+    with tempfile.TemporaryDirectory() as tmp:
+        p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "studio", "--no-browser", "--port", "0", "--out",
+                              tmp], stdout=subprocess.PIPE, text=True)
+        try:
+            url = p.stdout.readline().split()[1]  # type: ignore[union-attr]
+            with Browser((1280, 720), flags=["--proxy-bypass-list=127.0.0.1"]) as b:
+                b.open(url + "?game=sage-stones&part=gem-red.stl&set=sage-stones.gem.height_mm=7")
+                b.wait("window.studio && window.studio.ready", timeout=300)
+                b.wait("document.getElementById('preview').contentWindow.stratstone.ready", timeout=60)
+                b.wait("!/slicing/.test(document.getElementById('plate').textContent)", timeout=300)
+                iio.imwrite(images / "studio.png", b.screenshot())
+        finally:
+            p.send_signal(signal.SIGINT)
+            p.wait(30)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out-dir", type=Path, default=Path("output"))
     ap.add_argument("--tiled-dir", type=Path, default=None, help="a build made with a small printer")
     ap.add_argument("--images", type=Path, default=Path("docs/images"))
-    ap.add_argument("--only", choices=("dice", "plates", "labels"), help="render this picture alone")
+    ap.add_argument("--only", choices=("dice", "plates", "labels", "studio"), help="render this picture alone")
     a = ap.parse_args()
     a.images.mkdir(parents=True, exist_ok=True)
     if a.only == "dice":
@@ -391,6 +424,9 @@ def main() -> None:
         return
     if a.only == "plates":
         plates(a.out_dir, a.images / "print-plates.png")
+        return
+    if a.only == "studio":
+        studio_page(a.images)
         return
     if a.only == "labels":
         label_closeups(a.out_dir, a.images / "labels-closeup.png")
@@ -406,6 +442,7 @@ def main() -> None:
     sheets(a.images)
     replays(a.images)
     web_replay(a.images)
+    studio_page(a.images)
     if (a.out_dir / "stratstone/stones-red.3mf").exists():
         plates(a.out_dir, a.images / "print-plates.png")
     if a.tiled_dir:

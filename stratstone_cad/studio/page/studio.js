@@ -167,6 +167,11 @@ function showFacts(f) {
     el('a', { href: `/download/${state.game}.zip?${q}`, download: `${state.game}.zip`, text: `the whole set (zip, params.toml)` }));
 }
 
+function duration(seconds) {
+  const minutes = Math.round(seconds / 60);
+  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
 async function plateFigures() {
   if (state.plate_ctl) state.plate_ctl.abort();
   const ctl = state.plate_ctl = new AbortController();
@@ -175,9 +180,9 @@ async function plateFigures() {
     const r = await fetch(`/api/plate/${state.game}/${state.part}?${query()}`, { signal: ctl.signal });
     const p = r.ok ? await r.json() : null;
     const pr = p && p.print;
-    $('plate').textContent = !p || !p.plate ? '' : pr ? `plate ${p.plate}: ${pr.time || pr.print_time || ''} ${pr.filament_g ? pr.filament_g + ' g' : ''} (${pr.slicer || 'slicer'})`
-      : `plate ${p.plate} (no slicer installed: no print time)`;
-    if (pr) $('plate').textContent = `plate ${p.plate}: ` + Object.entries(pr).filter(([k]) => !/slice|sha|id/.test(k)).map(([k, v]) => `${k} ${v}`).join(', ');
+    $('plate').textContent = !p || !p.plate ? '' : pr ? `plate ${p.plate.split('/')[1]}: ${duration(pr.time_s)} to print, `
+      + `${pr.filament_g} g of filament (${pr.filament_m} m), ${pr.layers} layers (PrusaSlicer)`
+      : `plate ${p.plate.split('/')[1]} (no slicer installed: no print time)`;
   } catch (e) { if (e.name !== 'AbortError') $('plate').textContent = ''; }
 }
 
