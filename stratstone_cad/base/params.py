@@ -150,12 +150,9 @@ class Params:
         return dataclasses.asdict(self)  # type: ignore[call-overload]
 
 
-SHOW_CHARS = 40  # a message quotes at most this much of a text the user gave
-
-
 def _show(value: Any) -> str:
     """A value for a message, cut short so a crafted one cannot flood the terminal: a
-    text to :data:`SHOW_CHARS` characters, a whole number of more than 18 digits by its
+    text as :func:`~stratstone_cad.errors.short_repr` quotes it, a whole number of more than 18 digits by its
     length (``str()`` of a 5000-digit int even raises)."""
     if isinstance(value, str):
         return short_repr(value)
