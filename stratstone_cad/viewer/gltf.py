@@ -134,11 +134,16 @@ class GlbBuilder:
         doc = dict(self.doc)
         doc["buffers"] = [{"byteLength": len(self.data)}]
         doc = {k: v for k, v in doc.items() if v != []}
-        text = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
-        text += b" " * (-len(text) % 4)
-        total = 12 + 8 + len(text) + 8 + len(self.data)
-        return (struct.pack("<4sII", b"glTF", 2, total) + struct.pack("<I4s", len(text), b"JSON") + text
-                + struct.pack("<I4s", len(self.data), b"BIN\0") + bytes(self.data))
+        return _pack(doc, struct.pack("<I4s", len(self.data), b"BIN\0") + bytes(self.data))
+
+
+def _pack(doc: Mapping[str, Any], chunks: bytes) -> bytes:
+    """A GLB file: its header, ``doc`` as the JSON chunk (padded with spaces to 4 bytes),
+    then ``chunks`` (the BIN chunk, header and all), as they are."""
+    text = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
+    text += b" " * (-len(text) % 4)
+    return struct.pack("<4sII", b"glTF", 2, 12 + 8 + len(text) + len(chunks)) + struct.pack("<I4s", len(text), b"JSON") \
+        + text + chunks
 
 
 def track(keys: Sequence[tuple[float, Point | None]], apart: float) -> tuple[list[tuple[float, Point]],
@@ -361,13 +366,10 @@ def as_set(glb: bytes, title: str, parts: Sequence[str]) -> bytes:
     """A GLB written elsewhere (a build's ``set.glb``, by OpenCascade) with the scene's
     extras the page's player reads from a set: its title and the parts it holds."""
     n = int.from_bytes(glb[12:16], "little")
-    doc, rest = json.loads(glb[20:20 + n]), glb[20 + n:]
+    doc = json.loads(glb[20:20 + n])
     scene = doc["scenes"][doc.get("scene", 0)]
     scene["name"], scene["extras"] = title, {"kind": "set", "title": title, "parts": list(parts)}
-    text = json.dumps(doc, separators=(",", ":")).encode("utf-8")
-    text += b" " * (-len(text) % 4)  # a chunk is padded to 4 bytes, JSON's with spaces
-    body = len(text).to_bytes(4, "little") + b"JSON" + text + rest
-    return b"glTF" + (2).to_bytes(4, "little") + (12 + len(body)).to_bytes(4, "little") + body
+    return _pack(doc, glb[20 + n:])
 
 
 SHARED_PLIES = 20_000
