@@ -17,6 +17,7 @@ import sys
 import threading
 import warnings
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -119,6 +120,13 @@ def test_a_state_changing_method_is_refused(client: TestClient) -> None:
     assert client.delete(f"/download/{GEM}").status_code == 405
 
 
+def run_async(coro: Any) -> Any:
+    """``asyncio.run(coro)`` on a thread of its own: a worker that has driven a page keeps
+    Playwright's event loop running on its main thread, where asyncio.run refuses to start."""
+    with cf.ThreadPoolExecutor(1) as one:
+        return one.submit(asyncio.run, coro).result()
+
+
 def test_two_requests_for_one_part_make_it_once(studio: Studio) -> None:
     before = studio.parts.made_count
 
@@ -128,7 +136,7 @@ def test_two_requests_for_one_part_make_it_once(studio: Studio) -> None:
             url = f"/api/part/sage-stones/gem-blue.stl?{query('sage-stones.gem.height_mm=6.5')}"
             return await asyncio.gather(c.get(url + "&client=a"), c.get(url + "&client=b"))
 
-    a, b = asyncio.run(both())
+    a, b = run_async(both())
     assert a.status_code == b.status_code == 200
     assert a.json()["sha256"] == b.json()["sha256"]
     assert studio.parts.made_count == before + 1
@@ -172,7 +180,7 @@ def test_a_newer_change_supersedes_the_clients_queued_one(tmp_path: Path) -> Non
         with pytest.raises((cf.CancelledError, asyncio.CancelledError)):
             await first
 
-    asyncio.run(go())
+    run_async(go())
     pool.shutdown()
     assert made == ["sage-stones/gem-red", "sage-stones/gem-green"]
 
