@@ -7,7 +7,9 @@
 // buttons for a phone. The overlay says the ply, the player, the move, the dice, the ply
 // in words, the facts after it and, at the end, the result. The URL fragment names the
 // ply shown (#ply=12) and follows it, so a link opens at a position. Nothing is fetched:
-// the glTF is decoded from the page and parsed in memory (GLTFLoader.parse).
+// the glTF is decoded from the page and parsed in memory (GLTFLoader.parse). A set's scene
+// (the studio's preview of a part) is replaced in place by window.stratstone.show(bytes):
+// the studio's page hands it the part's new glTF after a change, with no page loaded again.
 //
 // Over the scene, the drawings that explain a ply, as the replay window draws them
 // (stratstone_cad/viewer/overlays.py works out where they go; the glTF's extras carry
@@ -251,6 +253,8 @@ export function start() {
   const nodes = {};
   const pieces = []; // the nodes that are pieces (the scene's but the board)
   const marks = [];
+  let root = null; // the glTF's scene shown (api.show replaces a set's)
+  const afterDraw = []; // what waits for the next frame drawn (api.show's promises)
 
   function resize() {
     const w = view.clientWidth, h = view.clientHeight;
@@ -379,6 +383,7 @@ export function start() {
     }
     renderer.render(scene, camera);
     api.frames += 1;
+    while (afterDraw.length) afterDraw.shift()();
   }
 
   function frameBoard(board) {
@@ -536,6 +541,62 @@ export function start() {
   playButton.addEventListener('click', toggle);
   reachButton.addEventListener('click', () => showReach(!reachOn));
 
+  function adopt(gltf) {
+    // a parsed glTF made the scene's: its nodes named, its pieces casting shadows
+    root = gltf.scene;
+    scene.add(root);
+    root.traverse((o) => { if (o.name) nodes[o.name] = o; });
+    pieces.push(...root.children.filter((o) => o.name !== 'board'));
+    root.traverse((o) => {
+      if (!o.isMesh) return;
+      o.receiveShadow = true;
+      o.castShadow = !(o.name === 'board' || (o.parent && o.parent.name === 'board'));
+    });
+  }
+
+  api.show = (buffer) => new Promise((resolve, reject) => {
+    // a set's scene replaced by another set's (the studio's part after a change), without a
+    // new page: the camera kept where a hand moved it, else the new scene framed; resolved
+    // once a frame of it is drawn. The bytes are copied into this page's own ArrayBuffer:
+    // one from the parent page is not this window's ArrayBuffer, and the loader would take
+    // it for JSON text.
+    new GLTFLoader().parse(new Uint8Array(buffer).slice().buffer, '', (gltf) => {
+      const next = gltf.scene.userData || {};
+      if (extras.kind !== 'set' || next.kind !== 'set') {
+        reject(new Error('only a set replaces a set'));
+        return;
+      }
+      const old = root;
+      scene.remove(old);
+      for (const name of Object.keys(nodes)) delete nodes[name];
+      pieces.length = 0;
+      extras = next;
+      extras.title = extras.title || 'replay';
+      adopt(gltf);
+      const kept = moved ? [camera.position.clone(), controls.target.clone()] : null;
+      framed = nodes.board || root;
+      frameBoard(framed); // the light's shadows fitted to the new scene, and the camera unless moved
+      if (kept) {
+        camera.position.copy(kept[0]);
+        controls.target.copy(kept[1]);
+        controls.update();
+      }
+      go(0);
+      afterDraw.push(() => {
+        // the old scene's buffers freed once the new one is drawn: its shader programs,
+        // still in use then, serve the new materials (freed first, each would be compiled
+        // again: 0.2 s a frame in software GL)
+        old.traverse((o) => {
+          if (!o.isMesh) return;
+          o.geometry.dispose();
+          for (const m of [].concat(o.material)) m.dispose();
+        });
+        resolve();
+      });
+      dirty = true;
+    }, reject);
+  });
+
   const data = bytesOf(document.getElementById('glb').textContent.trim());
   new GLTFLoader().parse(data, '', (gltf) => {
     extras = gltf.scene.userData || {};
@@ -543,14 +604,7 @@ export function start() {
     plies = extras.plies || [];
     count = plies.length;
     seconds = extras.secondsPerPly || 1;
-    scene.add(gltf.scene);
-    gltf.scene.traverse((o) => { if (o.name) nodes[o.name] = o; });
-    pieces.push(...gltf.scene.children.filter((o) => o.name !== 'board'));
-    gltf.scene.traverse((o) => {
-      if (!o.isMesh) return;
-      o.receiveShadow = true;
-      o.castShadow = !(o.name === 'board' || (o.parent && o.parent.name === 'board'));
-    });
+    adopt(gltf);
     if (extras.overlay) {
       drawings = new Drawings(scene, layer, extras.overlay);
       reachOn = Boolean(extras.overlay.showReach);
@@ -591,7 +645,7 @@ export function start() {
     slider.max = String(count);
     if (extras.kind === 'set') document.getElementById('bar').style.display = 'none'; // nothing to step through
     resize();
-    framed = nodes.board || gltf.scene;
+    framed = nodes.board || root;
     frameBoard(framed);
     document.title = `${extras.title}: replay`;
     const k = fromHash();
