@@ -79,3 +79,22 @@ def stop_signals() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
         if interrupt is signal.default_int_handler:
             signal.signal(signal.SIGINT, interrupt)
+
+
+def thread_nice() -> int:
+    """The nice value of the calling thread (on Linux a nice value is a thread's, and what
+    it starts, threads and processes, inherits it); elsewhere the process's, or 0."""
+    with contextlib.suppress(AttributeError, OSError):
+        return os.getpriority(os.PRIO_PROCESS, 0)
+    return 0
+
+
+def lower_thread_priority(nice: int) -> None:
+    """Raise the calling thread's nice value to at least ``nice`` (a lower priority: the
+    kernel gives the cores to everything else first). Linux only, where it is the thread's
+    alone: elsewhere it would be the whole process's, and nothing is done. Never raised back."""
+    import sys
+
+    if sys.platform.startswith("linux") and thread_nice() < nice:
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, 0, nice)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stratstone_cad.base.params import MeshParams, Profile
+from stratstone_cad.base.processes import thread_nice
 from stratstone_cad.base.progress import ProgressBar
 from stratstone_cad.errors import BuildError, UserError
 from stratstone_cad.pipeline.keys import WRITER_MODULES, _kernel_free
@@ -325,14 +326,17 @@ def worker_pool(workers: int) -> cf.ProcessPoolExecutor:
     modules and the mesh writers once. Why a fork server and not plain fork: a process
     whose OpenCascade has run a boolean holds TBB worker threads, and a child forked from
     it hangs in its next boolean; the fork server is a fresh process that never builds
-    anything. Why not spawn: each spawned worker would import CadQuery again (~1.5 s)."""
+    anything. Why not spawn: each spawned worker would import CadQuery again (~1.5 s).
+    The workers run at the nice value of the thread that makes the pool
+    (:func:`~stratstone_cad.pipeline.workers.worker_init`)."""
     import concurrent.futures as cf  # the pool's modules: only where a pool is made
     import multiprocessing
 
     from stratstone_cad.pipeline.workers import worker_init
 
     ctx = multiprocessing.get_context("forkserver")
-    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=worker_init)
+    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=worker_init,
+                                  initargs=(thread_nice(),))
 
 
 _QUIET_TRACKER = "ignore::UserWarning:multiprocessing.resource_tracker"

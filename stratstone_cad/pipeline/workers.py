@@ -18,17 +18,20 @@ import signal
 import sys
 import types
 
-from stratstone_cad.base.processes import die_with_parent
+from stratstone_cad.base.processes import die_with_parent, lower_thread_priority
 
 PARENT_ENV = "STRATSTONE_CAD_BUILD_PID"
 
 
-def worker_init() -> None:
+def worker_init(nice: int = 0) -> None:
     """In each worker: die with the fork server (and so with the build); leave Ctrl-C and
-    SIGTERM to the build, which stops itself and lets running parts finish."""
+    SIGTERM to the build, which stops itself and lets running parts finish; run at the
+    ``nice`` value of the thread that made the pool (a worker is the fork server's child,
+    which would not inherit it: the studio's background builds, :mod:`stratstone_cad.studio.sets`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     die_with_parent()
+    lower_thread_priority(nice)
 
 
 #: Top-level packages ``import cadquery`` loads that no part's making uses: VTK, which

@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 
 import numpy as np
 import pytest
@@ -457,6 +458,32 @@ def test_the_workers_make_parts_with_cadquery_loaded_without_vtk_or_ezdxf():
         seen = pool.submit(eval, "[type(__import__('sys').modules.get(m)).__name__ "
                                  "for m in ('vtk', 'vtkmodules.vtkCommonDataModel', 'ezdxf', 'cadquery')]").result()
     assert seen == ["_Absent", "_Absent", "_Absent", "module"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's own nice value is Linux's")
+def test_workers_run_at_the_nice_value_of_the_thread_that_made_their_pool():
+    """The studio's background builds run their workers at a lower priority than the parts
+    previewed: a worker forked by the fork server gets it from the pool's maker, and the
+    thread that lowered its own priority leaves the others' as they were."""
+    import threading
+
+    from stratstone_cad.base.processes import lower_thread_priority, thread_nice
+
+    scheduler.start_fork_server()
+    seen: list[int] = []
+
+    def background() -> None:
+        lower_thread_priority(thread_nice() + 7)
+        with scheduler.worker_pool(1) as pool:
+            seen.append(pool.submit(eval, "__import__('os').getpriority(__import__('os').PRIO_PROCESS, 0)").result())
+
+    here = thread_nice()
+    t = threading.Thread(target=background)
+    t.start()
+    t.join()
+    assert seen == [here + 7] and thread_nice() == here
+    with scheduler.worker_pool(1) as pool:
+        assert pool.submit(eval, "__import__('os').getpriority(__import__('os').PRIO_PROCESS, 0)").result() == here
 
 
 def test_a_stand_in_says_what_is_missing_when_used():
