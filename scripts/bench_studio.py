@@ -3,9 +3,10 @@ driven by Playwright, tests/pages.py) on the studio served as users run it
 (``stratstone-cad studio --no-browser --port 0``, a fresh ``--out`` folder).
 
 - the page's first load: from the address to the preset part's preview shown;
-- a parameter changed in its number field to the redrawn preview (the page's 120 ms pause
-  for typing included), for a stone, a gem, a piece and a board: cold (a value never made)
-  and cached (back to a value made before);
+- a parameter changed in its number field to the redrawn preview (from the field's input
+  event to the new part's frame drawn, on the page's clock; the page's 60 ms pause for
+  typing included), for a stone, a gem, a piece and a board: cold (a value never made) and
+  cached (back to a value made before);
 - the memory of the server and its workers after 200 changes of a stone's height, asked
   for through the API as the page asks: their proportional set sizes summed (PSS, from
   /proc/PID/smaps_rollup: the pages the forked workers share with the server counted
@@ -19,6 +20,7 @@ Medians of ``--rounds`` rounds, each with a fresh studio and a fresh folder. Usa
 from __future__ import annotations
 
 import argparse
+import json
 import signal
 import statistics
 import subprocess
@@ -56,19 +58,19 @@ def stop(p: subprocess.Popen[str]) -> None:
 
 
 def preset_value(url: str, game: str, name: str) -> float:
-    import json
-
     form = json.loads(urllib.request.urlopen(f"{url}api/form/{game}", timeout=60).read())
     return next(float(f["value"]) for s in form["sections"] for f in s["fields"] if f["name"] == name)
 
 
 def redrawn(b: Browser, name: str, value: str) -> float:
-    """Seconds from typing ``value`` in the field ``name`` to the new preview shown."""
+    """Seconds from ``value`` typed in the field ``name`` (its input event) to the new
+    preview drawn, both on the page's clock (``performance.now()``: no polling in the figure)."""
     before = b.js("window.studio.previews")
-    start = time.monotonic()
-    b.page.fill(f'input[type=number][aria-label="{name}"]', value)
+    field = json.dumps(f'input[type=number][aria-label="{name}"]')
+    start = b.js(f"""(() => {{ const f = document.querySelector({field}); const t = performance.now();
+        f.value = {json.dumps(value)}; f.dispatchEvent(new Event('input', {{ bubbles: true }})); return t; }})()""")
     b.wait(f"window.studio.previews > {before}", timeout=300)
-    return time.monotonic() - start
+    return (b.js("window.studio.shownAt") - start) / 1000
 
 
 def one_round(changes: int) -> dict[str, float]:

@@ -118,6 +118,13 @@ class Studio:
             return PlainTextResponse("preview gone from memory: ask for the part again", 404)
         return HTMLResponse(found)
 
+    async def preview_glb(self, request: Request) -> Response:
+        """A preview's glTF alone: what the page hands the player it already shows."""
+        found = self.parts.preview_glb(request.path_params["name"])
+        if found is None:
+            return PlainTextResponse("preview gone from memory: ask for the part again", 404)
+        return Response(found, media_type="model/gltf-binary")
+
     async def whole_set(self, request: Request) -> Response:
         """The whole set as it stands on the table, in the replay page's player: the set's
         glTF that ``build GAME --step`` writes (a build of every part: slow the first time)."""
@@ -197,7 +204,7 @@ def app(studio: Studio) -> ASGIApp:
     routes = [Route("/", s.page), Route("/page/{name}", s.page_file), Route("/api/games", s.games),
               Route("/api/form/{game}", s.form), Route("/api/check/{game}", s.check),
               Route("/api/part/{game}/{file}", s.part), Route("/api/plate/{game}/{file}", s.plate),
-              Route("/preview/{name}", s.preview), Route("/set/{game}", s.whole_set),
+              Route("/preview/{name}.glb", s.preview_glb), Route("/preview/{name}", s.preview), Route("/set/{game}", s.whole_set),
               Route("/download/{game}.zip", s.zipped),
               Route("/download/{game}/{file}", s.download)]
     inner = Starlette(routes=routes, exception_handlers={UserError: _refused})

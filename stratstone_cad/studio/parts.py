@@ -166,6 +166,12 @@ class Parts:
                 self.previews.popitem(last=False)
         return name, facts
 
+    def preview_glb(self, name: str) -> bytes | None:
+        """The GLB of the preview ``name``; None once it left memory."""
+        with self.lock:
+            kept = self.previews.get(name)
+        return None if kept is None else kept[0]
+
     def preview_page(self, name: str) -> str | None:
         """The replay page's player showing the preview ``name``; None once it left memory."""
         from stratstone_cad.viewer.web import page

@@ -7,6 +7,7 @@ queued one, and params.toml reproducing the settings."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import concurrent.futures as cf
 import dataclasses
 import hashlib
@@ -148,10 +149,28 @@ def test_previews_kept_in_memory_are_capped(tmp_path: Path) -> None:
     c = TestClient(app(studio))
     urls = [c.get(f"/api/part/sage-stones/gem-{colour}.stl").json()["preview"] for colour in ("red", "blue", "green")]
     assert len(studio.parts.previews) == 2
-    assert c.get(urls[0]).status_code == 404
+    assert c.get(urls[0]).status_code == 404 and c.get(urls[0] + ".glb").status_code == 404
     page = c.get(urls[2])
     assert page.status_code == 200 and "StratstonePlayer.start()" in page.text
+    glb = c.get(urls[2] + ".glb")  # what the page hands the player it shows already
+    assert glb.headers["content-type"] == "model/gltf-binary" and glb.content[:4] == b"glTF"
+    assert base64.b64encode(glb.content).decode() in page.text
     pool.shutdown()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's own nice value is Linux's")
+def test_whole_builds_run_below_the_previewed_parts_priority(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plate's build (and so its workers and PrusaSlicer) runs at BACKGROUND_NICE, on the
+    request's own thread: the server's threads keep their priority."""
+    from stratstone_cad.base.processes import thread_nice
+    from stratstone_cad.studio import sets as sets_module
+
+    seen: list[int] = []
+    monkeypatch.setattr(sets_module, "build", lambda *args, **kw: seen.append(thread_nice()))
+    here = thread_nice()
+    c = TestClient(app(Studio(tmp_path, Parts(tmp_path, cf.ThreadPoolExecutor(1), run_job), Sets(tmp_path, 1))))
+    assert c.get("/api/plate/sage-stones/gem-red.stl").json() == {"plate": None}  # the stand-in built nothing
+    assert seen == [max(here, sets_module.BACKGROUND_NICE)] and thread_nice() == here
 
 
 def test_a_newer_change_supersedes_the_clients_queued_one(tmp_path: Path) -> None:
@@ -253,7 +272,6 @@ def test_the_zip_3mf_and_step_are_the_build_and_params_toml_builds_them_again(
 def test_the_whole_set_is_the_builds_set_in_the_players_page(client: TestClient, zipped: dict[str, bytes]) -> None:
     """The whole set as it stands on the table: the build's set.glb (the same build as the
     zip's), its scene named as a set for the page's player, every part listed."""
-    import base64
     import json
 
     r = client.get(f"/set/sage-stones?{query(*CHANGED)}")

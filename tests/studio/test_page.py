@@ -94,14 +94,18 @@ def _changed(b: Browser, act: object) -> None:
 
 def test_moving_the_gems_diameter_slider_redraws_the_preview(page: Browser) -> None:
     """The slider moved by the keyboard (a tenth of its range down: up, the gem outgrows its square): the page makes the gem
-    again and the preview's pixels change."""
+    again and the preview's pixels change, drawn by the player already loaded (the frame's page
+    not loaded again: a mark left in it stays)."""
     before = _preview(page)
+    frame = page.page.frame_locator("#preview").locator("body")
+    frame.evaluate("() => { window.kept = 'the same page'; }")
     slider = page.page.locator(f'input[type=range][aria-label="{GEM} slider"]')
     _changed(page, lambda: (slider.focus(), page.page.keyboard.press("PageDown")))
     after = _preview(page)
     assert before.shape == after.shape
     assert (np.abs(before - after).sum(axis=2) > 30).mean() > 0.002, "the preview did not change"
     assert page.js("window.studio.error") == ""
+    assert frame.evaluate("() => window.kept") == "the same page", "the preview's page was loaded again"
 
 
 def test_a_refused_value_shows_the_command_lines_message_beside_its_control_and_keeps_the_preview(

@@ -1,13 +1,16 @@
 // The studio's page: a control for each parameter, made from its declaration (/api/form),
 // the settings in the URL (set=NAME=VALUE, as `build --set` takes them), the part made by
-// the server and shown in the replay page's player (an iframe), its facts and downloads.
+// the server and shown in the replay page's player (an iframe, loaded once: a change hands
+// the player the part's new glTF), its facts and downloads.
 'use strict';
 const state = { form: null, values: {}, preset: {}, game: '', part: '', printer: '', client: Math.random().toString(36).slice(2),
-                part_ctl: null, plate_ctl: null, timer: null };
-window.studio = { previews: 0, error: '', ready: false };
+                part_ctl: null, plate_ctl: null, plate_timer: null, timer: null };
+window.studio = { previews: 0, shownAt: 0, error: '', ready: false };
 const $ = (id) => document.getElementById(id);
 const text = (v) => Array.isArray(v) ? v.join(',') : String(v);
-const WHOLE_SET = 'the whole set';  // the part list's first entry: every part as it stands on the table
+const WHOLE_SET = 'the whole set';
+const TYPING_PAUSE_MS = 60;  // a change asked for once typing or a slider pauses this long
+const PLATE_PAUSE_MS = 1000;  // the settings at rest this long: the plate's figures asked for  // the part list's first entry: every part as it stands on the table
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -40,7 +43,7 @@ function setValue(name, value) {
   const field = document.querySelector(`.field[data-name="${name}"]`);
   if (field) field.classList.toggle('changed', text(value) !== text(state.preset[name]));
   clearTimeout(state.timer);
-  state.timer = setTimeout(refresh, 120);
+  state.timer = setTimeout(refresh, TYPING_PAUSE_MS);
 }
 
 function numberControl(f, row) {
@@ -194,15 +197,52 @@ function showSet() {
   $('downloads').replaceChildren(el('div', { text: 'download' }),
     el('a', { href: `/download/${state.game}.zip?${query()}`, download: `${state.game}.zip`, text: 'the whole set (zip, params.toml)' }));
   const frame = $('preview');
-  frame.onload = () => { window.studio.previews += 1; window.studio.ready = true; $('status').textContent = ''; };
+  frame.onload = shown;
   frame.src = `/set/${state.game}?${query()}`;
+}
+
+function shown() {
+  window.studio.shownAt = performance.now(); // the page's clock: a benchmark's end of a change
+  window.studio.previews += 1;
+  window.studio.ready = true;
+  $('status').textContent = '';
+}
+
+async function showPreview(address, signal) {
+  // a part's preview: handed to the player the frame already holds (its glTF fetched, the
+  // camera kept where the user turned it), or, the first time, its page loaded in the frame
+  const frame = $('preview');
+  const player = frame.contentWindow && frame.contentWindow.stratstone;
+  if (player && player.ready && player.show) {
+    const r = await fetch(`${address}.glb`, { signal });
+    if (r.ok) {
+      const data = await r.arrayBuffer();
+      if (signal.aborted) return;
+      try {
+        await player.show(data);
+        shown();
+        return;
+      } catch (e) { /* not a set's scene in the frame: the page loaded instead */ }
+    }
+  }
+  if (signal.aborted) return;
+  frame.onload = shown;
+  frame.src = address;
 }
 
 async function refresh() {
   writeUrl();
+  clearTimeout(state.plate_timer);
+  if (state.plate_ctl) state.plate_ctl.abort();
   if (state.part_ctl) state.part_ctl.abort();
   const ctl = state.part_ctl = new AbortController();
   $('status').textContent = 'checking...';
+  const partUrl = (name) => `/api/part/${state.game}/${name}?${query({ client: state.client })}`;
+  // the part asked for beside the check, so a change of one of its settings is one round
+  // trip; asked for again below when the check says the plan no longer makes it
+  const guess = state.part && state.part !== WHOLE_SET ? state.part : null;
+  const early = guess ? fetch(partUrl(guess), { signal: ctl.signal }) : null;
+  if (early) early.catch(() => {}); // its failure is read below, or not at all (a refused check)
   try {
     const c = await fetch(`/api/check/${state.game}?${query()}`, { signal: ctl.signal });
     if (!c.ok) { showError(await c.text()); $('status').textContent = 'refused: the last good preview stays'; return; }
@@ -219,14 +259,14 @@ async function refresh() {
     writeUrl();
     if (state.part === WHOLE_SET) { showSet(); return; }
     $('status').textContent = `making ${state.part}...`;
-    const r = await fetch(`/api/part/${state.game}/${state.part}?${query({ client: state.client })}`, { signal: ctl.signal });
+    const r = await (early && state.part === guess ? early : fetch(partUrl(state.part), { signal: ctl.signal }));
     if (!r.ok) { showError(await r.text()); $('status').textContent = 'refused: the last good preview stays'; return; }
     const facts = await r.json();
     showFacts(facts);
-    const frame = $('preview');
-    frame.onload = () => { window.studio.previews += 1; window.studio.ready = true; $('status').textContent = ''; };
-    frame.src = facts.preview;
-    plateFigures();
+    await showPreview(facts.preview, ctl.signal);
+    // the plate's figures (a build of the plate and PrusaSlicer) once the settings rest a
+    // second: a slider dragged starts no build of every part at each step
+    state.plate_timer = setTimeout(plateFigures, PLATE_PAUSE_MS);
   } catch (e) {
     if (e.name !== 'AbortError') { showError(String(e)); }
   }
