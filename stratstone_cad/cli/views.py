@@ -101,10 +101,11 @@ def add_replay(sub: Any) -> None:
                     help="FILE.gif, FILE.mp4, FILE.png, a new folder for PNG frames, or the scene to share: FILE.glb "
                          "(animated glTF) or FILE.html (one page that plays offline in any browser)")
     rp.add_argument("--review", metavar="FILE", nargs="?", const="", default=None,
-                    help="with --out FILE.png, .gif, .mp4 or a folder: the review of every move (check-log --review) "
-                         "as an evaluation strip along the bottom, each ply's class in the caption and, where the "
-                         "move played was a mistake or a blunder, the best move as a green ghost; read from FILE "
-                         "(what check-log --review --json wrote) or, without FILE, made now (300 simulations a ply)")
+                    help="the review of every move (check-log --review) as an evaluation strip along the timeline "
+                         "(in the window, the pictures and films, and the page of --out FILE.html, where a click on "
+                         "it goes to its ply), each ply's class in the caption and, where the move played was a "
+                         "mistake or a blunder, the best move as a green ghost; read from FILE (what check-log "
+                         "--review --json wrote) or, without FILE, made now (300 simulations a ply)")
     rp.add_argument("--puzzle", metavar="N", type=integer, default=None,
                     help="LOG is a puzzle file (stratstone-cad puzzles): show puzzle N's position (from 1)")
     rp.add_argument("--ply", metavar="N", type=integer, default=None,
@@ -157,9 +158,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
         folder = tempfile.TemporaryDirectory(prefix="stratstone-puzzle-")  # removed when the command ends
         args.log = position_log(args.log, args.puzzle, Path(folder.name))
-    if args.review is not None and kind not in (".png", ".gif", ".mp4", "dir"):
-        raise UserError("--review: only with --out FILE.png, FILE.gif, FILE.mp4 or a folder for now (the window and "
-                        "the shared page do not show it yet)")
     rep = replay.load(args.log, parse_set(args.sets), args.params)
     if args.review is not None:
         from stratstone_cad.viewer.review_strip import load_review

@@ -18,7 +18,10 @@ the squares it starts and ends on, and its start and end time: the ply markers a
 steps by; and its drawings (:class:`~stratstone_cad.viewer.overlays.Drawing`: the path and
 its costs, an attack's halos and sums, Sage Stones' column and traps, Stratstone's sowing
 and winning line, the reach), which the page draws as the window does, with their look
-and the legend of levels in the scene's ``overlay`` and ``levels``. The writer is plain Python and numpy: the format is a JSON
+and the legend of levels in the scene's ``overlay`` and ``levels``. With a review
+(``replay --review``), each ply's class, best move and expected scores, the best move as a
+ghost where the one played was a mistake or a blunder, and the evaluation strip's columns
+in the scene's ``review``. The writer is plain Python and numpy: the format is a JSON
 chunk and a binary chunk (glTF 2.0, section 4.4), and the viewer already has the meshes.
 """
 
@@ -272,8 +275,9 @@ def replay_glb(rep: Any, seconds_per_ply: float = 1.0, header: Mapping[str, Any]
     of levels by level as the window does, ``"print"`` keeps its print colour; ``reach``:
     whether the page opens with the reach shown (its squares are in the extras either way)."""
     from stratstone_cad.viewer.assets import asset_mesh
-    from stratstone_cad.viewer.overlays import Plan
+    from stratstone_cad.viewer.overlays import GHOST_COLOUR, GHOST_OPACITY, Plan
     from stratstone_cad.viewer.replay import level_colours
+    from stratstone_cad.viewer.review_strip import page_review, ply_review
 
     b = GlbBuilder()
     board = rep.assets[rep.table.board]
@@ -331,6 +335,10 @@ def replay_glb(rep: Any, seconds_per_ply: float = 1.0, header: Mapping[str, Any]
         entry["marks"] = [_place((x, y, rep.table.tops.get(sq, z)), np.zeros(3))
                           for sq in p.squares for x, y, z in [rep.table.seats[sq]]]
         drawn = drawing_extras(plan.draw(p))
+        if rep.review:  # the ply's review and, for a mistake or a blunder, the best move as a ghost
+            entry["review"] = ply_review(rep.review[k - 1])
+            tubes, outlines = plan.ghost(p)
+            drawn.update({k: v for k, v in (("ghost", _polygons(tubes)), ("ghostSquare", _polygons(outlines))) if v})
         if drawn:
             entry["draw"] = drawn
         plies.append(entry)
@@ -338,6 +346,9 @@ def replay_glb(rep: Any, seconds_per_ply: float = 1.0, header: Mapping[str, Any]
     extras: dict[str, Any] = {"kind": "replay", "title": rep.title, "game": rep.game, "header": dict(header or {}),
                               "secondsPerPly": seconds_per_ply, "pitch": rep.table.pitch_mm / 1000,
                               "overlay": {**overlay_style(rep.table.pitch_mm), "showReach": reach}}
+    if rep.review:  # the evaluation strip along the timeline, and how the ghost is drawn
+        extras["review"] = page_review(rep.review, rep.players)
+        extras["overlay"].update(ghost=GHOST_COLOUR, ghostOpacity=GHOST_OPACITY)
     if levelled is not None:  # the legend: each level's colour, the highest first
         palette = level_colours(rep.table.levels.values())
         extras["levels"] = [[level, palette[level]] for level in sorted(palette, reverse=True)]

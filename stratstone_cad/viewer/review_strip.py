@@ -8,7 +8,9 @@ ply shown marked, and a dot under each ply the review classes ``inaccuracy`` (ye
 ``mistake`` (orange) or ``blunder`` (red). With more than two players one score says
 nothing of the others', so a column is the mover's own expected score, lit in the
 mover's colour, and the line is at an even share (1/N). It is painted on the rendered
-frame (numpy pixels), so the PNG, GIF and MP4 show the same strip.
+frame (numpy pixels), so the PNG, GIF and MP4 show the same strip; the window draws the
+same pixels under its scene, and the shared page (FILE.html) draws the same columns from
+its extras (:func:`page_review`).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from stratstone_cad.base.fileio import read_user_file
 from stratstone_cad.base.params import display_colour, load_colours, rgb
 from stratstone_cad.errors import LogError, counted
 
-__all__ = ["CLASS_COLOURS", "caption_line", "columns", "first_player_score", "load_review", "paint_strip", "strip_height"]
+__all__ = ["CLASS_COLOURS", "caption_line", "columns", "first_player_score", "load_review", "page_review", "paint_strip",
+           "ply_review", "strip_height", "strip_pixels"]
 
 LIGHT = (235, 235, 235)
 """A column's lit part, two players."""
@@ -84,8 +87,12 @@ def paint_strip(image: np.ndarray, reviews: Sequence[PlyReview], players: Sequen
                 height: int) -> np.ndarray:
     """``image`` (the scene, H x W x 3 uint8) with the evaluation strip added under it, ``ply``
     marked: a frame ``height`` pixels high (``H`` + :func:`strip_height`)."""
-    w = image.shape[1]
-    sh = height - image.shape[0]
+    return np.vstack([image, strip_pixels(reviews, players, ply, image.shape[1], height - image.shape[0])])
+
+
+def strip_pixels(reviews: Sequence[PlyReview], players: Sequence[str], ply: int, w: int, sh: int) -> np.ndarray:
+    """The evaluation strip, ``sh`` x ``w`` x 3 uint8 (rows from the top), ``ply`` marked:
+    what :func:`paint_strip` adds under a frame and the replay window draws under its scene."""
     strip = np.empty((sh, w, 3), np.uint8)
     strip[:] = (40, 40, 40)
     n = max(1, len(reviews))
@@ -104,4 +111,23 @@ def paint_strip(image: np.ndarray, reviews: Sequence[PlyReview], players: Sequen
     x0, x1 = edges[min(ply, n)], edges[min(ply, n) + 1]
     for x in (x0, x1):
         strip[:, max(0, x - 1):x + 1] = (60, 140, 255)
-    return np.vstack([image, strip])
+    return strip
+
+
+def page_review(reviews: Sequence[PlyReview], players: Sequence[str]) -> dict[str, object]:
+    """The strip as the shared page's player draws it (the same columns, line and dots as
+    :func:`strip_pixels`, in CSS colours): ``columns`` [height 0-1, colour] from the start,
+    ``even`` the line's height, ``classes`` the dots' colours."""
+    return {"columns": [[round(score, 4), _css(colour)] for score, colour in columns(reviews, players)],
+            "even": round(1 / max(2, len(players)), 4), "classes": {k: _css(v) for k, v in CLASS_COLOURS.items()}}
+
+
+def ply_review(review: PlyReview) -> dict[str, object]:
+    """A ply's review in the shared page's extras: its class, best move, the mover's
+    expected score before and after, and the caption's line."""
+    return {"class": review.cls, "best": review.best, "before": round(review.expected_before, 4),
+            "after": round(review.expected_after, 4), "caption": caption_line(review)}
+
+
+def _css(colour: tuple[int, int, int]) -> str:
+    return "#{:02x}{:02x}{:02x}".format(*colour)

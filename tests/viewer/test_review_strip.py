@@ -4,6 +4,8 @@ marked), the class in the caption, and a saved review read back only for its own
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -76,8 +78,8 @@ def test_a_saved_review_of_another_log_is_refused(tmp_path):
 
 def test_replay_review_draws_the_strip_and_the_caption(tmp_path, _cache, capsys):
     """replay LOG --review FILE --out x.png: a frame of the asked size whose bottom rows are
-    the strip (the start column at one half), the class in the caption; the window and
-    the shared page refuse it in one line, as does a review of another log."""
+    the strip (the start column at one half), the class in the caption; the shared page
+    takes it too; a review of another log is refused in one line."""
     import json
 
     from PIL import Image
@@ -100,12 +102,127 @@ def test_replay_review_draws_the_strip_and_the_caption(tmp_path, _cache, capsys)
     assert (strip[-1] == (40, 40, 40)).all(axis=1).sum() > 200  # the strip's dark frame
     assert (strip[sh - 3, 2] == LIGHT).all() and (strip[1, 2] == (40, 40, 40)).all()  # the start: lit to one half
     capsys.readouterr()
-    for out in ([], ["--out", str(tmp_path / "x.html")]):
-        assert main(["replay", str(log), "--review", str(saved), *out]) == 2
-        assert "--review: only with --out" in capsys.readouterr().err
+    assert main(["replay", str(log), "--review", str(saved), "--out", str(tmp_path / "x.html")]) == 0  # the page too
     saved.write_text(json.dumps(json.loads(saved.read_text().splitlines()[0])) + "\n")
     assert main(["replay", str(log), "--review", str(saved), "--out", str(png), "--ply", "1"]) == 2
     assert "1 ply reviewed, the log has" in capsys.readouterr().err
+
+
+def _blundered(tmp_path, cls: str = "blunder") -> tuple[Path, list[PlyReview]]:
+    """A short Stratstone game (greedy against random) and a review of it that classes ply 2
+    ``cls`` with another legal move as the best."""
+    from stratstone_cad.log import logfile as _log
+    from stratstone_cad.log.commands import play_records
+    from stratstone_cad.registry import get_game
+
+    log = tmp_path / "game.jsonl"
+    records = play_records("stratstone", 3, ["greedy", "random"])
+    _log.write_log(log, records)
+    plies = [r for r in records if "ply" in r]
+    header = records[0]
+    state, _ = get_game("stratstone").initial_state(header["players"], header["setup"]).apply(plies[0]["move"])
+    best = next(str(m) for m in state.legal_moves() if str(m) != plies[1]["move"])
+    return log, [PlyReview(r["ply"], r["player"], r["move"], best if r["ply"] == 2 else r["move"],
+                           cls if r["ply"] == 2 else "best", 0.5, 0.1 if r["ply"] == 2 else 0.5, 5) for r in plies]
+
+
+def test_the_glb_carries_each_plys_review_and_the_ghost_only_where_the_move_was_a_blunder(tmp_path, _cache):
+    """replay --review --out x.glb: each ply's class, best move, scores and caption line; the
+    strip's columns (the start first, one a ply) and its dots' colours; the best move's
+    ghost in ply 2's drawings (a blunder) and in no other; without a review, none of it."""
+    from stratstone_cad.viewer import replay as R
+    from stratstone_cad.viewer.gltf import replay_glb
+    from stratstone_cad.viewer.overlays import GHOST_COLOUR
+
+    def extras(glb: bytes) -> dict:
+        import json
+
+        n = int.from_bytes(glb[12:16], "little")
+        return json.loads(glb[20:20 + n])["scenes"][0]["extras"]
+
+    log, reviews = _blundered(tmp_path)
+    rep = R.load(log)
+    plain = extras(replay_glb(rep))
+    rep.review = reviews
+    seen = extras(replay_glb(rep))
+    assert "review" not in plain and all("review" not in p for p in plain["plies"]) and "ghost" not in plain["overlay"]
+    assert [p["review"]["class"] for p in seen["plies"]] == [r.cls for r in reviews]
+    two = seen["plies"][1]["review"]
+    assert two == {"class": "blunder", "best": reviews[1].best, "before": 0.5, "after": 0.1,
+                   "caption": caption_line(reviews[1])}
+    assert [p["ply"] for p in seen["plies"] if "ghost" in p.get("draw", {})] == [2]
+    assert seen["plies"][1]["draw"]["ghostSquare"] and seen["overlay"]["ghost"] == GHOST_COLOUR
+    assert len(seen["review"]["columns"]) == len(reviews) + 1 and seen["review"]["columns"][0] == [0.5, "#ebebeb"]
+    assert seen["review"]["columns"][2][0] == 0.9  # ply 2: red's 0.1, yellow's 0.9
+    assert seen["review"]["classes"]["blunder"] == "#dc1e1e"
+
+
+def test_the_window_draws_the_strip_under_its_scene(tmp_path, _cache):
+    """The replay window with a review (its Scene and bind, off screen here): the window
+    grows by the strip, whose pixels are the pictures' strip for the ply shown, and follow
+    the keys; the scene above keeps its size."""
+    from stratstone_cad.viewer import replay as R
+    from stratstone_cad.viewer.review_strip import strip_pixels
+
+    log, reviews = _blundered(tmp_path)
+    rep = R.load(log)
+    rep.review = reviews
+    scene = R.Scene(rep, (320, 200), off_screen=True)
+    controls = R.bind(scene, per_ply=2, fps=10)
+    w, h = scene.p.window_size
+    assert w == 320 and h - strip_height(h) == 200 > h - 1 - strip_height(h - 1)  # the scene as big as asked
+    for step in (0, 1, 1):
+        for _ in range(step):
+            controls.next()
+        shot = scene.p.screenshot(return_img=True)
+        assert shot.shape == (h, 320, 3)
+        assert (shot[200:] == strip_pixels(reviews, rep.players, controls.ply, 320, h - 200)).all(), controls.ply
+    assert controls.ply == 2
+
+
+def test_the_shared_page_shows_the_strip_the_class_and_the_ghost(tmp_path, _cache):
+    """replay --review --out x.html in a real browser: the strip shown along the timeline with
+    the blunder's red dot, the class in the overlay, the ghost drawn at the blunder's ply and
+    at no other; a click on the strip goes to its ply, ``#ply=N`` still lands; a page
+    without a review shows no strip."""
+    import io
+
+    from PIL import Image
+
+    from stratstone_cad.viewer import replay as R
+    from stratstone_cad.viewer import web
+    from tests.pages import Browser, chromium
+
+    log, reviews = _blundered(tmp_path)
+    rep = R.load(log)
+    plain = tmp_path / "plain.html"
+    web.write_replay(rep, log, plain)
+    rep.review = reviews
+    page = tmp_path / "reviewed.html"
+    web.write_replay(rep, log, page)
+    chromium()
+    with Browser((800, 500)) as b:
+        b.open(page.as_uri() + "#ply=2")
+        b.wait("window.stratstone && window.stratstone.ready")
+        assert b.js("window.stratstone.ply()") == 2 and b.console_errors() == []
+        assert caption_line(reviews[1]) in b.js("document.getElementById('overlay').textContent")
+        assert {"ghost", "ghost-square"} <= set(b.js("window.stratstone.drawn()"))
+        png = b.page.locator("#strip").screenshot(type="png")
+        strip = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+        w = strip.shape[1]
+        edges = np.linspace(0, w, len(reviews) + 2).round().astype(int)
+        dot = strip[1, (edges[2] + edges[3]) // 2]
+        assert np.abs(dot - CLASS_COLOURS["blunder"]).max() < 8, dot
+        assert np.abs(strip[1, (edges[3] + edges[4]) // 2] - (40, 40, 40)).max() < 8  # ply 3: best, no dot
+        box = b.js("(() => { const r = document.getElementById('strip').getBoundingClientRect();"
+                   " return [r.left, r.top, r.width, r.height]; })()")
+        b.page.mouse.click(box[0] + box[2] * (len(reviews) + 0.5) / (len(reviews) + 1), box[1] + box[3] / 2)
+        assert b.js("window.stratstone.ply()") == len(reviews) and b.js("location.hash") == f"#ply={len(reviews)}"
+        assert not {"ghost", "ghost-square"} & set(b.js("window.stratstone.drawn()"))
+        b.open(plain.as_uri() + "#ply=2")
+        b.wait("window.stratstone && window.stratstone.ready")
+        assert b.js("document.getElementById('strip').hidden") is True
+        assert "review:" not in b.js("document.getElementById('overlay').textContent")
 
 
 def test_a_blunder_shows_the_best_move_as_a_ghost(tmp_path, _cache, capsys):

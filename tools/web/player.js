@@ -17,7 +17,9 @@
 // sums, the reach (a button and the R key show or hide it), Sage Stones' allowed column
 // and traps, Stratstone's sowing with its numbers and, once the last ply is done, the
 // winning line; the legend of levels in the upper right corner. One key light casts
-// shadows.
+// shadows. With a review (replay --review): each ply's class in the overlay, the best move
+// as a green ghost where the one played was a mistake or a blunder, and the evaluation
+// strip along the timeline (a click goes to its ply).
 
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
@@ -175,6 +177,9 @@ class Drawings {
       if (at) this.add(this.group, ring(s.halo, s.haloTube, 12).translate(at[0], at[1], at[2]), i ? s.mark : s.path, 1,
         `halo-${i}`);
     });
+    // the review's best move where the one played was a mistake or a blunder: a green ghost
+    this.add(this.group, tubes(draw.ghost || [], s.tube), s.ghost, s.ghostOpacity, 'ghost');
+    this.add(this.group, flats(draw.ghostSquare || []), s.ghost, s.ghostOpacity, 'ghost-square');
     const lit = this.add(this.group, flats(draw.lit || []), s.reach, s.reachOpacity, 'reach');
     const stars = this.add(this.group, flats(draw.stars || []), s.mark, 1, 'stars');
     this.reach = [lit, stars].filter(Boolean);
@@ -215,6 +220,7 @@ export function start() {
   const slider = document.getElementById('slider');
   const playButton = document.getElementById('play');
   const reachButton = document.getElementById('reach');
+  const strip = document.getElementById('strip');
   const layer = document.createElement('div');
   layer.id = 'chips';
   view.appendChild(layer);
@@ -291,6 +297,7 @@ export function start() {
       let head = `ply ${p.ply}/${count}   ${p.player}   ${p.move}`;
       if (p.dice) head += `   dice ${p.dice.join('-')}`;
       lines.push(head);
+      if (p.review) lines.push(p.review.caption);
       if (p.words) lines.push(p.words);
       for (const [key, value] of Object.entries(p.facts || {})) {
         if (value && typeof value === 'object' && !Array.isArray(value)) {
@@ -318,6 +325,39 @@ export function start() {
     dirty = true;
   }
 
+  function drawStrip() {
+    // the review's evaluation strip along the timeline, as the pictures' (viewer/review_strip.py):
+    // a column a ply (the start first) lit to the expected score, the line at an even share,
+    // a dot over each inaccuracy, mistake and blunder, the ply shown between two blue lines
+    const review = extras.review;
+    if (!review) return;
+    const w = Math.max(1, Math.round(strip.clientWidth * devicePixelRatio));
+    const h = Math.max(1, Math.round(strip.clientHeight * devicePixelRatio));
+    if (strip.width !== w || strip.height !== h) Object.assign(strip, { width: w, height: h });
+    const g = strip.getContext('2d');
+    const n = Math.max(1, count), bar = h - 4;
+    const edge = (i) => Math.round(i * w / (n + 1));
+    g.fillStyle = '#282828';
+    g.fillRect(0, 0, w, h);
+    review.columns.forEach(([score, colour], i) => {
+      const light = Math.round(bar * score);
+      g.fillStyle = colour;
+      g.fillRect(edge(i), h - 2 - light, Math.max(1, edge(i + 1) - edge(i)), light);
+    });
+    g.fillStyle = '#787878';
+    g.fillRect(0, h - 2 - Math.round(bar * review.even), w, 1);
+    const d = Math.max(2, Math.floor(h / 6));
+    plies.forEach((p, i) => {
+      const colour = p.review && review.classes[p.review.class];
+      if (!colour) return;
+      g.fillStyle = colour;
+      const cx = Math.floor((edge(i + 1) + edge(i + 2)) / 2);
+      g.fillRect(Math.max(0, cx - d), 0, 2 * d, 2 * d);
+    });
+    g.fillStyle = '#3c8cff';
+    for (const x of [edge(Math.min(ply, n)), edge(Math.min(ply, n) + 1)]) g.fillRect(Math.max(0, x - 1), 0, 2, h);
+  }
+
   function go(k, animate = false) {
     ply = Math.max(0, Math.min(count, k));
     setTime(animate && ply > 0 ? (ply - 1) * seconds : ply * seconds);
@@ -329,6 +369,7 @@ export function start() {
       drawings.showReach(reachOn);
       drawn = ply;
     }
+    drawStrip();
     const hash = `#ply=${ply}`;
     if (location.hash !== hash) history.replaceState(null, '', hash);
   }
@@ -643,6 +684,16 @@ export function start() {
       marks.push(mark);
     }
     slider.max = String(count);
+    if (extras.review) {
+      strip.hidden = false;
+      // a click or a tap on the strip goes to its ply (the start is the first column)
+      strip.addEventListener('click', (e) => {
+        const rect = strip.getBoundingClientRect();
+        if (playing) pause();
+        go(Math.floor((e.clientX - rect.left) / rect.width * (count + 1)));
+      });
+      new ResizeObserver(drawStrip).observe(strip);
+    }
     if (extras.kind === 'set') document.getElementById('bar').style.display = 'none'; // nothing to step through
     resize();
     framed = nodes.board || root;

@@ -21,6 +21,7 @@ class Controls:
         self.playing = False
         self.redraw = redraw or (lambda: None)
         self.slider: Any = None  # the window's slider, set by bind
+        self.strip: StripView | None = None  # the review's strip under the scene, set by bind
 
     def _go(self, ply: int, frame: int | None = None) -> None:
         self.ply = max(0, min(self.scene.rep.count, ply))
@@ -70,10 +71,70 @@ class Controls:
 KEYS = {"Right": "next", "Left": "previous", "Home": "first", "End": "last", "space": "toggle"}
 
 
+class StripView:
+    """The review's evaluation strip under the window's scene (``replay LOG --review``): a
+    renderer of its own along the bottom of the window drawing the pictures' strip
+    (:func:`~stratstone_cad.viewer.review_strip.strip_pixels`) for the ply shown, at the
+    window's width, the scene's renderer above it."""
+
+    def __init__(self, scene: Scene) -> None:
+        from vtkmodules.vtkCommonDataModel import vtkImageData
+        from vtkmodules.vtkRenderingCore import vtkActor2D, vtkImageMapper, vtkRenderer
+
+        from stratstone_cad.viewer.review_strip import strip_height
+
+        self.scene, self.ply = scene, 0
+        self.image = vtkImageData()
+        mapper = vtkImageMapper()
+        mapper.SetInputData(self.image)
+        mapper.SetColorWindow(255)  # the pixels as they are
+        mapper.SetColorLevel(127.5)
+        actor = vtkActor2D()
+        actor.SetMapper(mapper)
+        self.renderer = vtkRenderer()
+        self.renderer.AddViewProp(actor)
+        self.renderer.SetBackground(40 / 255, 40 / 255, 40 / 255)
+        scene.p.ren_win.AddRenderer(self.renderer)
+        # the window grows by the strip: the scene keeps the size its caption and camera were laid out for
+        w, h = scene.p.window_size
+        total = h
+        while total - strip_height(total) < h:
+            total += 1
+        scene.p.window_size = (w, total)
+        scene.p.ren_win.AddObserver("WindowResizeEvent", lambda *_: self.update(self.ply))
+        self.update(0)
+
+    def update(self, ply: int) -> None:
+        """The strip of ``ply`` at the window's size (the scene's renderer keeps the rest)."""
+        from vtkmodules.util.numpy_support import numpy_to_vtk
+
+        from stratstone_cad.viewer.review_strip import strip_height, strip_pixels
+
+        self.ply = ply
+        w, h = self.scene.p.ren_win.GetSize()
+        sh = strip_height(h)
+        self.scene.p.renderer.SetViewport(0, sh / h, 1, 1)
+        self.renderer.SetViewport(0, 0, 1, sh / h)
+        rep = self.scene.rep
+        pixels = strip_pixels(rep.review or [], rep.players, ply, w, sh)[::-1]  # VTK's rows go up
+        self.image.SetDimensions(w, sh, 1)
+        self.image.GetPointData().SetScalars(numpy_to_vtk(pixels.reshape(-1, 3).copy(), deep=True))
+        self.image.Modified()
+
+
 def bind(scene: Scene, per_ply: int, fps: int) -> Controls:
     """Bind the keys, the slider and the play timer of ``scene``'s plotter to new Controls."""
     p = scene.p
-    controls = Controls(scene, per_ply, redraw=lambda: p.render() if getattr(p, "_rendered", True) else None)
+    strip = StripView(scene) if scene.rep.review else None
+
+    def redraw() -> None:
+        if strip is not None:
+            strip.update(controls.ply)
+        if getattr(p, "_rendered", True):
+            p.render()
+
+    controls = Controls(scene, per_ply, redraw=redraw)
+    controls.strip = strip
     for key, method in KEYS.items():
         p.add_key_event(key, getattr(controls, method))
     slider = p.add_slider_widget(lambda v: controls.seek(v), [0, max(scene.rep.count, 1)], value=0, title="ply",
