@@ -9,6 +9,11 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # a recipe that fails leaves no target behind (a half-installed venv is set up again next time)
 .DELETE_ON_ERROR:
 
+# Every module is compiled to bytecode once, here (uv's --compile-bytecode; pip does it by
+# itself; compileall for the package, installed editable): a process that imports CadQuery
+# then starts about 1 s sooner where Python may not write bytecode itself (PYTHONDONTWRITEBYTECODE,
+# set on the machine the CI runs on: every process compiled what it imported again), and the
+# tests start hundreds of them.
 # The packages go in with uv (pip's interface; the venv in about 8 s against pip's 44 s on 2
 # cores, docs/benchmarks.md) where uv can be had, with pip otherwise: when pip is set to
 # another index than PyPI (index-url or no-index in its settings or environment: uv reads
@@ -19,12 +24,13 @@ $(BIN)/stratstone-cad: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	@if [ -n "$(USE_UV)" ] && ! $(BIN)/python -m pip config list 2>/dev/null | grep -qE '\.(index-url|no-index)=' \
 	    && $(BIN)/python -m pip install --quiet --disable-pip-version-check uv \
-	    && $(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[test]'; then \
+	    && $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -e '.[test]'; then \
 	  echo "$(BIN): installed with uv"; \
 	else \
 	  echo "$(BIN): installing with pip"; \
 	  $(BIN)/python -m pip install --quiet --upgrade pip && $(BIN)/python -m pip install --quiet -e '.[test]'; \
 	fi
+	$(BIN)/python -m compileall -q -j 0 stratstone_cad >/dev/null
 	@touch $@
 
 build: $(BIN)/stratstone-cad
