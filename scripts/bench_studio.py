@@ -4,7 +4,7 @@ driven by Playwright, tests/pages.py) on the studio served as users run it
 
 - the page's first load: from the address to the preset part's preview shown;
 - a parameter changed in its number field to the redrawn preview (from the field's input
-  event to the new part's frame drawn, on the page's clock; the page's 60 ms pause for
+  event to the new part's frame drawn, on the page's clock; the page's 40 ms pause for
   typing included), for a stone, a gem, a piece and a board: cold (a value never made) and
   cached (back to a value made before);
 - the memory of the server and its workers after 200 changes of a stone's height, asked
