@@ -137,6 +137,9 @@ def match(name: str, games: int, kind: str, against: str = "greedy",
             wins += 1
         else:
             losses += 1
+        # a line a game on stderr: a long run stopped part way still says how it stood
+        print(f"{name} seed {seed}: {wins} won, {draws} drawn, {losses} lost so far "
+              f"({time.perf_counter() - start:.0f} s)", file=sys.stderr, flush=True)
     return wins, draws, losses, time.perf_counter() - start
 
 
