@@ -15,6 +15,7 @@ its extras (:func:`page_review`).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -78,9 +79,14 @@ def columns(reviews: Sequence[PlyReview], players: Sequence[str]) -> list[tuple[
     even share at the start)."""
     if len(players) <= 2:
         return [(0.5, LIGHT), *((first_player_score(r, players[0]), LIGHT) for r in reviews)]
-    colours = load_colours()
-    return [(1 / len(players), LIGHT),
-            *((r.expected_after, rgb(display_colour(colours, r.player))) for r in reviews)]
+    return [(1 / len(players), LIGHT), *((r.expected_after, _shown_colour(r.player)) for r in reviews)]
+
+
+@functools.cache
+def _shown_colour(player: str) -> tuple[int, int, int]:
+    """A player's display colour (RGB), ``presets/colours.toml`` read once a process: the
+    strip is painted on every frame of a film."""
+    return rgb(display_colour(load_colours(), player))
 
 
 def paint_strip(image: np.ndarray, reviews: Sequence[PlyReview], players: Sequence[str], ply: int,
