@@ -6,7 +6,8 @@ little about a position (``search`` at 300 simulations scored 6 of 10 against ``
 Stratstone with it; docs/benchmarks.md). :class:`GreedyRolloutEvaluator` plays each
 engine's own ``greedy_move`` instead (a win when there is one, else the best capture or
 advance), with a random move one time in ten (:data:`EXPLORE`) so that playouts from one
-position differ, and the dice drawn with their probabilities. It implements OpenSpiel's
+position differ, and the dice drawn with their probabilities: the engine's own
+:meth:`~stratstone_cad.engine.core.StateBase.playout`. It implements OpenSpiel's
 ``Evaluator`` interface (``evaluate``, ``prior``: uniform, as OpenSpiel's own) and is
 handed to OpenSpiel's ``MCTSBot``: the search itself is OpenSpiel's.
 """
@@ -38,15 +39,7 @@ class GreedyRolloutEvaluator(mcts.Evaluator):  # type: ignore[misc]
 
     def evaluate(self, state: Any) -> np.ndarray:
         """The returns at the end of one playout from ``state`` (an :class:`~.spiel.EngineState`)."""
-        engine, rng = state.engine_state(), self._rng
-        for _ in range(self.max_playout):
-            if engine.is_terminal():
-                break
-            if engine.is_chance():
-                engine = engine.apply_chance(engine.roll(rng))[0]
-                continue
-            move = engine.random_move(rng) if rng.random() < self.explore else engine.greedy_move(rng)
-            engine = engine.apply(move)[0]
+        engine = state.engine_state().playout(self._rng, self.explore, self.max_playout)
         return np.array(state.returns_of(engine))
 
     def prior(self, state: Any) -> list[tuple[int, float]]:

@@ -557,6 +557,10 @@ class Game(Protocol):
     """The most legal moves any position of the game can have, setups included: the size of the
     action space when an action numbers a position's moves in ``legal_moves()`` order
     (OpenSpiel's ``num_distinct_actions``, :mod:`stratstone_cad.analysis.spiel`)."""
+    search_simulations: int
+    """The simulations of the ``search`` player without a budget (``search``): about a second
+    a move on the 2-core benchmark machine (docs/benchmarks.md); a game whose playouts are
+    cheap gets more of them."""
 
     def new_setup(self, n_players: int, setup: Mapping[str, Any] | None, rng: random.Random) -> tuple[list[str], dict[str, Any]]:
         """Complete a partial setup for ``n_players`` into the explicit one a log records.
@@ -649,6 +653,26 @@ class StateBase:
         moves have a cost (the terrain game's movement points); ``None`` when they have none."""
         return None
 
+    def playout(self, rng: random.Random, explore: float, steps: int) -> Any:
+        """The state at the end of a playout from this one (the search's judge of a leaf,
+        :mod:`stratstone_cad.analysis.evaluators`): the dice rolled, then a random move one
+        time in ``explore`` (``rng.random() < explore``) and the greedy move otherwise, for
+        at most ``steps`` steps (a roll or a move each), until the game is over.
+
+        An engine may do the same faster on its own board (Sage Stones does: the playouts
+        are most of its search's time), with the same draws of ``rng`` in the same order,
+        so it ends in the same state as this loop."""
+        state: Any = self
+        for _ in range(steps):
+            if state.is_terminal():
+                break
+            if state.is_chance():
+                state = state.apply_chance(state.roll(rng))[0]
+                continue
+            move = state.random_move(rng) if rng.random() < explore else state.greedy_move(rng)
+            state = state.apply(move)[0]
+        return state
+
 
 class NoChance(StateBase):
     """The chance step of a game without dice: never due; rolling or applying dice is a
@@ -682,6 +706,7 @@ class GameBase:
 
     chance_field: str | None = None
     max_chance_outcomes = 0
+    search_simulations = 300
     map_fields: tuple[str, ...] = ()
     move_text: str = "the move as the game's log writes it"
 

@@ -103,3 +103,35 @@ def test_play_is_deterministic_for_a_seed(seed, game):
     b = play_records(game, seed, ["greedy"] + ["random"] * (n - 1))
     assert a == b
     assert get_game(game).name == a[0]["game"]
+
+
+def test_sage_stones_own_playout_is_the_generic_one_step_for_step():
+    """Sage Stones' fast playout (one list of the board, no states or events) ends where the
+    generic loop of rolls, random or greedy moves and applies ends, having drawn the same
+    numbers from the same generator: from positions of every variant along real games
+    (rolls pending or not, lost turns, resets, the last stone, the end), with any share of
+    random moves and any step limit. Seen on the way: wins, resets and lost turns."""
+    from stratstone_cad.engine.core import StateBase
+
+    seen = {"won": 0, "reset": 0, "lost turn": 0}
+    for seed in range(240):
+        rng = random.Random(seed)
+        n = 2 + seed % 5
+        players = ["p1", "p2"] if seed % 3 == 0 else ["yellow", "red", "blue", "green", "white", "black"][:n]
+        setup = {"variant": "two-player"} if seed % 3 == 0 else {}
+        if seed % 8 == 7:  # columns 3-8 full (9 stones of each of six colours): most rolls reset the board
+            colours = ["yellow", "red", "blue", "green", "white", "black"]
+            board = {f"{c}-{r}": colours[((c - 3) * 9 + r) % 6] for c in range(3, 9) for r in range(1, 10)}
+            position = SageStonesState.from_setup(colours, {"board": board})
+        else:
+            start = SageStonesState.from_setup(players, setup)
+            position = StateBase.playout(start, rng, 0.5, rng.randrange(0, 400))  # somewhere along a game
+        explore, steps = rng.choice([0.0, 0.1, 0.5, 1.0]), rng.choice([0, 1, 7, 60, 200, 1000])
+        a, b = random.Random(seed * 7 + 1), random.Random(seed * 7 + 1)
+        generic, fast = StateBase.playout(position, a, explore, steps), position.playout(b, explore, steps)
+        assert fast == generic and fast.result() == generic.result(), (seed, explore, steps)
+        assert a.getstate() == b.getstate(), (seed, explore, steps)
+        seen["won"] += generic.is_terminal() and not position.is_terminal()
+        seen["reset"] += sum(position.on_board) == 54 and sum(generic.on_board) < 50
+        seen["lost turn"] += generic.ply > position.ply and generic.board == position.board
+    assert all(v > 0 for v in seen.values()), seen
