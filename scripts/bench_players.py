@@ -7,10 +7,10 @@ Measures, per game (the registry's, never a list written here):
   play (``random_move`` + ``apply``) on the same machine: the wrapper's cost;
 - MCTS simulations per second (``MCTSBot`` with one greedy playout a simulation, as the
   ``search`` player runs it), from the positions after 0, 4 and 8 random plies;
-- seconds a move of the default ``search`` (``search`` = ``search:DEFAULT_SIMULATIONS``)
-  from those positions;
-- ``search`` against ``greedy`` over ``--games`` games (seeds 0 .. games-1, search seated
-  first on even seeds and second on odd), as ``play`` plays them: wins, draws, losses.
+- seconds a move of the default ``search`` (the game's ``search_simulations``) from those
+  positions;
+- ``search`` against ``greedy`` over ``--games`` games (seeds ``--first-seed`` on, search
+  seated first on even seeds and second on odd: two processes can share a long run), as ``play`` plays them: wins, draws, losses.
 
 Usage::
 
@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 from benchlib import loadavg, machine_line  # noqa: E402  (scripts/ is on the path when run as a script)
 
 from stratstone_cad.analysis import spiel  # noqa: E402
-from stratstone_cad.analysis.players import DEFAULT_SIMULATIONS, UCT_C, evaluator, make_player  # noqa: E402
+from stratstone_cad.analysis.players import UCT_C, evaluator, make_player  # noqa: E402
 from stratstone_cad.log.commands import play_records  # noqa: E402
 from stratstone_cad.registry import game_names, get_game  # noqa: E402
 
@@ -120,12 +120,12 @@ def default_move_seconds(name: str, seed: int) -> list[float]:
 
 
 def match(name: str, games: int, kind: str, against: str = "greedy",
-          setup: dict | None = None) -> tuple[int, int, int, float]:
-    """``kind`` against ``against`` over ``games`` games (``kind`` first on even seeds):
-    (wins, draws, losses, seconds)."""
+          setup: dict | None = None, first_seed: int = 0) -> tuple[int, int, int, float]:
+    """``kind`` against ``against`` over ``games`` games from seed ``first_seed`` (``kind``
+    first on even seeds): (wins, draws, losses, seconds)."""
     wins = draws = losses = 0
     start = time.perf_counter()
-    for seed in range(games):
+    for seed in range(first_seed, first_seed + games):
         kinds = [kind, against] if seed % 2 == 0 else [against, kind]
         records = play_records(name, seed, kinds, setup, make_player=make_player)
         ids = records[0]["players"]
@@ -153,12 +153,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--against", default="greedy", help="the other player's kind in those games (search:1200 ...)")
     ap.add_argument("--setup", default=None, help='the games\' setup as JSON (Sage Stones: \'{"variant": "two-player"}\')')
     ap.add_argument("--matches-only", action="store_true", help="only the games, not the speeds")
+    ap.add_argument("--first-seed", type=int, default=0, help="the first game's seed (the others follow it)")
     a = ap.parse_args(argv)
     print(f"machine: {machine_line()}; load before: {loadavg()}")
     setup = json.loads(a.setup) if a.setup else None
     for name in a.only or game_names():
         if a.matches_only:
-            w, d, lost, took = match(name, a.games, a.search, a.against, setup)
+            w, d, lost, took = match(name, a.games, a.search, a.against, setup, a.first_seed)
             print(f"{name}: {a.search} vs {a.against} over {a.games} games: {w} won, {d} drawn, {lost} lost "
                   f"({took:.0f} s)", flush=True)
             continue
@@ -167,10 +168,10 @@ def main(argv: list[str] | None = None) -> int:
         sims = simulations_per_second(name, a.simulations, 1)
         moves = default_move_seconds(name, 1)
         print(f"{name}: random plies/s through OpenSpiel {wrapped:,.0f} (engine alone {raw:,.0f}, x{raw / wrapped:.1f}); "
-              f"MCTS {sims:,.0f} simulations/s; default search ({DEFAULT_SIMULATIONS} simulations) "
+              f"MCTS {sims:,.0f} simulations/s; default search ({get_game(name).search_simulations} simulations) "
               f"{statistics.median(moves):.2f} s a move (median of {', '.join(f'{m:.2f}' for m in moves)})", flush=True)
         if a.games:
-            w, d, lost, took = match(name, a.games, a.search, a.against, setup)
+            w, d, lost, took = match(name, a.games, a.search, a.against, setup, a.first_seed)
             print(f"{name}: {a.search} vs {a.against} over {a.games} games: {w} won, {d} drawn, {lost} lost "
                   f"({took:.0f} s)", flush=True)
     print(f"load after: {loadavg()}")

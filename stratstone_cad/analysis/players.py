@@ -10,7 +10,8 @@ the end per simulation, dice drawn with their probabilities; UCT, and MCTS-Solve
   the player (seeded from the game's seed), so one seed plays one game;
 - ``search:2s`` (or ``search:0.5s``): as many simulations as fit in that many seconds of
   thinking (0.01 to :data:`MAX_SECONDS`), at least two; depends on the machine's speed;
-- ``search``: :data:`DEFAULT_SIMULATIONS` simulations.
+- ``search``: the game's ``search_simulations`` (:data:`DEFAULT_SIMULATIONS`, 300, unless the
+  game says more: about a second a move).
 
 A bad kind or budget raises :class:`~stratstone_cad.engine.players.PlayerKindError` (a
 one-line :class:`~stratstone_cad.errors.UserError`: the CLI prints it and exits 2).
@@ -24,7 +25,7 @@ import re
 import time
 from typing import Any
 
-from stratstone_cad.engine.core import Game, Move, State, short_repr
+from stratstone_cad.engine.core import Game, GameBase, Move, State, short_repr
 from stratstone_cad.engine.players import PLAYER_KINDS, Player, PlayerKindError, get_player
 
 __all__ = ["DEFAULT_SIMULATIONS", "KINDS", "MAX_SECONDS", "MAX_SIMULATIONS", "MIN_SIMULATIONS", "UCT_C", "SearchPlayer",
@@ -33,9 +34,10 @@ __all__ = ["DEFAULT_SIMULATIONS", "KINDS", "MAX_SECONDS", "MAX_SIMULATIONS", "MI
 SEARCH = "search"
 KINDS = (*sorted(PLAYER_KINDS), SEARCH)
 """Every player kind's name (``search`` takes a budget after a colon)."""
-DEFAULT_SIMULATIONS = 300
-"""The simulations of ``search`` without a budget: about 1 s a Stratstone move on the shared
-2-core benchmark machine at a load of 2 (2.3 s at a load of 3.5), a Sage Stones move 0.15 s
+DEFAULT_SIMULATIONS = GameBase.search_simulations
+"""The simulations of ``search`` without a budget for a game that says no other
+(``Game.search_simulations``): 300, about 1 s a Stratstone move on the shared 2-core
+benchmark machine at a load of 2 (2.3 s at a load of 3.5); Sage Stones says 2,000
 (docs/benchmarks.md)."""
 MIN_SIMULATIONS = 2
 """OpenSpiel's first simulation evaluates the root, the second expands it: a search of one
@@ -76,6 +78,8 @@ def make_player(kind: str, game: Game) -> Player:
     raises :class:`PlayerKindError` for an unknown kind or a bad budget."""
     if isinstance(kind, str) and (kind == SEARCH or kind.startswith(SEARCH + ":")):
         simulations, seconds = parse_search(kind)
+        if kind == SEARCH:  # the game's own default: about a second a move
+            simulations = game.search_simulations
         return SearchPlayer(game, simulations=simulations, seconds=seconds)
     if isinstance(kind, str) and kind in PLAYER_KINDS:
         return get_player(kind)

@@ -31,7 +31,8 @@ def add_play(sub: Any) -> None:
     pl.add_argument("--seed", type=integer, default=None, help="seed of the players' and the dice's randomness")
     pl.add_argument("--players", default=None,
                     help="comma-separated player kinds, e.g. random,greedy or search,greedy; search takes a budget: "
-                         "search:300 (simulations a move, the default) or search:2s (seconds a move)")
+                         "search:300 (simulations a move) or search:2s (seconds a move); search alone: the game's own default, "
+                         "about a second a move")
     pl.add_argument("--out", metavar="FILE", type=file_path, default=None, help="log file (default: standard output)")
     pl.add_argument("--setup", metavar="JSON", default=None,
                     help='the game\'s setup as a JSON object, e.g. \'{"first": "red"}\' (Stratstone) or '
