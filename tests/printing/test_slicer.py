@@ -43,8 +43,13 @@ def _assets(built_all, tiled):
 
 
 def test_prusaslicer_reads_every_file_as_manifold(built_all, tiled):
-    for path, a in _assets(built_all, tiled):
-        info = slicer("--info", str(path))
+    """One ``prusa-slicer --info`` reads all 47 files (its start-up paid once, not 47 times):
+    a block a file, headed by its name, in the order given."""
+    assets = _assets(built_all, tiled)
+    out = slicer("--info", *(str(path) for path, _ in assets))
+    blocks = re.split(r"^\[(.+)\]$", out, flags=re.M)[1:]
+    assert [name for name in blocks[0::2]] == [path.name for path, _ in assets]
+    for (path, a), info in zip(assets, blocks[1::2], strict=True):
         assert "manifold = yes" in info, path.name
         size = [float(re.search(rf"size_{c} = ([0-9.]+)", info).group(1)) for c in "xyz"]
         assert size == pytest.approx(a["bbox_mm"]["size"], abs=0.01), path.name
