@@ -12,6 +12,7 @@ import contextlib
 import ctypes
 import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -93,8 +94,6 @@ def lower_thread_priority(nice: int) -> None:
     """Raise the calling thread's nice value to at least ``nice`` (a lower priority: the
     kernel gives the cores to everything else first). Linux only, where it is the thread's
     alone: elsewhere it would be the whole process's, and nothing is done. Never raised back."""
-    import sys
-
     if sys.platform.startswith("linux") and thread_nice() < nice:
         with contextlib.suppress(OSError):
             os.setpriority(os.PRIO_PROCESS, 0, nice)

@@ -8,9 +8,9 @@ const state = { form: null, values: {}, preset: {}, game: '', part: '', printer:
 window.studio = { previews: 0, shownAt: 0, error: '', ready: false };
 const $ = (id) => document.getElementById(id);
 const text = (v) => Array.isArray(v) ? v.join(',') : String(v);
-const WHOLE_SET = 'the whole set';
+const WHOLE_SET = 'the whole set';  // the part list's first entry: every part as it stands on the table
 const TYPING_PAUSE_MS = 40;  // a change asked for once typing or a slider pauses this long
-const PLATE_PAUSE_MS = 1000;  // the settings at rest this long: the plate's figures asked for  // the part list's first entry: every part as it stands on the table
+const PLATE_PAUSE_MS = 1000;  // the settings at rest this long: the plate's figures asked for
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);

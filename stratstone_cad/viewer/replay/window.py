@@ -21,7 +21,6 @@ class Controls:
         self.playing = False
         self.redraw = redraw or (lambda: None)
         self.slider: Any = None  # the window's slider, set by bind
-        self.strip: StripView | None = None  # the review's strip under the scene, set by bind
 
     def _go(self, ply: int, frame: int | None = None) -> None:
         self.ply = max(0, min(self.scene.rep.count, ply))
@@ -134,7 +133,6 @@ def bind(scene: Scene, per_ply: int, fps: int) -> Controls:
             p.render()
 
     controls = Controls(scene, per_ply, redraw=redraw)
-    controls.strip = strip
     for key, method in KEYS.items():
         p.add_key_event(key, getattr(controls, method))
     slider = p.add_slider_widget(lambda v: controls.seek(v), [0, max(scene.rep.count, 1)], value=0, title="ply",
