@@ -194,6 +194,36 @@ def capture_squares(board: Sequence[int], sq: int, colour: int) -> list[int]:
     return list(dict.fromkeys(removed)) if len(removed) > 1 else removed
 
 
+def _empty_squares(board: Sequence[int], column: int) -> list[int]:
+    """The empty squares of column index ``column``, row 1 first."""
+    lo, hi = _COLUMN_SLICES[column]
+    return [i for i in range(lo, hi) if not board[i]]
+
+
+def _greedy_square(board: Sequence[int], empty: Sequence[int], seat: int, on_board: Sequence[int],
+                   owners: Sequence[str], rng: random.Random) -> int:
+    """The greedy move's square among ``empty`` (the roll's column): the one alone, any
+    when the stone placed wins, else the one that traps the most stones of other owners
+    (minus the mover's own), ties drawn with ``rng``. Shared by
+    :meth:`SageStonesState.greedy_move` and :meth:`SageStonesState.playout`."""
+    if len(empty) == 1:
+        return empty[0]
+    if on_board[seat] == STONES - 1:  # any placement wins
+        return empty[rng.randrange(len(empty))]
+    me = owners[seat]
+    best: list[int] = []
+    best_score = -1_000
+    for sq in empty:
+        score = 0
+        for q in capture_squares(board, sq, seat + 1):
+            score += 1 if owners[board[q] - 1] != me else -1
+        if score > best_score:
+            best_score, best = score, [sq]
+        elif score == best_score:
+            best.append(sq)
+    return best[rng.randrange(len(best))]
+
+
 @dataclass(slots=True, unsafe_hash=True, repr=False)
 class SageStonesState(StateBase):
     """A Sage Stones position (immutable).
@@ -383,40 +413,24 @@ class SageStonesState(StateBase):
             raise RuleViolation("random move", self.ply + 1, "is asked for before the roll or after the end")
         if self.target < 0:
             return PASS
-        lo, hi = _COLUMN_SLICES[self.target]
-        board = self.board
-        empty = [i for i in range(lo, hi) if not board[i]]
+        empty = _empty_squares(self.board, self.target)
         return _PLACES[empty[rng.randrange(len(empty))]]
 
     def greedy_move(self, rng: random.Random) -> SageMove:
         """The placement that traps the most stones of other owners (minus its own), a
         winning one when any placement wins; ties drawn with ``rng``."""
         moves = list(self.legal_moves())
-        if len(moves) == 1 or not isinstance(moves[0], SagePlace):
+        if not isinstance(moves[0], SagePlace):  # the pass
             return moves[0]
-        seat = self.seat
-        if self.on_board[seat] == STONES - 1:  # any placement wins
-            return moves[rng.randrange(len(moves))]
-        me = self.owners[seat]
-        board = self.board
-        best: list[SageMove] = []
-        best_score = -1_000
-        for m in moves:
-            score = 0
-            for q in capture_squares(board, m.square, seat + 1):
-                score += 1 if self.owners[board[q] - 1] != me else -1
-            if score > best_score:
-                best_score, best = score, [m]
-            elif score == best_score:
-                best.append(m)
-        return best[rng.randrange(len(best))]
+        return _PLACES[_greedy_square(self.board, [m.square for m in moves], self.seat, self.on_board, self.owners, rng)]
 
     def playout(self, rng: random.Random, explore: float, steps: int) -> SageStonesState:
         """:meth:`StateBase.playout <stratstone_cad.engine.core.StateBase.playout>` on one
         list of the board, with no state or event made on the way: the same rolls, moves and
         draws of ``rng``, in the same order, as :meth:`roll`, :meth:`apply_chance`,
-        :meth:`random_move`, :meth:`greedy_move` and :meth:`apply` (tests/games/test_sage_stones.py
-        plays both from many positions and compares the states and ``rng``'s)."""
+        :meth:`random_move`, :meth:`greedy_move` (its square: :func:`_greedy_square`, shared) and
+        :meth:`apply` (tests/games/test_properties.py plays both from many positions and
+        compares the states and ``rng``'s)."""
         b, on = list(self.board), list(self.on_board)
         seat, ply, dice, target, result = self.seat, self.ply, self.dice, self.target, self._result
         owners, n_seats = self.owners, len(self.colours)
@@ -447,28 +461,12 @@ class SageStonesState(StateBase):
                     b, on, seat = [0] * (COLUMNS * ROWS), [0] * n_seats, self.first
                 dice = None
                 continue
-            lo, hi = _COLUMN_SLICES[target]
-            empty = [i for i in range(lo, hi) if not b[i]]
+            empty = _empty_squares(b, target)
             colour = seat + 1
             if random_() < explore:
                 sq = empty[randrange(len(empty))]
-            elif len(empty) == 1:
-                sq = empty[0]
-            elif on[seat] == STONES - 1:
-                sq = empty[randrange(len(empty))]
             else:
-                me = owners[seat]
-                best: list[int] = []
-                best_score = -1_000
-                for q0 in empty:
-                    score = 0
-                    for q in capture_squares(b, q0, colour):
-                        score += 1 if owners[b[q] - 1] != me else -1
-                    if score > best_score:
-                        best_score, best = score, [q0]
-                    elif score == best_score:
-                        best.append(q0)
-                sq = best[randrange(len(best))]
+                sq = _greedy_square(b, empty, seat, on, owners, rng)
             for _end, run in trap_runs(b, sq, colour):  # apply: the runs of the board before the stone
                 for r in run:
                     v = b[r]
