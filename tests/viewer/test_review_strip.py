@@ -229,28 +229,18 @@ def test_a_blunder_shows_the_best_move_as_a_ghost(tmp_path, _cache, capsys):
     """replay --review: where the review classes a ply a blunder, the still of that ply
     shows the best move in the ghost's green (its sowing and the square it ends on); the
     same review calling it the best move shows none."""
+    import dataclasses
     import json
 
     from PIL import Image
 
     from stratstone_cad.cli import main
-    from stratstone_cad.log import logfile as _log
-    from stratstone_cad.log.commands import play_records
-    from stratstone_cad.registry import get_game
 
-    log = tmp_path / "game.jsonl"
-    records = play_records("stratstone", 3, ["greedy", "random"])
-    _log.write_log(log, records)
-    plies = [r for r in records if "ply" in r]
-    game = get_game("stratstone")
-    header = records[0]
-    state = game.initial_state(header["players"], header["setup"])
-    state, _ = state.apply(plies[0]["move"])
-    best = next(str(m) for m in state.legal_moves() if str(m) != plies[1]["move"])
+    log, blundered = _blundered(tmp_path)
+    best = blundered[1].best
 
     def still(cls: str, code: int = 0) -> np.ndarray:
-        reviews = [PlyReview(r["ply"], r["player"], r["move"], best if r["ply"] == 2 else r["move"],
-                             cls if r["ply"] == 2 else "best", 0.5, 0.1 if r["ply"] == 2 else 0.5, 5) for r in plies]
+        reviews = [dataclasses.replace(r, cls=cls, best=best) if r.ply == 2 else r for r in blundered]
         saved = tmp_path / f"{cls}.jsonl"
         saved.write_text("".join(json.dumps(r.to_json()) + "\n" for r in reviews))
         png = tmp_path / f"{cls}.png"
