@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 from benchlib import loadavg, machine_line  # noqa: E402  (scripts/ is on the path when run as a script)
 
 from stratstone_cad.analysis import spiel  # noqa: E402
-from stratstone_cad.analysis.players import UCT_C, evaluator, make_player  # noqa: E402
+from stratstone_cad.analysis.players import UCT_C, evaluator, make_player, selection  # noqa: E402
 from stratstone_cad.log.commands import play_records  # noqa: E402
 from stratstone_cad.registry import game_names, get_game  # noqa: E402
 
@@ -100,7 +100,8 @@ def simulations_per_second(name: str, simulations: int, seed: int) -> float:
     took = 0.0
     for state in positions(name, seed):
         rs = np.random.RandomState(seed)
-        bot = mcts.MCTSBot(game, UCT_C, simulations, evaluator(rs), solve=True, random_state=rs)
+        bot = mcts.MCTSBot(game, UCT_C, simulations, evaluator(rs), solve=True, random_state=rs,
+                           child_selection_fn=selection(get_game(name)))
         start = time.perf_counter()
         root = bot.mcts_search(game.state_of(state))
         took += time.perf_counter() - start

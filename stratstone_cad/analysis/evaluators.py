@@ -8,7 +8,8 @@ engine's own ``greedy_move`` instead (a win when there is one, else the best cap
 advance), with a random move one time in ten (:data:`EXPLORE`) so that playouts from one
 position differ, and the dice drawn with their probabilities: the engine's own
 :meth:`~stratstone_cad.engine.core.StateBase.playout`. It implements OpenSpiel's
-``Evaluator`` interface (``evaluate``, ``prior``: uniform, as OpenSpiel's own) and is
+``Evaluator`` interface (``evaluate``, ``prior``: the engine's move prior where it gives
+one, uniform as OpenSpiel's own otherwise) and is
 handed to OpenSpiel's ``MCTSBot``: the search itself is OpenSpiel's.
 """
 
@@ -43,8 +44,13 @@ class GreedyRolloutEvaluator(mcts.Evaluator):  # type: ignore[misc]
         return np.array(state.returns_of(engine))
 
     def prior(self, state: Any) -> list[tuple[int, float]]:
-        """Uniform over the legal actions; the dice's own probabilities at a chance node."""
+        """The engine's move prior (:meth:`~stratstone_cad.engine.core.State.move_prior`;
+        uniform over the legal actions when it gives none); the dice's own probabilities at
+        a chance node."""
         if state.is_chance_node():
             return state.chance_outcomes()
         actions = state.legal_actions()
-        return [(a, 1.0 / len(actions)) for a in actions]
+        prior = state.engine_state().move_prior()
+        if prior is None:
+            return [(a, 1.0 / len(actions)) for a in actions]
+        return list(zip(actions, prior, strict=True))

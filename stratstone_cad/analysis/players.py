@@ -29,7 +29,7 @@ from stratstone_cad.engine.core import Game, GameBase, Move, State, short_repr
 from stratstone_cad.engine.players import PLAYER_KINDS, Player, PlayerKindError, get_player
 
 __all__ = ["DEFAULT_SIMULATIONS", "KINDS", "MAX_SECONDS", "MAX_SIMULATIONS", "MIN_SIMULATIONS", "UCT_C", "SearchPlayer",
-           "evaluator", "make_player", "parse_search"]
+           "evaluator", "make_player", "parse_search", "selection"]
 
 SEARCH = "search"
 KINDS = (*sorted(PLAYER_KINDS), SEARCH)
@@ -114,7 +114,7 @@ class SearchPlayer:
         if len(legal) == 1:  # nothing to think about (a lost turn, a forced pass)
             return wrapped.move_of(legal[0])
         seed = rng.randrange(2**32)
-        bot = _bot(self._spiel[n], self.simulations, self.seconds, np.random.RandomState(seed))
+        bot = _bot(self._spiel[n], self.simulations, self.seconds, np.random.RandomState(seed), selection(self.game))
         return wrapped.move_of(bot.step(wrapped))
 
 
@@ -126,13 +126,24 @@ def evaluator(random_state: Any) -> Any:
     return GreedyRolloutEvaluator(random_state)
 
 
-def _bot(game: Any, simulations: int | None, seconds: float | None, random_state: Any) -> Any:
-    """An ``MCTSBot`` with a budget of simulations, or of seconds."""
+def selection(game: Game) -> Any:
+    """OpenSpiel's child-selection function for ``game``'s search: ``SearchNode.puct_value``
+    (PUCT: the prior steers the simulations) when the game gives a prior
+    (:attr:`~stratstone_cad.engine.core.Game.search_prior`), else ``SearchNode.uct_value``
+    (UCT, OpenSpiel's default)."""
+    from open_spiel.python.algorithms import mcts
+
+    return mcts.SearchNode.puct_value if game.search_prior else mcts.SearchNode.uct_value
+
+
+def _bot(game: Any, simulations: int | None, seconds: float | None, random_state: Any, select: Any) -> Any:
+    """An ``MCTSBot`` with a budget of simulations, or of seconds, picking children by ``select``."""
     from open_spiel.python.algorithms import mcts
 
     leaves = evaluator(random_state)
     if seconds is None:
-        return mcts.MCTSBot(game, UCT_C, simulations, leaves, solve=True, random_state=random_state)
+        return mcts.MCTSBot(game, UCT_C, simulations, leaves, solve=True, random_state=random_state,
+                            child_selection_fn=select)
 
     class OutOfTime(Exception):
         pass
@@ -156,4 +167,4 @@ def _bot(game: Any, simulations: int | None, seconds: float | None, random_state
             self._root = root
             return super()._apply_tree_policy(root, state)
 
-    return TimedBot(game, UCT_C, MAX_SIMULATIONS, leaves, solve=True, random_state=random_state)
+    return TimedBot(game, UCT_C, MAX_SIMULATIONS, leaves, solve=True, random_state=random_state, child_selection_fn=select)

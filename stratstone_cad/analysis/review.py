@@ -38,7 +38,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from stratstone_cad.analysis.players import MAX_SIMULATIONS, MIN_SIMULATIONS, UCT_C, evaluator
+from stratstone_cad.analysis.players import MAX_SIMULATIONS, MIN_SIMULATIONS, UCT_C, evaluator, selection
 from stratstone_cad.engine.core import Game, Move, State, short_repr
 from stratstone_cad.errors import UserError
 from stratstone_cad.log import logfile as _log
@@ -209,6 +209,7 @@ def _search(game: Game, state: State, played: int, simulations: int, seed: int) 
     bot = _bot_class()(wrapped.get_game(), UCT_C, simulations, evaluator(random_state), solve=True,
                      random_state=random_state)
     bot.played = played
+    bot.select = selection(game)
     return bot.mcts_search(wrapped), played, wrapped
 
 
@@ -220,6 +221,7 @@ def _bot_class() -> type:
 
     class ReviewBot(mcts.MCTSBot):  # type: ignore[misc]
         played = -1
+        select: Any = staticmethod(mcts.SearchNode.uct_value)  # set to the game's own (players.selection)
         _root: Any = None
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -234,7 +236,7 @@ def _bot_class() -> type:
             if (child.action == self.played and child.outcome is None and parent_count == self._root.explore_count
                     and child.explore_count * PLAYED_SHARE < parent_count):
                 return math.inf
-            return mcts.SearchNode.uct_value(child, parent_count, uct_c)
+            return self.select(child, parent_count, uct_c)
 
     return ReviewBot
 

@@ -19,6 +19,7 @@ here add the context the log checker needs (the ply, the move text, the rule).
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -62,6 +63,7 @@ __all__ = [
     "event_words",
     "fast_two_sides_ply",
     "numbered",
+    "softmax",
     "square_cell",
     "sum_text",
 ]
@@ -520,6 +522,13 @@ class State(Protocol):
         capture or advance, ties broken with ``rng`` (deterministic for its state)."""
         ...
 
+    def move_prior(self) -> list[float] | None:
+        """The search's prior over ``legal_moves()`` (a probability each, in that order), or
+        ``None`` for no preference (uniform). A game whose states give one says so with
+        :attr:`Game.search_prior`; the search then picks moves by PUCT
+        (:mod:`stratstone_cad.analysis.players`)."""
+        ...
+
     def board_text(self) -> str:
         """The position on several lines for a terminal, with the coordinates the move text uses."""
         ...
@@ -561,6 +570,11 @@ class Game(Protocol):
     """The simulations of the ``search`` player without a budget (``search``): about a second
     a move on the 2-core benchmark machine (docs/benchmarks.md); a game whose playouts are
     cheap gets more of them."""
+    search_prior: bool
+    """Whether the game's states give the search a prior over their moves
+    (:meth:`State.move_prior`): the search then picks the move to explore by PUCT (the
+    prior steers it to the likely moves first) instead of UCT (every move tried once
+    before any twice), which wastes a small budget on a wide position."""
 
     def new_setup(self, n_players: int, setup: Mapping[str, Any] | None, rng: random.Random) -> tuple[list[str], dict[str, Any]]:
         """Complete a partial setup for ``n_players`` into the explicit one a log records.
@@ -634,6 +648,15 @@ class Game(Protocol):
         ...
 
 
+def softmax(logits: Sequence[float]) -> list[float]:
+    """``exp(l)`` of each logit over their sum: a move prior (:meth:`State.move_prior`) from
+    scores where one more point is e (2.7) times as likely."""
+    top = max(logits)
+    weights = [math.exp(x - top) for x in logits]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
 class StateBase:
     """What every engine's state shares: the game is over once it has a result."""
 
@@ -651,6 +674,10 @@ class StateBase:
     def reach(self, square: str) -> list[tuple[str, str]] | None:
         """The legal moves of the piece on ``square`` with what each costs, for a game whose
         moves have a cost (the terrain game's movement points); ``None`` when they have none."""
+        return None
+
+    def move_prior(self) -> list[float] | None:
+        """No preference among the moves: the search's prior is uniform."""
         return None
 
     def playout(self, rng: random.Random, explore: float, steps: int) -> Any:
@@ -707,6 +734,7 @@ class GameBase:
     chance_field: str | None = None
     max_chance_outcomes = 0
     search_simulations = 300
+    search_prior = False
     map_fields: tuple[str, ...] = ()
     move_text: str = "the move as the game's log writes it"
 

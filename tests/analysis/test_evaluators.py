@@ -44,3 +44,25 @@ def test_a_playout_too_long_is_a_draw_and_playouts_repeat_from_the_seed():
     assert runs[0] == runs[1]
     prior = GreedyRolloutEvaluator(np.random.RandomState(1)).prior(state)
     assert [a for a, _ in prior] == state.legal_actions() and abs(sum(p for _, p in prior) - 1) < 1e-9
+
+
+def test_the_search_takes_the_engines_move_prior_and_picks_by_puct_where_a_game_gives_one():
+    """The terrain game gives a prior (State.move_prior): OpenSpiel's MCTS gets it from the
+    evaluator, action by action, and picks children by PUCT, which reads it; a game with no
+    prior keeps a uniform one and UCT."""
+    from stratstone_cad.analysis.players import selection
+
+    assert {"terrain", "stratstone"} <= set(ONE_WIN)
+    for name in sorted(ONE_WIN):
+        state = wrapped(name)
+        given = state.engine_state().move_prior()
+        prior = GreedyRolloutEvaluator(np.random.RandomState(1)).prior(state)
+        assert [a for a, _ in prior] == state.legal_actions()
+        game = get_game(name)
+        if game.search_prior:
+            assert [p for _, p in prior] == given
+            assert selection(game) is mcts.SearchNode.puct_value
+        else:
+            assert given is None and len({p for _, p in prior}) == 1
+            assert selection(game) is mcts.SearchNode.uct_value
+    assert get_game("terrain").search_prior

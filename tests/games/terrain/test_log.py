@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import random
 import warnings
 from typing import Any
@@ -356,6 +357,63 @@ def test_greedy_otherwise_advances_most():
 
 def test_greedy_is_deterministic_for_a_seed():
     assert play_records("terrain", 8, ["greedy", "greedy"]) == play_records("terrain", 8, ["greedy", "greedy"])
+
+
+# ------------------------------------------------------------------------- the search's prior
+
+
+def _prior(state: TerrainState) -> dict[str, float]:
+    prior = state.move_prior()
+    assert prior is not None and abs(sum(prior) - 1) < 1e-9 and min(prior) > 0
+    return dict(zip((str(m) for m in state.legal_moves()), prior, strict=True))
+
+
+def test_the_prior_puts_a_win_first_then_exits_and_captures_by_strength_then_advances():
+    win = _prior(_pos({"c10": "red guardian", "c7": "red runner", "c5": "red lancer", "c6": "blue runner",
+                       "j1": "blue lancer"}))
+    assert max(win, key=win.get) == "c10-exit" and win["c10-exit"] > 0.9
+    exits = _prior(_pos({"c10": "red lancer", "d10": "red runner", "e5": "red guardian", "e6": "blue runner",
+                         "j1": "blue lancer"}))
+    assert exits["c10-exit"] / exits["d10-exit"] == pytest.approx(math.e)  # a Lancer (2) against a Runner (1)
+    assert exits["d10-exit"] / exits["e5xe6"] == pytest.approx(math.e)  # an exit of 1 against a capture of 1
+    captures = _prior(_pos({"e5": "red guardian", "e6": "blue lancer", "d5": "blue runner", "j10": "blue runner",
+                            "a1": "red runner"}))
+    assert captures["e5xe6"] / captures["e5xd5"] == pytest.approx(math.e)
+    advances = _prior(_pos({"a1": "red runner", "j10": "blue runner"}))
+    assert max(advances, key=advances.get) == "a1-a6"
+    assert advances["a1-a6"] / advances["a1-a2"] == pytest.approx(math.exp(0.5 * 4))
+
+
+def test_a_move_that_loses_at_once_is_the_least_likely():
+    # blue has scored 2: the Runner's exit loses (1-2); the Lancer's draws; a plain move is neither
+    s = _pos({"c10": "red lancer", "d10": "red runner", "e5": "red guardian", "j1": "blue lancer"},
+             exits=1, score={"red": 0, "blue": 2})
+    prior = _prior(s)
+    assert min(prior, key=prior.get) == "d10-exit" and prior["d10-exit"] < min(p for m, p in prior.items() if m != "d10-exit")
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**32))
+def test_on_the_positions_of_games_the_prior_ranks_wins_first_and_losses_last(seed):
+    rng = random.Random(seed)
+    state = TerrainState.start(generate(seed % 1000))
+    while not state.is_terminal():
+        moves = list(state.legal_moves())
+        prior = state.move_prior()
+        if prior is None:
+            assert len(moves) == 1
+        else:
+            assert len(prior) == len(moves) and abs(sum(prior) - 1) < 1e-9
+            me = state.to_move()
+            ends = [state.apply(m)[0].result() for m in moves]
+            wins = [p for p, r in zip(prior, ends, strict=True) if r is not None and r.winner == me]
+            losses = [p for p, r in zip(prior, ends, strict=True) if r is not None and r.winner not in (me, None)]
+            others = [p for p, r in zip(prior, ends, strict=True) if r is None or r.winner is None]
+            if wins:
+                assert min(wins) == max(prior)
+            if losses and others:
+                assert max(losses) < min(others)
+        state = state.apply(greedy(state, rng) if rng.random() < 0.7 else state.random_move(rng))[0]
 
 
 # ------------------------------------------------------------------------- playouts
