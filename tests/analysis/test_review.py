@@ -83,6 +83,31 @@ def test_the_played_move_gets_its_share_of_the_search():
         assert child.explore_count * review.PLAYED_SHARE >= root.explore_count - review.PLAYED_SHARE, child.explore_count
 
 
+def test_the_review_searches_as_the_player_does_by_puct_where_the_game_gives_a_prior(monkeypatch):
+    """The terrain game gives a prior: the review's search picks children by PUCT (the
+    player's selection), its played move still given its share; Stratstone keeps UCT."""
+    from open_spiel.python.algorithms import mcts
+
+    calls = {"puct": 0, "uct": 0}
+    for kind in calls:
+        real = getattr(mcts.SearchNode, f"{kind}_value")
+
+        def counted(child, parent_count, uct_c, real=real, kind=kind):
+            calls[kind] += 1
+            return real(child, parent_count, uct_c)
+
+        monkeypatch.setattr(mcts.SearchNode, f"{kind}_value", counted)
+    for name, used, unused in (("terrain", "puct", "uct"), ("stratstone", "uct", "puct")):
+        calls.update(puct=0, uct=0)
+        engine = get_game(name)
+        ids, setup = engine.new_setup(2, engine.play_setup(None, 0), random.Random(0))
+        state = engine.initial_state(ids, setup)
+        root, action, _ = review._search(engine, state, 0, 40, seed=2)
+        assert calls[used] > 0 and calls[unused] == 0, (name, calls)
+        child = next(c for c in root.children if c.action == action)
+        assert child.explore_count * review.PLAYED_SHARE >= root.explore_count - review.PLAYED_SHARE
+
+
 @pytest.mark.parametrize(("loss", "cls"), [
     (-0.1, "best"), (0.0, "best"), (0.0001, "excellent"), (0.02, "excellent"), (0.0201, "good"), (0.05, "good"),
     (0.0501, "inaccuracy"), (0.10, "inaccuracy"), (0.1001, "mistake"), (0.20, "mistake"), (0.2001, "blunder"),
