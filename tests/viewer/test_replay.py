@@ -417,8 +417,10 @@ def test_an_export_stopped_part_way_writes_nothing_and_a_killed_ones_leftovers_g
     p.send_signal(getattr(signal, sig))
     p.wait(60)
     if sig == "SIGTERM":
-        assert p.returncode != 0 and "Traceback" not in p.stderr.read()
-        assert list(tmp_path.iterdir()) == []  # nothing published, nothing left
+        err = p.stderr.read()
+        assert p.returncode != 0 and "Traceback" not in err
+        # nothing published, nothing left (its exit status and message said: a rare leftover was seen once)
+        assert list(tmp_path.iterdir()) == [], (p.returncode, err[-500:])
     else:
         assert next(q.name for q in tmp_path.iterdir()).startswith(".game.mp4.")  # what SIGKILL leaves...
         (tmp_path / ".game.mp4.abcd1234.tmp").mkdir()  # as a killed export of frames would leave a folder
