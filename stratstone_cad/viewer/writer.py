@@ -161,9 +161,9 @@ def publish(out: Path, kind: str, frames: Iterable[np.ndarray], *, fps: int = 10
         except OSError as e:
             raise OutputError(f"{flag} {out}: cannot write ({describe_os_error(e)})") from None
         finally:
-            bar.close()
-            if tmp.fd >= 0:
+            if tmp.fd >= 0:  # first: nothing the bar does (a terminal gone) can keep the temporary
                 tmp.discard()
+            bar.close()
     finally:
         _close(frames)
     return n

@@ -592,6 +592,29 @@ def test_a_gif_says_the_frames_it_holds_and_a_film_holds_its_last_frame(tmp_path
     assert n == 11 == imageio_ffmpeg.count_frames_and_secs(str(mp4))[0]  # the last frame a whole second
 
 
+@pytest.mark.parametrize("suffix", [".gif", ".mp4"])
+def test_a_stopped_export_leaves_no_temporary_even_when_its_bar_cannot_end_its_line(suffix, tmp_path):
+    """Ctrl-C part way, and the progress bar's closing newline fails (its terminal gone):
+    that error is raised, but the temporary is removed first."""
+
+    class Bar:
+        def reach(self, n):
+            pass
+
+        def close(self):
+            raise OSError(5, "Input/output error")
+
+    def frames():
+        a = np.zeros((32, 48, 3), np.uint8)
+        yield a
+        yield a
+        raise KeyboardInterrupt
+
+    with pytest.raises(OSError, match="Input/output"):
+        W.publish(tmp_path / f"x{suffix}", suffix, frames(), bar=Bar())
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_replays_gif_holds_the_end_and_bad_holds_are_one_line(tmp_path):
     log = LOGS / "stratstone_win.jsonl"
     out = tmp_path / "g.gif"
