@@ -226,7 +226,7 @@ def test_seed_and_heightmap_together_are_refused(tmp_path):
     assert r.returncode == 2 and "expected one of them" in r.stderr and not (tmp_path / "o").exists()
 
 
-def test_a_stop_signal_inside_an_import_is_sent_again_once_outside(tmp_path, monkeypatch):
+def test_a_stop_signal_inside_an_import_or_a_callback_is_sent_again_once_outside(tmp_path, monkeypatch):
     """SIGTERM or Ctrl-C raised inside an import can land in a compiled module's own
     initialisation, which aborts the process ("terminate called after throwing an instance
     of 'nanobind::python_error'", seen when a build was stopped while it first imported
@@ -251,6 +251,15 @@ def test_a_stop_signal_inside_an_import_is_sent_again_once_outside(tmp_path, mon
     while len(sent) < 2 and time.monotonic() < deadline:
         time.sleep(0.01)
     assert sorted(sent) == sorted([(os.getpid(), signal.SIGTERM), (os.getpid(), signal.SIGINT)])
+
+    @processes.called_back  # as VTK's observers are: a stop inside waits until it is out
+    def observer():
+        return sys._getframe()
+
+    processes.stop(signal.SIGTERM, observer())
+    while len(sent) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert sent[2:] == [(os.getpid(), signal.SIGTERM)]
     with pytest.raises(processes.Terminated):
         processes.stop(signal.SIGTERM, sys._getframe())
     with pytest.raises(KeyboardInterrupt) as e:

@@ -1,5 +1,6 @@
 """Processes and their stops: a child of the build dies with its parent; a command stops
-on SIGTERM or Ctrl-C as on a KeyboardInterrupt, but never inside an import.
+on SIGTERM or Ctrl-C as on a KeyboardInterrupt, but never inside an import or inside a
+callback that a compiled library makes (:func:`called_back`).
 
 :func:`die_with_parent` is used by the build's workers and fork server and by the slicer
 the print report runs, so that a build killed at any moment leaves no process behind;
@@ -14,8 +15,9 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from types import CodeType
+from typing import Any, TypeVar
 
 _PR_SET_PDEATHSIG = 1
 
@@ -45,10 +47,28 @@ class Terminated(KeyboardInterrupt):
 RESEND_S = 0.05
 
 
-def _importing(frame: Any) -> bool:
-    """Whether ``frame`` runs inside an import (a frame of importlib's bootstrap below it)."""
+_CALLBACKS: set[CodeType] = set()
+"""The code of the functions marked by :func:`called_back`."""
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def called_back(fn: F) -> F:
+    """Mark ``fn`` as one a compiled library calls back, where :func:`stop` must not raise:
+    VTK ends the whole process when an observer raises KeyboardInterrupt (it prints "Caught
+    a Ctrl-C within python, exiting program." and exits with status 1), so no ``finally``
+    runs and an export's temporary file stays. A stop that lands inside ``fn`` (or what it
+    calls) is sent again a moment later, as one inside an import is."""
+    _CALLBACKS.add(fn.__code__)
+    return fn
+
+
+def _held(frame: Any) -> bool:
+    """Whether ``frame`` runs inside an import (a frame of importlib's bootstrap below it)
+    or inside a function marked by :func:`called_back`."""
     while frame is not None:
-        if frame.f_code.co_filename.startswith("<frozen importlib._bootstrap"):
+        code = frame.f_code
+        if code in _CALLBACKS or code.co_filename.startswith("<frozen importlib._bootstrap"):
             return True
         frame = frame.f_back
     return False
@@ -59,8 +79,9 @@ def stop(signum: int, frame: Any) -> None:
     not inside an import. An exception raised there can land in a compiled module's own
     initialisation (manifold3d's, when the build's first board is meshed), which then
     aborts the whole process with a C++ "terminate called" message instead of stopping
-    the build. There the signal is sent again a moment later, until the import is done."""
-    if _importing(frame):
+    the build. There, and inside a compiled library's callback (:func:`called_back`), the
+    signal is sent again a moment later, until the import or the callback is done."""
+    if _held(frame):
         threading.Timer(RESEND_S, os.kill, (os.getpid(), signum)).start()
         return
     raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt

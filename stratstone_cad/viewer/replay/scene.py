@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from stratstone_cad.base.params import rgb
+from stratstone_cad.base.processes import called_back
 from stratstone_cad.errors import ParameterError, counted, short_repr
 from stratstone_cad.viewer.assets import asset_mesh
 from stratstone_cad.viewer.overlays import Overlays, font_px
@@ -141,7 +142,7 @@ class Scene:
         self.rim = min((table.tops.get(sq, z) for sq, (_, _, z) in table.seats.items()),
                        default=float(rep.board_bounds[1][2]))
         self._light()
-        self.p.renderer.AddObserver("StartEvent", lambda *_: self._shade())  # every render, the window's too
+        self.p.renderer.AddObserver("StartEvent", self._on_render)  # every render, the window's too
         pitch = table.pitch_mm
         frame = _frame(pitch)
         self.marks = [self.p.add_mesh(frame, color=c, name=f"mark-{i}", lighting=False)
@@ -262,6 +263,11 @@ class Scene:
         self.p.add_light(pv.Light(position=tuple(centre + 10 * float(np.ptp(hi - lo)) * key), focal_point=tuple(centre),
                                   intensity=KEY_INTENSITY, light_type="scene light"))
         self.p.add_light(pv.Light(light_type="headlight", intensity=FILL_INTENSITY))
+
+    @called_back  # by VTK: a stop (Ctrl-C, SIGTERM) raised in here would end the process
+    def _on_render(self, *_: Any) -> None:
+        """The renderer's StartEvent: the shading of what the camera now sees."""
+        self._shade()
 
     def _shade(self) -> None:
         """Each piece's shadow, wherever :meth:`show` put the piece: its footprint moved away
