@@ -12,6 +12,7 @@ made, never at the top: an unchanged rebuild has none.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import sys
@@ -329,14 +330,45 @@ def worker_pool(workers: int) -> cf.ProcessPoolExecutor:
     anything. Why not spawn: each spawned worker would import CadQuery again (~1.5 s).
     The workers run at the nice value of the thread that makes the pool
     (:func:`~stratstone_cad.pipeline.workers.worker_init`)."""
-    import concurrent.futures as cf  # the pool's modules: only where a pool is made
-    import multiprocessing
+    import multiprocessing  # the pool's modules: only where a pool is made
 
     from stratstone_cad.pipeline.workers import worker_init
 
     ctx = multiprocessing.get_context("forkserver")
-    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=worker_init,
-                                  initargs=(thread_nice(),))
+    return pool_class()(max_workers=workers, mp_context=ctx, initializer=worker_init, initargs=(thread_nice(),))
+
+
+@functools.cache
+def pool_class() -> type[cf.ProcessPoolExecutor]:
+    """``ProcessPoolExecutor``; on Python 3.11, a subclass whose manager thread drops the
+    cancelled parts when the workers die (they are killed after a stop) before it marks
+    the parts still queued failed. Python 3.11's marks a cancelled part's future failed
+    too, which raises InvalidStateError in that thread: a traceback on the terminal at a
+    stop ("Exception in thread ..."), and the rest of the pool's clean-up skipped. Later
+    Pythons ignore a cancelled future there (CPython's ``terminate_broken``). A build
+    cancels its parts before it kills the workers, so none is cancelled meanwhile."""
+    import concurrent.futures.process as cfp  # the pool's modules: only where a pool is made
+
+    if sys.version_info >= (3, 12):
+        return cfp.ProcessPoolExecutor
+
+    class ManagerThread(cfp._ExecutorManagerThread):  # type: ignore[name-defined,misc]
+        def terminate_broken(self, cause: Any) -> None:
+            for work_id, item in list(self.pending_work_items.items()):
+                if item.future.cancelled():
+                    del self.pending_work_items[work_id]
+            super().terminate_broken(cause)
+
+    class Pool(cfp.ProcessPoolExecutor):
+        def _start_executor_manager_thread(self) -> None:  # Python 3.11's, with the thread above
+            if self._executor_manager_thread is None:  # type: ignore[has-type]
+                if not self._safe_to_dynamically_spawn_children:  # type: ignore[attr-defined]
+                    self._launch_processes()  # type: ignore[attr-defined]
+                self._executor_manager_thread = ManagerThread(self)
+                self._executor_manager_thread.start()
+                cfp._threads_wakeups[self._executor_manager_thread] = self._executor_manager_thread_wakeup  # type: ignore[attr-defined]
+
+    return Pool
 
 
 _QUIET_TRACKER = "ignore::UserWarning:multiprocessing.resource_tracker"
