@@ -434,7 +434,7 @@ def test_a_stop_that_lands_in_the_renders_callback_still_cleans_up(tmp_path):
     """VTK ends the process when one of its Python observers raises KeyboardInterrupt
     ("Caught a Ctrl-C within python, exiting program.", status 1, no ``finally`` run): a
     SIGTERM that landed in the scene's StartEvent observer left the export's temporary
-    behind (seen in the SIGTERM test above, once in about 30 stops). Here the signal is
+    behind (the SIGTERM test above failed so, once in about 100 stops). Here the signal is
     made to land there: the stop waits until the observer is done, then the command says
     "terminated", exits 143 and leaves nothing."""
     out = tmp_path / "game.mp4"
