@@ -32,7 +32,7 @@ import numpy as np
 from open_spiel.python.algorithms import mcts
 
 from stratstone_cad.analysis import spiel
-from stratstone_cad.analysis.evaluators import EXPLORE, MAX_PLAYOUT
+from stratstone_cad.analysis.evaluators import EXPLORE, MAX_PLAYOUT, GreedyRolloutEvaluator
 from stratstone_cad.analysis.players import UCT_C
 from stratstone_cad.engine.players import get_player
 from stratstone_cad.log.commands import MAX_PLIES
@@ -100,11 +100,14 @@ class ClairvoyantState(spiel.EngineState):
         super()._apply_action(action)
 
 
-class KnownDicePlayouts(mcts.Evaluator):  # type: ignore[misc]
-    """The search's playouts (``GreedyRolloutEvaluator``'s: greedy with a random move one time
-    in ten) with the seed's rolls instead of fresh dice."""
+class KnownDicePlayouts(GreedyRolloutEvaluator):
+    """The search's playouts (greedy with a random move one time in ten) with the seed's
+    rolls instead of fresh dice; the prior is the search's own. Each playout has its own
+    generator (seeded from one draw of ``random_state``), not the parent's one stream."""
 
     def __init__(self, random_state: np.random.RandomState, rolls: list[int]) -> None:
+        # not the parent's __init__: a generator a playout (KnownDice), not one for all
+        self.explore, self.max_playout = EXPLORE, MAX_PLAYOUT
         self._seed = int(random_state.randint(2**31))
         self._rolls = rolls
         self._count = 0
@@ -112,14 +115,8 @@ class KnownDicePlayouts(mcts.Evaluator):  # type: ignore[misc]
     def evaluate(self, state: Any) -> np.ndarray:
         self._count += 1
         engine = state.engine_state()
-        end = engine.playout(KnownDice(self._seed + self._count, self._rolls, engine.ply), EXPLORE, MAX_PLAYOUT)
+        end = engine.playout(KnownDice(self._seed + self._count, self._rolls, engine.ply), self.explore, self.max_playout)
         return np.array(state.returns_of(end))
-
-    def prior(self, state: Any) -> list[tuple[int, float]]:
-        if state.is_chance_node():
-            return state.chance_outcomes()
-        actions = state.legal_actions()
-        return [(a, 1.0 / len(actions)) for a in actions]
 
 
 def game(seed: int, simulations: int) -> tuple[float, int]:
