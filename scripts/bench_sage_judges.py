@@ -27,6 +27,9 @@ other games' positions.
 
 ``--uct C``: the search's UCT constant (``players.UCT_C``, 2) for these games.
 
+``--against search:N``: the other side is a search too, with the same judge and constant
+(4x against 1x: ``--simulations 8000 --against search:2000``).
+
 Usage::
 
     .venv/bin/python scripts/bench_sage_judges.py --judge careful --first-seed 100 --games 50 [--simulations 2000]
@@ -260,6 +263,8 @@ def main() -> int:
     parser.add_argument("--weights", type=Path, default=ROOT / "output" / "sage-linear-judge.npy",
                         help="the linear judge's weights (fitted and saved there when missing)")
     parser.add_argument("--one-ply", action="store_true", help="the careful move as a player, no search")
+    parser.add_argument("--against", default="greedy",
+                        help="the other side: greedy, or a search with the same judge (search:2000)")
     args = parser.parse_args()
     players.UCT_C = args.uct  # read by players._bot when it makes the search
     if args.judge == "careful":
@@ -277,7 +282,7 @@ def main() -> int:
     won = 0.0
     start = time.monotonic()
     for seed in range(args.first_seed, args.first_seed + args.games):
-        kinds = [kind, "greedy"] if seed % 2 == 0 else ["greedy", kind]
+        kinds = [kind, args.against] if seed % 2 == 0 else [args.against, kind]
         t0 = time.monotonic()
         records = play_records(NAME, seed, kinds, SETUP, make_player=make)
         winner = records[-1].get("result", {}).get("winner")
@@ -285,7 +290,7 @@ def main() -> int:
         score = 0.5 if winner is None else float(winner == me)
         won += score
         print(f"seed {seed}: {score:g} in {len(records) - 2} plies, {time.monotonic() - t0:.1f} s", file=sys.stderr, flush=True)
-    print(f"{label} against greedy, seeds {args.first_seed}-{args.first_seed + args.games - 1}: "
+    print(f"{label} against {args.against}, seeds {args.first_seed}-{args.first_seed + args.games - 1}: "
           f"{won:g} of {args.games} ({100 * won / args.games:.1f} %), {time.monotonic() - start:.0f} s")
     return 0
 
