@@ -18,6 +18,13 @@ import pytest
 from stratstone_cad.base.params import get_printer
 from tests.printing.slicer_cli import bed_shape, need_slicer, slice_each  # noqa: F401 (a fixture)
 
+ARACHNE_NOTE = re.compile(r"^.*\[error\]\s+Reversing even wall line causes it to be printed CCW instead of CW!\s*$", re.M)
+"""A line PrusaSlicer's Arachne wall generator (SkeletalTrapezoidation) logs at error level
+now and then about one wall's print direction, not a fault of the file: seen once on a
+terrain plate in four clean-clone runs of this test (2026-12-07), and not again in four
+slices of the same file by hand. Only this line is let through; any other warning or error
+still fails the test."""
+
 pytestmark = pytest.mark.slicer
 
 
@@ -120,7 +127,7 @@ def test_prusaslicer_slices_every_kind_of_plate_with_the_settings_it_carries(pla
     for plate, log in zip(kinds.values(), slice_each(runs), strict=True):
         prof = plate["profile"]
         printer = get_printer(plate["printer"])
-        assert not re.search(r"warning|error|repair|manifold", log, re.I), (plate["file"], log[-500:])
+        assert not re.search(r"warning|error|repair|manifold", ARACHNE_NOTE.sub("", log), re.I), (plate["file"], log[-500:])
         text = (tmp_path / (plate["file"].replace("/", "-") + ".gcode")).read_text()
         # sliced on the bed of the plate's printer, which the file alone told PrusaSlicer
         assert f"\n; bed_shape = {bed_shape(printer)}\n" in text, plate["file"]
