@@ -26,6 +26,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -121,14 +122,14 @@ def default_move_seconds(name: str, seed: int) -> list[float]:
 
 
 def match(name: str, games: int, kind: str, against: str = "greedy",
-          setup: dict | None = None, first_seed: int = 0) -> tuple[int, int, int, float]:
+          setup: dict | None = None, first_seed: int = 0, make: Any = make_player) -> tuple[int, int, int, float]:
     """``kind`` against ``against`` over ``games`` games from seed ``first_seed`` (``kind``
-    first on even seeds): (wins, draws, losses, seconds)."""
+    first on even seeds), players made by ``make``: (wins, draws, losses, seconds)."""
     wins = draws = losses = 0
     start = time.perf_counter()
     for seed in range(first_seed, first_seed + games):
         kinds = [kind, against] if seed % 2 == 0 else [against, kind]
-        records = play_records(name, seed, kinds, setup, make_player=make_player)
+        records = play_records(name, seed, kinds, setup, make_player=make)
         ids = records[0]["players"]
         me = ids[seed % 2]
         winner = records[-1]["result"]["winner"] if "result" in records[-1] else None

@@ -43,7 +43,6 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -53,10 +52,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench_players import match  # noqa: E402  (scripts/ is on the path when run as a script)
+
 from stratstone_cad.analysis import evaluators, players  # noqa: E402
 from stratstone_cad.games.sage_stones import rules  # noqa: E402
 from stratstone_cad.games.sage_stones.facts import COLUMNS, ROWS, STONES  # noqa: E402
-from stratstone_cad.log.commands import play_records  # noqa: E402
 
 NAME = "sage-stones"
 SETUP = {"variant": "two-player"}
@@ -279,19 +279,10 @@ def main() -> int:
             return careful_player
         return players.make_player(k, engine)
 
-    won = 0.0
-    start = time.monotonic()
-    for seed in range(args.first_seed, args.first_seed + args.games):
-        kinds = [kind, args.against] if seed % 2 == 0 else [args.against, kind]
-        t0 = time.monotonic()
-        records = play_records(NAME, seed, kinds, SETUP, make_player=make)
-        winner = records[-1].get("result", {}).get("winner")
-        me = "p1" if seed % 2 == 0 else "p2"
-        score = 0.5 if winner is None else float(winner == me)
-        won += score
-        print(f"seed {seed}: {score:g} in {len(records) - 2} plies, {time.monotonic() - t0:.1f} s", file=sys.stderr, flush=True)
+    wins, draws, _losses, seconds = match(NAME, args.games, kind, args.against, SETUP, args.first_seed, make)
+    score = wins + draws / 2
     print(f"{label} against {args.against}, seeds {args.first_seed}-{args.first_seed + args.games - 1}: "
-          f"{won:g} of {args.games} ({100 * won / args.games:.1f} %), {time.monotonic() - start:.0f} s")
+          f"{score:g} of {args.games} ({100 * score / args.games:.1f} %), {seconds:.0f} s")
     return 0
 
 
