@@ -28,7 +28,7 @@ from stratstone_cad.errors import ParameterError, did_you_mean, short_repr
 
 if TYPE_CHECKING:
     from stratstone_cad.base.params import MeshParams, Params, PlateParams
-    from stratstone_cad.engine.core import Game
+    from stratstone_cad.engine.protocol import Game
     from stratstone_cad.printing.jobs import GameAssets
 
 #: Every game, registered once: its folder under stratstone_cad/games/.
@@ -95,7 +95,7 @@ def get_game(name: str) -> Game:
         engine = _ENGINES[name] = importlib.import_module(f"stratstone_cad.games.{_FOLDER_OF[name]}.rules").GAME
     if engine is None:
         # start-up speed: the engines' protocol only where a game is asked for (a build asks for none)
-        from stratstone_cad.engine.core import UnknownGameError, short_repr
+        from stratstone_cad.errors import UnknownGameError, short_repr
 
         raise UnknownGameError(f"unknown game {short_repr(name)}: expected one of {', '.join(game_names())}")
     return engine

@@ -1,7 +1,7 @@
 """A fourth game needs only its own folder, its registration and its entry in the log format.
 
 The game here (one pile, take 1 to 3, who takes the last wins) is written against the
-protocol of :mod:`stratstone_cad.engine.core` only; registered, and given its entry in
+protocol of :mod:`stratstone_cad.engine.protocol` only; registered, and given its entry in
 the log format (its facts' ``log_schema()``: play and record check every header
 against it before the first ply), ``play``, the built-in players and ``record`` serve it
 with no change. The last test adds it as a real game folder with its printable parts (a
@@ -33,17 +33,10 @@ import numpy as np
 import pytest
 
 from stratstone_cad import registry
-from stratstone_cad.engine.core import (
-    GameBase,
-    GameOver,
-    MoveTextError,
-    NoChance,
-    PieceLedger,
-    Result,
-    RuleViolation,
-    SquareError,
-    numbered,
-)
+from stratstone_cad.engine.events import GameOver, Result
+from stratstone_cad.engine.ledger import PieceLedger, numbered
+from stratstone_cad.engine.protocol import GameBase, NoChance
+from stratstone_cad.errors import MoveTextError, RuleViolation, SquareError
 from stratstone_cad.log.commands import play_records
 from stratstone_cad.log.record import record
 from stratstone_cad.registry import register
@@ -399,17 +392,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from stratstone_cad.engine.core import (
-    GameBase,
-    GameOver,
-    MoveTextError,
-    NoChance,
-    PieceLedger,
-    Result,
-    RuleViolation,
-    SquareError,
-    numbered,
-)
+from stratstone_cad.engine.events import GameOver, Result
+from stratstone_cad.engine.ledger import PieceLedger, numbered
+from stratstone_cad.engine.protocol import GameBase, NoChance
+from stratstone_cad.errors import MoveTextError, RuleViolation, SquareError
 from stratstone_cad.games.pile.facts import PLAYERS, SQUARES
 '''
 

@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stratstone_cad.engine.core import Captured, GameOver, Placed, Sown
+from stratstone_cad.engine.events import Captured, GameOver, Placed, Sown
 from stratstone_cad.engine.players import get_player
 from stratstone_cad.games.sage_stones.rules import STONES, SageStonesState
 from stratstone_cad.games.stratstone.rules import StratstoneState
@@ -111,7 +111,7 @@ def test_sage_stones_own_playout_is_the_generic_one_step_for_step():
     numbers from the same generator: from positions of every variant along real games
     (rolls pending or not, lost turns, resets, the last stone, the end), with any share of
     random moves and any step limit. Seen on the way: wins, resets and lost turns."""
-    from stratstone_cad.engine.core import StateBase
+    from stratstone_cad.engine.protocol import StateBase
 
     seen = {"won": 0, "reset": 0, "lost turn": 0}
     for seed in range(240):

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from stratstone_cad.engine.core import Sown
+from stratstone_cad.engine.events import Sown
 from stratstone_cad.viewer import replay as R
 from stratstone_cad.viewer import writer as W
 from tests import LOGS, ROOT, golden_logs
@@ -486,7 +486,7 @@ def test_a_board_reset_lifts_every_gem_away(tmp_path):
     6 full): every gem rises and vanishes; the board is empty after the ply."""
     import json
 
-    from stratstone_cad.engine.core import BoardReset
+    from stratstone_cad.engine.events import BoardReset
 
     board = {**{f"4-{r}": "yellow" for r in range(1, 10)}, "6-1": "red", **{f"6-{r}": "blue" for r in range(2, 10)}}
     header = {"format": "stratstone-cad/log", "version": 1, "game": "sage-stones", "rules": "sage-stones/1", "players": ["yellow", "red", "blue"], "seed": None,

@@ -21,28 +21,22 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from stratstone_cad.engine.core import (
+from stratstone_cad.engine.events import (
     BoardReset,
     Captured,
     DiceRolled,
     Event,
     ExtraTurn,
-    GameBase,
     GameOver,
-    MoveTextError,
-    PieceLedger,
     Placed,
     Result,
-    RuleViolation,
-    SetupError,
-    StateBase,
     Trapped,
     TurnLost,
     event_words,
-    numbered,
-    short_repr,
-    square_cell,
 )
+from stratstone_cad.engine.ledger import PieceLedger, numbered
+from stratstone_cad.engine.protocol import GameBase, StateBase, square_cell
+from stratstone_cad.errors import MoveTextError, RuleViolation, SetupError, short_repr
 from stratstone_cad.games.sage_stones.facts import COLOURS, COLUMNS, FIRST_COLUMN, MOVE_TEXT, NAME, ROWS, STONES
 
 __all__ = [
@@ -425,7 +419,7 @@ class SageStonesState(StateBase):
         return _PLACES[_greedy_square(self.board, [m.square for m in moves], self.seat, self.on_board, self.owners, rng)]
 
     def playout(self, rng: random.Random, explore: float, steps: int) -> SageStonesState:
-        """:meth:`StateBase.playout <stratstone_cad.engine.core.StateBase.playout>` on one
+        """:meth:`StateBase.playout <stratstone_cad.engine.protocol.StateBase.playout>` on one
         list of the board, with no state or event made on the way: the same rolls, moves and
         draws of ``rng``, in the same order, as :meth:`roll`, :meth:`apply_chance`,
         :meth:`random_move`, :meth:`greedy_move` (its square: :func:`_greedy_square`, shared) and

@@ -21,25 +21,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from stratstone_cad.engine.core import (
-    Event,
-    GameBase,
-    GameOver,
-    MoveTextError,
-    NoChance,
-    Piece,
-    PieceLedger,
-    Placed,
-    Result,
-    RuleViolation,
-    SetupError,
-    Sown,
-    event_words,
-    fast_two_sides_ply,
-    numbered,
-    short_repr,
-    square_cell,
-)
+from stratstone_cad.engine.events import Event, GameOver, Placed, Result, Sown, event_words
+from stratstone_cad.engine.ledger import Piece, PieceLedger, numbered
+from stratstone_cad.engine.protocol import GameBase, NoChance, fast_two_sides_ply, square_cell
+from stratstone_cad.errors import MoveTextError, RuleViolation, SetupError, short_repr
 from stratstone_cad.games.stratstone.facts import (
     FILES,
     MOVE_TEXT,

@@ -29,30 +29,22 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from stratstone_cad.engine.core import (
+from stratstone_cad.engine.events import (
     Attacked,
     Captured,
     Event,
     Exited,
-    GameBase,
     GameOver,
     Moved,
-    MoveTextError,
-    NoChance,
-    Piece,
-    PieceLedger,
     Result,
-    RuleViolation,
-    SetupError,
     Term,
     TurnLost,
     event_words,
-    fast_two_sides_ply,
-    short_repr,
-    softmax,
-    square_cell,
     sum_text,
 )
+from stratstone_cad.engine.ledger import Piece, PieceLedger
+from stratstone_cad.engine.protocol import GameBase, NoChance, fast_two_sides_ply, softmax, square_cell
+from stratstone_cad.errors import MoveTextError, RuleViolation, SetupError, short_repr
 from stratstone_cad.games.terrain.facts import FILES, KINDS, MAP_FIELDS, MOVE_TEXT, NAME, PLAYERS, SQUARE, STRENGTH, TITLES
 from stratstone_cad.games.terrain.terrain_map import (
     SIZE,

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from stratstone_cad.engine.core import (
+from stratstone_cad.engine.events import (
     BoardReset,
     Captured,
     DiceRolled,
@@ -14,11 +14,10 @@ from stratstone_cad.engine.core import (
     GameOver,
     Placed,
     Result,
-    SetupError,
     Trapped,
     TurnLost,
 )
-from stratstone_cad.errors import IllegalMoveError, MoveParseError
+from stratstone_cad.errors import IllegalMoveError, MoveParseError, SetupError
 from stratstone_cad.games.sage_stones.rules import GAME, PASS, SQUARES, SagePlace, SageStonesState, capture_squares, parse_move
 from tests.picking import Pick
 
@@ -58,7 +57,7 @@ def test_move_text_round_trips(text):
 
 
 def test_square_text_reads_as_column_and_row_and_anything_else_is_refused_in_full():
-    from stratstone_cad.engine.core import SquareError
+    from stratstone_cad.errors import SquareError
 
     assert GAME.parse_square("3-1") == (0, 0) and GAME.parse_square("5-7") == (2, 6) and GAME.parse_square("9-9") == (6, 8)
     with pytest.raises(SquareError) as e:
@@ -503,7 +502,7 @@ def test_the_diagram_shows_each_wells_colour_row_9_first():
 
 def test_every_refusal_and_roll_description_reads_in_full():
     """The messages players see in ``record``, pinned whole."""
-    from stratstone_cad.engine.core import RuleViolation
+    from stratstone_cad.errors import RuleViolation
 
     s = sage()
     assert s.describe_roll() == "no roll yet"
@@ -528,7 +527,7 @@ def test_every_refusal_and_roll_description_reads_in_full():
     ((1, 2, "x" * 80), "[1, 2, '" + "x" * 44 + "..."),
 ])
 def test_dice_in_a_game_without_them_are_refused_by_name(dice, shown):
-    from stratstone_cad.engine.core import RuleViolation
+    from stratstone_cad.errors import RuleViolation
     from stratstone_cad.games.stratstone.rules import StratstoneState
     from stratstone_cad.games.terrain.rules import TerrainState
     from stratstone_cad.games.terrain.terrain_map import generate
@@ -544,7 +543,7 @@ def test_the_greedy_player_takes_a_best_trap_and_draws_among_equals(variant):
     """Over whole random games: greedy's choices are exactly the placements that trap the
     most stones of other owners minus its own (counted here with capture_squares), or any
     placement when any one wins; random's are every empty well of the column."""
-    from stratstone_cad.engine.core import RuleViolation
+    from stratstone_cad.errors import RuleViolation
     from stratstone_cad.games.sage_stones.rules import STONES
 
     rng = random.Random(11)

@@ -11,19 +11,8 @@ import random
 
 import pytest
 
-from stratstone_cad.engine.core import (
-    Attacked,
-    Captured,
-    Exited,
-    GameOver,
-    Moved,
-    MoveTextError,
-    RuleViolation,
-    SetupError,
-    SquareError,
-    Term,
-    TurnLost,
-)
+from stratstone_cad.engine.events import Attacked, Captured, Exited, GameOver, Moved, Term, TurnLost
+from stratstone_cad.errors import MoveTextError, RuleViolation, SetupError, SquareError
 from stratstone_cad.games.terrain.rules import (
     KINDS,
     MAX_MOVES,

@@ -13,8 +13,11 @@ borrowed from python-chess, OpenSpiel and pgx:
   its own seeded ``random.Random`` (``state.roll(rng)``) or replays logged dice, and
   applies them with ``state.apply_chance(outcome)``.
 
-Errors are the typed, one-line errors of :mod:`stratstone_cad.errors`; the ones defined
-here add the context the log checker needs (the ply, the move text, the rule).
+Errors are the typed, one-line errors of :mod:`stratstone_cad.errors`; the engines' own
+(:class:`~stratstone_cad.errors.MoveTextError`, :class:`~stratstone_cad.errors.RuleViolation`)
+add the context the log checker needs (the ply, the move text, the rule). The events a
+ply makes are in :mod:`stratstone_cad.engine.events`, the pieces of a set in
+:mod:`stratstone_cad.engine.ledger`.
 """
 
 from __future__ import annotations
@@ -22,92 +25,24 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from stratstone_cad.errors import GameError, IllegalMoveError, MoveParseError, short_repr
+from stratstone_cad.engine.events import Event, Result, event_words
+from stratstone_cad.engine.ledger import PieceLedger
+from stratstone_cad.errors import RuleViolation, SquareError, short_repr
 
 __all__ = [
-    "DRAW_AGREED",
-    "RESIGNATION",
-    "Attacked",
-    "BoardReset",
-    "Captured",
-    "DiceRolled",
-    "Event",
-    "Exited",
-    "ExtraTurn",
     "Game",
     "GameBase",
-    "GameOver",
     "Move",
-    "MoveTextError",
-    "Moved",
-    "Named",
     "NoChance",
-    "Piece",
-    "PieceLedger",
-    "Placed",
-    "Result",
-    "RuleViolation",
-    "SetupError",
-    "Sown",
-    "SquareError",
     "State",
     "StateBase",
-    "Term",
-    "Trapped",
-    "TurnLost",
-    "UnknownGameError",
-    "event_words",
     "fast_two_sides_ply",
-    "numbered",
     "softmax",
     "square_cell",
-    "sum_text",
 ]
-
-
-# --------------------------------------------------------------------------- errors
-
-
-class MoveTextError(MoveParseError):
-    """Move text that does not parse; names the ply and the text.
-
-    ``str()`` reads e.g. ``ply 6: 'b9 NN' does not parse: expected ...``.
-    """
-
-    def __init__(self, text: str, ply: int, expected: str) -> None:
-        self.text = text
-        self.ply = ply
-        self.expected = expected
-        super().__init__(f"ply {ply}: {short_repr(text)} does not parse: expected {expected}")
-
-
-class RuleViolation(IllegalMoveError):
-    """A well-formed move (or chance outcome) that the rules forbid.
-
-    ``str()`` is ``ply <n>: <move text> <rule>``, e.g. ``ply 6: b2 NNS steps straight back``.
-    """
-
-    def __init__(self, move: str, ply: int, rule: str) -> None:
-        self.move = move
-        self.ply = ply
-        self.rule = rule
-        super().__init__(f"ply {ply}: {move} {rule}")
-
-
-class SetupError(GameError):
-    """An explicit setup (or player list) that the game cannot start from."""
-
-
-class UnknownGameError(GameError):
-    """A game name that has no registered engine."""
-
-
-class SquareError(GameError):
-    """Text that is not a square of the game's board."""
 
 
 def square_cell(text: str, index: Mapping[str, int], cols: int, expected: str) -> tuple[int, int]:
@@ -118,329 +53,6 @@ def square_cell(text: str, index: Mapping[str, int], cols: int, expected: str) -
     if i is None:
         raise SquareError(f"{short_repr(text)} is not a square (expected {expected})")
     return i % cols, i // cols
-
-
-# --------------------------------------------------------------------------- results
-
-
-RESIGNATION = "resignation"
-"""The reason of a result line for a game resigned at the table (two players only)."""
-DRAW_AGREED = "draw agreed"
-"""The reason of a result line for a draw the players agreed at the table."""
-
-
-@dataclass(frozen=True, slots=True)
-class Result:
-    """How a game ended: ``winner`` is a player id, or ``None`` for a draw."""
-
-    winner: str | None
-    reason: str
-
-    def text(self) -> str:
-        """``winner red (line of four)`` or ``draw (all stones placed)``."""
-        head = "draw" if self.winner is None else f"winner {self.winner}"
-        return f"{head} ({self.reason})"
-
-    def to_json(self) -> dict[str, Any]:
-        """The ``result`` object of the log's last line."""
-        return {"winner": self.winner, "reason": self.reason}
-
-
-# --------------------------------------------------------------------------- events
-# Events are what the viewer animates. Squares are in each game's text form
-# ("b2", "5-7"), stones and players are ids ("yellow", "tan", "p1").
-
-
-@dataclass(frozen=True, slots=True)
-class Placed:
-    """``player`` put a ``stone`` (its colour) on ``square``."""
-
-    kind: ClassVar[str] = "placed"
-    player: str
-    square: str
-    stone: str
-
-    def words(self) -> str:
-        return f"places a {self.stone} stone on {self.square}"
-
-
-@dataclass(frozen=True, slots=True)
-class Sown:
-    """One stone of a picked-up stack dropped on ``square`` at ``step`` (1-based) of the path from ``origin``."""
-
-    kind: ClassVar[str] = "sown"
-    stone: str
-    origin: str
-    square: str
-    step: int
-
-    def words(self) -> str:
-        return f"sows a {self.stone} stone on {self.square}"
-
-
-@dataclass(frozen=True, slots=True)
-class Captured:
-    """The ``stone`` on ``square`` (owned by ``owner``) was removed by ``by``'s move and went back to its owner."""
-
-    kind: ClassVar[str] = "captured"
-    square: str
-    stone: str
-    owner: str
-    by: str
-
-    def words(self) -> str:
-        if self.owner != self.stone:
-            return f"captures the {self.owner} {self.stone} on {self.square}"
-        return f"captures the {self.stone} on {self.square}"
-
-
-@dataclass(frozen=True, slots=True)
-class Trapped:
-    """``player``'s stone just placed on ``ends[0]`` and its stone on ``ends[1]`` trap the
-    stones on ``squares`` (the run between them, from ``ends[0]`` on), which the
-    ``Captured`` events after it take off. Used by Sage Stones."""
-
-    kind: ClassVar[str] = "trapped"
-    player: str
-    ends: tuple[str, str]
-    squares: tuple[str, ...]
-
-    def words(self) -> str:
-        return f"traps {', '.join(self.squares)} between {self.ends[0]} and {self.ends[1]}"
-
-
-@dataclass(frozen=True, slots=True)
-class Moved:
-    """A piece of ``player`` moved along ``path`` (squares, start first). Used by the terrain game.
-
-    What the move cost, as the rules counted it: ``costs`` holds each step's cost (the
-    terrain game: ``|height difference| + 1``), ``points`` the movement points the piece
-    had for its whole turn; a step that ignores height (a Runner's diagonal step or jump)
-    has no cost and says which it is in ``special`` (``"diagonal step"``, ``"jump"``).
-    """
-
-    kind: ClassVar[str] = "moved"
-    player: str
-    path: tuple[str, ...]
-    costs: tuple[int, ...] = ()
-    points: int = 0
-    special: str = ""
-
-    def words(self) -> str:
-        return f"moves {'-'.join(self.path)}"
-
-
-@dataclass(frozen=True, slots=True)
-class Term:
-    """One term of an attack's or a defence's strength, as the rules add it up: ``what``
-    (``"Lancer"``, ``"higher ground"``, ``"charge"``, ``"Guardian on d5"``), its ``value``
-    (negative from lower ground) and the ``square`` of the piece it comes from (a helping
-    neighbour's; ``""`` for the others)."""
-
-    what: str
-    value: int
-    square: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Attacked:
-    """A piece of ``player`` on ``square`` attacked ``target``. Used by the terrain game.
-
-    ``attack`` and ``defence`` are the two strengths term by term (their sums are what the
-    rules compared: an attack needs at least the defence)."""
-
-    kind: ClassVar[str] = "attacked"
-    player: str
-    square: str
-    target: str
-    attack: tuple[Term, ...] = ()
-    defence: tuple[Term, ...] = ()
-
-    def words(self) -> str:
-        return f"attacks {self.target} from {self.square}"
-
-
-@dataclass(frozen=True, slots=True)
-class Exited:
-    """A piece of ``player`` left the board from ``square``. Used by the terrain game."""
-
-    kind: ClassVar[str] = "exited"
-    player: str
-    square: str
-
-    def words(self) -> str:
-        return f"exits from {self.square}"
-
-
-@dataclass(frozen=True, slots=True)
-class DiceRolled:
-    """``player`` rolled ``dice`` (each die as rolled)."""
-
-    kind: ClassVar[str] = "dice rolled"
-    player: str
-    dice: tuple[int, ...]
-    column: int | None = None
-    """The column the roll lets ``player`` place in (Sage Stones: the total, or 6 when that
-    column is full), ``None`` when it allows no placement (the turn is lost, the board resets)."""
-
-    def words(self) -> str:
-        return "dice " + "-".join(str(d) for d in self.dice)
-
-
-@dataclass(frozen=True, slots=True)
-class TurnLost:
-    """``player`` lost the turn, for ``reason`` (e.g. ``rolled 1-2-3``)."""
-
-    kind: ClassVar[str] = "turn lost"
-    player: str
-    reason: str
-
-    def words(self) -> str:
-        return f"loses the turn ({self.reason})"
-
-
-@dataclass(frozen=True, slots=True)
-class ExtraTurn:
-    """``player`` plays again, for ``reason`` (e.g. ``rolled a triple``)."""
-
-    kind: ClassVar[str] = "extra turn"
-    player: str
-    reason: str
-
-    def words(self) -> str:
-        return f"plays again ({self.reason})"
-
-
-@dataclass(frozen=True, slots=True)
-class BoardReset:
-    """Every stone went back to its owner and the game restarted, for ``reason``."""
-
-    kind: ClassVar[str] = "board reset"
-    reason: str
-
-    def words(self) -> str:
-        return f"the board is reset ({self.reason})"
-
-
-@dataclass(frozen=True, slots=True)
-class GameOver:
-    """The game ended: ``winner`` (player id or ``None`` for a draw) and ``reason``."""
-
-    kind: ClassVar[str] = "game over"
-    winner: str | None
-    reason: str
-    lines: tuple[tuple[str, ...], ...] = ()
-    """The squares of every line that decided it (Stratstone's lines of four), else ``()``."""
-
-    def words(self) -> str:
-        return Result(self.winner, self.reason).text()
-
-
-Event = (Placed | Sown | Captured | Trapped | Moved | Attacked | Exited | DiceRolled | TurnLost | ExtraTurn | BoardReset
-         | GameOver)
-
-
-# --------------------------------------------------------------------------- pieces
-
-
-@dataclass(frozen=True, slots=True)
-class Piece:
-    """One physical piece of a game's set: ``id`` (``"yellow-03"``, a Sage gem ``"red-07"``,
-    ``"blue-runner-2"``), the engine's ``colour`` (a colour or side id), its ``kind``
-    (``"stone"``, ``"gem"``, ``"runner"``) and its ``number`` (1-based within its colour and kind)."""
-
-    id: str
-    colour: str
-    kind: str
-    number: int
-
-
-@dataclass(frozen=True, slots=True)
-class Named:
-    """An event with the pieces it is about, in the event's terms: the stone placed or
-    sown, the gem placed or captured, every gem a reset clears, the piece moved or exited,
-    the attacker then the target of an attack."""
-
-    event: Event
-    pieces: tuple[str, ...]
-
-
-class PieceLedger:
-    """Which physical piece is where, followed through a game's events.
-
-    The rules treat the stones of one colour alike, so the states hold colours, not pieces
-    (an engine that carried identities through ``apply`` would pay for them on every ply
-    of every playout, and no rule reads them). The ledger names them for whoever needs
-    them (the viewer keeps each of Stratstone's 24 distinct pebbles through a replay): it
-    starts from a state (:meth:`Game.ledger`), and :meth:`follow` takes a ply's events in
-    order and returns each with the pieces it moves, updating where they are.
-
-    ``squares`` maps a square to its pieces, bottom first; ``reserve`` maps a colour to
-    its pieces not on the board, in the order they come into play; ``pieces`` is the
-    whole set by id. A piece captured or exited goes back to ``reserve`` when the rules
-    give it back (Sage Stones) and to ``off`` when it leaves the game (the terrain game).
-    """
-
-    def __init__(self, pieces: Sequence[Piece], squares: Mapping[str, Sequence[str]]) -> None:
-        self.pieces: dict[str, Piece] = {p.id: p for p in pieces}
-        self.squares: dict[str, list[str]] = {sq: list(ids) for sq, ids in squares.items() if ids}
-        placed = {i for ids in self.squares.values() for i in ids}
-        self.reserve: dict[str, list[str]] = {}
-        for p in pieces:
-            if p.id not in placed:
-                self.reserve.setdefault(p.colour, []).append(p.id)
-        self.off: list[str] = []
-
-    def copy(self) -> PieceLedger:
-        """A ledger with the same pieces in the same places, followed independently."""
-        other = object.__new__(type(self))
-        other.__dict__.update(self.__dict__)
-        other.squares = {sq: list(ids) for sq, ids in self.squares.items()}
-        other.reserve = {c: list(ids) for c, ids in self.reserve.items()}
-        other.off = list(self.off)
-        return other
-
-    def follow(self, events: Sequence[Event]) -> list[Named]:
-        """The events of one ply, in order, each with the pieces it is about."""
-        return [Named(e, self.on_event(e)) for e in events]
-
-    def on_event(self, event: Event) -> tuple[str, ...]:
-        """Update the places for one event; returns the pieces it is about. The default
-        names none (events that move nothing: dice, lost turns, the end)."""
-        return ()
-
-    # -- helpers for the games' ledgers ------------------------------------------------
-
-    def take(self, square: str) -> list[str]:
-        """Every piece on ``square``, taken off it; a :class:`GameError` when it is empty
-        (the events contradict the ledger: a bug, never a user's fault)."""
-        ids = self.squares.pop(square, None)
-        if not ids:
-            raise GameError(f"piece ledger: no piece on {square}")
-        return ids
-
-    def put(self, square: str, piece: str) -> None:
-        """``piece`` on top of ``square``."""
-        self.squares.setdefault(square, []).append(piece)
-
-    def from_reserve(self, colour: str) -> str:
-        """The next piece of ``colour`` to come into play."""
-        left = self.reserve.get(colour)
-        if not left:
-            raise GameError(f"piece ledger: no {colour} piece left in reserve")
-        return left.pop(0)
-
-    def to_reserve(self, piece: str) -> None:
-        """``piece`` back in reserve, in its number's place (the lowest number comes out first)."""
-        p = self.pieces[piece]
-        left = self.reserve.setdefault(p.colour, [])
-        left.append(piece)
-        left.sort(key=lambda i: self.pieces[i].number)
-
-
-def numbered(colour: str, kind: str, count: int) -> list[Piece]:
-    """Pieces 1 .. ``count`` of one colour and kind: ``red-01``, ``red-02``, ..."""
-    return [Piece(f"{colour}-{n:02d}", colour, kind, n) for n in range(1, count + 1)]
 
 
 # --------------------------------------------------------------------------- protocol
@@ -766,24 +378,6 @@ class GameBase:
 
     def parse_square(self, text: str) -> tuple[int, int]:
         raise SquareError(f"{short_repr(text)} is not a square ({self.name} has no board)")  # type: ignore[attr-defined]
-
-
-def event_words(event: Any) -> str:
-    """One event in a few words (``captures the red stone on 5-7``, ``winner red (line of
-    four)``): its own :meth:`words`, the way :meth:`Game.explain` says what a game does not
-    word its own way. An event of a game's own (not of :data:`Event`) brings its words too;
-    one without them is said by its kind."""
-    words = getattr(event, "words", None)
-    return words() if callable(words) else str(getattr(event, "kind", ""))
-
-
-def sum_text(terms: Sequence[Term]) -> str:
-    """``Lancer 2 + charge 1 + Guardian on d5 3 = 6``: a strength's terms and their sum
-    (a negative term subtracts: ``Runner 1 - lower ground 1 = 0``)."""
-    out = f"{terms[0].what} {terms[0].value}"
-    for t in terms[1:]:
-        out += f" {'-' if t.value < 0 else '+'} {t.what} {abs(t.value)}"
-    return f"{out} = {sum(t.value for t in terms)}"
 
 
 def fast_two_sides_ply(sides: tuple[str, ...]) -> Callable[[dict[str, Any], frozenset[str]], bool]:
