@@ -88,8 +88,11 @@ class SetupError(GameError):
     """An explicit setup (or player list) that the game cannot start from."""
 
 
-class UnknownGameError(GameError):
-    """A game name that has no registered engine."""
+class UnknownGameError(ParameterError, GameError):
+    """A game's name that is not registered, wherever a name is looked up (a rules engine,
+    a game's parts, the model API, the command line): one class for every path, a
+    :class:`ParameterError` as well as a :class:`GameError` so that a caller catching either
+    catches it."""
 
 
 class SquareError(GameError):
