@@ -7,7 +7,7 @@ Stratstone with it; docs/benchmarks.md). :class:`GreedyRolloutEvaluator` plays e
 engine's own ``greedy_move`` instead (a win when there is one, else the best capture or
 advance), with a random move one time in ten (:data:`EXPLORE`) so that playouts from one
 position differ, and the dice drawn with their probabilities: the engine's own
-:meth:`~stratstone_cad.engine.protocol.StateBase.playout`. It implements OpenSpiel's
+:meth:`~stratstone_cad.engine.protocol.State.playout`. It implements OpenSpiel's
 ``Evaluator`` interface (``evaluate``, ``prior``: the engine's move prior where it gives
 one, uniform as OpenSpiel's own otherwise) and is
 handed to OpenSpiel's ``MCTSBot``: the search itself is OpenSpiel's.

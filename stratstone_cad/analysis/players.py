@@ -26,7 +26,7 @@ import time
 from typing import Any
 
 from stratstone_cad.engine.players import PLAYER_KINDS, Player, PlayerKindError, get_player
-from stratstone_cad.engine.protocol import Game, GameBase, Move, State
+from stratstone_cad.engine.protocol import Game, Move, State
 from stratstone_cad.errors import short_repr
 
 __all__ = ["DEFAULT_SIMULATIONS", "KINDS", "MAX_SECONDS", "MAX_SIMULATIONS", "MIN_SIMULATIONS", "UCT_C", "SearchPlayer",
@@ -35,7 +35,7 @@ __all__ = ["DEFAULT_SIMULATIONS", "KINDS", "MAX_SECONDS", "MAX_SIMULATIONS", "MI
 SEARCH = "search"
 KINDS = (*sorted(PLAYER_KINDS), SEARCH)
 """Every player kind's name (``search`` takes a budget after a colon)."""
-DEFAULT_SIMULATIONS = GameBase.search_simulations
+DEFAULT_SIMULATIONS = Game.search_simulations
 """The simulations of ``search`` without a budget for a game that says no other
 (``Game.search_simulations``): 300, about 1 s a Stratstone move on the shared 2-core
 benchmark machine at a load of 2 (2.3 s at a load of 3.5); Sage Stones says 2,000

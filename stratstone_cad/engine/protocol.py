@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import random
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, ClassVar, Protocol, runtime_checkable
@@ -34,11 +35,9 @@ from stratstone_cad.errors import RuleViolation, SquareError, short_repr
 
 __all__ = [
     "Game",
-    "GameBase",
     "Move",
     "NoChance",
     "State",
-    "StateBase",
     "fast_two_sides_ply",
     "softmax",
     "square_cell",
@@ -55,19 +54,24 @@ def square_cell(text: str, index: Mapping[str, int], cols: int, expected: str) -
     return i % cols, i // cols
 
 
-# --------------------------------------------------------------------------- protocol
+# --------------------------------------------------------------------------- the game-neutral API
 
 
 @runtime_checkable
 class Move(Protocol):
-    """A move: an immutable value whose ``str()`` is its canonical text."""
+    """A move: an immutable value whose ``str()`` is its canonical text. Each game's moves
+    are value objects of its own (no base class); this names their shape."""
 
     def __str__(self) -> str: ...
 
 
-@runtime_checkable
-class State(Protocol):
+class State(ABC):
     """An immutable game position. ``apply`` and ``apply_chance`` return new states.
+
+    What an engine's state must provide is abstract here: a state class missing one of them
+    cannot be instantiated (Python's TypeError names it). The rest has a default: the game
+    is over once the state has a ``_result``; :class:`NoChance` adds the chance step of a
+    game without dice.
 
     The engines' states are slotted dataclasses (``__init__``, ``__eq__`` and ``__hash__``
     generated). The terrain game's is ``frozen=True``; Stratstone's and Sage Stones' are
@@ -81,199 +85,79 @@ class State(Protocol):
     positional one (0.38 against 0.13 us), 12-17 % of its plies per second.
     """
 
+    __slots__ = ()
     ply: int
     """Plies played so far (the next ply is ``ply + 1``)."""
+    _result: Result | None
 
+    @abstractmethod
     def to_move(self) -> str | None:
         """Id of the player who plays (or rolls for) the next ply; ``None`` when the game is over."""
-        ...
 
+    @abstractmethod
     def is_chance(self) -> bool:
         """True when the next step is a chance outcome (dice) rather than a move."""
-        ...
 
+    @abstractmethod
     def roll(self, rng: random.Random) -> tuple[int, ...]:
         """Draw the chance outcome with the caller's seeded RNG (does not apply it)."""
-        ...
 
+    @abstractmethod
     def chance_outcomes(self) -> list[tuple[tuple[int, ...], Fraction]]:
         """Every outcome of the chance step with its exact probability, in a fixed order
         (the probabilities sum to 1; :meth:`roll` draws from this distribution); empty when
         the next step is not a chance step. OpenSpiel's ``chance_outcomes``."""
-        ...
 
+    @abstractmethod
     def player_ids(self) -> tuple[str, ...]:
         """The ids of every player of the game, in seating order (the log header's ``players``)."""
-        ...
 
+    @abstractmethod
     def apply_chance(self, outcome: Sequence[int]) -> tuple[State, list[Event]]:
         """Apply a chance outcome (rolled or replayed from a log)."""
-        ...
 
+    @abstractmethod
     def legal_moves(self) -> Iterator[Move]:
         """Every legal move, lazily, in a fixed order; empty at a chance step or at the end."""
-        ...
 
+    @abstractmethod
     def parse_move(self, text: str) -> Move:
-        """Parse canonical move text; raises :class:`MoveTextError`."""
-        ...
+        """Parse canonical move text; raises :class:`~stratstone_cad.errors.MoveTextError`."""
 
+    @abstractmethod
     def apply(self, move: Move | str) -> tuple[State, list[Event]]:
         """Play ``move`` (or its text); returns the new state and the events, in order.
 
-        Raises :class:`RuleViolation` naming the ply, the move and the rule it breaks.
+        Raises :class:`~stratstone_cad.errors.RuleViolation` naming the ply, the move and
+        the rule it breaks.
         """
-        ...
 
+    @abstractmethod
     def random_move(self, rng: random.Random) -> Move:
         """A legal move drawn uniformly from ``legal_moves()`` with ``rng``."""
-        ...
 
+    @abstractmethod
     def greedy_move(self, rng: random.Random) -> Move:
         """The ``greedy`` player's move: a win now if there is one, else the game's best
         capture or advance, ties broken with ``rng`` (deterministic for its state)."""
-        ...
+
+    @abstractmethod
+    def board_text(self) -> str:
+        """The position on several lines for a terminal, with the coordinates the move text uses."""
+
+    @abstractmethod
+    def pieces_on(self, square: str) -> tuple[str, ...]:
+        """What stands on ``square`` (its text, as the log writes it), bottom first, each
+        piece as the rules know it: its colour (Stratstone's stack of stones, Sage Stones'
+        gem) or its colour and kind (the terrain game's ``"red runner"``); ``()`` when the
+        square is empty."""
 
     def move_prior(self) -> list[float] | None:
         """The search's prior over ``legal_moves()`` (a probability each, in that order), or
-        ``None`` for no preference (uniform). A game whose states give one says so with
-        :attr:`Game.search_prior`; the search then picks moves by PUCT
+        ``None`` for no preference (uniform): the default. A game whose states give one says
+        so with :attr:`Game.search_prior`; the search then picks moves by PUCT
         (:mod:`stratstone_cad.analysis.players`)."""
-        ...
-
-    def board_text(self) -> str:
-        """The position on several lines for a terminal, with the coordinates the move text uses."""
-        ...
-
-    def is_terminal(self) -> bool:
-        """True when the game is over."""
-        ...
-
-    def result(self) -> Result | None:
-        """The result once the game is over, else ``None``."""
-        ...
-
-
-class Game(Protocol):
-    """A game engine, registered by name. Stateless: every method is a pure function.
-
-    Everything a caller needs to know about a game comes from here (OpenSpiel's GameInfo
-    is the model): the log, ``play``, ``record`` and the players hold no branch on a
-    game's name or class, so a new game touches only its own module and its registration.
-    :class:`GameBase` gives the defaults.
-    """
-
-    name: str
-    """The log's ``game`` value, e.g. ``"stratstone"``."""
-    rules: str
-    """The rules version, bumped whenever the rules change, e.g. ``"stratstone/1"``."""
-    chance_field: str | None
-    """Name of the per-ply chance field in the log (``"dice"``), or ``None``."""
-    move_text: str
-    """How a move is written in the log and typed at ``record``'s prompt, with an example
-    (``"a square a1-d4, a space and 1-24 steps of N/E/S/W, e.g. 'b2 NNE'"``)."""
-    max_chance_outcomes: int
-    """The most outcomes one chance step can have (``0``: no chance), as OpenSpiel's GameInfo says it."""
-    max_legal_moves: int
-    """The most legal moves any position of the game can have, setups included: the size of the
-    action space when an action numbers a position's moves in ``legal_moves()`` order
-    (OpenSpiel's ``num_distinct_actions``, :mod:`stratstone_cad.analysis.spiel`)."""
-    search_simulations: int
-    """The simulations of the ``search`` player without a budget (``search``): about a second
-    a move on the 2-core benchmark machine (docs/benchmarks.md); a game whose playouts are
-    cheap gets more of them."""
-    search_prior: bool
-    """Whether the game's states give the search a prior over their moves
-    (:meth:`State.move_prior`): the search then picks the move to explore by PUCT (the
-    prior steers it to the likely moves first) instead of UCT (every move tried once
-    before any twice), which wastes a small budget on a wide position."""
-
-    def new_setup(self, n_players: int, setup: Mapping[str, Any] | None, rng: random.Random) -> tuple[list[str], dict[str, Any]]:
-        """Complete a partial setup for ``n_players`` into the explicit one a log records.
-
-        Returns the player ids (in the order of the player list given to ``play``) and the
-        setup dict. Raises :class:`SetupError` (a :class:`~stratstone_cad.errors.UserError`)
-        with a one-line message on a wrong player count or setup.
-        """
-        ...
-
-    def initial_state(self, players: Sequence[str], setup: Mapping[str, Any]) -> State:
-        """The state before ply 1, from the header's player ids and setup; raises SetupError."""
-        ...
-
-    def derived(self, before: State, after: State, events: Sequence[Event]) -> dict[str, Any]:
-        """Optional derived facts of a ply, as the log may carry them (e.g. ``captured``)."""
-        ...
-
-    def explain(self, before: State, after: State, events: Sequence[Event]) -> str:
-        """A ply in words, for a player following the game (``check-log --explain``,
-        ``record``): what the rules counted to allow it, read from its ``events`` (the chance
-        events first), which carry it. ``before`` is the state before the ply (before its
-        roll), ``after`` the state after it. E.g. ``Lancer, 1 + 3 = 4 of 4 (charge)``."""
-        ...
-
-    map_fields: tuple[str, ...]
-    """The setup fields that give the board's map, for a game played on a map (the terrain
-    game: ``("heightmap", "terrain_seed")``), else ``()``. ``play`` puts a map file into the
-    first; a recorded game must give one of them (the board at the table)."""
-
-    def load_map(self, path: Any) -> Any:
-        """The checked map in the file ``path`` (a game with ``map_fields`` only); raises a
-        one-line :class:`~stratstone_cad.errors.UserError` naming the file or the fault."""
-        ...
-
-    def default_players(self, setup: Mapping[str, Any] | None) -> int:
-        """How many players a game from ``setup`` has when nobody says."""
-        ...
-
-    def play_setup(self, setup: Mapping[str, Any] | None, seed: int) -> Mapping[str, Any] | None:
-        """The setup ``play`` starts from with ``seed`` (the terrain game draws its map from it)."""
-        ...
-
-    def setup_warnings(self, setup: Mapping[str, Any]) -> list[str]:
-        """Words about a valid but doubtful setup (an unfair map), one line each."""
-        ...
-
-    def fast_ply(self, line: dict[str, Any], ids: frozenset[str]) -> bool:
-        """True when a ply line has the usual shape of this game's plies: a check strictly
-        narrower than the log schema, so the schema is skipped (``ids``: the header's
-        player ids, already checked against the id pattern). False sends the line to the
-        schema, which words the error."""
-        ...
-
-    def fast_header(self, players: list[str], setup: dict[str, Any]) -> bool:
-        """True when the header's ``players`` (checked ids) and ``setup`` (an object) are
-        the usual ones ``play`` writes: strictly narrower than the schema, as for plies."""
-        ...
-
-    def ledger(self, state: State) -> PieceLedger:
-        """Every physical piece of the set and where each is in ``state`` (a state the game
-        starts from: the ledger then follows its events); see :class:`PieceLedger`."""
-        ...
-
-    squares: tuple[str, ...]
-    """Every square's text, as the log writes it (``"a1"``, ``"5-7"``)."""
-
-    def parse_square(self, text: str) -> tuple[int, int]:
-        """(column, row) of a square, 0-based from the board's lower-left corner (``"b3"`` is
-        (1, 2) in Stratstone, ``"5-7"`` (2, 6) in Sage Stones); raises :class:`SquareError`."""
-        ...
-
-
-def softmax(logits: Sequence[float]) -> list[float]:
-    """``exp(l)`` of each logit over their sum: a move prior (:meth:`State.move_prior`) from
-    scores where one more point is e (2.7) times as likely."""
-    top = max(logits)
-    weights = [math.exp(x - top) for x in logits]
-    total = sum(weights)
-    return [w / total for w in weights]
-
-
-class StateBase:
-    """What every engine's state shares: the game is over once it has a result."""
-
-    __slots__ = ()
-    _result: Result | None
+        return None
 
     def is_terminal(self) -> bool:
         """True once the game is over."""
@@ -286,10 +170,6 @@ class StateBase:
     def reach(self, square: str) -> list[tuple[str, str]] | None:
         """The legal moves of the piece on ``square`` with what each costs, for a game whose
         moves have a cost (the terrain game's movement points); ``None`` when they have none."""
-        return None
-
-    def move_prior(self) -> list[float] | None:
-        """No preference among the moves: the search's prior is uniform."""
         return None
 
     def playout(self, rng: random.Random, explore: float, steps: int) -> Any:
@@ -313,7 +193,7 @@ class StateBase:
         return state
 
 
-class NoChance(StateBase):
+class NoChance(State):
     """The chance step of a game without dice: never due; rolling or applying dice is a
     :class:`RuleViolation` naming the game (``GAME_TITLE``, e.g. ``"Stratstone"``)."""
 
@@ -339,45 +219,133 @@ class NoChance(StateBase):
                             self.ply + 1, f"are not part of {self.GAME_TITLE}")
 
 
-class GameBase:
-    """The defaults of :class:`Game` for an engine: no dice, two players, ``play`` starts
-    from the setup given, no warnings, and no fast checks (every line goes through the schema)."""
+class Game(ABC):
+    """A game engine, registered by name. Stateless: every method is a pure function.
+
+    Everything a caller needs to know about a game comes from here (OpenSpiel's GameInfo
+    is the model): the log, ``play``, ``record`` and the players hold no branch on a
+    game's name or class, so a new game touches only its own module and its registration.
+    What an engine must define itself is abstract (a game missing one cannot be
+    instantiated: Python's TypeError names it); the rest has a default: no dice, two
+    players, ``play`` starts from the setup given, no warnings, no map, no board, and no
+    fast checks (every line goes through the schema).
+    """
+
+    @property
+    @abstractmethod
+    def name(self) -> str:
+        """The log's ``game`` value, e.g. ``"stratstone"``."""
+
+    @property
+    @abstractmethod
+    def rules(self) -> str:
+        """The rules version, bumped whenever the rules change, e.g. ``"stratstone/1"``."""
+
+    @property
+    @abstractmethod
+    def max_legal_moves(self) -> int:
+        """The most legal moves any position of the game can have, setups included: the size of the
+        action space when an action numbers a position's moves in ``legal_moves()`` order
+        (OpenSpiel's ``num_distinct_actions``, :mod:`stratstone_cad.analysis.spiel`)."""
 
     chance_field: str | None = None
-    max_chance_outcomes = 0
-    search_simulations = 300
-    search_prior = False
-    map_fields: tuple[str, ...] = ()
+    """Name of the per-ply chance field in the log (``"dice"``), or ``None``."""
     move_text: str = "the move as the game's log writes it"
+    """How a move is written in the log and typed at ``record``'s prompt, with an example
+    (``"a square a1-d4, a space and 1-24 steps of N/E/S/W, e.g. 'b2 NNE'"``)."""
+    max_chance_outcomes = 0
+    """The most outcomes one chance step can have (``0``: no chance), as OpenSpiel's GameInfo says it."""
+    search_simulations = 300
+    """The simulations of the ``search`` player without a budget (``search``): about a second
+    a move on the 2-core benchmark machine (docs/benchmarks.md); a game whose playouts are
+    cheap gets more of them."""
+    search_prior = False
+    """Whether the game's states give the search a prior over their moves
+    (:meth:`State.move_prior`): the search then picks the move to explore by PUCT (the
+    prior steers it to the likely moves first) instead of UCT (every move tried once
+    before any twice), which wastes a small budget on a wide position."""
+    map_fields: tuple[str, ...] = ()
+    """The setup fields that give the board's map, for a game played on a map (the terrain
+    game: ``("heightmap", "terrain_seed")``), else ``()``. ``play`` puts a map file into the
+    first; a recorded game must give one of them (the board at the table)."""
+    squares: tuple[str, ...] = ()
+    """Every square's text, as the log writes it (``"a1"``, ``"5-7"``)."""
+
+    @abstractmethod
+    def new_setup(self, n_players: int, setup: Mapping[str, Any] | None, rng: random.Random) -> tuple[list[str], dict[str, Any]]:
+        """Complete a partial setup for ``n_players`` into the explicit one a log records.
+
+        Returns the player ids (in the order of the player list given to ``play``) and the
+        setup dict. Raises :class:`~stratstone_cad.errors.SetupError` (a
+        :class:`~stratstone_cad.errors.UserError`) with a one-line message on a wrong
+        player count or setup.
+        """
+
+    @abstractmethod
+    def initial_state(self, players: Sequence[str], setup: Mapping[str, Any]) -> State:
+        """The state before ply 1, from the header's player ids and setup; raises SetupError."""
+
+    @abstractmethod
+    def derived(self, before: State, after: State, events: Sequence[Event]) -> dict[str, Any]:
+        """The derived facts of a ply, as the log may carry them (e.g. ``captured``; ``{}``: none)."""
+
+    def explain(self, before: Any, after: Any, events: Sequence[Event]) -> str:
+        """A ply in words, for a player following the game (``check-log --explain``,
+        ``record``): what the rules counted to allow it, read from its ``events`` (the chance
+        events first), which carry it. ``before`` is the state before the ply (before its
+        roll), ``after`` the state after it. E.g. ``Lancer, 1 + 3 = 4 of 4 (charge)``.
+        The default: each event's own words (:func:`~stratstone_cad.engine.events.event_words`)."""
+        return "; ".join(w for w in map(event_words, events) if w)
 
     def load_map(self, path: Any) -> Any:
-        raise TypeError(f"{self.name} is not played on a map")  # type: ignore[attr-defined]
+        """The checked map in the file ``path`` (a game with ``map_fields`` only); raises a
+        one-line :class:`~stratstone_cad.errors.UserError` naming the file or the fault."""
+        raise TypeError(f"{self.name} is not played on a map")
 
     def default_players(self, setup: Mapping[str, Any] | None) -> int:
+        """How many players a game from ``setup`` has when nobody says: two by default."""
         return 2
 
     def play_setup(self, setup: Mapping[str, Any] | None, seed: int) -> Mapping[str, Any] | None:
+        """The setup ``play`` starts from with ``seed`` (the terrain game draws its map from
+        it); the setup given by default."""
         return setup
 
     def setup_warnings(self, setup: Mapping[str, Any]) -> list[str]:
+        """Words about a valid but doubtful setup (an unfair map), one line each."""
         return []
 
     def fast_ply(self, line: dict[str, Any], ids: frozenset[str]) -> bool:
+        """True when a ply line has the usual shape of this game's plies: a check strictly
+        narrower than the log schema, so the schema is skipped (``ids``: the header's
+        player ids, already checked against the id pattern). False sends the line to the
+        schema, which words the error."""
         return False
 
-    def explain(self, before: Any, after: Any, events: Sequence[Event]) -> str:
-        return "; ".join(w for w in map(event_words, events) if w)
-
     def fast_header(self, players: list[str], setup: dict[str, Any]) -> bool:
+        """True when the header's ``players`` (checked ids) and ``setup`` (an object) are
+        the usual ones ``play`` writes: strictly narrower than the schema, as for plies."""
         return False
 
     def ledger(self, state: Any) -> PieceLedger:
+        """Every physical piece of the set and where each is in ``state`` (a state the game
+        starts from: the ledger then follows its events); see :class:`PieceLedger`."""
         return PieceLedger((), {})  # a game without pieces to tell apart
 
-    squares: tuple[str, ...] = ()
-
     def parse_square(self, text: str) -> tuple[int, int]:
-        raise SquareError(f"{short_repr(text)} is not a square ({self.name} has no board)")  # type: ignore[attr-defined]
+        """(column, row) of a square, 0-based from the board's lower-left corner (``"b3"`` is
+        (1, 2) in Stratstone, ``"5-7"`` (2, 6) in Sage Stones); raises
+        :class:`~stratstone_cad.errors.SquareError`."""
+        raise SquareError(f"{short_repr(text)} is not a square ({self.name} has no board)")
+
+
+def softmax(logits: Sequence[float]) -> list[float]:
+    """``exp(l)`` of each logit over their sum: a move prior (:meth:`State.move_prior`) from
+    scores where one more point is e (2.7) times as likely."""
+    top = max(logits)
+    weights = [math.exp(x - top) for x in logits]
+    total = sum(weights)
+    return [w / total for w in weights]
 
 
 def fast_two_sides_ply(sides: tuple[str, ...]) -> Callable[[dict[str, Any], frozenset[str]], bool]:

@@ -38,13 +38,10 @@ def _state_after(game: str, ply: int):
     return state
 
 
-def _engine_colour(game: str, state, square: str) -> str | None:
+def _engine_colour(state, square: str) -> str | None:
     """The colour (side) the engine has on top of ``square``."""
-    if game == "stratstone":
-        stack = state.stack(square)
-        return stack[-1] if stack else None
-    at = state.at(square)
-    return at.split()[0] if at else None
+    on = state.pieces_on(square)
+    return on[-1].split()[0] if on else None
 
 
 @pytest.mark.parametrize("game", list(GAMES))
@@ -67,7 +64,7 @@ def test_every_piece_rests_where_the_engine_says_and_shows_there_in_its_colour(g
             by_square = {sq: tops.get(seat[:2]) for sq, seat in rep.table.seats.items()}
             checked = 0
             for sq, pid in by_square.items():
-                want = _engine_colour(game, state, sq)
+                want = _engine_colour(state, sq)
                 assert (rep.pieces[pid].colour if pid else None) == want, (ply, sq)
                 if pid is None:
                     continue
@@ -80,7 +77,7 @@ def test_every_piece_rests_where_the_engine_says_and_shows_there_in_its_colour(g
                 near = [np.abs(_chroma(px) - colour).sum() < np.abs(_chroma(px) - board).sum() for px in patch]
                 assert sum(near) >= 5, (ply, sq, pid, patch[:2])
                 checked += 1
-            assert checked == sum(1 for sq in rep.table.seats if _engine_colour(game, state, sq))
+            assert checked == sum(1 for sq in rep.table.seats if _engine_colour(state, sq))
     finally:
         scene.close()
 

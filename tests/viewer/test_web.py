@@ -79,12 +79,8 @@ def _engine_tops(game: str, ply: int) -> dict[str, str | None]:
         squares = r.game.squares
     out = {}
     for sq in squares:
-        if game == "stratstone":
-            stack = state.stack(sq)
-            out[sq] = stack[-1] if stack else None
-        else:
-            at = state.at(sq)
-            out[sq] = at.split()[0] if at else None
+        on = state.pieces_on(sq)
+        out[sq] = on[-1].split()[0] if on else None
     return out
 
 

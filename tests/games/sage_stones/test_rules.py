@@ -101,7 +101,7 @@ def test_roll_selects_the_column_of_the_total():
     assert events == [DiceRolled("yellow", (1, 1, 2), 4)]
     assert [str(m) for m in s.legal_moves()] == [f"4-{r}" for r in range(1, 10)]
     s2, events = s.apply("4-5")
-    assert s2.at("4-5") == "yellow" and s2.to_move() == "red"
+    assert s2.pieces_on("4-5") == ("yellow",) and s2.to_move() == "red"
     assert events == [Placed("yellow", "4-5", "yellow")]
 
 
@@ -192,13 +192,13 @@ def test_a_full_column_makes_the_roll_count_as_6():
     ):
         s1.apply("4-1")
     s2, _ = s1.apply("6-4")
-    assert s2.at("6-4") == "yellow"
+    assert s2.pieces_on("6-4") == ("yellow",)
 
 
 def test_a_triple_on_a_full_column_counts_as_6_and_still_plays_again():
     s, events = turn(sage(full_column(9)), (3, 3, 3), "6-2")
     assert events[-1] == ExtraTurn("yellow", "rolled a triple")
-    assert s.at("6-2") == "yellow" and s.to_move() == "yellow"
+    assert s.pieces_on("6-2") == ("yellow",) and s.to_move() == "yellow"
 
 
 @pytest.mark.parametrize("dice", [(1, 1, 2), (2, 2, 2)])
@@ -242,7 +242,7 @@ def test_a_reset_after_a_lost_turn_names_the_rolled_column_and_gives_the_roll_ba
 def test_trap_in_a_row():
     s, events = turn(sage({"5-5": "red", "6-5": "yellow"}), (1, 1, 2), "4-5")
     assert captured(events) == ["5-5"]
-    assert s.at("5-5") is None and s.at("4-5") == "yellow" and s.at("6-5") == "yellow"
+    assert s.pieces_on("5-5") == () and s.pieces_on("4-5") == ("yellow",) and s.pieces_on("6-5") == ("yellow",)
     assert events[1:] == [Placed("yellow", "4-5", "yellow"), Trapped("yellow", ("4-5", "6-5"), ("5-5",)),
                           Captured("5-5", "red", "red", "yellow")]
 
@@ -329,9 +329,9 @@ def test_a_full_ring_without_another_own_stone_traps_nothing():
 def test_traps_happen_only_when_a_stone_is_placed():
     # red placed between two yellows is safe; yellow's later placement elsewhere does not trap it
     s, _ = turn(sage({"4-5": "yellow", "6-5": "yellow"}, first="red"), (1, 2, 2), "5-5")
-    assert s.at("5-5") == "red"
+    assert s.pieces_on("5-5") == ("red",)
     s, events = turn(s, (1, 1, 3), "5-1")  # blue
-    assert s.at("5-5") == "red" and captured(events) == []
+    assert s.pieces_on("5-5") == ("red",) and captured(events) == []
 
 
 def test_capture_squares_matches_apply():
@@ -482,7 +482,7 @@ def test_apply_leaves_the_old_state_alone():
     s1, _ = s.apply_chance((1, 1, 2))
     snap1 = fields(s1)
     s2, _ = s1.apply("4-5")
-    assert fields(s) == snap and fields(s1) == snap1 and s2.at("5-5") is None
+    assert fields(s) == snap and fields(s1) == snap1 and s2.pieces_on("5-5") == ()
 
 
 def test_moves_built_by_hand_are_checked():

@@ -19,7 +19,7 @@ def pos(stacks: dict[str, str], first: str = "yellow") -> StratstoneState:
 
 
 def stack(state: StratstoneState, square: str) -> str:
-    return "".join(s[0] for s in state.stack(square))
+    return "".join(s[0] for s in state.pieces_on(square))
 
 
 # ------------------------------------------------------------------------- start
@@ -198,7 +198,7 @@ def test_illegal_move_errors_are_game_errors_with_context():
 def _brute_force_moves(state: StratstoneState) -> set[str]:
     found = set()
     for sq in SQUARES:
-        h = len(state.stack(sq))
+        h = len(state.pieces_on(sq))
         if not h:
             continue
         for path in itertools.product("NESW", repeat=h + 1):
