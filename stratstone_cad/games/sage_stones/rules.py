@@ -507,11 +507,7 @@ class SageStonesState(State):
         if target < 0:
             return self._forced_pass(move, ply, dice)
         if isinstance(move, SagePass):
-            raise RuleViolation(
-                "-",
-                ply,
-                f"places no stone but column {target + FIRST_COLUMN} has room (dice {_dice_text(dice)})",
-            )
+            raise _pass_with_room(ply, dice, target)
         sq = move.square
         if _COLUMN_OF[sq] != target:
             raise _wrong_column(move, ply, dice, target)
@@ -630,6 +626,11 @@ def _setup_board(raw: object, colours: tuple[str, ...]) -> tuple[tuple[int, ...]
         if n >= STONES:
             raise SetupError(f"setup.board: {colours[seat]} has {n} stones on the board; at {STONES} the game is already over")
     return tuple(board), tuple(on_board)
+
+
+def _pass_with_room(ply: int, dice: tuple[int, int, int], target: int) -> RuleViolation:
+    """A pass (``-``) when the column the dice ask for has room for a stone."""
+    return RuleViolation("-", ply, f"places no stone but column {target + FIRST_COLUMN} has room (dice {_dice_text(dice)})")
 
 
 def _wrong_column(move: SageMove, ply: int, dice: tuple[int, int, int], target: int) -> RuleViolation:
