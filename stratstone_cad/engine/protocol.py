@@ -1,4 +1,5 @@
-"""The shared protocol of the rules engines.
+"""The shared protocol of the rules engines, as abstract base classes (:class:`Game`,
+:class:`State`): what an engine must define is abstract, the rest has a default.
 
 Every game (Stratstone, Sage Stones, the terrain game) has the same shape,
 borrowed from python-chess, OpenSpiel and pgx:
@@ -27,7 +28,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from fractions import Fraction
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol
 
 from stratstone_cad.engine.events import Event, Result, event_words
 from stratstone_cad.engine.ledger import PieceLedger
@@ -57,7 +58,6 @@ def square_cell(text: str, index: Mapping[str, int], cols: int, expected: str) -
 # --------------------------------------------------------------------------- the game-neutral API
 
 
-@runtime_checkable
 class Move(Protocol):
     """A move: an immutable value whose ``str()`` is its canonical text. Each game's moves
     are value objects of its own (no base class); this names their shape."""
