@@ -55,6 +55,50 @@ class LogError(UserError, ValueError):
     """An engine log that is malformed or disagrees with the rules."""
 
 
+# --------------------------------------------------------------------------- the rules engines' errors
+
+
+class MoveTextError(MoveParseError):
+    """Move text that does not parse; names the ply and the text.
+
+    ``str()`` reads e.g. ``ply 6: 'b9 NN' does not parse: expected ...``.
+    """
+
+    def __init__(self, text: str, ply: int, expected: str) -> None:
+        self.text = text
+        self.ply = ply
+        self.expected = expected
+        super().__init__(f"ply {ply}: {short_repr(text)} does not parse: expected {expected}")
+
+
+class RuleViolation(IllegalMoveError):
+    """A well-formed move (or chance outcome) that the rules forbid.
+
+    ``str()`` is ``ply <n>: <move text> <rule>``, e.g. ``ply 6: b2 NNS steps straight back``.
+    """
+
+    def __init__(self, move: str, ply: int, rule: str) -> None:
+        self.move = move
+        self.ply = ply
+        self.rule = rule
+        super().__init__(f"ply {ply}: {move} {rule}")
+
+
+class SetupError(GameError):
+    """An explicit setup (or player list) that the game cannot start from."""
+
+
+class UnknownGameError(ParameterError, GameError):
+    """A game's name that is not registered, wherever a name is looked up (a rules engine,
+    a game's parts, the model API, the command line): one class for every path, a
+    :class:`ParameterError` as well as a :class:`GameError` so that a caller catching either
+    catches it."""
+
+
+class SquareError(GameError):
+    """Text that is not a square of the game's board."""
+
+
 def printable(text: str) -> str:
     """``text`` on one line with every control character escaped (``\\x1b``, ``\\n``,
     ``\\u2028``): a message may quote a log or a file, and a crafted one must not move the

@@ -43,14 +43,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stratstone_cad.base.params import NO_PRINTER, get_printer, load_colours, load_profiles, rgb
-from stratstone_cad.errors import GameError, ParameterError, UserError
+from stratstone_cad.errors import GameError, ParameterError, UnknownGameError, UserError
 from stratstone_cad.printing.jobs import Job, Output, solid_maker
 from stratstone_cad.registry import get_game, get_parts, load_params
 
 if TYPE_CHECKING:
     import cadquery as cq
 
-__all__ = ["ModelError", "assembly", "names", "part", "set_layout"]
+__all__ = ["ModelError", "UnknownGameModelError", "assembly", "names", "part", "set_layout"]
 
 #: The sets' glTF files are meshed this finely (mm, radians): for the eye, not the printer.
 GLB_TOLERANCE_MM = 0.1
@@ -68,6 +68,17 @@ class ModelError(ParameterError):
     ``LogError`` from an ``OutputError``), and a caller of this API needs to catch one."""
 
 
+class UnknownGameModelError(ModelError, UnknownGameError):
+    """A game's name the API does not know: the API's :class:`ModelError`, and the
+    :class:`~stratstone_cad.errors.UnknownGameError` every other path raises for it."""
+
+
+def _translated(error: UserError, message: str) -> ModelError:
+    """``error`` as the API raises it, with ``message``: a :class:`ModelError`, still an
+    UnknownGameError when it was one."""
+    return (UnknownGameModelError if isinstance(error, UnknownGameError) else ModelError)(message)
+
+
 def _api(func: Callable[..., Any]) -> Callable[..., Any]:
     """``func`` raising every user error as a :class:`ModelError` with its message."""
     @functools.wraps(func)
@@ -77,7 +88,7 @@ def _api(func: Callable[..., Any]) -> Callable[..., Any]:
         except ModelError:
             raise
         except UserError as e:
-            raise ModelError(str(e)) from None
+            raise _translated(e, str(e)) from None
     return api
 
 
@@ -136,7 +147,7 @@ def _game_of(name: str) -> tuple[Any, str]:
     try:
         (game,) = get_parts([game_name])
     except UserError as e:
-        raise ModelError(f"part {name!r}: {e}") from None
+        raise _translated(e, f"part {name!r}: {e}") from None
     return game, stem
 
 

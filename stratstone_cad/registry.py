@@ -24,11 +24,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from stratstone_cad.errors import ParameterError, did_you_mean, short_repr
+from stratstone_cad.errors import UnknownGameError, did_you_mean, short_repr
 
 if TYPE_CHECKING:
     from stratstone_cad.base.params import MeshParams, Params, PlateParams
-    from stratstone_cad.engine.core import Game
+    from stratstone_cad.engine.protocol import Game
     from stratstone_cad.printing.jobs import GameAssets
 
 #: Every game, registered once: its folder under stratstone_cad/games/.
@@ -94,9 +94,6 @@ def get_game(name: str) -> Game:
         # imported on first use: each engine's tables cost tens of milliseconds to import
         engine = _ENGINES[name] = importlib.import_module(f"stratstone_cad.games.{_FOLDER_OF[name]}.rules").GAME
     if engine is None:
-        # start-up speed: the engines' protocol only where a game is asked for (a build asks for none)
-        from stratstone_cad.engine.core import UnknownGameError, short_repr
-
         raise UnknownGameError(f"unknown game {short_repr(name)}: expected one of {', '.join(game_names())}")
     return engine
 
@@ -107,13 +104,13 @@ def game_names() -> list[str]:
 
 
 def get_parts(names: list[str] | None) -> list[GameAssets]:
-    """The games named (all when none), checked; unknown names raise ParameterError."""
+    """The games named (all when none), checked; an unknown name raises :class:`UnknownGameError`."""
     if not names:
         return list(_all_parts().values())
     out = []
     for n in names:
         if n not in _all_parts():
-            raise ParameterError(f"game {short_repr(n)}: unknown, expected one of {', '.join(_all_parts())}"
+            raise UnknownGameError(f"game {short_repr(n)}: unknown, expected one of {', '.join(_all_parts())}"
                                  f"{did_you_mean(n, _all_parts())}")
         if _all_parts()[n] not in out:
             out.append(_all_parts()[n])

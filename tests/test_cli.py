@@ -402,7 +402,9 @@ def test_every_error_is_one_line_exit_2_for_the_input_and_1_for_the_run(monkeypa
     from stratstone_cad import cli, errors
 
     def fail(_args):
-        raise error("thing 'x': broken, expected whole")
+        e = Exception.__new__(error)  # an error whose own __init__ words its message from parts (RuleViolation)
+        Exception.__init__(e, "thing 'x': broken, expected whole")
+        raise e
 
     fake = argparse.ArgumentParser()
     fake.set_defaults(run=fail)

@@ -7,7 +7,7 @@ Stratstone with it; docs/benchmarks.md). :class:`GreedyRolloutEvaluator` plays e
 engine's own ``greedy_move`` instead (a win when there is one, else the best capture or
 advance), with a random move one time in ten (:data:`EXPLORE`) so that playouts from one
 position differ, and the dice drawn with their probabilities: the engine's own
-:meth:`~stratstone_cad.engine.core.StateBase.playout`. It implements OpenSpiel's
+:meth:`~stratstone_cad.engine.protocol.State.playout`. It implements OpenSpiel's
 ``Evaluator`` interface (``evaluate``, ``prior``: the engine's move prior where it gives
 one, uniform as OpenSpiel's own otherwise) and is
 handed to OpenSpiel's ``MCTSBot``: the search itself is OpenSpiel's.
@@ -44,7 +44,7 @@ class GreedyRolloutEvaluator(mcts.Evaluator):  # type: ignore[misc]
         return np.array(state.returns_of(engine))
 
     def prior(self, state: Any) -> list[tuple[int, float]]:
-        """The engine's move prior (:meth:`~stratstone_cad.engine.core.State.move_prior`;
+        """The engine's move prior (:meth:`~stratstone_cad.engine.protocol.State.move_prior`;
         uniform over the legal actions when it gives none); the dice's own probabilities at
         a chance node."""
         if state.is_chance_node():

@@ -25,8 +25,9 @@ import re
 import time
 from typing import Any
 
-from stratstone_cad.engine.core import Game, GameBase, Move, State, short_repr
 from stratstone_cad.engine.players import PLAYER_KINDS, Player, PlayerKindError, get_player
+from stratstone_cad.engine.protocol import Game, Move, State
+from stratstone_cad.errors import short_repr
 
 __all__ = ["DEFAULT_SIMULATIONS", "KINDS", "MAX_SECONDS", "MAX_SIMULATIONS", "MIN_SIMULATIONS", "UCT_C", "SearchPlayer",
            "evaluator", "make_player", "parse_search", "selection"]
@@ -34,7 +35,7 @@ __all__ = ["DEFAULT_SIMULATIONS", "KINDS", "MAX_SECONDS", "MAX_SIMULATIONS", "MI
 SEARCH = "search"
 KINDS = (*sorted(PLAYER_KINDS), SEARCH)
 """Every player kind's name (``search`` takes a budget after a colon)."""
-DEFAULT_SIMULATIONS = GameBase.search_simulations
+DEFAULT_SIMULATIONS = Game.search_simulations
 """The simulations of ``search`` without a budget for a game that says no other
 (``Game.search_simulations``): 300, about 1 s a Stratstone move on the shared 2-core
 benchmark machine at a load of 2 (2.3 s at a load of 3.5); Sage Stones says 2,000
@@ -129,7 +130,7 @@ def evaluator(random_state: Any) -> Any:
 def selection(game: Game) -> Any:
     """OpenSpiel's child-selection function for ``game``'s search: ``SearchNode.puct_value``
     (PUCT: the prior steers the simulations) when the game gives a prior
-    (:attr:`~stratstone_cad.engine.core.Game.search_prior`), else ``SearchNode.uct_value``
+    (:attr:`~stratstone_cad.engine.protocol.Game.search_prior`), else ``SearchNode.uct_value``
     (UCT, OpenSpiel's default)."""
     from open_spiel.python.algorithms import mcts
 

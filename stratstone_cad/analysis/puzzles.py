@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from stratstone_cad.base.fileio import atomic_write, read_user_file
-from stratstone_cad.engine.core import Move, State
+from stratstone_cad.engine.protocol import Move, State
 from stratstone_cad.errors import LogError, UserError, counted
 from stratstone_cad.log import logfile as _log
 

@@ -39,8 +39,8 @@ from pathlib import Path
 from typing import Any
 
 from stratstone_cad.analysis.players import MAX_SIMULATIONS, MIN_SIMULATIONS, UCT_C, evaluator, selection
-from stratstone_cad.engine.core import Game, Move, State, short_repr
-from stratstone_cad.errors import UserError
+from stratstone_cad.engine.protocol import Game, Move, State
+from stratstone_cad.errors import UserError, short_repr
 from stratstone_cad.log import logfile as _log
 
 __all__ = ["CLASSES", "DEFAULT_BUDGET", "FORCED", "THRESHOLDS", "PlyReview", "ReviewError", "accuracy", "classify",

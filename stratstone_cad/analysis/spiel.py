@@ -5,7 +5,7 @@ as ``stratstone_cad_<name>``, dashes as underscores: ``stratstone_cad_sage_stone
 the way OpenSpiel's ``python/games/*.py`` define theirs: a declarative
 ``pyspiel.GameType`` and ``pyspiel.GameInfo``, a ``pyspiel.Game`` and a
 ``pyspiel.State``. Nothing here branches on a game's name; every fact comes from the
-engine (:class:`~stratstone_cad.engine.core.Game` and its states):
+engine (:class:`~stratstone_cad.engine.protocol.Game` and its states):
 
 - **Actions.** An action numbers a move among the position's legal moves, in the engine's
   own ``legal_moves()`` order (fixed and deterministic for a position): action ``i`` is
@@ -41,8 +41,8 @@ from typing import Any
 
 import pyspiel
 
-from stratstone_cad.engine.core import Game, Move, SetupError, State, short_repr
-from stratstone_cad.errors import GameError, ParameterError
+from stratstone_cad.engine.protocol import Game, Move, State
+from stratstone_cad.errors import GameError, ParameterError, SetupError, short_repr
 from stratstone_cad.log.commands import MAX_PLIES
 from stratstone_cad.registry import game_names, get_game
 

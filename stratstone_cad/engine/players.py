@@ -20,8 +20,8 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from stratstone_cad.engine.core import Move, short_repr
-from stratstone_cad.errors import GameError
+from stratstone_cad.engine.protocol import Move
+from stratstone_cad.errors import GameError, short_repr
 
 __all__ = ["PLAYER_KINDS", "Player", "PlayerKindError", "get_player", "greedy", "random_player"]
 

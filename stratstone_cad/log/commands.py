@@ -12,9 +12,9 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from stratstone_cad.engine.core import Game, short_repr
 from stratstone_cad.engine.players import Player, get_player
-from stratstone_cad.errors import GameError, LogError, UserError, counted
+from stratstone_cad.engine.protocol import Game
+from stratstone_cad.errors import GameError, LogError, UserError, counted, short_repr
 from stratstone_cad.log import logfile as _log
 from stratstone_cad.registry import get_game
 

@@ -34,9 +34,20 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from stratstone_cad.base.fileio import describe_os_error, kind_of, sweep_temporary, too_long_to_write
-from stratstone_cad.engine.core import DRAW_AGREED, RESIGNATION, Game, Result, SetupError, State, short_repr
+from stratstone_cad.engine.events import DRAW_AGREED, RESIGNATION, Result
 from stratstone_cad.engine.players import Player
-from stratstone_cad.errors import GameError, LogError, MoveParseError, OutputError, UserError, counted, printable
+from stratstone_cad.engine.protocol import Game, State
+from stratstone_cad.errors import (
+    GameError,
+    LogError,
+    MoveParseError,
+    OutputError,
+    SetupError,
+    UserError,
+    counted,
+    printable,
+    short_repr,
+)
 from stratstone_cad.log import logfile as _log
 from stratstone_cad.log.commands import header_error
 from stratstone_cad.registry import game_names, get_game

@@ -13,7 +13,7 @@ every ply, ply ``k`` from ``(k - 1) * seconds`` to ``k * seconds``. A piece move
 node's ``translation`` (linear between keyframes, as the viewer samples them) and is
 hidden (a captured piece, a gem not yet placed) by a ``scale`` of 0, stepped. The scene's
 ``extras`` hold the log's header, the cells' size and, per ply, its number, player, move,
-dice, its words (:meth:`~stratstone_cad.engine.core.Game.explain`), the facts after it,
+dice, its words (:meth:`~stratstone_cad.engine.protocol.Game.explain`), the facts after it,
 the squares it starts and ends on, and its start and end time: the ply markers a player
 steps by; and its drawings (:class:`~stratstone_cad.viewer.overlays.Drawing`: the path and
 its costs, an attack's halos and sums, Sage Stones' column and traps, Stratstone's sowing

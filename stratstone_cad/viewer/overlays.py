@@ -2,7 +2,7 @@
 apps do: the ply in words, and on the board what the rules counted.
 
 - The caption (upper left): the move, the engine's explanation of it
-  (:meth:`~stratstone_cad.engine.core.Game.explain`, wrapped to the image's width), the
+  (:meth:`~stratstone_cad.engine.protocol.Game.explain`, wrapped to the image's width), the
   facts after it and, at the end, the result; on a white panel, so that it reads over the
   board where a long explanation reaches it.
 - The terrain game: the path walked, a tube over the cells' tops climbing each step, with
@@ -48,7 +48,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from stratstone_cad.base.params import rgb
-from stratstone_cad.engine.core import Attacked, DiceRolled, Exited, GameOver, Moved, Placed, Sown, Trapped
+from stratstone_cad.engine.events import Attacked, DiceRolled, Exited, GameOver, Moved, Placed, Sown, Trapped
 from stratstone_cad.errors import GameError, LogError, short_repr
 
 __all__ = ["Caption", "Drawing", "Option", "Overlays", "Plan", "options"]

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from stratstone_cad.engine.core import BoardReset, Captured, Exited, Moved, Placed, Sown
+from stratstone_cad.engine.events import BoardReset, Captured, Exited, Moved, Placed, Sown
 from stratstone_cad.games.sage_stones.rules import SQUARES as SAGE_SQUARES
 from stratstone_cad.games.stratstone.rules import SQUARES as STRAT_SQUARES
 from stratstone_cad.games.terrain.rules import SQUARES as TERRAIN_SQUARES
@@ -52,7 +52,7 @@ def _no_piece_twice(ledger: Any) -> None:
 def test_stratstone_ledger_follows_every_stack_stone_by_stone() -> None:
     for state, ledger, named in _games("stratstone", range(12)):
         for sq in STRAT_SQUARES:
-            assert [ledger.pieces[p].colour for p in ledger.squares.get(sq, [])] == state.stack(sq), sq
+            assert tuple(ledger.pieces[p].colour for p in ledger.squares.get(sq, [])) == state.pieces_on(sq), sq
         _no_piece_twice(ledger)
         assert len(ledger.pieces) == 24
         for n in named:
@@ -89,7 +89,7 @@ def test_sage_ledger_follows_every_gem(n: int) -> None:
     for state, ledger, named in _games("sage-stones", range(6), n=n):
         for sq in SAGE_SQUARES:
             ids = ledger.squares.get(sq, [])
-            assert [ledger.pieces[p].colour for p in ids] == ([state.at(sq)] if state.at(sq) else []), sq
+            assert tuple(ledger.pieces[p].colour for p in ids) == state.pieces_on(sq), sq
         _no_piece_twice(ledger)
         for x in named:
             if isinstance(x.event, Placed | Captured):
@@ -123,7 +123,7 @@ def test_terrain_ledger_follows_every_piece() -> None:
             assert len(ids) == (1 if code else 0), (sq, board)
             if ids:
                 p = ledger.pieces[ids[0]]
-                assert f"{p.colour} {p.kind}" == state.at(sq), (sq, board)
+                assert (f"{p.colour} {p.kind}",) == state.pieces_on(sq), (sq, board)
         _no_piece_twice(ledger)
         for x in named:
             if isinstance(x.event, Moved):
@@ -147,7 +147,7 @@ def test_terrain_pieces_are_numbered_per_side_and_kind_from_a1() -> None:
     ("terrain", 10, 10, {"a1": (0, 0), "c7": (2, 6), "j10": (9, 9)}, ["k1", "a11", "a01", "J10", None]),
 ])
 def test_every_engine_parses_its_squares_to_board_cells(name, cols, rows, examples, bad) -> None:
-    from stratstone_cad.engine.core import SquareError
+    from stratstone_cad.errors import SquareError
 
     game = get_game(name)
     cells = [game.parse_square(sq) for sq in game.squares]
@@ -196,7 +196,8 @@ def test_a_copy_keeps_its_own_captured_and_exited_pieces() -> None:
 
 
 def test_the_ledger_base_refuses_what_the_events_cannot_mean() -> None:
-    from stratstone_cad.engine.core import GameError, Piece, PieceLedger
+    from stratstone_cad.engine.ledger import Piece, PieceLedger
+    from stratstone_cad.errors import GameError
 
     pieces = [Piece(f"p-{n}", "red", "gem", n) for n in (9, 10, 11)]  # ids whose text order is not their numbers'
     ledger = PieceLedger(pieces, {"a1": ["p-11"]})

@@ -10,6 +10,7 @@ STRATSTONE_REWRITE_EXPLAIN=1 and review the diff).
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 import subprocess
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from stratstone_cad.engine.core import Attacked, Captured, GameOver, Moved, Term, Trapped, sum_text
+from stratstone_cad.engine.events import Attacked, Captured, GameOver, Moved, Term, Trapped, sum_text
 from stratstone_cad.games.sage_stones.rules import SQUARES as SAGE_SQUARES
 from stratstone_cad.games.sage_stones.rules import SageStonesState
 from stratstone_cad.games.terrain import rules as terrain
@@ -231,22 +232,24 @@ def test_sage_traps_name_runs_of_other_stones_closed_by_the_placers(seed):
 
 
 def test_a_game_that_words_nothing_itself_gets_the_events_in_words():
-    from stratstone_cad.engine.core import BoardReset, DiceRolled, GameBase, Placed, TurnLost
+    from stratstone_cad.engine.events import BoardReset, DiceRolled, Placed, TurnLost
+    from stratstone_cad.engine.protocol import Game
 
     events = [DiceRolled("red", (1, 2, 3), None), TurnLost("red", "rolled 1-2-3"), Placed("blue", "5-5", "blue"),
               Trapped("blue", ("5-5", "7-5"), ("6-5",)), Captured("6-5", "red", "red", "blue"),
               Moved("red", ("a1", "a2", "a3")), Attacked("red", "a3", "a4"), BoardReset("column 6 is full"),
               GameOver(None, "all stones placed")]
-    assert GameBase().explain(None, None, events) == (
+    explain = functools.partial(Game.explain, None)  # the default, unbound: Game itself is abstract
+    assert explain(None, None, events) == (
         "dice 1-2-3; loses the turn (rolled 1-2-3); places a blue stone on 5-5; traps 6-5 between 5-5 and 7-5; "
         "captures the red on 6-5; moves a1-a2-a3; attacks a4 from a3; the board is reset (column 6 is full); "
         "draw (all stones placed)")
-    from stratstone_cad.engine.core import Exited, ExtraTurn, Sown
+    from stratstone_cad.engine.events import Exited, ExtraTurn, Sown
 
     events = [Trapped("red", ("3-3", "3-6"), ("3-4", "3-5")), Captured("d4", "red", "blue", "yellow"),
               Sown("tan", "c2", "c4", 2), Exited("red", "j5"), ExtraTurn("red", "rolled a double"),
               GameOver("red", "line of four")]
-    assert GameBase().explain(None, None, events) == (
+    assert explain(None, None, events) == (
         "traps 3-4, 3-5 between 3-3 and 3-6; captures the blue red on d4; sows a tan stone on c4; exits from j5; "
         "plays again (rolled a double); winner red (line of four)")
 
@@ -269,7 +272,7 @@ def test_stratstone_names_the_sowing_and_the_winning_line(tmp_path):
     assert get_game("stratstone").explain(s, after, events) == (
         "adds yellow to the stone on d3, picks up both (tan, yellow), sows d2 tan, d1 yellow; line a1 b1 c1 d1: "
         "winner yellow (line of four)")
-    from stratstone_cad.engine.core import Placed, Sown
+    from stratstone_cad.engine.events import Placed, Sown
 
     # the stone added first, said so: on an empty square, on a stack of three
     one = [Placed("yellow", "b2", "yellow"), Sown("yellow", "b2", "b3", 1)]

@@ -1,7 +1,7 @@
 """A fourth game needs only its own folder, its registration and its entry in the log format.
 
 The game here (one pile, take 1 to 3, who takes the last wins) is written against the
-protocol of :mod:`stratstone_cad.engine.core` only; registered, and given its entry in
+protocol of :mod:`stratstone_cad.engine.protocol` only; registered, and given its entry in
 the log format (its facts' ``log_schema()``: play and record check every header
 against it before the first ply), ``play``, the built-in players and ``record`` serve it
 with no change. The last test adds it as a real game folder with its printable parts (a
@@ -26,6 +26,7 @@ import subprocess
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -33,17 +34,10 @@ import numpy as np
 import pytest
 
 from stratstone_cad import registry
-from stratstone_cad.engine.core import (
-    GameBase,
-    GameOver,
-    MoveTextError,
-    NoChance,
-    PieceLedger,
-    Result,
-    RuleViolation,
-    SquareError,
-    numbered,
-)
+from stratstone_cad.engine.events import GameOver, Result
+from stratstone_cad.engine.ledger import PieceLedger, numbered
+from stratstone_cad.engine.protocol import Game, NoChance, State
+from stratstone_cad.errors import MoveTextError, RuleViolation, SquareError
 from stratstone_cad.log.commands import play_records
 from stratstone_cad.log.record import record
 from stratstone_cad.registry import register
@@ -62,7 +56,7 @@ class Take:
 
 @dataclass(frozen=True, slots=True)
 class Took:
-    """An event of the game's own, not of the core's: ``player`` took ``n`` and left ``left``."""
+    """An event of the game's own, not of engine/events.py's: ``player`` took ``n`` and left ``left``."""
 
     kind: ClassVar[str] = "took"
     player: str
@@ -98,6 +92,12 @@ class PileState(NoChance):
     def to_move(self) -> str | None:
         return None if self._result else PLAYERS[self.turn]
 
+    def player_ids(self) -> tuple[str, ...]:
+        return PLAYERS
+
+    def pieces_on(self, square: str) -> tuple[str, ...]:
+        return ("token",) * self.pile if square == "pile" else ()  # the rules count the pile only
+
     def legal_moves(self) -> Iterator[Take]:
         if self._result is None:
             yield from (Take(n) for n in range(1, min(3, self.pile) + 1))
@@ -127,9 +127,10 @@ class PileState(NoChance):
         return f"pile: {self.pile}"
 
 
-class Pile(GameBase):
+class Pile(Game):
     name = "pile"
     rules = "pile/1"
+    max_legal_moves = 3
     players = PLAYERS
     squares = SQUARES
 
@@ -154,7 +155,7 @@ class Pile(GameBase):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class DicePileState:
+class DicePileState(State):
     """The pile game where, from an odd pile, a die (1-2) is rolled first: the most the
     player may take. A game whose plies do not all start with a roll."""
 
@@ -178,6 +179,21 @@ class DicePileState:
 
     def roll(self, rng: random.Random) -> tuple[int]:
         return (rng.randint(1, 2),)
+
+    def chance_outcomes(self) -> list[tuple[tuple[int, ...], Fraction]]:
+        return [((1,), Fraction(1, 2)), ((2,), Fraction(1, 2))] if self.is_chance() else []
+
+    def player_ids(self) -> tuple[str, ...]:
+        return PLAYERS
+
+    def pieces_on(self, square: str) -> tuple[str, ...]:
+        return ("token",) * self.pile if square == "pile" else ()
+
+    def random_move(self, rng: random.Random) -> Take:
+        return rng.choice(list(self.legal_moves()))
+
+    def greedy_move(self, rng: random.Random) -> Take:
+        return max(self.legal_moves(), key=lambda take: take.n)
 
     def apply_chance(self, outcome: Sequence[int]) -> tuple[DicePileState, list[Any]]:
         return replace(self, die=outcome[0]), []
@@ -340,9 +356,9 @@ def test_a_setup_the_engine_draws_comes_from_the_seed_of_roll(dice_pile_game: Di
     assert header(1, 3)["setup"] == header(2, 3)["setup"] == {"pile": random.Random(3).randrange(4, 1000)}
 
 def test_a_game_keeps_the_defaults_it_does_not_override(pile_game: Pile) -> None:
-    """GameBase's defaults, as a fourth game without dice or map sees them (and one without
+    """Game's defaults, as a fourth game without dice or map sees them (and one without
     a board: the pile game brings its own, so the base's board methods are called as such)."""
-    assert pile_game.chance_field is None and pile_game.map_fields == () and GameBase.squares == ()
+    assert pile_game.chance_field is None and pile_game.map_fields == () and Game.squares == ()
     assert pile_game.default_players(None) == 2 and pile_game.play_setup({"pile": 3}, 5) == {"pile": 3}
     assert pile_game.setup_warnings({"pile": 3}) == []
     assert not pile_game.fast_ply({"ply": 1, "player": "south", "move": "1"}, frozenset({"south"}))
@@ -350,9 +366,9 @@ def test_a_game_keeps_the_defaults_it_does_not_override(pile_game: Pile) -> None
     with pytest.raises(TypeError, match="^pile is not played on a map$"):
         pile_game.load_map("x.json")
     with pytest.raises(SquareError) as e:
-        GameBase.parse_square(pile_game, "a1")
+        Game.parse_square(pile_game, "a1")
     assert str(e.value) == "'a1' is not a square (pile has no board)"
-    ledger = GameBase.ledger(pile_game, PileState(pile=3, turn=0))
+    ledger = Game.ledger(pile_game, PileState(pile=3, turn=0))
     assert ledger.pieces == {} and ledger.squares == {} and ledger.follow([]) == []
     state = PileState(pile=3, turn=0, ply=4)
     with pytest.raises(RuleViolation) as e:
@@ -399,17 +415,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from stratstone_cad.engine.core import (
-    GameBase,
-    GameOver,
-    MoveTextError,
-    NoChance,
-    PieceLedger,
-    Result,
-    RuleViolation,
-    SquareError,
-    numbered,
-)
+from stratstone_cad.engine.events import GameOver, Result
+from stratstone_cad.engine.ledger import PieceLedger, numbered
+from stratstone_cad.engine.protocol import Game, NoChance
+from stratstone_cad.errors import MoveTextError, RuleViolation, SquareError
 from stratstone_cad.games.pile.facts import PLAYERS, SQUARES
 '''
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from stratstone_cad.engine.core import Captured, SetupError
+from stratstone_cad.engine.events import Captured
 from stratstone_cad.engine.players import greedy
-from stratstone_cad.errors import LogError
+from stratstone_cad.errors import LogError, SetupError
 from stratstone_cad.games.sage_stones.rules import SQUARES, SageStonesState, capture_squares
 from stratstone_cad.games.stratstone.rules import StratstoneState
 from stratstone_cad.log import commands

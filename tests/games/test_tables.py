@@ -120,7 +120,7 @@ def test_terrain_runner_diagonals_ne_se_sw_nw_and_jumps_over_the_next_square(squ
 
 
 def test_a_move_that_does_not_parse_says_its_ply_text_and_what_was_expected():
-    from stratstone_cad.engine.core import MoveTextError, SquareError
+    from stratstone_cad.errors import MoveTextError, SquareError
 
     with pytest.raises(MoveTextError) as e:
         strat.StratstoneState.start().parse_move("z9 N")

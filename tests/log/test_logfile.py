@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from stratstone_cad.engine.core import Result
+from stratstone_cad.engine.events import Result
 from stratstone_cad.errors import LogError, OutputError, UserError
 from stratstone_cad.log import logfile as log
 from stratstone_cad.log.commands import check_log
@@ -771,7 +771,7 @@ def test_a_ply_of_no_game_or_of_a_game_the_schema_does_not_know_is_checked_by_th
 def test_the_fast_ply_check_of_two_fixed_sides(line, ok):
     """core.fast_two_sides_ply, made afresh (the engines make theirs at import): exactly
     ply >= 1, one of the sides, a move of 1-64 characters."""
-    from stratstone_cad.engine.core import fast_two_sides_ply
+    from stratstone_cad.engine.protocol import fast_two_sides_ply
 
     assert fast_two_sides_ply(("yellow", "red"))(line, frozenset()) is ok
 

@@ -1,4 +1,4 @@
-"""Every kind of event the core defines is worded, animated and drawn through a hook of its
+"""Every kind of event engine/events.py defines is worded, animated and drawn through a hook of its
 own, and an event a game brings of its own gets the hooks' defaults: its words, its pieces
 carried to where the ply leaves them, a loop round each square it names. Forgetting a hook
 for a new kind of event fails here instead of leaving the move silently unshown."""
@@ -13,8 +13,9 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
-from stratstone_cad.engine import core
-from stratstone_cad.engine.core import Event, Named, event_words
+from stratstone_cad.engine import events
+from stratstone_cad.engine.events import Event, event_words
+from stratstone_cad.engine.ledger import Named
 from stratstone_cad.viewer.overlays import Plan
 from stratstone_cad.viewer.replay import load
 from stratstone_cad.viewer.replay.timeline import Timeline
@@ -35,8 +36,8 @@ def _hook(kind: str) -> str:
     return kind.replace(" ", "_")
 
 
-def test_the_event_union_holds_every_event_class_of_the_core():
-    declared = {c for c in vars(core).values() if isinstance(c, type) and isinstance(getattr(c, "kind", None), str)}
+def test_the_event_union_holds_every_event_class_of_the_events_module():
+    declared = {c for c in vars(events).values() if isinstance(c, type) and isinstance(getattr(c, "kind", None), str)}
     assert declared == set(MEMBERS)
 
 
@@ -107,7 +108,7 @@ def test_a_games_own_event_shows_in_a_still_and_in_the_scene_the_page_plays(terr
     from stratstone_cad.viewer.replay import Scene
 
     ply, _ = _ply_with(terrain, Glowed("e5", "e5"))
-    plain, _ = _ply_with(terrain, core.Exited("red", "e5"))  # the same piece, a hooked event
+    plain, _ = _ply_with(terrain, events.Exited("red", "e5"))  # the same piece, a hooked event
     shots, glbs = [], []
     for p in (ply, plain):
         rep = replace(terrain, plies=[p])

@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pytest
 
-from stratstone_cad.engine.core import Attacked, DiceRolled, GameOver, Moved, sum_text
+from stratstone_cad.engine.events import Attacked, DiceRolled, GameOver, Moved, sum_text
 from stratstone_cad.games.terrain import rules as terrain
 from stratstone_cad.viewer import overlays as O
 from stratstone_cad.viewer import replay as R
@@ -213,7 +213,7 @@ def test_the_allowed_column_is_highlighted_and_no_other(loaded):
 def test_each_trap_is_drawn_from_the_gem_placed_to_the_far_one_before_the_trapped_gems_lift(loaded):
     """A trap's line passes over each trapped gem's well while it is still there, at the
     start of the ply; it stops short of the two gems at its ends, whose colours show."""
-    from stratstone_cad.engine.core import Trapped
+    from stratstone_cad.engine.events import Trapped
 
     rep = loaded["sage-stones"]
     scene = R.Scene(rep, SIZE)

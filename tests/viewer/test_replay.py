@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from stratstone_cad.engine.core import Sown
+from stratstone_cad.engine.events import Sown
 from stratstone_cad.viewer import replay as R
 from stratstone_cad.viewer import writer as W
 from tests import LOGS, ROOT, golden_logs
@@ -38,13 +38,10 @@ def _state_after(game: str, ply: int):
     return state
 
 
-def _engine_colour(game: str, state, square: str) -> str | None:
+def _engine_colour(state, square: str) -> str | None:
     """The colour (side) the engine has on top of ``square``."""
-    if game == "stratstone":
-        stack = state.stack(square)
-        return stack[-1] if stack else None
-    at = state.at(square)
-    return at.split()[0] if at else None
+    on = state.pieces_on(square)
+    return on[-1].split()[0] if on else None
 
 
 @pytest.mark.parametrize("game", list(GAMES))
@@ -67,7 +64,7 @@ def test_every_piece_rests_where_the_engine_says_and_shows_there_in_its_colour(g
             by_square = {sq: tops.get(seat[:2]) for sq, seat in rep.table.seats.items()}
             checked = 0
             for sq, pid in by_square.items():
-                want = _engine_colour(game, state, sq)
+                want = _engine_colour(state, sq)
                 assert (rep.pieces[pid].colour if pid else None) == want, (ply, sq)
                 if pid is None:
                     continue
@@ -80,7 +77,7 @@ def test_every_piece_rests_where_the_engine_says_and_shows_there_in_its_colour(g
                 near = [np.abs(_chroma(px) - colour).sum() < np.abs(_chroma(px) - board).sum() for px in patch]
                 assert sum(near) >= 5, (ply, sq, pid, patch[:2])
                 checked += 1
-            assert checked == sum(1 for sq in rep.table.seats if _engine_colour(game, state, sq))
+            assert checked == sum(1 for sq in rep.table.seats if _engine_colour(state, sq))
     finally:
         scene.close()
 
@@ -486,7 +483,7 @@ def test_a_board_reset_lifts_every_gem_away(tmp_path):
     6 full): every gem rises and vanishes; the board is empty after the ply."""
     import json
 
-    from stratstone_cad.engine.core import BoardReset
+    from stratstone_cad.engine.events import BoardReset
 
     board = {**{f"4-{r}": "yellow" for r in range(1, 10)}, "6-1": "red", **{f"6-{r}": "blue" for r in range(2, 10)}}
     header = {"format": "stratstone-cad/log", "version": 1, "game": "sage-stones", "rules": "sage-stones/1", "players": ["yellow", "red", "blue"], "seed": None,

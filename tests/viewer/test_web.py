@@ -79,12 +79,8 @@ def _engine_tops(game: str, ply: int) -> dict[str, str | None]:
         squares = r.game.squares
     out = {}
     for sq in squares:
-        if game == "stratstone":
-            stack = state.stack(sq)
-            out[sq] = stack[-1] if stack else None
-        else:
-            at = state.at(sq)
-            out[sq] = at.split()[0] if at else None
+        on = state.pieces_on(sq)
+        out[sq] = on[-1].split()[0] if on else None
     return out
 
 
@@ -374,7 +370,7 @@ def test_the_page_draws_the_path_its_costs_and_an_attacks_sums_as_the_window_doe
     path's colour (the pieces hidden); each step's cost is a chip, in order, as the engine
     counted them; an attack rings the attacker and the defender (magenta, cyan) and its two
     sums are chips beside them with the engine's totals."""
-    from stratstone_cad.engine.core import Attacked, Moved
+    from stratstone_cad.engine.events import Attacked, Moved
     from stratstone_cad.viewer import overlays as O
 
     rep, path = pages["terrain"]
@@ -462,7 +458,7 @@ def test_the_page_draws_sage_stones_column_and_traps(pages, browser):
     """Sage Stones: the column the dice allow, a translucent cyan band over its wells
     (each well of it bluer with the band than without, a well two columns off unchanged);
     each trap's line over the gems it traps, in the path's colour, from the start of the ply."""
-    from stratstone_cad.engine.core import DiceRolled, Trapped
+    from stratstone_cad.engine.events import DiceRolled, Trapped
     from stratstone_cad.viewer import overlays as O
 
     rep, path = pages["sage-stones"]
@@ -499,7 +495,7 @@ def test_the_page_numbers_stratstones_sowing_and_rings_the_winning_line_once_don
     """Stratstone: each sown square's step numbers as a chip in its cell; at the end the
     top stone of each square of the winning line ringed in cyan, no other stack ringed;
     while the last ply is under way, no ring yet."""
-    from stratstone_cad.engine.core import GameOver
+    from stratstone_cad.engine.events import GameOver
     from stratstone_cad.viewer import overlays as O
 
     rep, path = pages["stratstone"]

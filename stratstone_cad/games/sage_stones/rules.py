@@ -21,28 +21,22 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from stratstone_cad.engine.core import (
+from stratstone_cad.engine.events import (
     BoardReset,
     Captured,
     DiceRolled,
     Event,
     ExtraTurn,
-    GameBase,
     GameOver,
-    MoveTextError,
-    PieceLedger,
     Placed,
     Result,
-    RuleViolation,
-    SetupError,
-    StateBase,
     Trapped,
     TurnLost,
     event_words,
-    numbered,
-    short_repr,
-    square_cell,
 )
+from stratstone_cad.engine.ledger import PieceLedger, numbered
+from stratstone_cad.engine.protocol import Game, State, square_cell
+from stratstone_cad.errors import MoveTextError, RuleViolation, SetupError, short_repr
 from stratstone_cad.games.sage_stones.facts import COLOURS, COLUMNS, FIRST_COLUMN, MOVE_TEXT, NAME, ROWS, STONES
 
 __all__ = [
@@ -225,7 +219,7 @@ def _greedy_square(board: Sequence[int], empty: Sequence[int], seat: int, on_boa
 
 
 @dataclass(slots=True, unsafe_hash=True, repr=False)
-class SageStonesState(StateBase):
+class SageStonesState(State):
     """A Sage Stones position (immutable).
 
     ``board[i]`` is 0 for an empty square or ``seat + 1`` for a stone of the colour in
@@ -328,10 +322,10 @@ class SageStonesState(StateBase):
         """Stones of each colour on the board."""
         return dict(zip(self.colours, self.on_board, strict=True))
 
-    def at(self, square: str) -> str | None:
-        """The colour on ``square`` (e.g. ``"5-7"``), or ``None`` when it is empty."""
+    def pieces_on(self, square: str) -> tuple[str, ...]:
+        """The gem on ``square`` (e.g. ``"5-7"``) as its colour, ``()`` when it is empty."""
         v = self.board[_SQUARE_INDEX[square]]
-        return self.colours[v - 1] if v else None
+        return (self.colours[v - 1],) if v else ()
 
     def is_chance(self) -> bool:
         """True when the next step is the roll of 3d3."""
@@ -425,7 +419,7 @@ class SageStonesState(StateBase):
         return _PLACES[_greedy_square(self.board, [m.square for m in moves], self.seat, self.on_board, self.owners, rng)]
 
     def playout(self, rng: random.Random, explore: float, steps: int) -> SageStonesState:
-        """:meth:`StateBase.playout <stratstone_cad.engine.core.StateBase.playout>` on one
+        """:meth:`State.playout <stratstone_cad.engine.protocol.State.playout>` on one
         list of the board, with no state or event made on the way: the same rolls, moves and
         draws of ``rng``, in the same order, as :meth:`roll`, :meth:`apply_chance`,
         :meth:`random_move`, :meth:`greedy_move` (its square: :func:`_greedy_square`, shared) and
@@ -513,11 +507,7 @@ class SageStonesState(StateBase):
         if target < 0:
             return self._forced_pass(move, ply, dice)
         if isinstance(move, SagePass):
-            raise RuleViolation(
-                "-",
-                ply,
-                f"places no stone but column {target + FIRST_COLUMN} has room (dice {_dice_text(dice)})",
-            )
+            raise _pass_with_room(ply, dice, target)
         sq = move.square
         if _COLUMN_OF[sq] != target:
             raise _wrong_column(move, ply, dice, target)
@@ -638,6 +628,11 @@ def _setup_board(raw: object, colours: tuple[str, ...]) -> tuple[tuple[int, ...]
     return tuple(board), tuple(on_board)
 
 
+def _pass_with_room(ply: int, dice: tuple[int, int, int], target: int) -> RuleViolation:
+    """A pass (``-``) when the column the dice ask for has room for a stone."""
+    return RuleViolation("-", ply, f"places no stone but column {target + FIRST_COLUMN} has room (dice {_dice_text(dice)})")
+
+
 def _wrong_column(move: SageMove, ply: int, dice: tuple[int, int, int], target: int) -> RuleViolation:
     """A placement outside the column the dice ask for, with why that column."""
     total = dice[0] + dice[1] + dice[2]
@@ -657,7 +652,7 @@ def _dice_text(dice: Sequence[int]) -> str:
     return "-".join(str(d) for d in dice)
 
 
-class SageStones(GameBase):
+class SageStones(Game):
     """The Sage Stones engine (registered as ``"sage-stones"``)."""
 
     name = NAME

@@ -21,25 +21,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from stratstone_cad.engine.core import (
-    Event,
-    GameBase,
-    GameOver,
-    MoveTextError,
-    NoChance,
-    Piece,
-    PieceLedger,
-    Placed,
-    Result,
-    RuleViolation,
-    SetupError,
-    Sown,
-    event_words,
-    fast_two_sides_ply,
-    numbered,
-    short_repr,
-    square_cell,
-)
+from stratstone_cad.engine.events import Event, GameOver, Placed, Result, Sown, event_words
+from stratstone_cad.engine.ledger import Piece, PieceLedger, numbered
+from stratstone_cad.engine.protocol import Game, NoChance, fast_two_sides_ply, square_cell
+from stratstone_cad.errors import MoveTextError, RuleViolation, SetupError, short_repr
 from stratstone_cad.games.stratstone.facts import (
     FILES,
     MOVE_TEXT,
@@ -308,9 +293,9 @@ class StratstoneState(NoChance):
         """``("yellow", "red")``, whoever moves first."""
         return PLAYERS
 
-    def stack(self, square: str) -> list[str]:
-        """The stack on ``square`` (e.g. ``"b2"``), bottom stone first."""
-        return [COLOURS[s] for s in self.stacks[_SQUARE_INDEX[square]]]
+    def pieces_on(self, square: str) -> tuple[str, ...]:
+        """The stack on ``square`` (e.g. ``"b2"``), bottom stone first: each stone's colour."""
+        return tuple(COLOURS[s] for s in self.stacks[_SQUARE_INDEX[square]])
 
     def count_legal_moves(self) -> int:
         """Number of legal moves, from the path-count table (no enumeration)."""
@@ -624,7 +609,7 @@ def _path_back(origin: int, key: _Key, history: list[dict[_Key, _Key | None]]) -
 # --------------------------------------------------------------------------- the game
 
 
-class Stratstone(GameBase):
+class Stratstone(Game):
     """The Stratstone engine (registered as ``"stratstone"``)."""
 
     name = NAME

@@ -29,30 +29,22 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from stratstone_cad.engine.core import (
+from stratstone_cad.engine.events import (
     Attacked,
     Captured,
     Event,
     Exited,
-    GameBase,
     GameOver,
     Moved,
-    MoveTextError,
-    NoChance,
-    Piece,
-    PieceLedger,
     Result,
-    RuleViolation,
-    SetupError,
     Term,
     TurnLost,
     event_words,
-    fast_two_sides_ply,
-    short_repr,
-    softmax,
-    square_cell,
     sum_text,
 )
+from stratstone_cad.engine.ledger import Piece, PieceLedger
+from stratstone_cad.engine.protocol import Game, NoChance, fast_two_sides_ply, softmax, square_cell
+from stratstone_cad.errors import MoveTextError, RuleViolation, SetupError, short_repr
 from stratstone_cad.games.terrain.facts import FILES, KINDS, MAP_FIELDS, MOVE_TEXT, NAME, PLAYERS, SQUARE, STRENGTH, TITLES
 from stratstone_cad.games.terrain.terrain_map import (
     SIZE,
@@ -522,10 +514,10 @@ class TerrainState(NoChance):
         """``("red", "blue")``."""
         return PLAYERS
 
-    def at(self, square: str) -> str | None:
-        """The piece on ``square`` as ``"red runner"``, or ``None`` when it is empty."""
+    def pieces_on(self, square: str) -> tuple[str, ...]:
+        """The unit on ``square`` as ``"red runner"``, ``()`` when it is empty."""
         v = self.board[_SQUARE_INDEX[square]]
-        return _CODE_NAME[v] if v else None
+        return (_CODE_NAME[v],) if v else ()
 
     def score(self) -> dict[str, int]:
         """Points scored so far: ``{"red": n, "blue": n}``."""
@@ -1058,7 +1050,7 @@ def _limit_result(board: bytes, pieces: tuple[tuple[int, ...], tuple[int, ...]],
 # --------------------------------------------------------------------------- the game
 
 
-class TerrainGame(GameBase):
+class TerrainGame(Game):
     """The terrain-game engine (registered as ``"terrain"``)."""
 
     name = NAME

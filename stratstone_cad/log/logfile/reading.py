@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from stratstone_cad.base.fileio import describe_os_error, open_regular
-from stratstone_cad.engine.core import State, short_repr
-from stratstone_cad.errors import LogError
+from stratstone_cad.engine.protocol import State
+from stratstone_cad.errors import LogError, short_repr
 from stratstone_cad.log.logfile.schema import MAX_LINE_BYTES, MAX_LOG_BYTES, _cut
 
 # --------------------------------------------------------------------------- reading

@@ -9,7 +9,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from stratstone_cad.engine.core import UnknownGameError, short_repr
+from stratstone_cad.errors import UnknownGameError, short_repr
 from stratstone_cad.registry import FACTS, get_game
 
 FORMAT = "stratstone-cad/log"

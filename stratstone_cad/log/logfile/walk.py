@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from stratstone_cad.engine.core import DRAW_AGREED, RESIGNATION, Event, Game, Result, State, UnknownGameError, short_repr
-from stratstone_cad.errors import GameError, LogError, counted
+from stratstone_cad.engine.events import DRAW_AGREED, RESIGNATION, Event, Result
+from stratstone_cad.engine.protocol import Game, State
+from stratstone_cad.errors import GameError, LogError, UnknownGameError, counted, short_repr
 from stratstone_cad.log.logfile.reading import SeekPoint, _read_lines, _Where
 from stratstone_cad.log.logfile.schema import FORMAT, VERSION, _cut, _fast_header, _fast_result, validate_line
 from stratstone_cad.registry import get_game
@@ -302,6 +303,6 @@ def report(r: LogWalk) -> LogReport:
 
 def ply_line(game: Game, ply: int, player: str, move: str, before: State, after: State, events: Sequence[Event]) -> str:
     """A ply in words: ``12 red d4-f5: Lancer, 1 + 3 = 4 of 4``, its number, player and
-    move, then what the game's :meth:`~stratstone_cad.engine.core.Game.explain` says of it."""
+    move, then what the game's :meth:`~stratstone_cad.engine.protocol.Game.explain` says of it."""
     words = game.explain(before, after, events)
     return f"{ply} {player} {move}: {words}" if words else f"{ply} {player} {move}"

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from stratstone_cad.base.fileio import atomic_write, describe_os_error, kind_of, path_too_long
-from stratstone_cad.engine.core import Game, Result
+from stratstone_cad.engine.events import Result
+from stratstone_cad.engine.protocol import Game
 from stratstone_cad.errors import OutputError
 from stratstone_cad.log.logfile.schema import FORMAT, VERSION
 

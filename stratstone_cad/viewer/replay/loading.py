@@ -4,7 +4,7 @@ The log is checked and replayed through its engine once, when it loads (an inval
 refused with check-log's one-line message), streaming, as check-log does. What is kept is a
 seek point every N plies (a :class:`~stratstone_cad.log.logfile.SeekPoint`: the byte after the
 ply's line and the engine's state, an immutable value, with a copy of the game's
-:class:`~stratstone_cad.engine.core.PieceLedger`), N doubling so that there are at most
+:class:`~stratstone_cad.engine.ledger.PieceLedger`), N doubling so that there are at most
 :data:`SEEK_POINTS` of them: a ply (its events named with the pieces they move, the places of
 every piece after it, its keyframes) is rebuilt when it is asked for, from the nearest
 seek point before it, and the last few hundred built are kept. A still or a range of plies
@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from stratstone_cad.base.params import load_colours, load_profiles
-from stratstone_cad.engine.core import Exited, Moved, Placed, Sown
+from stratstone_cad.engine.events import Exited, Moved, Placed, Sown
 from stratstone_cad.errors import LogError, UserError
 from stratstone_cad.log.logfile import walk_log
 from stratstone_cad.registry import PARTS, load_params

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from stratstone_cad.engine.core import (
+from stratstone_cad.engine.events import (
     BoardReset,
     Captured,
     DiceRolled,
@@ -14,11 +14,10 @@ from stratstone_cad.engine.core import (
     GameOver,
     Placed,
     Result,
-    SetupError,
     Trapped,
     TurnLost,
 )
-from stratstone_cad.errors import IllegalMoveError, MoveParseError
+from stratstone_cad.errors import IllegalMoveError, MoveParseError, SetupError
 from stratstone_cad.games.sage_stones.rules import GAME, PASS, SQUARES, SagePlace, SageStonesState, capture_squares, parse_move
 from tests.picking import Pick
 
@@ -58,7 +57,7 @@ def test_move_text_round_trips(text):
 
 
 def test_square_text_reads_as_column_and_row_and_anything_else_is_refused_in_full():
-    from stratstone_cad.engine.core import SquareError
+    from stratstone_cad.errors import SquareError
 
     assert GAME.parse_square("3-1") == (0, 0) and GAME.parse_square("5-7") == (2, 6) and GAME.parse_square("9-9") == (6, 8)
     with pytest.raises(SquareError) as e:
@@ -102,7 +101,7 @@ def test_roll_selects_the_column_of_the_total():
     assert events == [DiceRolled("yellow", (1, 1, 2), 4)]
     assert [str(m) for m in s.legal_moves()] == [f"4-{r}" for r in range(1, 10)]
     s2, events = s.apply("4-5")
-    assert s2.at("4-5") == "yellow" and s2.to_move() == "red"
+    assert s2.pieces_on("4-5") == ("yellow",) and s2.to_move() == "red"
     assert events == [Placed("yellow", "4-5", "yellow")]
 
 
@@ -193,13 +192,13 @@ def test_a_full_column_makes_the_roll_count_as_6():
     ):
         s1.apply("4-1")
     s2, _ = s1.apply("6-4")
-    assert s2.at("6-4") == "yellow"
+    assert s2.pieces_on("6-4") == ("yellow",)
 
 
 def test_a_triple_on_a_full_column_counts_as_6_and_still_plays_again():
     s, events = turn(sage(full_column(9)), (3, 3, 3), "6-2")
     assert events[-1] == ExtraTurn("yellow", "rolled a triple")
-    assert s.at("6-2") == "yellow" and s.to_move() == "yellow"
+    assert s.pieces_on("6-2") == ("yellow",) and s.to_move() == "yellow"
 
 
 @pytest.mark.parametrize("dice", [(1, 1, 2), (2, 2, 2)])
@@ -243,7 +242,7 @@ def test_a_reset_after_a_lost_turn_names_the_rolled_column_and_gives_the_roll_ba
 def test_trap_in_a_row():
     s, events = turn(sage({"5-5": "red", "6-5": "yellow"}), (1, 1, 2), "4-5")
     assert captured(events) == ["5-5"]
-    assert s.at("5-5") is None and s.at("4-5") == "yellow" and s.at("6-5") == "yellow"
+    assert s.pieces_on("5-5") == () and s.pieces_on("4-5") == ("yellow",) and s.pieces_on("6-5") == ("yellow",)
     assert events[1:] == [Placed("yellow", "4-5", "yellow"), Trapped("yellow", ("4-5", "6-5"), ("5-5",)),
                           Captured("5-5", "red", "red", "yellow")]
 
@@ -330,9 +329,9 @@ def test_a_full_ring_without_another_own_stone_traps_nothing():
 def test_traps_happen_only_when_a_stone_is_placed():
     # red placed between two yellows is safe; yellow's later placement elsewhere does not trap it
     s, _ = turn(sage({"4-5": "yellow", "6-5": "yellow"}, first="red"), (1, 2, 2), "5-5")
-    assert s.at("5-5") == "red"
+    assert s.pieces_on("5-5") == ("red",)
     s, events = turn(s, (1, 1, 3), "5-1")  # blue
-    assert s.at("5-5") == "red" and captured(events) == []
+    assert s.pieces_on("5-5") == ("red",) and captured(events) == []
 
 
 def test_capture_squares_matches_apply():
@@ -483,7 +482,7 @@ def test_apply_leaves_the_old_state_alone():
     s1, _ = s.apply_chance((1, 1, 2))
     snap1 = fields(s1)
     s2, _ = s1.apply("4-5")
-    assert fields(s) == snap and fields(s1) == snap1 and s2.at("5-5") is None
+    assert fields(s) == snap and fields(s1) == snap1 and s2.pieces_on("5-5") == ()
 
 
 def test_moves_built_by_hand_are_checked():
@@ -503,7 +502,7 @@ def test_the_diagram_shows_each_wells_colour_row_9_first():
 
 def test_every_refusal_and_roll_description_reads_in_full():
     """The messages players see in ``record``, pinned whole."""
-    from stratstone_cad.engine.core import RuleViolation
+    from stratstone_cad.errors import RuleViolation
 
     s = sage()
     assert s.describe_roll() == "no roll yet"
@@ -528,7 +527,7 @@ def test_every_refusal_and_roll_description_reads_in_full():
     ((1, 2, "x" * 80), "[1, 2, '" + "x" * 44 + "..."),
 ])
 def test_dice_in_a_game_without_them_are_refused_by_name(dice, shown):
-    from stratstone_cad.engine.core import RuleViolation
+    from stratstone_cad.errors import RuleViolation
     from stratstone_cad.games.stratstone.rules import StratstoneState
     from stratstone_cad.games.terrain.rules import TerrainState
     from stratstone_cad.games.terrain.terrain_map import generate
@@ -544,7 +543,7 @@ def test_the_greedy_player_takes_a_best_trap_and_draws_among_equals(variant):
     """Over whole random games: greedy's choices are exactly the placements that trap the
     most stones of other owners minus its own (counted here with capture_squares), or any
     placement when any one wins; random's are every empty well of the column."""
-    from stratstone_cad.engine.core import RuleViolation
+    from stratstone_cad.errors import RuleViolation
     from stratstone_cad.games.sage_stones.rules import STONES
 
     rng = random.Random(11)

@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from stratstone_cad.engine.core import GameOver, Placed, Result, RuleViolation, SetupError, Sown
-from stratstone_cad.errors import GameError, IllegalMoveError, MoveParseError
+from stratstone_cad.engine.events import GameOver, Placed, Result, Sown
+from stratstone_cad.errors import GameError, IllegalMoveError, MoveParseError, RuleViolation, SetupError
 from stratstone_cad.games.stratstone.rules import GAME, SQUARES, WALKS, StratstoneMove, StratstoneState, winning_moves
 
 
@@ -19,7 +19,7 @@ def pos(stacks: dict[str, str], first: str = "yellow") -> StratstoneState:
 
 
 def stack(state: StratstoneState, square: str) -> str:
-    return "".join(s[0] for s in state.stack(square))
+    return "".join(s[0] for s in state.pieces_on(square))
 
 
 # ------------------------------------------------------------------------- start
@@ -79,7 +79,7 @@ def test_move_text_that_does_not_parse_is_refused_in_full(text, ply, message):
 
 
 def test_square_text_reads_as_file_and_rank_and_anything_else_is_refused_in_full():
-    from stratstone_cad.engine.core import SquareError
+    from stratstone_cad.errors import SquareError
 
     assert GAME.parse_square("a1") == (0, 0) and GAME.parse_square("b3") == (1, 2) and GAME.parse_square("d4") == (3, 3)
     with pytest.raises(SquareError) as e:
@@ -198,7 +198,7 @@ def test_illegal_move_errors_are_game_errors_with_context():
 def _brute_force_moves(state: StratstoneState) -> set[str]:
     found = set()
     for sq in SQUARES:
-        h = len(state.stack(sq))
+        h = len(state.pieces_on(sq))
         if not h:
             continue
         for path in itertools.product("NESW", repeat=h + 1):

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from stratstone_cad.engine.core import Captured, Exited, GameOver
+from stratstone_cad.engine.events import Captured, Exited, GameOver
 from stratstone_cad.engine.players import get_player, greedy
 from stratstone_cad.errors import LogError, UserError
 from stratstone_cad.games.terrain.rules import STRENGTH, TerrainState

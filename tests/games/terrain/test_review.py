@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from stratstone_cad.engine.core import RuleViolation
+from stratstone_cad.errors import RuleViolation
 from stratstone_cad.games.terrain.rules import TerrainState
 from tests.games.terrain.test_rules import position  # the hand-built positions' helpers
 

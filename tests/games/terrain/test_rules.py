@@ -11,19 +11,8 @@ import random
 
 import pytest
 
-from stratstone_cad.engine.core import (
-    Attacked,
-    Captured,
-    Exited,
-    GameOver,
-    Moved,
-    MoveTextError,
-    RuleViolation,
-    SetupError,
-    SquareError,
-    Term,
-    TurnLost,
-)
+from stratstone_cad.engine.events import Attacked, Captured, Exited, GameOver, Moved, Term, TurnLost
+from stratstone_cad.errors import MoveTextError, RuleViolation, SetupError, SquareError
 from stratstone_cad.games.terrain.rules import (
     KINDS,
     MAX_MOVES,
@@ -79,8 +68,9 @@ def test_start_position_and_red_moves_first():
     s = TerrainState.start(generate(0), 0)
     assert s.diagram().split("/")[0] == "..glrrlg.."
     assert s.diagram().split("/")[-1] == "..GLRRLG.."
-    assert s.at("c1") == "red guardian" and s.at("d1") == "red lancer" and s.at("e1") == "red runner"
-    assert s.at("h10") == "blue guardian" and s.at("f10") == "blue runner"
+    assert s.pieces_on("c1") == ("red guardian",) and s.pieces_on("d1") == ("red lancer",)
+    assert s.pieces_on("e1") == ("red runner",)
+    assert s.pieces_on("h10") == ("blue guardian",) and s.pieces_on("f10") == ("blue runner",)
     assert s.to_move() == "red" and s.ply == 0 and s.score() == {"red": 0, "blue": 0}
 
 
@@ -203,7 +193,7 @@ def test_the_path_shown_is_the_first_cheapest_in_n_e_s_w_order():
     s = position({"c3": "red lancer", **FAR_BLUE})
     after, events = s.apply("c3-d4")
     assert events == [Moved("red", ("c3", "c4", "d4"), (1, 1), 4)]  # N before E; 1 + 1 of the Lancer's 4
-    assert after.at("d4") == "red lancer" and after.at("c3") is None
+    assert after.pieces_on("d4") == ("red lancer",) and after.pieces_on("c3") == ()
     assert after.to_move() == "blue" and after.ply == 1
 
 
@@ -284,7 +274,7 @@ def test_runner_alternatives_never_exit():
         "ply 1: b9-exit needs 1 point left on rank 10: the cheapest path there costs 5, the Runner has 5"
     )
     after, events = s.apply("b9-c10")
-    assert after.at("c10") == "red runner" and after.exits == 0 and not any(isinstance(e, Exited) for e in events)
+    assert after.pieces_on("c10") == ("red runner",) and after.exits == 0 and not any(isinstance(e, Exited) for e in events)
 
 
 # ------------------------------------------------------------------------- attacks (T11-T15)
@@ -301,7 +291,7 @@ def test_attack_from_higher_ground_is_plus_one():
         Captured("c5", "lancer", "blue", "red"),
         Moved("red", ("c4", "c5"), (2,), 5),  # down one level: 1 + 1
     ]
-    assert after.at("c5") == "red runner" and after.at("c4") is None
+    assert after.pieces_on("c5") == ("red runner",) and after.pieces_on("c4") == ()
 
 
 def test_attack_from_lower_ground_is_minus_one_and_neighbours_count():
@@ -423,7 +413,7 @@ def test_lancer_charge_needs_the_cheapest_path_to_cost_4_not_any_path():
 def test_an_attack_on_the_last_row_does_not_exit():
     s = position({"c9": "red guardian", "c10": "blue runner", **FAR_BLUE})
     after, events = s.apply("c9xc10")
-    assert after.at("c10") == "red guardian" and after.exits == 0
+    assert after.pieces_on("c10") == ("red guardian",) and after.exits == 0
     assert not any(isinstance(e, Exited) for e in events)
 
 
@@ -442,7 +432,7 @@ def test_exit_by_reaching_the_last_row_with_a_point_left():
     s = position({"c7": "red runner", "a1": "red lancer", **FAR_BLUE})
     after, events = s.apply("c7-exit")  # 3 of 5 points to c10
     assert events[:2] == [Moved("red", ("c7", "c8", "c9", "c10"), (1, 1, 1), 5), Exited("red", "c10")]
-    assert after.at("c7") is None and after.score() == {"red": 1, "blue": 0} and after.exits == 1
+    assert after.pieces_on("c7") == () and after.score() == {"red": 1, "blue": 0} and after.exits == 1
     assert after.result() is None
 
 
@@ -476,7 +466,7 @@ def test_blue_exits_past_rank_1():
 def test_moving_onto_the_last_row_is_a_choice_not_an_exit():
     s = position({"c7": "red runner", **FAR_BLUE})
     after, _ = s.apply("c7-c10")
-    assert after.at("c10") == "red runner" and after.exits == 0
+    assert after.pieces_on("c10") == ("red runner",) and after.exits == 0
     assert "c10-exit" in moves_of(after.apply("j10-j9")[0], "c10")
 
 
@@ -918,9 +908,9 @@ def _greedy_choices(s: TerrainState) -> set:
         elif res is not None and res.winner is not None:
             continue  # an exit or a capture that loses at once
         elif m.kind == "exit":
-            exits[m] = STRENGTH[KINDS.index(s.at(SQUARES[m.frm]).split()[1])]
+            exits[m] = STRENGTH[KINDS.index(s.pieces_on(SQUARES[m.frm])[0].split()[1])]
         elif m.kind == "attack":
-            captures[m] = STRENGTH[KINDS.index(s.at(SQUARES[m.to]).split()[1])]
+            captures[m] = STRENGTH[KINDS.index(s.pieces_on(SQUARES[m.to])[0].split()[1])]
     if wins:
         return wins
     for pool in (exits, captures, advances):
