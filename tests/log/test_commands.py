@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from stratstone_cad.engine.core import UnknownGameError
-from stratstone_cad.engine.players import PlayerKindError, greedy
-from stratstone_cad.errors import LogError, OutputError, UserError
+from stratstone_cad.engine.players import greedy
+from stratstone_cad.errors import LogError, OutputError, PlayerKindError, UserError
 from stratstone_cad.games.sage_stones.rules import SageStonesState
 from stratstone_cad.games.stratstone.rules import StratstoneState
 from stratstone_cad.log import commands
