@@ -55,7 +55,8 @@ class LogError(UserError, ValueError):
     """An engine log that is malformed or disagrees with the rules."""
 
 
-# ---- the errors of the players, plates, stop signals, puzzles and review
+# ---- the errors of the players, plates, stop signals, puzzles and review (Terminated is
+# no error the CLI prints: a stop, handled as Ctrl-C is, kept here beside the others)
 
 
 class PlayerKindError(GameError):
