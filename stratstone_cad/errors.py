@@ -99,6 +99,30 @@ class SquareError(GameError):
     """Text that is not a square of the game's board."""
 
 
+# ---- the errors of the players, plates, stop signals, puzzles and review (Terminated is
+# no error the CLI prints: a stop, handled as Ctrl-C is, kept here beside the others)
+
+
+class PlayerKindError(GameError):
+    """An unknown player kind."""
+
+
+class PlateError(ParameterError):
+    """A part that no bed of the chosen printer can hold."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM: stop as for Ctrl-C (running parts finish, the manifest stays true)."""
+
+
+class PuzzleError(UserError):
+    """A puzzle file or number that cannot be read (``replay --puzzle``)."""
+
+
+class ReviewError(UserError):
+    """A bad argument to the review (its budget)."""
+
+
 def printable(text: str) -> str:
     """``text`` on one line with every control character escaped (``\\x1b``, ``\\n``,
     ``\\u2028``): a message may quote a log or a file, and a crafted one must not move the

@@ -238,6 +238,7 @@ def test_a_stop_signal_inside_an_import_or_a_callback_is_sent_again_once_outside
     import time
 
     from stratstone_cad.base import processes
+    from stratstone_cad.errors import Terminated
 
     (tmp_path / "frame_at_import.py").write_text("import sys\nFRAME = sys._getframe()\n")
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -260,7 +261,7 @@ def test_a_stop_signal_inside_an_import_or_a_callback_is_sent_again_once_outside
     while len(sent) < 3 and time.monotonic() < deadline:
         time.sleep(0.01)
     assert sent[2:] == [(os.getpid(), signal.SIGTERM)]
-    with pytest.raises(processes.Terminated):
+    with pytest.raises(Terminated):
         processes.stop(signal.SIGTERM, sys._getframe())
     with pytest.raises(KeyboardInterrupt) as e:
         processes.stop(signal.SIGINT, sys._getframe())

@@ -13,7 +13,7 @@ the end per simulation, dice drawn with their probabilities; UCT, and MCTS-Solve
 - ``search``: the game's ``search_simulations`` (:data:`DEFAULT_SIMULATIONS`, 300, unless the
   game says more: about a second a move).
 
-A bad kind or budget raises :class:`~stratstone_cad.engine.players.PlayerKindError` (a
+A bad kind or budget raises :class:`~stratstone_cad.errors.PlayerKindError` (a
 one-line :class:`~stratstone_cad.errors.UserError`: the CLI prints it and exits 2).
 OpenSpiel is imported when a search player is made, never for ``random`` or ``greedy``.
 """
@@ -25,9 +25,9 @@ import re
 import time
 from typing import Any
 
-from stratstone_cad.engine.players import PLAYER_KINDS, Player, PlayerKindError, get_player
+from stratstone_cad.engine.players import PLAYER_KINDS, Player, get_player
 from stratstone_cad.engine.protocol import Game, Move, State
-from stratstone_cad.errors import short_repr
+from stratstone_cad.errors import PlayerKindError, short_repr
 
 __all__ = ["DEFAULT_SIMULATIONS", "KINDS", "MAX_SECONDS", "MAX_SIMULATIONS", "MIN_SIMULATIONS", "UCT_C", "SearchPlayer",
            "evaluator", "make_player", "parse_search", "selection"]

@@ -24,7 +24,7 @@ from typing import Any
 
 from stratstone_cad.base.fileio import atomic_write, read_user_file
 from stratstone_cad.engine.protocol import Move, State
-from stratstone_cad.errors import LogError, UserError, counted
+from stratstone_cad.errors import LogError, PuzzleError, counted
 from stratstone_cad.log import logfile as _log
 
 __all__ = ["find_puzzles", "position_log", "solution", "write_puzzles"]
@@ -32,10 +32,6 @@ __all__ = ["find_puzzles", "position_log", "solution", "write_puzzles"]
 
 PUZZLE_FILE_LIMIT = 256 * 2**20
 """The largest puzzle file ``replay --puzzle`` reads, in bytes."""
-
-
-class PuzzleError(UserError):
-    """A puzzle file or number that cannot be read (``replay --puzzle``)."""
 
 
 def _wins(state: State, player: str) -> list[Move]:

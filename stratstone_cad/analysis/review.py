@@ -40,10 +40,10 @@ from typing import Any
 
 from stratstone_cad.analysis.players import MAX_SIMULATIONS, MIN_SIMULATIONS, UCT_C, evaluator, selection
 from stratstone_cad.engine.protocol import Game, Move, State
-from stratstone_cad.errors import UserError, short_repr
+from stratstone_cad.errors import ReviewError, short_repr
 from stratstone_cad.log import logfile as _log
 
-__all__ = ["CLASSES", "DEFAULT_BUDGET", "FORCED", "THRESHOLDS", "PlyReview", "ReviewError", "accuracy", "classify",
+__all__ = ["CLASSES", "DEFAULT_BUDGET", "FORCED", "THRESHOLDS", "PlyReview", "accuracy", "classify",
            "parse_budget", "review_lines", "review_log", "review_position", "summary_lines"]
 
 DEFAULT_BUDGET = 300
@@ -55,10 +55,6 @@ CLASSES = ("best", "excellent", "good", "inaccuracy", "mistake", "blunder", FORC
 """Every class, best to worst, then ``forced``."""
 PLAYED_SHARE = 4
 """The played move gets at least one in this many of the root's simulations."""
-
-
-class ReviewError(UserError):
-    """A bad argument to the review (its budget)."""
 
 
 def parse_budget(text: str) -> int:

@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterator
 from types import CodeType
 from typing import Any, TypeVar
 
+from stratstone_cad.errors import Terminated
+
 _PR_SET_PDEATHSIG = 1
 
 
@@ -37,10 +39,6 @@ def die_with_parent(parent: int | None = None) -> bool:
     if (parent is None and expected == 1) or os.getppid() != expected:  # it ended before the request took effect
         os._exit(1)
     return done
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM: stop as for Ctrl-C (running parts finish, the manifest stays true)."""
 
 
 #: How long a stop signal that came during an import waits before it is sent again.

@@ -19,10 +19,10 @@ import sys
 from typing import Any
 
 from stratstone_cad import __version__
-from stratstone_cad.base.processes import Terminated, stop_signals
+from stratstone_cad.base.processes import stop_signals
 from stratstone_cad.cli import analysis, logs, parts, studio, views
 from stratstone_cad.cli.args import PROG
-from stratstone_cad.errors import BuildError, OutputError, UserError, listed, printable
+from stratstone_cad.errors import BuildError, OutputError, Terminated, UserError, listed, printable
 from stratstone_cad.registry import FACTS
 
 #: Every command's ``add_<command>``, in the order ``--help`` lists them.

@@ -21,15 +21,11 @@ from collections.abc import Callable
 from typing import Any
 
 from stratstone_cad.engine.protocol import Move
-from stratstone_cad.errors import GameError, short_repr
+from stratstone_cad.errors import PlayerKindError, short_repr
 
-__all__ = ["PLAYER_KINDS", "Player", "PlayerKindError", "get_player", "greedy", "random_player"]
+__all__ = ["PLAYER_KINDS", "Player", "get_player", "greedy", "random_player"]
 
 Player = Callable[[Any, random.Random], Move]
-
-
-class PlayerKindError(GameError):
-    """An unknown player kind."""
 
 
 def random_player(state: Any, rng: random.Random) -> Move:

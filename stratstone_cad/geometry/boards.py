@@ -31,6 +31,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -175,12 +176,12 @@ def least_island_height(texts: Sequence[str], stroke: float, hi: float = 60.0) -
 
 
 @dataclass(frozen=True)
-class BoardParams(Params):
+class BoardParams(Params, ABC):
     """Parameters every board has: cells, rim, thickness, labels, tile joints.
 
     A game's board class adds its own fields and says what its grid and labels are
-    (:meth:`grid`, :meth:`col_texts`, :meth:`row_texts`); the label checks here then
-    hold for every board.
+    (:meth:`grid`, :meth:`col_texts`, :meth:`row_texts`, abstract: a board class without
+    one of them cannot be made); the label checks here then hold for every board.
     """
 
     cell_pitch_mm: float = param("centre-to-centre distance of two cells", lo=10, hi=120)
@@ -195,15 +196,18 @@ class BoardParams(Params):
     joint_width_mm: float = param("width of a tile joint's dovetail head", lo=4, hi=40)
     joint_length_mm: float = param("how far a dovetail reaches into the next tile", lo=2, hi=20)
 
-    # ---- what a game's board says about itself (override)
+    # ---- what a game's board says about itself
+    @abstractmethod
     def grid(self) -> GridBoard:
-        raise NotImplementedError
+        """The board's cells, pitch and rims."""
 
+    @abstractmethod
     def col_texts(self) -> list[str]:
-        raise NotImplementedError
+        """The column labels, first column first."""
 
+    @abstractmethod
     def row_texts(self) -> list[str]:
-        raise NotImplementedError
+        """The row labels, first row first."""
 
     def row_label_room(self) -> tuple[float, str]:
         """(width, parameter) of the side rim's strip that holds the row labels."""

@@ -1,14 +1,54 @@
 """Top marks engraved into a flat plateau (the stones' set marks, the gems' colour marks):
-what a CAD function is given of one, and the checks every marked part shares."""
+the parameters every marked part has, what a CAD function is given of one, and the
+checks every marked part shares."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
-from stratstone_cad.base.params import MIN_WALL_MM, TOL, Params, fmt, fmt_down, fmt_up, snap_depth
-from stratstone_cad.geometry.glyphs import mark_diameter, mark_gap, mark_island
+from stratstone_cad.base.params import MIN_WALL_MM, TOL, Params, fmt, fmt_down, fmt_up, param, snap_depth
+from stratstone_cad.geometry.glyphs import MARKS, mark_diameter, mark_gap, mark_island
+
+
+class MarkParams(Params):
+    """The parameters of a part marked on its top, one mark per colour, declared here once:
+    ``mark``, ``marks``, ``mark_size_mm``, ``mark_stroke_mm`` and ``mark_depth_mm``.
+
+    A marked part's parameter class (a frozen dataclass) derives from this one and says, as
+    class attributes, how many marks it has (:attr:`MARK_COUNT`, one per colour) and the
+    words of their help: :attr:`MARK_HELP` (``mark``'s), :attr:`MARKS_HELP` (``marks``')
+    and :attr:`THE_MARK` (what the sizes are the sizes of: "the set mark", "a mark").
+
+    The fields come after the part's own (its shape, then its ``colours``), as a preset,
+    ``params`` and the studio's form list them; a dataclass would put a base's fields
+    first, so they are added to the part's class as it is made (:meth:`__init_subclass__`,
+    before ``@dataclass`` reads it), not declared in this class's body.
+    """
+
+    MARK_COUNT: ClassVar[int]
+    MARK_HELP: ClassVar[str]
+    MARKS_HELP: ClassVar[str]
+    THE_MARK: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "MARK_COUNT" not in cls.__dict__:  # a class below a marked part's: it has the fields already
+            return
+        fields = {
+            "mark": ("bool", param(cls.MARK_HELP)),
+            "marks": ("list[str]", param(cls.MARKS_HELP, length=cls.MARK_COUNT, choices=MARKS)),
+            "mark_size_mm": ("float", param(f"width of {cls.THE_MARK}", lo=3, hi=30)),
+            "mark_stroke_mm": ("float", param(f"groove width of {cls.THE_MARK} (two 0.4 mm extrusions at least)",
+                                              lo=MIN_WALL_MM, hi=4)),
+            "mark_depth_mm": ("float", param(f"depth of {cls.THE_MARK}, snapped to whole layers", lo=0.15, hi=3)),
+        }
+        annotations = cls.__annotations__  # the class's own (Python makes an empty one for a class without)
+        for name, (kind, field) in fields.items():
+            annotations[name] = kind  # as `from __future__ import annotations` writes a field's type
+            setattr(cls, name, field)
+
 
 
 @dataclass(frozen=True)
@@ -21,14 +61,14 @@ class MarkSpec:
     depth_mm: float
 
 
-def mark_spec(p: Params, kind: str) -> MarkSpec | None:
+def mark_spec(p: MarkParams, kind: str) -> MarkSpec | None:
     """The mark of a part, or None when marks are off or its kind is "none"."""
     if not p.mark or kind == "none":  # type: ignore[attr-defined]
         return None
     return MarkSpec(kind, p.mark_size_mm, p.mark_stroke_mm, p.mark_depth_mm)  # type: ignore[attr-defined]
 
 
-def check_marks(p: Params, room_mm: float, room_what: str) -> None:
+def check_marks(p: MarkParams, room_mm: float, room_what: str) -> None:
     """The marks of one set differ, print (islands and gaps two extrusions wide) and fit
     a plateau ``room_mm`` wide with two extrusions to spare.
 
@@ -100,7 +140,7 @@ def _least_size(kind: str, stroke: float) -> float:
     return hi
 
 
-def check_mark_floor(p: Params, lowest_mm: float, profile: Any, what: str) -> None:
+def check_mark_floor(p: MarkParams, lowest_mm: float, profile: Any, what: str) -> None:
     """The mark (``p.mark_depth_mm``, snapped to whole layers) leaves 1 mm under it in
     the lowest part it is cut into (``lowest_mm`` high after snapping, ``what`` names it)."""
     if not p.mark:  # type: ignore[attr-defined]

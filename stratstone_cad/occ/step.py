@@ -373,6 +373,21 @@ def _order_styles(model: Any) -> None:
     tail = entities[start:]
     if len(tail) < 2:
         return
+    order = _tail_order(entities, start)
+    _move_into_order(model, start, [id(e) for e in tail], order)
+    if [id(model.Value(i)) for i in range(start + 1, n + 1)] != order:
+        raise GeometryError("assembly STEP: OpenCascade did not reorder the colours as asked")
+
+
+def _tail_order(entities: list[Any], start: int) -> list[int]:
+    """The ids of ``entities[start:]`` (the tail, from the first MDGPR on) in the order that
+    depends on the model's content only (see :func:`_order_styles`).
+
+    Raises:
+        GeometryError: a colour that points at no B-rep item before the tail, two that point
+            at the same items, or an entity of the tail that no colour references.
+    """
+    tail = entities[start:]
     number = {id(e): i for i, e in enumerate(entities, 1)}
     in_tail = {id(e) for e in tail}
 
@@ -405,7 +420,12 @@ def _order_styles(model: Any) -> None:
         left = sorted({type(e).__name__ for e in tail if id(e) not in placed})
         raise GeometryError(f"assembly STEP: {', '.join(left)} follow the colours unreferenced, "
                             "so they cannot be put in a stable order")
-    current = [id(e) for e in tail]  # the tail as the model has it, kept in step with each move
+    return order
+
+
+def _move_into_order(model: Any, start: int, current: list[int], order: list[int]) -> None:
+    """Permute the model's entities after the first ``start`` from ``current`` (their ids as
+    the model has them) into ``order`` with ``ChangeOrder``, a run already in order at a time."""
     offset = 0
     while offset < len(order):
         at = current.index(order[offset], offset)
@@ -416,11 +436,9 @@ def _order_styles(model: Any) -> None:
         while run < at - offset and at + run < len(current) and current[at + run] == order[offset + run]:
             run += 1
         model.ChangeOrder(start + 1 + at, start + 1 + offset, run)
-        current[offset:offset] = current[at:at + run]
+        current[offset:offset] = current[at:at + run]  # kept in step with each move
         del current[at + run:at + 2 * run]
         offset += run
-    if [id(model.Value(i)) for i in range(start + 1, n + 1)] != order:
-        raise GeometryError("assembly STEP: OpenCascade did not reorder the colours as asked")
 
 
 @dataclass(frozen=True)

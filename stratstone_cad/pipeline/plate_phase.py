@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple, TextIO
 
@@ -109,14 +109,23 @@ def _remove_outdated_plates(out_dir: Path, outdated: list[str], entries: dict[st
         entries.pop(f, None)
     write_manifest(out_dir, entries)  # unlisted first: a kill mid-way leaves files unlisted, never the reverse
     for f in outdated:
-        try:
-            (out_dir / f).unlink()
-        except FileNotFoundError:
-            continue
-        except OSError as ex:
-            raise OutputError(f"plate {out_dir / f}: cannot remove ({describe_os_error(ex)})") from None
-        if f not in replaced:
+        if _remove_plate(out_dir, f) and f not in replaced:
             report.removed.append(f)
+
+
+def _remove_plate(out_dir: Path, f: str) -> bool:
+    """Remove the plate ``f`` (relative to ``out_dir``); False if it was not there.
+
+    Raises:
+        OutputError: it is there and cannot be removed.
+    """
+    try:
+        (out_dir / f).unlink()
+    except FileNotFoundError:
+        return False
+    except OSError as ex:
+        raise OutputError(f"plate {out_dir / f}: cannot remove ({describe_os_error(ex)})") from None
+    return True
 
 
 def sweep_unlisted_plates(out_dir: Path, plan: list[Job], entries: dict[str, dict[str, Any]]) -> list[str]:
@@ -124,16 +133,7 @@ def sweep_unlisted_plates(out_dir: Path, plan: list[Job], entries: dict[str, dic
     listed in the manifest ``entries`` (left by a killed build, or taken out of the manifest
     with a part they hold), as the unlisted parts are; returns those removed."""
     stems = {(o.game, o.plate) for j in plan for o in j.outputs if o.plate}
-    removed = []
-    for f in sorted(_unlisted_plates(out_dir, stems) - set(entries)):
-        try:
-            (out_dir / f).unlink()
-        except FileNotFoundError:
-            continue
-        except OSError as ex:
-            raise OutputError(f"plate {out_dir / f}: cannot remove ({describe_os_error(ex)})") from None
-        removed.append(f)
-    return removed
+    return [f for f in sorted(_unlisted_plates(out_dir, stems) - set(entries)) if _remove_plate(out_dir, f)]
 
 
 _REPORT_ROW = re.compile(r"^\| ([a-z][a-z0-9-]*/[a-z0-9][a-z0-9_-]*\.3mf) \|", re.M)
@@ -268,53 +268,23 @@ def slice_plates_of(out_dir: Path, todo: list[Any], to_write: list[Any], entries
     soon as the first plate is written, not after the last), and each plate's variants are
     made as soon as it is; each plate's figures, and the keys of its slices, join the
     manifest as soon as it is listed and its last slice is done. The progress bar counts slices."""
-    from stratstone_cad.printing.plating import (
-        PLATE_MODULES,
-        SLICE_FIGURES,
-        SLICE_KINDS,
-        plate_bytes,
-        print_figures,
-        slice_cost,
-        slice_files,
-        slice_inputs,
-    )
-    from stratstone_cad.printing.slicing import Slice, slice_all, slice_key
+    from stratstone_cad.printing.plating import SLICE_FIGURES, plate_bytes, slice_cost
+    from stratstone_cad.printing.slicing import Slice, slice_all
 
     figures = {key: dict(f) for key, f in known.items()}  # slice key -> its figures, known or sliced
 
     def figures_known(kind: str, key: str) -> bool:
         return all(k in figures.get(key, {}) for k in SLICE_FIGURES[kind])
 
-    code = code_fingerprint(PLATE_MODULES)
     cost = {pj.file: slice_cost(pj, out_dir) for pj in todo}
     todo = sorted(todo, key=lambda pj: -cost[pj.file])  # stable: the plan's order among equals
-    keys: dict[str, dict[str, str]] = {}  # plate -> its slices' kinds -> keys
-    firsts: dict[str, tuple[Any, str]] = {}  # the key of each slice to run -> the first (plate, kind) of it
-    for pj in todo:
-        keys[pj.file] = {kind: slice_key(seen, printer, identity, slicer)
-                         for kind, seen in slice_inputs(pj, out_dir, ps.plates, code).items()}
-        for kind, key in keys[pj.file].items():
-            if not figures_known(kind, key):
-                firsts.setdefault(key, (pj, kind))
-    runs: dict[str, dict[str, str]] = {}  # plate -> the kind -> key of each slice of it to run
-    for key, (pj, kind) in firsts.items():
-        runs.setdefault(pj.file, {})[kind] = key
+    keys, runs = _slices_to_run(out_dir, todo, ps, printer, identity, slicer, figures_known)
     writing = {pj.file for pj in to_write}
-    bar = ProgressBar(len(firsts), progress if firsts else None)
+    count = sum(len(kinds) for kinds in runs.values())
+    bar = ProgressBar(count, progress if count else None)
 
     def record_ready() -> None:
-        """The figures of each listed plate whose every slice is known, into the manifest."""
-        for pj in todo:
-            if pj.file in report.sliced or pj.file not in entries \
-                    or not all(figures_known(kind, key) for kind, key in keys[pj.file].items()):
-                continue
-            entry = entries[pj.file]
-            sliced = {kind: figures[key] for kind, key in keys[pj.file].items()}
-            entries[pj.file] = {**entry, "print": {"slicer": slicer, "plate_sha256": entry["sha256"],
-                                                   **print_figures(sliced), "slicer_id": identity,
-                                                   "slices": keys[pj.file]}}
-            write_manifest(out_dir, entries)
-            report.sliced.append(pj.file)
+        _record_sliced(out_dir, todo, keys, figures, figures_known, entries, slicer, identity, report)
 
     def plates_to_slice() -> Iterator[list[Slice]]:
         """Each plate in turn, the costliest first: written (when it is to be), its figures
@@ -323,12 +293,8 @@ def slice_plates_of(out_dir: Path, todo: list[Any], to_write: list[Any], entries
             if pj.file in writing:
                 _put_plate(out_dir, pj, *plate_bytes(pj, out_dir, ps.plates, __version__), entries, plate_keys, report)
                 record_ready()
-            kinds = runs.get(pj.file)
-            if not kinds:
-                continue
-            files = slice_files(pj, list(kinds), entries[pj.file]["sha256"], out_dir, ps.plates, __version__)
-            yield [Slice(key, files[kind], f"plate {pj.file}" + ("" if kind == "as_set" else f" {SLICE_KINDS[kind]}"),
-                         cost[pj.file]) for kind, key in kinds.items()]
+            if runs.get(pj.file):
+                yield _slices_of(out_dir, pj, runs[pj.file], entries[pj.file]["sha256"], ps, cost[pj.file])
 
     def on_sliced(s: Slice, stats: Any) -> None:
         figures[s.key] = stats.as_dict()
@@ -340,6 +306,61 @@ def slice_plates_of(out_dir: Path, todo: list[Any], to_write: list[Any], entries
         slice_all(exe, [], printer, workers, on_sliced, plates_to_slice())
     finally:
         bar.close()
+
+
+def _slices_to_run(out_dir: Path, todo: list[Any], ps: ParamSet, printer: Any, identity: str, slicer: str,
+                   figures_known: Callable[[str, str], bool]) -> tuple[dict[str, dict[str, str]],
+                                                                      dict[str, dict[str, str]]]:
+    """The keys of the slices of each plate of ``todo`` (plate -> kind -> key), and those to
+    run (plate -> kind -> key): each slice whose figures are not known, once, at the first
+    plate of ``todo`` that has it."""
+    from stratstone_cad.printing.plating import PLATE_MODULES, slice_inputs
+    from stratstone_cad.printing.slicing import slice_key
+
+    code = code_fingerprint(PLATE_MODULES)
+    keys: dict[str, dict[str, str]] = {}  # plate -> its slices' kinds -> keys
+    firsts: dict[str, tuple[Any, str]] = {}  # the key of each slice to run -> the first (plate, kind) of it
+    for pj in todo:
+        keys[pj.file] = {kind: slice_key(seen, printer, identity, slicer)
+                         for kind, seen in slice_inputs(pj, out_dir, ps.plates, code).items()}
+        for kind, key in keys[pj.file].items():
+            if not figures_known(kind, key):
+                firsts.setdefault(key, (pj, kind))
+    runs: dict[str, dict[str, str]] = {}  # plate -> the kind -> key of each slice of it to run
+    for key, (pj, kind) in firsts.items():
+        runs.setdefault(pj.file, {})[kind] = key
+    return keys, runs
+
+
+def _record_sliced(out_dir: Path, todo: list[Any], keys: dict[str, dict[str, str]], figures: dict[str, Any],
+                   figures_known: Callable[[str, str], bool], entries: dict[str, dict[str, Any]], slicer: str,
+                   identity: str, report: BuildReport) -> None:
+    """The figures of each listed plate of ``todo`` whose every slice is known (``keys``:
+    plate -> kind -> slice key; ``figures``: slice key -> its figures), into the manifest."""
+    from stratstone_cad.printing.plating import print_figures
+
+    for pj in todo:
+        if pj.file in report.sliced or pj.file not in entries \
+                or not all(figures_known(kind, key) for kind, key in keys[pj.file].items()):
+            continue
+        entry = entries[pj.file]
+        sliced = {kind: figures[key] for kind, key in keys[pj.file].items()}
+        entries[pj.file] = {**entry, "print": {"slicer": slicer, "plate_sha256": entry["sha256"],
+                                               **print_figures(sliced), "slicer_id": identity,
+                                               "slices": keys[pj.file]}}
+        write_manifest(out_dir, entries)
+        report.sliced.append(pj.file)
+
+
+def _slices_of(out_dir: Path, pj: Any, kinds: dict[str, str], sha256: str, ps: ParamSet, cost: float) -> list[Any]:
+    """The slices to run of the plate ``pj`` (``kinds``: kind -> slice key), their files made
+    from its bytes (``sha256``)."""
+    from stratstone_cad.printing.plating import SLICE_KINDS, slice_files
+    from stratstone_cad.printing.slicing import Slice
+
+    files = slice_files(pj, list(kinds), sha256, out_dir, ps.plates, __version__)
+    return [Slice(key, files[kind], f"plate {pj.file}" + ("" if kind == "as_set" else f" {SLICE_KINDS[kind]}"), cost)
+            for kind, key in kinds.items()]
 
 
 def _figures_note(exe: str | None, slicer: str, slice_plates: bool, printer: Any) -> str:

@@ -21,13 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from stratstone_cad.base.params import Printer
-from stratstone_cad.errors import ParameterError
+from stratstone_cad.errors import PlateError
 
-__all__ = ["Part", "Placement", "Plate", "PlateError", "arrange", "plate_files"]
-
-
-class PlateError(ParameterError):
-    """A part that no bed of the chosen printer can hold."""
+__all__ = ["Part", "Placement", "Plate", "arrange", "plate_files"]
 
 
 @dataclass(frozen=True)

@@ -76,7 +76,7 @@ class PlateJob:
 def plan_plates(outputs: Sequence[Output], entries: Mapping[str, Mapping[str, Any]], printer: Printer,
                 profiles: Mapping[str, Profile], plates: PlateParams, colours: Mapping[str, Colour]) -> list[PlateJob]:
     """Every plate of the planned ``outputs`` (whose manifest ``entries`` hold their size
-    and sha256), in job order. Raises :class:`~stratstone_cad.printing.plates.PlateError` for a
+    and sha256), in job order. Raises :class:`~stratstone_cad.errors.PlateError` for a
     part larger than the bed."""
     jobs: dict[tuple[str, str], list[Output]] = {}
     for o in outputs:
@@ -217,7 +217,7 @@ def _part_bytes(pj: PlateJob, file: str, out_dir: Path, doing: str) -> bytes:
 def _part_mesh(pj: PlateJob, file: str, out_dir: Path) -> Any:
     """The mesh of the part ``file`` of the plate, read from its STL file (which must still be
     the bytes the plate was planned with)."""
-    from stratstone_cad.printing.threemf import read_stl_mesh  # numpy: only where a plate is written
+    from stratstone_cad.printing.stl import read_stl_mesh  # numpy: only where a plate is written
 
     data = _part_bytes(pj, file, out_dir, "made")
     sha = pj.inputs[file]

@@ -25,7 +25,7 @@ from xml.sax.saxutils import escape
 import numpy as np
 
 from stratstone_cad.base.params import rgb
-from stratstone_cad.printing.checks import Mesh, first_use_numbering
+from stratstone_cad.printing.checks import Mesh
 from stratstone_cad.printing.slicer_settings import (
     CURA_NS,
     ObjectSettings,
@@ -38,26 +38,12 @@ from stratstone_cad.printing.slicer_settings import (
     prusa_print_config,
 )
 
-__all__ = ["PlateObject", "object_settings", "plate_3mf", "plate_variant", "read_stl_mesh", "settings_files"]
+__all__ = ["PlateObject", "object_settings", "plate_3mf", "plate_variant", "settings_files"]
 
 GENERATOR = "stratstone-cad"
 #: Relationship type of the slicers' settings files (they read them by name, not by relationship).
 SETTINGS_REL = "http://schemas.stratstone-cad.org/3mf/2026/slicer-settings"
 _UUID_ROOT = uuid.UUID("5f0e1c7a-3a52-4a43-9d0b-6a1e3c2f7b10")  # this project's namespace for uuid5
-
-_STL = np.dtype([("normal", "<f4", (3,)), ("v", "<f4", (3, 3)), ("attr", "<u2")])
-
-
-def read_stl_mesh(data: bytes) -> Mesh:
-    """The indexed mesh of a binary STL written by :mod:`stratstone_cad.printing.stl` (equal
-    float32 corners are one vertex, numbered in order of first use)."""
-    n = int(np.frombuffer(data, "<u4", 1, 80)[0])
-    corners = np.ascontiguousarray(np.frombuffer(data, _STL, n, 84)["v"].reshape(-1, 3))
-    keys = corners.view(np.dtype((np.void, 12))).ravel()
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    kept, number = first_use_numbering(first, inverse)
-    return Mesh(corners[kept].astype(np.float64), number.reshape(-1, 3))
-
 
 @dataclass(frozen=True)
 class PlateObject:

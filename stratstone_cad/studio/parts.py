@@ -18,10 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from stratstone_cad.printing.checks import Mesh, merge_vertices, mesh_facts
+from stratstone_cad.printing.checks import Mesh, mesh_facts
 from stratstone_cad.printing.jobs import Job
+from stratstone_cad.printing.stl import read_stl_mesh
 from stratstone_cad.studio.settings import Planned
 
 #: Previews kept in memory (the least recently used go first): a stone's is a few hundred kB.
@@ -39,15 +38,6 @@ class Made:
 
     def entry(self, file: str) -> dict[str, Any]:
         return next(e for e in self.entries if e["file"] == file)
-
-
-def read_stl(data: bytes) -> Mesh:
-    """The mesh of a binary STL (as :func:`~stratstone_cad.printing.stl.stl_bytes` writes it),
-    its corners merged back into shared vertices."""
-    count = int(np.frombuffer(data, "<u4", 1, 80)[0])
-    rec = np.frombuffer(data, np.dtype([("n", "<f4", (3,)), ("v", "<f4", (3, 3)), ("a", "<u2")]), count, 84)
-    v = rec["v"].reshape(-1, 3).astype(np.float64)
-    return merge_vertices(v, np.arange(len(v), dtype=np.int64).reshape(-1, 3))
 
 
 def make_part(run: Callable[..., list[dict[str, Any]]], job: Job, mesh: Any, profiles: Any, folder: str,
@@ -157,7 +147,7 @@ class Parts:
             if name in self.previews:
                 self.previews.move_to_end(name)
                 return name, self.previews[name][1]
-        mesh = read_stl((made.folder / file).read_bytes())
+        mesh = read_stl_mesh((made.folder / file).read_bytes())
         facts = {**mesh_facts(mesh), **_described(made.entry(file))}
         glb = _glb(file, mesh, colour)
         with self.lock:

@@ -275,19 +275,35 @@ def replay_glb(rep: Any, seconds_per_ply: float = 1.0, header: Mapping[str, Any]
     of levels by level as the window does, ``"print"`` keeps its print colour; ``reach``:
     whether the page opens with the reach shown (its squares are in the extras either way)."""
     from stratstone_cad.viewer.assets import asset_mesh
-    from stratstone_cad.viewer.overlays import GHOST_COLOUR, GHOST_OPACITY, Plan
+    from stratstone_cad.viewer.overlays import GHOST_COLOUR, GHOST_OPACITY
     from stratstone_cad.viewer.replay import level_colours
-    from stratstone_cad.viewer.review_strip import page_review, ply_review
+    from stratstone_cad.viewer.review_strip import page_review
 
     b = GlbBuilder()
     board = rep.assets[rep.table.board]
     shape = asset_mesh(board)
     levelled = level_mesh(b, rep.table.board, rep, shape, board.colour) if colours == "levels" else None
     b.node({"name": "board", "mesh": b.mesh(rep.table.board, shape, board.colour) if levelled is None else levelled})
-    total = rep.count * seconds_per_ply
+    _animated_pieces(b, rep, seconds_per_ply)
+    plies = _ply_extras(rep, seconds_per_ply, words)
+    b.doc["scenes"][0]["name"] = rep.title
+    extras: dict[str, Any] = {"kind": "replay", "title": rep.title, "game": rep.game, "header": dict(header or {}),
+                              "secondsPerPly": seconds_per_ply, "pitch": rep.table.pitch_mm / 1000,
+                              "overlay": {**overlay_style(rep.table.pitch_mm), "showReach": reach}}
+    if rep.review:  # the evaluation strip along the timeline, and how the ghost is drawn
+        extras["review"] = page_review(rep.review, rep.players)
+        extras["overlay"].update(ghost=GHOST_COLOUR, ghostOpacity=GHOST_OPACITY)
+    if levelled is not None:  # the legend: each level's colour, the highest first
+        palette = level_colours(rep.table.levels.values())
+        extras["levels"] = [[level, palette[level]] for level in sorted(palette, reverse=True)]
+    b.doc["scenes"][0]["extras"] = {**extras, "plies": plies, "result": rep.result}
+    return b.glb()
+
+
+def _piece_tracks(rep: Any, seconds_per_ply: float) -> dict[str, list[tuple[float, Point | None]]]:
+    """Each piece's keyframes over the whole game, (seconds, position or None when off the
+    table), in order: where it starts, then each ply's moves of it from where that ply found it."""
     moving = seconds_per_ply * (1 - SETTLE)
-    # float32 key times: apart by more than their rounding at the game's end
-    apart = max(seconds_per_ply * SETTLE / 20, total * 4e-7)
     tracks: dict[str, list[tuple[float, Point | None]]] = {pid: [(0.0, rep.initial.get(pid))] for pid in rep.pieces}
     for k in range(1, rep.count + 1):
         ply, start = rep.plies[k - 1], rep.rest(k - 1)
@@ -295,6 +311,18 @@ def replay_glb(rep: Any, seconds_per_ply: float = 1.0, header: Mapping[str, Any]
         for pid, keys in ply.keys.items():
             tracks[pid].append((t0, start.get(pid)))
             tracks[pid] += [(t0 + u * moving, pos) for u, pos in keys]
+    return tracks
+
+
+def _animated_pieces(b: GlbBuilder, rep: Any, seconds_per_ply: float) -> None:
+    """A node for each piece of ``rep``, where it first stands (scaled to nothing while off
+    the table), and the game's animation of them: a translation and a scale channel each."""
+    from stratstone_cad.viewer.assets import asset_mesh
+
+    total = rep.count * seconds_per_ply
+    # float32 key times: apart by more than their rounding at the game's end
+    apart = max(seconds_per_ply * SETTLE / 20, total * 4e-7)
+    tracks = _piece_tracks(rep, seconds_per_ply)
     samplers: list[dict[str, Any]] = []
     channels: list[dict[str, Any]] = []
     for pid in rep.pieces:
@@ -320,6 +348,14 @@ def replay_glb(rep: Any, seconds_per_ply: float = 1.0, header: Mapping[str, Any]
                      np.array([[s, s, s] for _, s in shows], np.float32), "STEP")
     if channels:
         b.doc["animations"] = [{"name": "game", "samplers": samplers, "channels": channels}]
+
+
+def _ply_extras(rep: Any, seconds_per_ply: float, words: Sequence[str] | None) -> list[dict[str, Any]]:
+    """Each ply's entry in the scene's extras: who played what, when (seconds), its dice,
+    ``words`` and facts, the squares it starts and ends on, its drawings and its review."""
+    from stratstone_cad.viewer.overlays import Plan
+    from stratstone_cad.viewer.review_strip import ply_review
+
     plies = []
     plan = Plan(rep, reach=True)
     for k in range(1, rep.count + 1):
@@ -342,18 +378,7 @@ def replay_glb(rep: Any, seconds_per_ply: float = 1.0, header: Mapping[str, Any]
         if drawn:
             entry["draw"] = drawn
         plies.append(entry)
-    b.doc["scenes"][0]["name"] = rep.title
-    extras: dict[str, Any] = {"kind": "replay", "title": rep.title, "game": rep.game, "header": dict(header or {}),
-                              "secondsPerPly": seconds_per_ply, "pitch": rep.table.pitch_mm / 1000,
-                              "overlay": {**overlay_style(rep.table.pitch_mm), "showReach": reach}}
-    if rep.review:  # the evaluation strip along the timeline, and how the ghost is drawn
-        extras["review"] = page_review(rep.review, rep.players)
-        extras["overlay"].update(ghost=GHOST_COLOUR, ghostOpacity=GHOST_OPACITY)
-    if levelled is not None:  # the legend: each level's colour, the highest first
-        palette = level_colours(rep.table.levels.values())
-        extras["levels"] = [[level, palette[level]] for level in sorted(palette, reverse=True)]
-    b.doc["scenes"][0]["extras"] = {**extras, "plies": plies, "result": rep.result}
-    return b.glb()
+    return plies
 
 
 def set_glb(assets: Sequence[Any]) -> bytes:

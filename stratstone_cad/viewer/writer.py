@@ -214,23 +214,35 @@ def _write(frames: Iterable[np.ndarray], tmp: Path, kind: str, fps: int, bar: Pr
             bar.reach(n)
         return n
     if kind == ".gif":
-        from PIL import Image  # start-up speed: Pillow only where a GIF is written
+        return _write_gif(frames, tmp, fps, bar, hold_s)
+    return _write_mp4(frames, tmp, fps, bar, hold_s)
 
-        images: list[Any] = []
-        delays: list[int] = []
-        for i, image in enumerate(frames):
-            frame = Image.fromarray(image).quantize(256, dither=Image.Dither.NONE)
-            delay = gif_delay(i, fps)
-            if images and _same_gif_frame(images[-1], frame):
-                delays[-1] += delay  # one frame shown as long (Pillow would merge them unsaid)
-            else:
-                images.append(frame)
-                delays.append(delay)
-            bar.reach(i + 1)
-        delays[-1] = max(delays[-1], 10 * math.ceil(100 * hold_s - 1e-9))
-        with open(tmp, "wb") as fh:
-            images[0].save(fh, format="GIF", save_all=True, append_images=images[1:], loop=0, duration=delays)
-        return len(images)
+
+def _write_gif(frames: Iterable[np.ndarray], tmp: Path, fps: int, bar: ProgressBar, hold_s: float) -> int:
+    """The frames as a GIF (Pillow, written whole at the end), equal frames in a row as one
+    shown as long, the last shown ``hold_s`` seconds at least; returns the frames it holds."""
+    from PIL import Image  # start-up speed: Pillow only where a GIF is written
+
+    images: list[Any] = []
+    delays: list[int] = []
+    for i, image in enumerate(frames):
+        frame = Image.fromarray(image).quantize(256, dither=Image.Dither.NONE)
+        delay = gif_delay(i, fps)
+        if images and _same_gif_frame(images[-1], frame):
+            delays[-1] += delay  # one frame shown as long (Pillow would merge them unsaid)
+        else:
+            images.append(frame)
+            delays.append(delay)
+        bar.reach(i + 1)
+    delays[-1] = max(delays[-1], 10 * math.ceil(100 * hold_s - 1e-9))
+    with open(tmp, "wb") as fh:
+        images[0].save(fh, format="GIF", save_all=True, append_images=images[1:], loop=0, duration=delays)
+    return len(images)
+
+
+def _write_mp4(frames: Iterable[np.ndarray], tmp: Path, fps: int, bar: ProgressBar, hold_s: float) -> int:
+    """The frames as an MP4 (H.264 through imageio-ffmpeg, streamed), the last held ``hold_s``
+    seconds at least; returns the frames it holds."""
     # start-up speed: ffmpeg only where a video is written
     import imageio_ffmpeg
 

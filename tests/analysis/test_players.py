@@ -16,7 +16,7 @@ import time
 import pytest
 
 from stratstone_cad.analysis.players import DEFAULT_SIMULATIONS, SearchPlayer, make_player, parse_search
-from stratstone_cad.engine.players import PlayerKindError
+from stratstone_cad.errors import PlayerKindError
 from stratstone_cad.log.commands import play_records
 from stratstone_cad.registry import game_names, get_game
 

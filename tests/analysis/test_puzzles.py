@@ -9,8 +9,9 @@ import random
 
 import pytest
 
-from stratstone_cad.analysis.puzzles import PuzzleError, position_log, solution
+from stratstone_cad.analysis.puzzles import position_log, solution
 from stratstone_cad.cli import main
+from stratstone_cad.errors import PuzzleError
 from stratstone_cad.log import logfile as _log
 from stratstone_cad.log.commands import play_records
 from stratstone_cad.registry import get_game

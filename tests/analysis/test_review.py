@@ -14,6 +14,7 @@ import pytest
 from stratstone_cad.analysis import review
 from stratstone_cad.analysis.review import CLASSES, FORCED, PlyReview, classify, parse_budget, review_position
 from stratstone_cad.cli import main
+from stratstone_cad.errors import ReviewError
 from stratstone_cad.log import logfile as _log
 from stratstone_cad.log.commands import play_records
 from stratstone_cad.registry import get_game
@@ -168,7 +169,7 @@ def test_a_log_of_another_rules_version_is_refused(capsys):
 def test_budget_alone_is_refused(capsys):
     assert main(["check-log", str(LOGS / "bad_rules_version.jsonl"), "--json"]) == 2
     assert "--json without --review" in capsys.readouterr().err
-    with pytest.raises(review.ReviewError):
+    with pytest.raises(ReviewError):
         parse_budget("1")
 
 

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from stratstone_cad.engine.players import PlayerKindError, greedy
-from stratstone_cad.errors import LogError, OutputError, UnknownGameError, UserError
+from stratstone_cad.engine.players import greedy
+from stratstone_cad.errors import LogError, OutputError, PlayerKindError, UnknownGameError, UserError
 from stratstone_cad.games.sage_stones.rules import SageStonesState
 from stratstone_cad.games.stratstone.rules import StratstoneState
 from stratstone_cad.log import commands

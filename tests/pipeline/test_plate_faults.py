@@ -24,7 +24,7 @@ import pytest
 
 from stratstone_cad.pipeline import build as B
 from stratstone_cad.pipeline import plate_phase
-from stratstone_cad.printing.threemf import read_stl_mesh
+from stratstone_cad.printing.stl import read_stl_mesh
 from tests import ROOT, gated
 
 TWO = {"stratstone.stone.per_colour": "2"}

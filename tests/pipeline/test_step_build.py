@@ -20,7 +20,7 @@ from OCP.BRepCheck import BRepCheck_Analyzer
 from stratstone_cad.occ.common import volume
 from stratstone_cad.occ.step import read_step, step_content
 from stratstone_cad.pipeline import build as B
-from stratstone_cad.printing.threemf import read_stl_mesh
+from stratstone_cad.printing.stl import read_stl_mesh
 from tests import ROOT
 
 SMALL = {"stratstone.stone.per_colour": "2"}

@@ -17,11 +17,12 @@ import pytest
 import trimesh
 
 from stratstone_cad.base.params import load_colours, load_printers, load_profiles
+from stratstone_cad.errors import PlateError
 from stratstone_cad.pipeline import build as B
 from stratstone_cad.printing.adaptive import adaptive_layers, flat_heights, slicer_profile
-from stratstone_cad.printing.plates import Part, PlateError, arrange, gap, overlap
+from stratstone_cad.printing.plates import Part, arrange, gap, overlap
 from stratstone_cad.printing.plating import plan_plates, plate_key
-from stratstone_cad.printing.threemf import read_stl_mesh
+from stratstone_cad.printing.stl import read_stl_mesh
 from stratstone_cad.registry import get_parts, load_params
 
 SPACING = 6.0  # models/plates.toml

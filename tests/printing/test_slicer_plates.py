@@ -67,7 +67,7 @@ def _layers_asked(plate: dict, assets: dict, plated: Path) -> set[float]:
     """The layer tops a plate asks for (each object's, its adaptive profile's or its
     profile's flat ones), checked to hold every plateau, mark floor and recess floor."""
     from stratstone_cad.printing.adaptive import adaptive_layers, flat_heights
-    from stratstone_cad.printing.threemf import read_stl_mesh
+    from stratstone_cad.printing.stl import read_stl_mesh
     from stratstone_cad.registry import load_params
 
     bounds = load_params().plates

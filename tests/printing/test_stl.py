@@ -1,4 +1,4 @@
-"""The binary STL writer on hand-made meshes, byte for byte (fast: the mutation tests'
+"""The binary STL writer on hand-made meshes, byte for byte, and its reader (fast: the mutation tests'
 selection; the built parts' STL files are checked in test_build and test_holes)."""
 
 from __future__ import annotations
@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from stratstone_cad.printing.checks import Mesh
-from stratstone_cad.printing.stl import stl_bytes
+from stratstone_cad.printing.stl import read_stl_mesh, stl_bytes
 
+# the format as its specification has it, spelled here apart from the writer's
 RECORD = np.dtype([("normal", "<f4", (3,)), ("v", "<f4", (3, 3)), ("attr", "<u2")])
 
 
@@ -42,6 +43,15 @@ def test_each_record_holds_its_triangle_and_its_outward_unit_normal():
     assert np.allclose(rec["normal"], expected, atol=1e-7)
     assert np.allclose(np.linalg.norm(rec["normal"], axis=1), 1.0)
     assert not rec["attr"].any()
+
+
+def test_the_reader_gives_back_the_indexed_mesh_at_float32():
+    mesh = _tetra(1 / 3)
+    back = read_stl_mesh(stl_bytes(mesh, "t"))
+    assert back.vertices.dtype == np.float64 and len(back.vertices) == 4  # shared corners one vertex again
+    assert np.array_equal(back.vertices[back.triangles], mesh.vertices[mesh.triangles].astype(np.float32))
+    assert back.triangles[0].tolist() == [0, 1, 2]  # numbered in order of first use
+    assert len(read_stl_mesh(stl_bytes(Mesh(np.zeros((0, 3)), np.zeros((0, 3), np.int64)), "empty")).triangles) == 0
 
 
 def test_a_degenerate_triangle_gets_a_zero_normal_not_nan():

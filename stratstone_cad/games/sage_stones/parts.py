@@ -51,8 +51,8 @@ from stratstone_cad.games.sage_stones.facts import COLUMNS as N_COLUMNS
 from stratstone_cad.games.sage_stones.facts import FIRST_COLUMN, NAME
 from stratstone_cad.games.sage_stones.facts import ROWS as N_ROWS
 from stratstone_cad.geometry.boards import BoardParams, GridBoard, Label, edge_labels, label_strokes, stroke_region
-from stratstone_cad.geometry.glyphs import MARKS, Polyline
-from stratstone_cad.geometry.marks import MarkSpec, check_mark_floor, check_marks, mark_spec
+from stratstone_cad.geometry.glyphs import Polyline
+from stratstone_cad.geometry.marks import MarkParams, MarkSpec, check_mark_floor, check_marks, mark_spec
 from stratstone_cad.printing.jobs import (
     BOARD_FILES,
     COLOUR,
@@ -150,10 +150,14 @@ class GemShape:
 
 
 @dataclass(frozen=True)
-class SageGems(Params):
+class SageGems(MarkParams):
     """Printable gems: one domed disc per colour, its colour's mark on its flat top."""
 
     PREFIX = "sage-stones.gem"
+    MARK_COUNT = 6
+    MARK_HELP = "engrave each colour's mark on its gems' tops"
+    MARKS_HELP = "mark of each colour (six that differ by touch, every one the same groove area)"
+    THE_MARK = "a mark"
 
     diameter_mm: float = param("gem diameter: the glass gems' and the printed ones' (the wells fit it)",
                                lo=8, hi=40)
@@ -163,12 +167,7 @@ class SageGems(Params):
     per_colour: int = param("gems of each colour the game needs (the manifest's print count)", lo=1, hi=50)
     colours: list[str] = param("names of the six colours, in the engine's colour order",
                                length=6)
-    mark: bool = param("engrave each colour's mark on its gems' tops")
-    marks: list[str] = param("mark of each colour (six that differ by touch, every one the same groove area)",
-                             length=6, choices=MARKS)
-    mark_size_mm: float = param("width of a mark", lo=3, hi=30)
-    mark_stroke_mm: float = param("groove width of a mark (two 0.4 mm extrusions at least)", lo=MIN_WALL_MM, hi=4)
-    mark_depth_mm: float = param("depth of a mark, snapped to whole layers", lo=0.15, hi=3)
+    # then MarkParams' fields: mark, marks, mark_size_mm, mark_stroke_mm, mark_depth_mm
 
     def check(self) -> None:
         check_names(self, "colours", self.colours, "six")

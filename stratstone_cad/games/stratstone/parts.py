@@ -16,10 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from stratstone_cad.base.params import (
-    MIN_WALL_MM,
     TOL,
     MeshParams,
-    Params,
     Printer,
     Profile,
     check_names,
@@ -32,8 +30,7 @@ from stratstone_cad.base.params import (
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.games.stratstone.facts import NAME, SETS, SIZE, STONES_PER_PLAYER, TAN_STONES, TITLE
 from stratstone_cad.geometry.boards import BoardParams, GridBoard, label_strokes, stroke_region
-from stratstone_cad.geometry.glyphs import MARKS
-from stratstone_cad.geometry.marks import MarkSpec, check_mark_floor, check_marks, mark_spec
+from stratstone_cad.geometry.marks import MarkParams, MarkSpec, check_mark_floor, check_marks, mark_spec
 from stratstone_cad.printing.jobs import (
     BOARD_FILES,
     COLOUR,
@@ -99,10 +96,14 @@ class PebbleParams:
 
 
 @dataclass(frozen=True)
-class StratstoneStones(Params):
+class StratstoneStones(MarkParams):
     """The 24 pebble stones: three colour sets of organic, stackable shapes."""
 
     PREFIX = "stratstone.stone"
+    MARK_COUNT = 3
+    MARK_HELP = "engrave a set mark on every stone's top"
+    MARKS_HELP = "mark of each colour set (every mark has the same groove area)"
+    THE_MARK = "the set mark"
 
     footprint_mm: float = param("largest width of a stone seen from above", lo=10, hi=80)
     min_scale: float = param("smallest stone's width as a fraction of footprint_mm", lo=0.6, hi=1)
@@ -116,13 +117,7 @@ class StratstoneStones(Params):
     per_colour: int = param("stones per colour set", lo=1, hi=16)
     colours: list[str] = param("names of the three colour sets (players first, neutral last)",
                                length=3)
-    mark: bool = param("engrave a set mark on every stone's top")
-    marks: list[str] = param("mark of each colour set (every mark has the same groove area)",
-                             length=3, choices=MARKS)
-    mark_size_mm: float = param("width of the set mark", lo=3, hi=30)
-    mark_stroke_mm: float = param("groove width of the set mark (two 0.4 mm extrusions at least)",
-                                  lo=MIN_WALL_MM, hi=4)
-    mark_depth_mm: float = param("depth of the set mark, snapped to whole layers", lo=0.15, hi=3)
+    # then MarkParams' fields: mark, marks, mark_size_mm, mark_stroke_mm, mark_depth_mm
 
     def check(self) -> None:
         check_names(self, "colours", self.colours, "three")

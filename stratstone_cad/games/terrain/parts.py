@@ -69,8 +69,9 @@ class TerrainBoard(BoardParams):
 
     PREFIX = "terrain.board"
 
-    cell_pitch_mm: float = param("centre-to-centre distance of two cells", lo=10, hi=120)
-    rim_width_mm: float = param("width of the rim around the cells, carries the coordinates", lo=4, hi=60)
+    # The base's cell_pitch_mm, rim_width_mm and label_height_mm as they are; thickness_mm
+    # declared again for its own help (the base holds the levels and the dovetails), which
+    # keeps the base's place and bounds.
     thickness_mm: float = param("height of the base: the rim's and the level-0 cells' top, snapped to the "
                                 "board profile's layers (the tile dovetails are in it)", lo=1.5, hi=30)
     step_mm: float = param("height of one terrain level, snapped to whole layers of the board profile", lo=0.3,
@@ -79,7 +80,6 @@ class TerrainBoard(BoardParams):
                       lo=0, hi=2**31 - 1)
     heightmap: str = param("a heightmap file: a JSON 10 x 10 list of levels (rank 1 first) or a terrain-game log "
                            "whose header holds one; empty for the map of the seed")
-    label_height_mm: float = param("cap height of the engraved coordinates", lo=2.5, hi=30)
     frame_inset_mm: float = param("inset of the engraved frames that mark the start squares", lo=1, hi=20)
 
     def grid(self) -> GridBoard:

@@ -43,6 +43,41 @@ STILL_SCALE = 2  # a still is rendered this many times larger and averaged down 
 # --------------------------------------------------------------------------- the scene
 
 
+def _plotter(size: tuple[int, int], off_screen: bool, smooth: bool) -> Any:
+    """A new plotter of ``size`` pixels; off screen and not ``smooth`` (an animation's
+    frames), without multisampling (docs/benchmarks.md)."""
+    # start-up speed: VTK only where something is rendered
+    import pyvista as pv
+
+    samples = pv.global_theme.multi_samples
+    if off_screen and not smooth:  # an animation's frames: no multisampling (docs/benchmarks.md)
+        pv.global_theme.multi_samples = 0
+    try:
+        return new_plotter(size, off_screen)
+    finally:
+        pv.global_theme.multi_samples = samples
+
+
+def _view_points(rep: GameOnTable) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """What the camera frames (mm): the corners of the board's box (up to the tallest piece
+    on the highest cell) and of the hands' spots, the corners of the cells' area (in order
+    round it), the centre of the points on the board's underside, and their span across."""
+    lo, hi = (np.asarray(b, float) for b in rep.board_bounds)
+    tallest = max(rep.heights.values(), default=0.0)
+    seats = np.array(list(rep.table.seats.values()), float).reshape(-1, 3)
+    top = max(hi[2], float(seats[:, 2].max(initial=lo[2])) + tallest)
+    r = rep.table.pitch_mm / 2  # a piece in hand reaches about half a cell round its spot
+    boxes = [(lo, np.array([hi[0], hi[1], top]))]
+    boxes += [(np.array([x - r, y - r, z]), np.array([x + r, y + r, z + tallest]))
+              for x, y, z in rep.table.reserve.values()]
+    pts = np.concatenate([_box_edges(a, b) for a, b in boxes])
+    cells = np.array([(x, y, hi[2]) for x in (seats[:, 0].min(initial=lo[0]) - r, seats[:, 0].max(initial=hi[0]) + r)
+                      for y in (seats[:, 1].min(initial=lo[1]) - r, seats[:, 1].max(initial=hi[1]) + r)])[[0, 1, 3, 2]]
+    centre = (pts.min(axis=0) + pts.max(axis=0)) / 2
+    centre[2] = lo[2]
+    return pts, cells, centre, float(np.ptp(pts[:, :2], axis=0).max())
+
+
 def _overlay(rep: GameOnTable, ply: int, done: bool = True) -> str:
     """The overlay's lines while ``ply`` is shown: its move and the engine's words for it;
     the facts after it (stones in hand, on the board, the score) and, after the last, the
@@ -99,41 +134,17 @@ class Scene:
         (:class:`~stratstone_cad.viewer.overlays.Overlays`); ``captions``: the plies that
         will be shown (default: every one), whose captions, wrapped, the camera keeps the
         board clear of (:meth:`_caption_lines`)."""
-        # start-up speed: VTK only where something is rendered
-        import pyvista as pv
-
         if colours not in COLOUR_MODES:
             raise ParameterError(f"--colours {short_repr(colours)}: expected {' or '.join(COLOUR_MODES)}")
         self.rep, self.size, self.scale = rep, size, scale
-        samples = pv.global_theme.multi_samples
-        if off_screen and not smooth:  # an animation's frames: no multisampling (docs/benchmarks.md)
-            pv.global_theme.multi_samples = 0
-        try:
-            self.p = new_plotter((size[0] * scale, size[1] * scale), off_screen)
-        finally:
-            pv.global_theme.multi_samples = samples
+        self.p = _plotter((size[0] * scale, size[1] * scale), off_screen, smooth)
         self.p.set_background(BACKGROUND)
         table = rep.table
-        board = rep.assets[table.board]
-        mesh = asset_mesh(board)
         self.levels = level_colours(table.levels.values()) if colours == "levels" else {}
-        if self.levels:
-            shown, texture = _level_texture(mesh, table, self.levels, board.colour)
-            self.p.add_mesh(shown, texture=texture, smooth_shading=True, specular=0.2, name="board")
-        else:
-            self.p.add_mesh(polydata(mesh), color=board.colour, smooth_shading=True, split_sharp_edges=True,
-                            specular=0.2, name="board")
+        self._add_board()
         self.actors: dict[str, Any] = {}
         self.shadows: dict[str, Any] = {}
-        footprints: dict[str, Any] = {}
-        for pid in rep.pieces:
-            asset = rep.assets[table.assets[pid]]
-            self.actors[pid] = self.p.add_mesh(polydata(asset_mesh(asset)), color=asset.colour, smooth_shading=True,
-                                               split_sharp_edges=True, specular=0.3, name=pid)
-            if asset.name not in footprints:
-                footprints[asset.name] = _footprint(asset_mesh(asset), rep.anchors[pid])
-            self.shadows[pid] = self.p.add_mesh(footprints[asset.name], color="black", opacity=SHADOW_OPACITY,
-                                                lighting=False, name=f"shadow-{pid}")
+        self._add_pieces()
         # the shadows blend in VTK's plain translucent pass: its order-independent one, the
         # default, cost about 30 % more a frame (docs/benchmarks.md)
         self.p.renderer.SetUseOIT(False)
@@ -157,6 +168,31 @@ class Scene:
         self.ply = -1
         self.shown: tuple[int, bool] = (-1, False)
 
+    def _add_board(self) -> None:
+        """The board's actor: coloured by level (:attr:`levels`), or else in its print colour."""
+        board = self.rep.assets[self.rep.table.board]
+        mesh = asset_mesh(board)
+        if self.levels:
+            shown, texture = _level_texture(mesh, self.rep.table, self.levels, board.colour)
+            self.p.add_mesh(shown, texture=texture, smooth_shading=True, specular=0.2, name="board")
+        else:
+            self.p.add_mesh(polydata(mesh), color=board.colour, smooth_shading=True, split_sharp_edges=True,
+                            specular=0.2, name="board")
+
+    def _add_pieces(self) -> None:
+        """An actor for each piece (:attr:`actors`) and its shadow (:attr:`shadows`), one
+        footprint a kind of piece."""
+        rep = self.rep
+        footprints: dict[str, Any] = {}
+        for pid in rep.pieces:
+            asset = rep.assets[rep.table.assets[pid]]
+            self.actors[pid] = self.p.add_mesh(polydata(asset_mesh(asset)), color=asset.colour, smooth_shading=True,
+                                               split_sharp_edges=True, specular=0.3, name=pid)
+            if asset.name not in footprints:
+                footprints[asset.name] = _footprint(asset_mesh(asset), rep.anchors[pid])
+            self.shadows[pid] = self.p.add_mesh(footprints[asset.name], color="black", opacity=SHADOW_OPACITY,
+                                                lighting=False, name=f"shadow-{pid}")
+
     def _caption_lines(self, plies: Sequence[int]) -> int:
         """The most lines the caption takes, wrapped to its room, over ``plies`` (at most
         :data:`CAPTION_SAMPLES` of them, evenly spread, and the last), and
@@ -179,20 +215,7 @@ class Scene:
         show), the one where the cells come out largest: a wide scene (the hands beside
         Stratstone's board) is seen from higher, a deep board (Sage Stones') from lower."""
         rep = self.rep
-        lo, hi = (np.asarray(b, float) for b in rep.board_bounds)
-        tallest = max(rep.heights.values(), default=0.0)
-        seats = np.array(list(rep.table.seats.values()), float).reshape(-1, 3)
-        top = max(hi[2], float(seats[:, 2].max(initial=lo[2])) + tallest)
-        r = rep.table.pitch_mm / 2  # a piece in hand reaches about half a cell round its spot
-        boxes = [(lo, np.array([hi[0], hi[1], top]))]
-        boxes += [(np.array([x - r, y - r, z]), np.array([x + r, y + r, z + tallest]))
-                  for x, y, z in rep.table.reserve.values()]
-        pts = np.concatenate([_box_edges(a, b) for a, b in boxes])
-        cells = np.array([(x, y, hi[2]) for x in (seats[:, 0].min(initial=lo[0]) - r, seats[:, 0].max(initial=hi[0]) + r)
-                          for y in (seats[:, 1].min(initial=lo[1]) - r, seats[:, 1].max(initial=hi[1]) + r)])[[0, 1, 3, 2]]
-        centre = (pts.min(axis=0) + pts.max(axis=0)) / 2
-        centre[2] = lo[2]
-        span = float(np.ptp(pts[:, :2], axis=0).max())
+        pts, cells, centre, span = _view_points(rep)
         cam = self.p.camera
         cam.view_angle = 30.0
         w, h = self.p.window_size
