@@ -15,7 +15,7 @@ import pytest
 
 from stratstone_cad.engine import core
 from stratstone_cad.engine.core import Event, Named, event_words
-from stratstone_cad.viewer.overlays import Plan
+from stratstone_cad.viewer.overlays.plan import Plan
 from stratstone_cad.viewer.replay import load
 from stratstone_cad.viewer.replay.timeline import Timeline
 from tests import LOGS

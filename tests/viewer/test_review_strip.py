@@ -132,7 +132,7 @@ def test_the_glb_carries_each_plys_review_and_the_ghost_only_where_the_move_was_
     ghost in ply 2's drawings (a blunder) and in no other; without a review, none of it."""
     from stratstone_cad.viewer import replay as R
     from stratstone_cad.viewer.gltf import replay_glb
-    from stratstone_cad.viewer.overlays import GHOST_COLOUR
+    from stratstone_cad.viewer.overlays.style import GHOST_COLOUR
 
     def extras(glb: bytes) -> dict:
         import json
