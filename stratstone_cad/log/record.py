@@ -36,12 +36,21 @@ from typing import Any, TextIO
 from stratstone_cad.base.fileio import describe_os_error, kind_of, sweep_temporary, too_long_to_write
 from stratstone_cad.engine.core import DRAW_AGREED, RESIGNATION, Game, Result, SetupError, State, short_repr
 from stratstone_cad.engine.players import Player
-from stratstone_cad.errors import GameError, LogError, MoveParseError, OutputError, UserError, counted, printable
+from stratstone_cad.errors import (
+    GameError,
+    LogError,
+    MoveParseError,
+    OutputError,
+    RecordError,
+    UserError,
+    counted,
+    printable,
+)
 from stratstone_cad.log import logfile as _log
 from stratstone_cad.log.commands import header_error
 from stratstone_cad.registry import game_names, get_game
 
-__all__ = ["MAX_INPUT", "RecordError", "record", "resume"]
+__all__ = ["MAX_INPUT", "record", "resume"]
 
 MAX_INPUT = 1000
 """The longest answer read from the prompt, in characters; a longer line is refused whole."""
@@ -59,10 +68,6 @@ Enter a move in the log's notation, or one of:
   draw              the players agree a draw
   quit              stop here; the log keeps every ply (record --resume FILE continues it)
   help              this text"""
-
-
-class RecordError(GameError):
-    """A bad argument to ``record`` (an existing --out, a finished log to resume, ...)."""
 
 
 Reader = Callable[[str], "str | None"]
