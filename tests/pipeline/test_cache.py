@@ -214,7 +214,7 @@ def test_the_manifest_says_how_many_to_print_and_where_the_map_came_from(built_a
 
 
 def test_a_module_name_is_found_in_this_package_only():
-    assert _module_path("stratstone_cad.log.record") == K.PACKAGE_DIR / "log" / "record.py"
+    assert _module_path("stratstone_cad.log.record") == K.PACKAGE_DIR / "log" / "record" / "__init__.py"
     assert _module_path("stratstone_cad.log.logfile") == K.PACKAGE_DIR / "log" / "logfile" / "__init__.py"
     assert _module_path("stratstone_cad.games") == K.PACKAGE_DIR / "games" / "__init__.py"
     assert _module_path("stratstone_cad") == K.PACKAGE_DIR / "__init__.py"
