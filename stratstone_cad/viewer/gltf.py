@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from stratstone_cad.base.params import rgb
+from stratstone_cad.base.colours import rgb
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.printing.checks import Mesh
 

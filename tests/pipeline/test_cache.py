@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from stratstone_cad.base.codeprint import _module_path, forget_code
-from stratstone_cad.base.params import PRESETS_DIR, get_printer, load_profiles
+from stratstone_cad.base.preset_files import PRESETS_DIR
+from stratstone_cad.base.printers import get_printer, load_profiles
 from stratstone_cad.errors import UserError
 from stratstone_cad.pipeline import build as B
 from stratstone_cad.pipeline import keys as K

@@ -39,7 +39,7 @@ def test_the_strip_is_lit_to_the_first_players_score():
 def test_with_more_players_a_column_is_the_movers_own_score_in_the_movers_colour():
     """Three players: ply 2's mover, red, expects 0.9 after it; one score says nothing of the
     two others', so its column is red's 0.9 in red, and the line marks an even third."""
-    from stratstone_cad.base.params import display_colour, load_colours, rgb
+    from stratstone_cad.base.colours import display_colour, load_colours, rgb
 
     reviews = [PlyReview(1, "yellow", "5-5", "5-5", "best", 0.4, 0.4, 12),
                PlyReview(2, "red", "3-3", "3-3", "best", 0.9, 0.9, 12),

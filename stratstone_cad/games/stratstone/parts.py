@@ -20,7 +20,6 @@ from stratstone_cad.base.params import (
     TOL,
     MeshParams,
     Params,
-    Printer,
     Profile,
     check_names,
     fmt,
@@ -29,6 +28,7 @@ from stratstone_cad.base.params import (
     snap_depth,
     snap_height,
 )
+from stratstone_cad.base.printers import Printer
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.games.stratstone.facts import NAME, SETS, SIZE, STONES_PER_PLAYER, TAN_STONES, TITLE
 from stratstone_cad.geometry.boards import BoardParams, GridBoard, label_strokes, stroke_region

@@ -3,7 +3,7 @@ page (see :mod:`stratstone_cad.viewer.overlays` for why these colours)."""
 
 from __future__ import annotations
 
-from stratstone_cad.base.params import rgb
+from stratstone_cad.base.colours import rgb
 
 PATH_COLOUR = "#e6007e"  # magenta: the move's path, the sowing, a trap, the attacker
 MARK_COLOUR = "#00c4ee"  # cyan: the defender, the allowed column, the winning line, a special move

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from stratstone_cad.base.params import rgb
+from stratstone_cad.base.colours import rgb
 from stratstone_cad.base.processes import called_back
 from stratstone_cad.errors import ParameterError, counted, short_repr
 from stratstone_cad.viewer.assets import asset_mesh
