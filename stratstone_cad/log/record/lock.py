@@ -6,11 +6,10 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from stratstone_cad.base.fileio import describe_os_error, kind_of
+from stratstone_cad.base.fileio import describe_os_error, kind_of, open_regular_fd
 from stratstone_cad.errors import OutputError, RecordError
 
 __all__ = ["busy", "held", "lock_file", "recording"]
@@ -24,26 +23,22 @@ def recording(log: Path, where: str) -> Iterator[None]:
     (a killed session leaves it, unlocked: the next one takes it). A second session on the
     same log is refused in one line, before it writes anything."""
     lock = lock_file(log)
+
+    def failed(e: OSError) -> OutputError:
+        if isinstance(e, FileNotFoundError):  # as writing the log would say
+            return OutputError(f"{where}: its folder {log.parent} does not exist, expected a file in a folder that "
+                               "does")
+        return OutputError(f"{where}: cannot write ({describe_os_error(e)})")
+
     while True:
-        try:
-            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
-        except FileNotFoundError:  # as writing the log would say
-            raise OutputError(f"{where}: its folder {log.parent} does not exist, expected a file in a folder that "
-                              "does") from None
-        except OSError as e:
-            raise OutputError(f"{where}: cannot write ({describe_os_error(e)})") from None
-        try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                raise RecordError(f"{where}: its lock file {lock.name} is {kind_of(st.st_mode)}, expected a file")
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise busy(where) from None
-            try:  # the lock file taken is the one there: the session that held it may have just removed it
-                now = os.lstat(lock)
-            except FileNotFoundError:
-                now = None
+        fd, st = open_regular_fd(
+            lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, failed,
+            lambda mode: RecordError(f"{where}: its lock file {lock.name} is {kind_of(mode)}, expected a file"),
+            lock=fcntl.LOCK_EX, busy=lambda: busy(where))
+        try:  # the lock file taken is the one there: the session that held it may have just removed it
+            now = os.lstat(lock)
+        except FileNotFoundError:
+            now = None
         except BaseException:
             os.close(fd)
             raise
@@ -66,8 +61,9 @@ def lock_file(log: Path) -> Path:
 def held(log: Path) -> bool:
     """Whether a session is recording ``log`` now (its lock file is there and locked)."""
     try:
-        fd = os.open(lock_file(log), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
+        fd, _ = open_regular_fd(lock_file(log), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, lambda e: e,
+                                lambda mode: OSError(f"is {kind_of(mode)}"))
+    except OSError:  # no lock file (or none a session takes): no session
         return False
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
