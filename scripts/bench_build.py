@@ -44,7 +44,7 @@ def ceiling(rounds: int) -> tuple[list[float], list[float]]:
     """Per-stone seconds of 16 stones made by a pool of one worker and of two, in turn."""
     import os
 
-    from stratstone_cad.base.params import get_printer, load_profiles
+    from stratstone_cad.base.printers import get_printer, load_profiles
     from stratstone_cad.pipeline import scheduler
     from stratstone_cad.registry import PARTS, load_params
 

@@ -30,8 +30,8 @@ from pathlib import Path
 from bench_replay import PER_PLY, SIZE, floor, write_log
 from benchlib import loadavg, machine_line
 
-from stratstone_cad.viewer import overlays as O
 from stratstone_cad.viewer import replay as R
+from stratstone_cad.viewer.overlays.actors import Overlays
 
 LOGS = Path(__file__).resolve().parent.parent / "tests" / "data" / "logs"
 BUSIEST = {  # log, ply, reach
@@ -45,12 +45,12 @@ BUSIEST = {  # log, ply, reach
 @contextmanager
 def drawings_off() -> Iterator[None]:
     """The overlays without their drawings: a ply builds nothing, the caption still shows."""
-    build = O.Overlays._build
-    O.Overlays._build = lambda self, ply: None  # type: ignore[method-assign]
+    build = Overlays._build
+    Overlays._build = lambda self, ply: None  # type: ignore[method-assign]
     try:
         yield
     finally:
-        O.Overlays._build = build  # type: ignore[method-assign]
+        Overlays._build = build  # type: ignore[method-assign]
 
 
 def drawings(scene: R.Scene) -> list:

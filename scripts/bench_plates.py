@@ -48,7 +48,7 @@ def main() -> None:
         m = json.loads((plated / "manifest.json").read_text())
         sizes = {p["file"]: (plated / p["file"]).stat().st_size for p in m["plates"]}
         triangles = sum(o["triangles"] * o["copies"] for p in m["plates"] for o in p["objects"])
-        from stratstone_cad.base.params import get_printer
+        from stratstone_cad.base.printers import get_printer
         from stratstone_cad.printing.slicing import find_prusaslicer, slice_plate, slicer_version
 
         exe = find_prusaslicer()

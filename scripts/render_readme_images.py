@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pyvista as pv
 
-from stratstone_cad.base.params import load_profiles, snap_depth, snap_height
+from stratstone_cad.base.params import snap_depth, snap_height
+from stratstone_cad.base.printers import load_profiles
 from stratstone_cad.registry import load_params
 
 COLOURS = {"yellow": "#e8b923", "red": "#b8322a", "tan": "#c8ad7f", "blue": "#2f5fb3", "green": "#3f8f4a",
@@ -301,7 +302,7 @@ def plates(out: Path, dest: Path) -> None:
     carries, see docs/printing.md)."""
     import json
 
-    from stratstone_cad.base.params import get_printer
+    from stratstone_cad.base.printers import get_printer
 
     files = ("terrain/board-seed-1-plate-1-of-4.3mf", "stratstone/stones-red.3mf", "sage-stones/gems-yellow.3mf")
     printers = {e["file"]: e["printer"] for e in json.loads((out / "manifest.json").read_text())["plates"]}

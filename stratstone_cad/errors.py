@@ -123,6 +123,17 @@ class ReviewError(UserError):
     """A bad argument to the review (its budget)."""
 
 
+# --------------------------------------------------------------------------- the log commands' arguments
+
+
+class PlayArgumentError(GameError):
+    """A bad argument to ``play`` (seed, players, terrain file)."""
+
+
+class RecordError(GameError):
+    """A bad argument to ``record`` (an existing --out, a finished log to resume, ...)."""
+
+
 def printable(text: str) -> str:
     """``text`` on one line with every control character escaped (``\\x1b``, ``\\n``,
     ``\\u2028``): a message may quote a log or a file, and a crafted one must not move the

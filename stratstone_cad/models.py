@@ -42,7 +42,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from stratstone_cad.base.params import NO_PRINTER, get_printer, load_colours, load_profiles, rgb
+from stratstone_cad.base.colours import load_colours, rgb
+from stratstone_cad.base.printers import NO_PRINTER, get_printer, load_profiles
 from stratstone_cad.errors import GameError, ParameterError, UnknownGameError, UserError
 from stratstone_cad.printing.jobs import Job, Output, solid_maker
 from stratstone_cad.registry import get_game, get_parts, load_params
@@ -243,7 +244,7 @@ def set_layout(game: Any, params: Any, jobs: list[Job], bounds: Mapping[str, tup
     in hand where the game's table puts them, every other copy in rows beside the board (all
     of them when the set is too small for a game: two stones a colour).
     ``bounds``: each part's solid (lo, hi) corners, by output file."""
-    from stratstone_cad.base.params import display_colour
+    from stratstone_cad.base.colours import display_colour
 
     engine = get_game(game.name)
     setup = game.start_setup(params) if game.start_setup is not None else None

@@ -150,7 +150,10 @@ def load_params(params_file: Path | None = None, sets: dict[str, str] | None = N
     terrain heightmap, nor fail on one that is missing.
     """
     # start-up speed: the parameters only for the commands that read them, not check-log or play
-    from stratstone_cad.base.params import PRESETS_DIR, MeshParams, PlateParams, load_profiles, resolve
+    from stratstone_cad.base.overrides import resolve
+    from stratstone_cad.base.params import MeshParams, PlateParams
+    from stratstone_cad.base.preset_files import PRESETS_DIR
+    from stratstone_cad.base.printers import load_profiles
 
     presets_dir = PRESETS_DIR if presets_dir is None else presets_dir
     raw = resolve(__getattr__("SCHEMA"), [*(g.preset for g in _all_parts().values()), *(presets_dir / f for f in SHARED_PRESETS)],

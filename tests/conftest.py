@@ -14,7 +14,7 @@ import pytest
 # turns it on in its own folders.
 os.environ["STRATSTONE_MEMO"] = "off"
 
-from stratstone_cad.base.params import load_profiles
+from stratstone_cad.base.printers import load_profiles
 from stratstone_cad.pipeline.build import build
 from stratstone_cad.registry import load_params
 

@@ -9,7 +9,7 @@ import cadquery as cq
 import pytest
 
 from stratstone_cad import models
-from stratstone_cad.base.params import get_printer
+from stratstone_cad.base.printers import get_printer
 from stratstone_cad.occ.common import volume
 from stratstone_cad.registry import FACTS, load_params
 from tests import ROOT
@@ -200,7 +200,7 @@ def test_every_copy_in_a_set_has_its_own_name_at_any_print_count(game, name, val
     """A game's start can place more copies of a part than the set prints (the terrain's
     two runners a side against terrain.piece.per_kind=1): the layout still names each copy
     once (an assembly refuses a name twice). The layout alone, on boxes: no CAD."""
-    from stratstone_cad.base.params import load_colours
+    from stratstone_cad.base.colours import load_colours
     from stratstone_cad.registry import get_parts
 
     (g,) = get_parts([game])

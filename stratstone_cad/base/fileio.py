@@ -24,7 +24,7 @@ import re
 import shutil
 import stat
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -170,14 +170,53 @@ def kind_of(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
+def open_regular_fd(path: Path | str, flags: int, failed: Callable[[OSError], BaseException],
+                    refused: Callable[[int], BaseException], *, create_mode: int = 0o644, lock: int = 0,
+                    busy: Callable[[], BaseException] | None = None) -> tuple[int, os.stat_result]:
+    """Open ``path`` with ``flags`` (``os.O_*``; close-on-exec added), check once it is open
+    that it is a regular file, and with ``lock`` (``fcntl.LOCK_EX`` or ``LOCK_SH``) lock it
+    without waiting: the descriptor and its ``fstat``. With ``O_NONBLOCK`` a FIFO (or one
+    put in the path's place after a check) cannot hang the open; with ``O_NOFOLLOW`` a
+    symbolic link is refused.
+
+    Every failure raises what the caller makes of it, the descriptor closed: ``failed(e)``
+    for the ``OSError`` of the open or of ``fstat``, ``refused(st_mode)`` for a file that is
+    not a regular one, ``busy()`` (or the ``BlockingIOError`` itself, without ``busy``) for
+    a lock another descriptor holds; any other error of ``flock`` is raised as it is.
+    """
+    try:
+        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0), create_mode)
+    except OSError as e:
+        raise failed(e) from None
+    try:
+        try:
+            st = os.fstat(fd)
+        except OSError as e:
+            raise failed(e) from None
+        if not stat.S_ISREG(st.st_mode):
+            raise refused(st.st_mode)
+        if lock:
+            try:
+                fcntl.flock(fd, lock | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if busy is None:
+                    raise
+                raise busy() from None
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
+
+
 @contextlib.contextmanager
 def open_regular(path: Path | str, what: str, expected: str,
                  error: type[UserError] = UserError) -> Iterator[BinaryIO]:
     """A regular file opened for reading in binary, or ``error`` with one line
     ``<what> <path>: <why>, expected <expected>``.
 
-    The file is opened without blocking and checked once open, so a FIFO (or one put in
-    its place after a check) cannot hang the read, and a device cannot be read forever.
+    The file is opened without blocking and checked once open (:func:`open_regular_fd`), so
+    a FIFO (or one put in its place after a check) cannot hang the read, and a device cannot
+    be read forever.
     """
     text = str(path)
     where = f"{what} {text}" if what else text
@@ -185,22 +224,16 @@ def open_regular(path: Path | str, what: str, expected: str,
         raise error(f"{what or 'path'} {text!r}: expected a path to {expected}")
     if "\0" in text:  # os.open would raise ValueError ("embedded null byte")
         raise error(f"{what or 'path'} {text!r}: a path with a NUL byte in it, expected a path to {expected}")
-    try:
-        fd = os.open(text, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        raise error(f"{where}: file not found, expected {expected}") from None
-    except IsADirectoryError:
-        raise error(f"{where}: is a folder, expected {expected}") from None
-    except OSError as e:
-        raise error(f"{where}: cannot read ({describe_os_error(e)}), expected {expected}") from None
-    try:
-        mode = os.fstat(fd).st_mode
-    except OSError as e:
-        os.close(fd)
-        raise error(f"{where}: cannot read ({describe_os_error(e)}), expected {expected}") from None
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        raise error(f"{where}: is {kind_of(mode)}, expected {expected}")
+
+    def failed(e: OSError) -> UserError:
+        if isinstance(e, FileNotFoundError):
+            return error(f"{where}: file not found, expected {expected}")
+        if isinstance(e, IsADirectoryError):
+            return error(f"{where}: is a folder, expected {expected}")
+        return error(f"{where}: cannot read ({describe_os_error(e)}), expected {expected}")
+
+    fd, _ = open_regular_fd(text, os.O_RDONLY | os.O_NONBLOCK, failed,
+                            lambda mode: error(f"{where}: is {kind_of(mode)}, expected {expected}"))
     with os.fdopen(fd, "rb") as f:
         yield f
 

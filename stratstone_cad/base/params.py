@@ -1,15 +1,18 @@
-"""Typed parameter objects, presets (TOML files shipped in the package), overrides and validation.
+"""Typed parameter objects: the machinery every model's parameters are declared with.
 
-A model's parameters are one frozen dataclass. Each field carries its unit (in its
-name: ``height_mm``), its allowed range or choices and a one-line description in the
-field metadata. Defaults live in one place, the presets: each game's ``preset.toml``
-and ``base/presets/mesh.toml`` and ``plates.toml`` (package data); the dataclasses have
-none, and :func:`resolve` refuses presets that leave a field out.
+A model's parameters are one frozen dataclass (:class:`Params`). Each field carries its
+unit (in its name: ``height_mm``), its allowed range or choices and a one-line
+description in the field metadata (:func:`param`). Defaults live in one place, the
+presets: each game's ``preset.toml`` and ``base/presets/mesh.toml`` and ``plates.toml``
+(package data); the dataclasses have none, and
+:func:`~stratstone_cad.base.overrides.resolve` refuses presets that leave a field out.
+Heights are snapped to the print profile's layers (:func:`snap_height`, :func:`snap_depth`).
 
-Overrides come in two forms, both addressed by dotted names:
-
-* ``--set stratstone.stone.height_mm=9`` (one value, parsed by the field's type)
-* ``--params FILE.toml`` (a TOML file with the same ``[stratstone.stone]`` tables)
+Beside this module: :mod:`~stratstone_cad.base.preset_files` reads the presets' TOML
+files, :mod:`~stratstone_cad.base.printers` the printers and print profiles,
+:mod:`~stratstone_cad.base.colours` the display colours, and
+:mod:`~stratstone_cad.base.overrides` merges the presets with ``--params FILE.toml`` and
+``--set stratstone.stone.height_mm=9`` (parsed by the field's type).
 
 Every check raises :class:`~stratstone_cad.errors.ParameterError` with a one-line
 message naming the parameter, the value and what was expected. Unknown names are
@@ -21,16 +24,10 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, NoReturn
 
-from stratstone_cad.base.fileio import read_user_file
-from stratstone_cad.errors import ParameterError, did_you_mean, short_repr
-
-#: The shared presets (printers, print profiles, plates, mesh tolerance, colours), package data.
-PRESETS_DIR = Path(__file__).resolve().parent / "presets"
+from stratstone_cad.errors import ParameterError, short_repr
 
 #: One extrusion width of a 0.4 mm nozzle; walls must be at least two of them.
 EXTRUSION_WIDTH_MM = 0.4
@@ -138,7 +135,7 @@ class Params:
             if limit is not None and (x > limit + TOL if bound[1] == "least" else x < limit - TOL):
                 expected += (f"; {name} is at {side} {fmt(limit)}, so "
                              f"{instead or 'change the other values named here'}")
-        raise ParameterError(f"{self.PREFIX}.{name} = {_show(value)}: expected {expected}")
+        raise ParameterError(f"{self.PREFIX}.{name} = {show_value(value)}: expected {expected}")
 
     @classmethod
     def field_docs(cls) -> list[tuple[str, str, str]]:
@@ -150,7 +147,7 @@ class Params:
         return dataclasses.asdict(self)  # type: ignore[call-overload]
 
 
-def _show(value: Any) -> str:
+def show_value(value: Any) -> str:
     """A value for a message, cut short so a crafted one cannot flood the terminal: a
     text as :func:`~stratstone_cad.errors.short_repr` quotes it, a whole number of more than 18 digits by its
     length (``str()`` of a 5000-digit int even raises)."""
@@ -165,7 +162,7 @@ def _show(value: Any) -> str:
         return f"a whole number of about {digits} digits"
     if isinstance(value, list | tuple):
         more = f", ... ({len(value)} items)" if len(value) > 8 else ""
-        return "[" + ", ".join(_show(v) for v in value[:8]) + more + "]"
+        return "[" + ", ".join(show_value(v) for v in value[:8]) + more + "]"
     if isinstance(value, dict):
         return "a table" if value else "an empty table"
     return str(value)
@@ -178,7 +175,7 @@ def _coerce(f: dataclasses.Field, value: Any, name: str) -> Any:
     expected = field_expected(f)
 
     def bad() -> ParameterError:
-        return ParameterError(f"{name} = {_show(value)}: expected {expected}")
+        return ParameterError(f"{name} = {show_value(value)}: expected {expected}")
 
     if kind == "bool":
         if not isinstance(value, bool):
@@ -189,7 +186,7 @@ def _coerce(f: dataclasses.Field, value: Any, name: str) -> Any:
             raise bad()
         if not value.isprintable():  # a path or a name: a NUL or a newline in it is a mistake, never meant
             bad_char = next(ch for ch in value if not ch.isprintable())
-            raise ParameterError(f"{name} = {_show(value)}: expected a text without control characters "
+            raise ParameterError(f"{name} = {show_value(value)}: expected a text without control characters "
                                  f"(it has {bad_char!r})")
         return value
     if kind == "list":
@@ -221,117 +218,7 @@ def _coerce(f: dataclasses.Field, value: Any, name: str) -> Any:
     return value
 
 
-#: A whole number as a user types it: the digits 0-9, an optional sign.
-INTEGER_TEXT = r"[+-]?[0-9]{1,30}"
-#: A number as a user types it: the digits 0-9 with an optional point and exponent.
-NUMBER_TEXT = r"[+-]?(?:[0-9]{1,30}(?:\.[0-9]{0,30})?|\.[0-9]{1,30})(?:[eE][+-]?[0-9]{1,3})?"
-
-
-def parse_text_value(f: dataclasses.Field, text: str, name: str) -> Any:
-    """Parse the text of ``--set name=text`` by the field's type."""
-    kind = field_kind(f)
-    t = text.strip()
-    if kind == "bool":
-        low = t.lower()
-        if low in ("true", "yes", "on", "1"):
-            return True
-        if low in ("false", "no", "off", "0"):
-            return False
-        raise ParameterError(f"{name} = {short_repr(t)}: expected true or false")
-    if kind == "str":
-        return t
-    if kind == "list":
-        if t.startswith("["):  # the list as `list` shows it: a TOML (or JSON) array of texts
-            return _parse_array(t, name)
-        names = [p.strip() for p in t.split(",")]
-        if not all(names):
-            raise ParameterError(f"{name} = {short_repr(t)}: expected names separated by commas, with none empty")
-        return names
-    # One number grammar for every input, the integer flags' and TOML's: ASCII digits, no
-    # underscores (``int()`` and ``float()`` would also take ``1_0`` and other scripts' digits).
-    if not re.fullmatch(INTEGER_TEXT if kind == "int" else NUMBER_TEXT, t):
-        raise ParameterError(f"{name} = {short_repr(t)}: expected {field_expected(f)}")
-    return int(t) if kind == "int" else float(t)
-
-
-LIST_FORMS = 'names separated by commas (a,b,c) or an array as list shows it (["a", "b", "c"])'
-"""How ``--set`` writes a list parameter, for its messages and the ``--set`` help."""
-
-
-def _parse_array(text: str, name: str) -> list[Any]:
-    """``["a", "b"]`` (TOML's array, so JSON's too, and ``['a', 'b']``) as a list; the
-    field then checks its items as it checks a ``--params`` file's."""
-    try:
-        table = tomllib.loads(f"v = {text}")
-    except (tomllib.TOMLDecodeError, RecursionError):
-        table = None
-    if table is None or list(table) != ["v"] or not isinstance(table["v"], list):  # "[1] \n w = 2" is two keys
-        raise ParameterError(f"{name} = {short_repr(text)}: expected {LIST_FORMS}")
-    return table["v"]
-
-
-# --------------------------------------------------------------------------- presets
-
-
-TOML_MAX_BYTES = 1 << 20  # a parameter file is a few kilobytes
-TOML_MAX_LINE = 4096
-
-
-def _load_toml(path: Path, what: str) -> dict[str, Any]:
-    """A TOML file's tables; one-line ParameterError for anything else (see fileio)."""
-    data = read_user_file(path, what, TOML_MAX_BYTES, "a TOML file", ParameterError)
-    # tomllib takes time quadratic in a dotted key's length (a 60 000-character key
-    # takes minutes); a parameter file's lines are short, so a long one is refused first.
-    for n, line in enumerate(data.splitlines(), 1):
-        if len(line) > TOML_MAX_LINE:
-            raise ParameterError(f"{what} {path}: line {n} is {len(line)} bytes long, expected at most "
-                                 f"{TOML_MAX_LINE} (split a long list over several lines)")
-    try:
-        return tomllib.loads(data.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        raise ParameterError(f"{what} {path}: not UTF-8 text, expected a TOML file") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ParameterError(f"{what} {path}: invalid TOML ({e})") from None
-    except RecursionError:
-        raise ParameterError(f"{what} {path}: invalid TOML (nested too deeply), expected a TOML file") from None
-
-
-def flatten(table: dict[str, Any]) -> dict[str, Any]:
-    """``{"a": {"b": 1}}`` -> ``{"a.b": 1}`` (lists stay values). Iterative: a file's
-    tables may nest as deep as its longest line allows."""
-    out: dict[str, Any] = {}
-    todo: list[tuple[str, dict[str, Any]]] = [("", table)]
-    while todo:
-        prefix, t = todo.pop()
-        for k, v in t.items():
-            key = f"{prefix}.{k}" if prefix else k
-            if isinstance(v, dict):
-                todo.append((key, v))
-            else:
-                out[key] = v
-    return out
-
-
-@dataclass(frozen=True)
-class Printer:
-    """A printer bed: the area a single part (or tile) must fit."""
-
-    name: str
-    title: str
-    bed_x_mm: float
-    bed_y_mm: float
-    margin_mm: float
-    bed_z_mm: float = math.inf  # the build height: the tallest part it prints
-
-    @property
-    def usable_mm(self) -> tuple[float, float]:
-        """Bed size minus the margin on every side, in mm."""
-        return (self.bed_x_mm - 2 * self.margin_mm, self.bed_y_mm - 2 * self.margin_mm)
-
-
-#: A bed that holds anything whole: a plan for it cuts no board into tiles and refuses no
-#: part for its size. The viewer's previews use it, and ``models`` for ``printer=None``.
-NO_PRINTER = Printer("none", "no printer: parts whole", 1e6, 1e6, 0.0, 1e6)
+# --------------------------------------------------------------------------- layer snapping
 
 
 @dataclass(frozen=True)
@@ -369,98 +256,6 @@ def on_layer_boundary(z_mm: float, profile: Profile, tol: float = 1e-4) -> bool:
     above = z_mm - profile.first_layer_height_mm  # mm above the first layer's top
     n = above / profile.layer_height_mm
     return above > -tol and abs(n - round(n)) * profile.layer_height_mm < tol
-
-
-def load_printers(presets_dir: Path = PRESETS_DIR) -> dict[str, Printer]:
-    data = _load_toml(presets_dir / "printers.toml", "printer presets")
-    return {
-        name: Printer(name, t["title"], float(t["bed_x_mm"]), float(t["bed_y_mm"]), float(t["margin_mm"]),
-                      float(t["bed_z_mm"]))
-        for name, t in data["printer"].items()
-    }
-
-
-def default_printer(presets_dir: Path = PRESETS_DIR) -> str:
-    return _load_toml(presets_dir / "printers.toml", "printer presets")["default"]
-
-
-def get_printer(name: str | None, presets_dir: Path = PRESETS_DIR) -> Printer:
-    printers = load_printers(presets_dir)
-    name = default_printer(presets_dir) if name is None else name
-    if name not in printers:
-        raise ParameterError(f"printer {short_repr(name)}: unknown, expected {_one_of(name, printers)}")
-    return printers[name]
-
-
-def load_profiles(presets_dir: Path = PRESETS_DIR) -> dict[str, Profile]:
-    data = _load_toml(presets_dir / "profiles.toml", "print profiles")
-    return {
-        name: Profile(name, float(t["layer_height_mm"]), float(t["first_layer_height_mm"]))
-        for name, t in data["profile"].items()
-    }
-
-
-def _one_of(value: str, names: Any) -> str:
-    names = sorted(names)
-    return "one of " + ", ".join(names) + did_you_mean(value, names)
-
-
-# --------------------------------------------------------------------------- overrides
-
-
-def parse_set(items: list[str]) -> dict[str, str]:
-    """``["a.b=1", ...]`` -> ``{"a.b": "1"}``; a missing ``=`` is an error. A name given
-    twice takes its last value, as a later option overrides an earlier one everywhere on
-    a command line."""
-    out = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip():
-            raise ParameterError(f"--set {short_repr(item)}: expected NAME=VALUE, e.g. stratstone.stone.height_mm=9")
-        out[name.strip()] = value
-    return out
-
-
-def resolve(
-    schema: dict[str, type[Params]],
-    preset_files: list[Path],
-    params_file: Path | None = None,
-    sets: dict[str, str] | None = None,
-) -> dict[str, dict[str, Any]]:
-    """Merge presets, a ``--params`` file and ``--set`` overrides into raw field values.
-
-    ``schema`` maps a prefix (``"stratstone.stone"``) to its Params class. Returns
-    ``{prefix: {field: value}}``, not yet constructed (constructing checks them).
-    Unknown names anywhere raise ParameterError with the closest valid name.
-    """
-    fields = {}
-    for prefix, cls in schema.items():
-        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-            fields[f"{prefix}.{f.name}"] = (prefix, f)
-    values: dict[str, dict[str, Any]] = {p: {} for p in schema}
-
-    def put(key: str, value: Any, source: str, from_text: bool) -> None:
-        if key not in fields:
-            raise ParameterError(f"unknown parameter {short_repr(key)} in {source}{did_you_mean(key, fields, cutoff=0.5)}")
-        prefix, f = fields[key]
-        if from_text:
-            value = parse_text_value(f, value, key)
-        values[prefix][f.name] = value
-
-    for path in preset_files:
-        for key, value in flatten(_load_toml(path, "preset")).items():
-            put(key, value, str(path), False)
-    missing = [key for key, (prefix, f) in fields.items() if f.name not in values[prefix]]
-    if missing:  # the presets are the defaults' one place: each field has its value there
-        raise ParameterError(f"presets {', '.join(str(p) for p in preset_files)}: no value for {missing[0]}"
-                             f"{f' (and {len(missing) - 1} more)' if len(missing) > 1 else ''}, expected one for "
-                             "every parameter")
-    if params_file is not None:
-        for key, value in flatten(_load_toml(params_file, "--params file")).items():
-            put(key, value, str(params_file), False)
-    for key, text in (sets or {}).items():
-        put(key, text, "--set", True)
-    return values
 
 
 # --------------------------------------------------------------------------- shared checks
@@ -525,39 +320,3 @@ class PlateParams(Params):
             self.fail("adaptive_min_layer_mm", self.adaptive_min_layer_mm,
                       f"at most {fmt_down(self.adaptive_max_layer_mm - 0.01)} (below adaptive_max_layer_mm)")
 
-
-@dataclass(frozen=True)
-class Colour:
-    """A colour name's display colour in a plate (a 3MF base material), sRGB ``#RRGGBB``."""
-
-    name: str
-    srgb: str
-
-
-def rgb(srgb: str) -> tuple[int, int, int]:
-    """``#RRGGBB`` as its red, green and blue, each 0-255."""
-    return int(srgb[1:3], 16), int(srgb[3:5], 16), int(srgb[5:7], 16)
-
-
-BOARD_COLOUR = "board"  # the colours.toml entry of a part without a colour
-
-
-def display_colour(colours: dict[str, Colour], name: str | None) -> str:
-    """The ``#RRGGBB`` of colour ``name``: a part without a colour, or of one colours.toml
-    does not name, shows as the board colour."""
-    return (colours.get(name or BOARD_COLOUR) or colours[BOARD_COLOUR]).srgb
-
-
-def load_colours(presets_dir: Path = PRESETS_DIR) -> dict[str, Colour]:
-    """The display colours of ``presets/colours.toml``, by name."""
-    path = presets_dir / "colours.toml"
-    table = _load_toml(path, "colours").get("colour")
-    if not isinstance(table, dict) or BOARD_COLOUR not in table:
-        raise ParameterError(f"colours {path}: expected a [colour] table with a \"board\" colour (for parts without one)")
-    out = {}
-    for name, value in table.items():
-        if not isinstance(value, str) or not re.fullmatch(r"#[0-9A-Fa-f]{6}", value):
-            raise ParameterError(f"colours {presets_dir / 'colours.toml'}: colour.{name} = {_show(value)}: "
-                                 "expected a colour as \"#RRGGBB\"")
-        out[name] = Colour(name, value.upper())
-    return out

@@ -55,7 +55,7 @@ def add_build(sub: Any) -> None:
 
 def cmd_build(args: argparse.Namespace) -> int:
     # start-up speed: the parameters only for the commands that read them, not check-log or play
-    from stratstone_cad.base.params import parse_set
+    from stratstone_cad.base.overrides import parse_set
     from stratstone_cad.pipeline.build import build, usable_cores
 
     jobs = usable_cores() if args.jobs is None else args.jobs
@@ -82,7 +82,8 @@ def add_list(sub: Any) -> None:
 
 def cmd_list(args: argparse.Namespace) -> int:
     # start-up speed: the parameters only for the commands that read them, not check-log or play
-    from stratstone_cad.base.params import default_printer, load_printers, load_profiles, parse_set
+    from stratstone_cad.base.overrides import parse_set
+    from stratstone_cad.base.printers import default_printer, load_printers, load_profiles
     from stratstone_cad.registry import PARTS, SCHEMA, load_params
 
     ps = load_params(args.params, parse_set(args.sets))

@@ -22,7 +22,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from stratstone_cad.base.params import MIN_WALL_MM, Printer
+from stratstone_cad.base.params import MIN_WALL_MM
+from stratstone_cad.base.printers import Printer
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.geometry.boards import Slab, polygonal
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from stratstone_cad.engine.players import Player, get_player
 from stratstone_cad.engine.protocol import Game
-from stratstone_cad.errors import GameError, LogError, UserError, counted, short_repr
+from stratstone_cad.errors import LogError, PlayArgumentError, UserError, counted, short_repr
 from stratstone_cad.log import logfile as _log
 from stratstone_cad.registry import get_game
 
@@ -23,10 +23,6 @@ __all__ = ["MAX_PLIES", "SEED_MAX", "GameWarning", "check_log", "explain_log", "
 MAX_PLIES = 10_000
 """A played game stops (unfinished, no result line) after this many plies."""
 SEED_MAX = 2**63 - 1
-
-
-class PlayArgumentError(GameError):
-    """A bad argument to ``play`` (seed, players, terrain file)."""
 
 
 PlayerMaker = Callable[[str, Game], Player]

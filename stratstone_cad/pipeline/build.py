@@ -29,8 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from stratstone_cad.base.colours import load_colours
 from stratstone_cad.base.fileio import atomic_write_all, describe_os_error, ensure_writable_dir, sweep_temporary, write_target
-from stratstone_cad.base.params import MeshParams, Profile, get_printer, load_colours, load_profiles
+from stratstone_cad.base.params import MeshParams, Profile
+from stratstone_cad.base.printers import get_printer, load_profiles
 from stratstone_cad.base.progress import ProgressBar
 from stratstone_cad.errors import GeometryError, OutputError, UserError
 from stratstone_cad.models import cad_files_job

@@ -19,13 +19,13 @@ import fcntl
 import os
 import re
 import shutil
-import stat
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from stratstone_cad.base.fileio import kind_of, open_regular_fd
 from stratstone_cad.base.memo import cache_root
 
 LOCK = "lock"
@@ -60,8 +60,9 @@ def sweep_scratch(root: Path | None = None) -> list[Path]:
     for folder in found:
         if folder == mine or folder.is_symlink() or not folder.is_dir():
             continue
-        try:
-            fd = os.open(folder / LOCK, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK)
+        try:  # its lock taken: its build is gone
+            fd, _ = open_regular_fd(folder / LOCK, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK, _same, _not_regular,
+                                    lock=fcntl.LOCK_EX)
         except FileNotFoundError:
             with contextlib.suppress(OSError):
                 if time.time() - folder.stat().st_mtime > _UNLOCKED_AGE_S:
@@ -69,19 +70,23 @@ def sweep_scratch(root: Path | None = None) -> list[Path]:
                     swept.append(folder)
             continue
         except OSError:
-            continue
+            continue  # its build is running (or its lock is no regular file): left as it is
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                continue
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                continue  # its build is running
             shutil.rmtree(folder, ignore_errors=True)  # with its lock held: no other build sweeps it meanwhile
             swept.append(folder)
         finally:
             os.close(fd)
     return swept
+
+
+def _same(e: OSError) -> OSError:
+    """An error opening a lock file, raised as it is (the caller leaves that folder)."""
+    return e
+
+
+def _not_regular(mode: int) -> OSError:
+    """A lock file that is not a regular file, as an error the caller handles as any other."""
+    return OSError(f"{LOCK} is {kind_of(mode)}, expected a file")
 
 
 def own_scratch() -> Path | None:
@@ -99,8 +104,8 @@ def own_scratch() -> Path | None:
     except OSError:
         return None
     try:
-        fd = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fd, _ = open_regular_fd(folder / LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, _same, _not_regular,
+                                create_mode=0o600, lock=fcntl.LOCK_EX)
     except OSError:
         shutil.rmtree(folder, ignore_errors=True)
         return None

@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from stratstone_cad.base.memo import remembered
-from stratstone_cad.base.params import NAME_RE, MeshParams, Params, Printer, Profile
+from stratstone_cad.base.params import NAME_RE, MeshParams, Params, Profile
+from stratstone_cad.base.printers import Printer
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.geometry.tiling import TilePlan, check_keep_out, plan_tiles, socket_fits
 

@@ -20,7 +20,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from stratstone_cad.base.params import Printer
+from stratstone_cad.base.printers import Printer
 from stratstone_cad.errors import PlateError
 
 __all__ = ["Part", "Placement", "Plate", "arrange", "plate_files"]

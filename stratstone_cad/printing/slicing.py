@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from stratstone_cad.base.params import Printer
+from stratstone_cad.base.printers import Printer
 from stratstone_cad.base.processes import die_with_parent
 from stratstone_cad.errors import BuildError
 

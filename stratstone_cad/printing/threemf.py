@@ -24,7 +24,7 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
-from stratstone_cad.base.params import rgb
+from stratstone_cad.base.colours import rgb
 from stratstone_cad.printing.checks import Mesh
 from stratstone_cad.printing.slicer_settings import (
     CURA_NS,

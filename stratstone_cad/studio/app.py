@@ -22,7 +22,7 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from stratstone_cad.base.params import display_colour, load_colours
+from stratstone_cad.base.colours import display_colour, load_colours
 from stratstone_cad.errors import UserError
 from stratstone_cad.registry import game_names
 from stratstone_cad.studio.parts import Parts

@@ -71,7 +71,7 @@ def serve(game: str | None, host: str, port: int, browser: bool, out: Path | Non
     """Serve the studio until Ctrl-C or SIGTERM (which the caller turns into KeyboardInterrupt)."""
     import uvicorn
 
-    from stratstone_cad.base.params import get_printer
+    from stratstone_cad.base.printers import get_printer
     from stratstone_cad.pipeline.build import run_job
     from stratstone_cad.pipeline.scheduler import kill_fork_server, start_fork_server, worker_pool
     from stratstone_cad.registry import get_parts

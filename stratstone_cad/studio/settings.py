@@ -10,17 +10,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from stratstone_cad.base.params import (
-    Printer,
-    Profile,
-    field_expected,
-    field_kind,
-    get_printer,
-    load_colours,
-    load_printers,
-    load_profiles,
-    parse_set,
-)
+from stratstone_cad.base.colours import load_colours
+from stratstone_cad.base.overrides import parse_set
+from stratstone_cad.base.params import Profile, field_expected, field_kind
+from stratstone_cad.base.printers import Printer, get_printer, load_printers, load_profiles
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.pipeline.keys import job_key
 from stratstone_cad.printing.jobs import GameAssets, Job
@@ -96,7 +89,7 @@ def form(game_name: str) -> dict[str, Any]:
     """The form of a game: its sections (its own, then the mesh's and the plates'), each
     with its fields as :func:`_field` describes them, the printers and the default one, and
     the plan's files at the preset."""
-    from stratstone_cad.base.params import default_printer
+    from stratstone_cad.base.printers import default_printer
 
     p = plan(game_name, {}, None)
     colours = sorted(load_colours())

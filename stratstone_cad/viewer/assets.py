@@ -29,17 +29,11 @@ from typing import Any
 
 import numpy as np
 
+from stratstone_cad.base.colours import Colour, display_colour, load_colours
 from stratstone_cad.base.fileio import Staged, new_file_mode, sweep_temporary
 from stratstone_cad.base.memo import cache_root
-from stratstone_cad.base.params import (
-    NO_PRINTER,
-    Colour,
-    MeshParams,
-    Profile,
-    display_colour,
-    load_colours,
-    load_profiles,
-)
+from stratstone_cad.base.params import MeshParams, Profile
+from stratstone_cad.base.printers import NO_PRINTER, load_profiles
 from stratstone_cad.errors import ParameterError, did_you_mean
 from stratstone_cad.pipeline.keys import job_key
 from stratstone_cad.printing.checks import Mesh

@@ -15,7 +15,7 @@ hidden (a captured piece, a gem not yet placed) by a ``scale`` of 0, stepped. Th
 ``extras`` hold the log's header, the cells' size and, per ply, its number, player, move,
 dice, its words (:meth:`~stratstone_cad.engine.protocol.Game.explain`), the facts after it,
 the squares it starts and ends on, and its start and end time: the ply markers a player
-steps by; and its drawings (:class:`~stratstone_cad.viewer.overlays.Drawing`: the path and
+steps by; and its drawings (:class:`~stratstone_cad.viewer.overlays.plan.Drawing`: the path and
 its costs, an attack's halos and sums, Sage Stones' column and traps, Stratstone's sowing
 and winning line, the reach), which the page draws as the window does, with their look
 and the legend of levels in the scene's ``overlay`` and ``levels``. With a review
@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from stratstone_cad.base.params import rgb
+from stratstone_cad.base.colours import rgb
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.printing.checks import Mesh
 
@@ -244,7 +244,7 @@ def _polygons(polygons: Sequence[np.ndarray]) -> list[list[float]]:
 
 
 def drawing_extras(d: Any) -> dict[str, Any]:
-    """A ply's :class:`~stratstone_cad.viewer.overlays.Drawing` as the extras the page
+    """A ply's :class:`~stratstone_cad.viewer.overlays.plan.Drawing` as the extras the page
     draws from (metres, Y up; what it has none of left out)."""
     out: dict[str, Any] = {
         "tubes": _polygons(d.tubes), "steps": _chips(d.steps), "band": _polygons(d.band), "edges": _polygons(d.edges),
@@ -258,7 +258,7 @@ def drawing_extras(d: Any) -> dict[str, Any]:
 
 def overlay_style(pitch_mm: float) -> dict[str, Any]:
     """How the page draws the drawings: the window's colours, opacities and sizes (metres)."""
-    from stratstone_cad.viewer import overlays as O
+    from stratstone_cad.viewer.overlays import style as O
 
     pitch = pitch_mm / 1000
     return {"path": O.PATH_COLOUR, "mark": O.MARK_COLOUR, "reach": O.REACH_COLOUR, "bandOpacity": O.BAND_OPACITY,
@@ -275,7 +275,7 @@ def replay_glb(rep: Any, seconds_per_ply: float = 1.0, header: Mapping[str, Any]
     of levels by level as the window does, ``"print"`` keeps its print colour; ``reach``:
     whether the page opens with the reach shown (its squares are in the extras either way)."""
     from stratstone_cad.viewer.assets import asset_mesh
-    from stratstone_cad.viewer.overlays import GHOST_COLOUR, GHOST_OPACITY
+    from stratstone_cad.viewer.overlays.style import GHOST_COLOUR, GHOST_OPACITY
     from stratstone_cad.viewer.replay import level_colours
     from stratstone_cad.viewer.review_strip import page_review
 
@@ -353,7 +353,7 @@ def _animated_pieces(b: GlbBuilder, rep: Any, seconds_per_ply: float) -> None:
 def _ply_extras(rep: Any, seconds_per_ply: float, words: Sequence[str] | None) -> list[dict[str, Any]]:
     """Each ply's entry in the scene's extras: who played what, when (seconds), its dice,
     ``words`` and facts, the squares it starts and ends on, its drawings and its review."""
-    from stratstone_cad.viewer.overlays import Plan
+    from stratstone_cad.viewer.overlays.plan import Plan
     from stratstone_cad.viewer.review_strip import ply_review
 
     plies = []

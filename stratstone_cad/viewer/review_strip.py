@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 
 from stratstone_cad.analysis.review import DEFAULT_BUDGET, PlyReview, review_log
+from stratstone_cad.base.colours import display_colour, load_colours, rgb
 from stratstone_cad.base.fileio import read_user_file
-from stratstone_cad.base.params import display_colour, load_colours, rgb
 from stratstone_cad.errors import LogError, counted
 
 __all__ = ["CLASS_COLOURS", "caption_line", "columns", "first_player_score", "load_review", "page_review", "paint_strip",

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from stratstone_cad.base import memo as M
-from stratstone_cad.base.params import get_printer, load_profiles, parse_set
+from stratstone_cad.base.overrides import parse_set
+from stratstone_cad.base.printers import get_printer, load_profiles
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.geometry.tiling import Joint, TilePlan
 from stratstone_cad.pipeline.keys import job_key
@@ -300,15 +301,15 @@ def test_the_kernel_free_answer_is_keyed_by_the_maker_and_the_code_that_reads_it
 
 def test_the_module_of_the_computation_is_in_its_key(on, monkeypatch):
     """The code that computes a result is keyed even when the caller names other roots: a
-    change to the function itself (here params.load_profiles) is a new entry."""
+    change to the function itself (here printers.load_profiles) is a new entry."""
     from stratstone_cad.base import codeprint
-    from stratstone_cad.base.params import load_profiles
+    from stratstone_cad.base.printers import load_profiles
 
     seen = []
     real = codeprint.code_fingerprint
     monkeypatch.setattr(codeprint, "code_fingerprint", lambda roots: seen.append(roots) or real(roots))
     M.remembered("x", ROOTS, 1, load_profiles)
-    assert seen == [("stratstone_cad.base.params", "stratstone_cad.geometry.tiling")]
+    assert seen == [("stratstone_cad.base.printers", "stratstone_cad.geometry.tiling")]
 
 
 @pytest.mark.parametrize("home", ["", "relative/home", "/"])

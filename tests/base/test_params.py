@@ -8,7 +8,10 @@ import tomllib
 
 import pytest
 
-from stratstone_cad.base.params import PRESETS_DIR, Params, _show, get_printer, param, parse_set
+from stratstone_cad.base.overrides import parse_set
+from stratstone_cad.base.params import Params, param, show_value
+from stratstone_cad.base.preset_files import PRESETS_DIR
+from stratstone_cad.base.printers import get_printer
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.registry import PARTS, SCHEMA, SHARED_PRESETS, load_params
 
@@ -263,11 +266,11 @@ def test_a_refusal_says_when_the_bound_asked_for_is_out_of_the_parameters_own_ra
     ({}, "an empty table"), ({"a": 1}, "a table"), (None, "None"),
 ])
 def test_a_value_is_shown_in_a_message_cut_to_a_readable_size(value, shown):
-    assert _show(value) == shown
+    assert show_value(value) == shown
 
 
 def test_set_splits_at_the_first_equals_sign_and_names_a_close_choice():
-    from stratstone_cad.base.params import _one_of
+    from stratstone_cad.base.printers import _one_of
 
     assert parse_set([" a.b =c=d", "a.b=e", "x.y="]) == {"a.b": "e", "x.y": ""}
     assert parse_set(["p.q=r=s"]) == {"p.q": "r=s"}  # a value may hold "="
@@ -325,7 +328,7 @@ def test_each_kind_of_parameter_says_what_it_expects():
 
 
 def test_set_text_is_read_by_the_parameters_kind():
-    from stratstone_cad.base.params import parse_text_value
+    from stratstone_cad.base.overrides import parse_text_value
 
     f = {x.name: x for x in dataclasses.fields(_Kinds)}
     for word in ("true", "Yes", " ON ", "1"):
@@ -372,7 +375,8 @@ def test_the_thinnest_adaptive_layer_is_at_most_the_thickest_less_0_01_mm():
 
 
 def test_printer_and_profile_presets_are_read_from_the_models_folder(tmp_path):
-    from stratstone_cad.base.params import Printer, Profile, default_printer, load_printers, load_profiles
+    from stratstone_cad.base.params import Profile
+    from stratstone_cad.base.printers import Printer, default_printer, load_printers, load_profiles
 
     (tmp_path / "printers.toml").write_text('default = "small"\n[printer.small]\ntitle = "A small printer"\n'
                                             "bed_x_mm = 180\nbed_y_mm = 170\nmargin_mm = 5\nbed_z_mm = 160\n")
@@ -384,7 +388,8 @@ def test_printer_and_profile_presets_are_read_from_the_models_folder(tmp_path):
 
 
 def test_a_missing_or_broken_preset_file_is_named_in_one_line(tmp_path):
-    from stratstone_cad.base.params import default_printer, load_printers, load_profiles, resolve
+    from stratstone_cad.base.overrides import resolve
+    from stratstone_cad.base.printers import default_printer, load_printers, load_profiles
 
     printers, profiles, preset = tmp_path / "printers.toml", tmp_path / "profiles.toml", tmp_path / "stratstone.toml"
     for call, message in [(lambda: load_printers(tmp_path), f"printer presets {printers}: file not found"),
@@ -400,7 +405,7 @@ def test_a_missing_or_broken_preset_file_is_named_in_one_line(tmp_path):
 
 
 def test_a_preset_file_is_named_with_an_unknown_name_in_it(tmp_path):
-    from stratstone_cad.base.params import resolve
+    from stratstone_cad.base.overrides import resolve
 
     presets = [*(g.preset for g in PARTS.values()), *(PRESETS_DIR / f for f in SHARED_PRESETS)]
     preset = tmp_path / "stratstone.toml"
@@ -508,7 +513,7 @@ def test_a_height_exactly_the_tolerance_off_a_boundary_is_not_on_it():
 
 
 def test_a_part_shows_its_colour_or_else_the_board_colour():
-    from stratstone_cad.base.params import Colour, display_colour
+    from stratstone_cad.base.colours import Colour, display_colour
 
     colours = {"board": Colour("board", "#9A9A94"), "red": Colour("red", "#C8102E")}
     assert display_colour(colours, "red") == "#C8102E"
@@ -520,7 +525,7 @@ def test_display_colours_are_read_whole_and_a_bad_one_is_named(tmp_path):
     """models/colours.toml as written (upper-cased, "board" among them); a file without a
     board colour, without the table, or with a value that is not #RRGGBB is one whole line
     naming the file."""
-    from stratstone_cad.base.params import Colour, load_colours
+    from stratstone_cad.base.colours import Colour, load_colours
 
     colours = load_colours()
     assert colours["board"] == Colour("board", "#9A9A94") and colours["red"] == Colour("red", "#C8102E")

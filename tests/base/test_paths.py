@@ -154,7 +154,7 @@ def test_silent_surprises_are_refused(tmp_path, args, message):
 
 
 def test_a_repeated_set_takes_the_last_value():
-    from stratstone_cad.base.params import parse_set
+    from stratstone_cad.base.overrides import parse_set
     from stratstone_cad.registry import load_params
 
     ps = load_params(sets=parse_set(["stratstone.stone.height_mm=8", "stratstone.stone.height_mm=9"]))

@@ -470,7 +470,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from stratstone_cad.base.params import MeshParams, Params, Printer, Profile, param, snap_height
+from stratstone_cad.base.params import MeshParams, Params, Profile, param, snap_height
+from stratstone_cad.base.printers import Printer
 from stratstone_cad.games.pile.facts import NAME, PLAYERS, TITLE
 from stratstone_cad.printing.jobs import CadFunctions, GameAssets, Job, Output, Table
 

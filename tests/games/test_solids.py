@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from OCP.BRepCheck import BRepCheck_Analyzer
 
-from stratstone_cad.base.params import get_printer, load_profiles
+from stratstone_cad.base.printers import get_printer, load_profiles
 from stratstone_cad.occ.common import horizontal_face_heights, volume
 from stratstone_cad.printing.checks import Mesh
 from stratstone_cad.printing.jobs import solid_maker

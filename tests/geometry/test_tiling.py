@@ -9,7 +9,8 @@ import pytest
 import shapely
 from shapely.geometry import Polygon
 
-from stratstone_cad.base.params import Printer, parse_set
+from stratstone_cad.base.overrides import parse_set
+from stratstone_cad.base.printers import Printer
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.games.stratstone import cad as S
 from stratstone_cad.games.stratstone import parts as SA
@@ -323,7 +324,7 @@ def test_a_dovetails_outline_counted_by_hand():
 
 def check(plan, keep_out, fixes=None):
     """check_keep_out on the default printer: 6 x 12 mm dovetails, 0.2 mm clearance."""
-    from stratstone_cad.base.params import get_printer
+    from stratstone_cad.base.printers import get_printer
     from stratstone_cad.geometry.tiling import check_keep_out
 
     check_keep_out(plan, keep_out, 6.0, 12.0, 0.2, "p", get_printer(None), "fix the cut", "fix the joint", fixes)
@@ -341,7 +342,7 @@ def test_cuts_and_sockets_keep_a_wall_from_what_must_stay_whole():
     from shapely.geometry import box
 
     from stratstone_cad.base.params import MIN_WALL_MM as w
-    from stratstone_cad.base.params import get_printer
+    from stratstone_cad.base.printers import get_printer
     from stratstone_cad.geometry.tiling import Joint, TilePlan
 
     printer = get_printer(None)

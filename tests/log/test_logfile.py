@@ -769,7 +769,7 @@ def test_a_ply_of_no_game_or_of_a_game_the_schema_does_not_know_is_checked_by_th
     ({"ply": 1, "move": "a1 N"}, False),
 ])
 def test_the_fast_ply_check_of_two_fixed_sides(line, ok):
-    """core.fast_two_sides_ply, made afresh (the engines make theirs at import): exactly
+    """protocol.fast_two_sides_ply, made afresh (the engines make theirs at import): exactly
     ply >= 1, one of the sides, a move of 1-64 characters."""
     from stratstone_cad.engine.protocol import fast_two_sides_ply
 

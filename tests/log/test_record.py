@@ -19,6 +19,7 @@ from stratstone_cad.errors import UserError
 from stratstone_cad.log import commands
 from stratstone_cad.log import record as rec
 from stratstone_cad.log.logfile import validate
+from stratstone_cad.log.record import prompt
 from tests import LOGS, TRANSCRIPTS
 
 
@@ -224,7 +225,7 @@ def test_a_command_with_a_stray_argument_is_refused_and_resign_names_the_loser(t
     assert r.returncode == 0, r.stderr
     said = r.stdout.splitlines()
     assert "show takes no argument, got 'me' (help lists the commands)" in said
-    assert f"yellow to move> ?\n{rec.HELP}\n" in r.stdout
+    assert f"yellow to move> ?\n{prompt.HELP}\n" in r.stdout
     assert "refused: resign 'pink': expected one of yellow, red" in said
     assert said[-1] == f"wrote {out}: stratstone, 0 plies, winner yellow (resignation)"  # red resigned, yellow to move
 
@@ -342,7 +343,7 @@ def test_hostile_answers_are_refused_and_shown_escaped(tmp_path):
                        input=stdin.encode("latin-1") + b"\xff\xfe\na1 NNE\nquit\n", capture_output=True, timeout=60)
     assert r.returncode == 0, r.stderr
     said = r.stdout.decode()
-    assert f"yellow to move> ... (a line over {rec.MAX_INPUT} characters, ignored)" in said
+    assert f"yellow to move> ... (a line over {prompt.MAX_INPUT} characters, ignored)" in said
     assert "\x1b" not in said and "a1\\x1b[2J NNE" in said
     assert [x["move"] for x in lines(out)[1:]] == ["a1 NNE"]
 
@@ -554,7 +555,7 @@ def test_a_session_shows_players_what_the_transcript_says(game, tmp_path):
 def test_an_answer_over_the_line_limit_is_ignored_whole_and_one_at_it_is_read(tmp_path):
     """Typed (or pasted) at the table: a line of more than MAX_INPUT characters is dropped
     in full, however long, and the session goes on; CR LF line ends are read as LF."""
-    from stratstone_cad.log.record import MAX_INPUT
+    from stratstone_cad.log.record.prompt import MAX_INPUT
 
     at_limit = "x" * MAX_INPUT
     for over in (MAX_INPUT + 1, MAX_INPUT + 70_000):
@@ -570,10 +571,10 @@ def test_an_answer_over_the_line_limit_is_ignored_whole_and_one_at_it_is_read(tm
 
 def test_a_last_line_at_the_limit_without_its_line_end_is_read():
     said: list[str] = []
-    read = rec._reader(io.StringIO("a1 NNE\n" + "x" * rec.MAX_INPUT), said.append, False)
+    read = prompt.reader(io.StringIO("a1 NNE\n" + "x" * prompt.MAX_INPUT), said.append, False)
     assert read("yellow to move> ") == "a1 NNE"
-    assert read("red to move> ") == "x" * rec.MAX_INPUT and read("red to move> ") is None
-    assert said == ["yellow to move> a1 NNE", "red to move> " + "x" * rec.MAX_INPUT]
+    assert read("red to move> ") == "x" * prompt.MAX_INPUT and read("red to move> ") is None
+    assert said == ["yellow to move> a1 NNE", "red to move> " + "x" * prompt.MAX_INPUT]
 
 
 def test_an_answer_over_the_limit_is_skipped_a_piece_at_a_time(tmp_path):
@@ -589,7 +590,7 @@ def test_an_answer_over_the_limit_is_skipped_a_piece_at_a_time(tmp_path):
     def standard_input(length: int) -> TextIO:  # a text stream over bytes, as sys.stdin is
         return io.TextIOWrapper(io.BytesIO(b"y" * length + b"\nquit\n"), encoding="utf-8")
 
-    session(standard_input(2 * rec.MAX_INPUT), tmp_path / "first.jsonl")  # the first session imports what it uses
+    session(standard_input(2 * prompt.MAX_INPUT), tmp_path / "first.jsonl")  # the first session imports what it uses
     stdin = standard_input(4_000_000)
     tracemalloc.start()
     try:
@@ -597,7 +598,7 @@ def test_an_answer_over_the_limit_is_skipped_a_piece_at_a_time(tmp_path):
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert f"yellow to move> ... (a line over {rec.MAX_INPUT} characters, ignored)" in said
+    assert f"yellow to move> ... (a line over {prompt.MAX_INPUT} characters, ignored)" in said
     assert peak < 1_000_000, peak  # the line alone is 4 MB
 
 
@@ -613,7 +614,7 @@ def test_the_echo_shows_the_answer_as_typed_without_its_line_end(tmp_path):
 
 def test_no_standard_input_at_all_is_an_empty_one(tmp_path):
     said: list[str] = []
-    assert rec._reader(None, said.append, False)("yellow to move> ") is None and said == []
+    assert prompt.reader(None, said.append, False)("yellow to move> ") is None and said == []
     line = rec.record("stratstone", tmp_path / "g.jsonl", None, None, roll=False, seed=None, stdin=None, say=said.append,
                       interactive=False, on_warning=said.append)
     assert line.startswith(f"kept {tmp_path / 'g.jsonl'}: stratstone, unfinished after 0 plies (end of input;")
@@ -650,7 +651,7 @@ def test_moves_lists_up_to_120_moves_and_counts_the_rest(tmp_path):
     r = cli("stratstone", "--out", str(tmp_path / "g.jsonl"), stdin="".join(script[:7]) + "moves\n" + script[7] + "moves\n")
     said = r.stdout.splitlines()
     listed = [said[i + 1] for i, s in enumerate(said) if s.endswith("to move> moves")]
-    assert len(listed[0].split(", ")) == rec.SHOW_MOVES == 120 and " ... " not in listed[0]
+    assert len(listed[0].split(", ")) == prompt.SHOW_MOVES == 120 and " ... " not in listed[0]
     shown, more = listed[1].split(" ... ")
     assert len(shown.split(", ")) == 120 and more == "(144 in all; moves SQUARE lists one square's)"
 
@@ -856,8 +857,8 @@ def test_a_new_log_is_locked_before_it_is_written_so_two_new_sessions_cannot_bot
     """The moment between one session's checks and its first write, held open: another
     process holds the session lock of a log that is not there yet."""
     holder = subprocess.Popen([sys.executable, "-c", "import sys; from pathlib import Path; "
-                               "from stratstone_cad.log.record import _recording\n"
-                               "with _recording(Path('dual.jsonl'), 'x'):\n print('held', flush=True); sys.stdin.read()"],
+                               "from stratstone_cad.log.record.lock import recording\n"
+                               "with recording(Path('dual.jsonl'), 'x'):\n print('held', flush=True); sys.stdin.read()"],
                               cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "held\n"

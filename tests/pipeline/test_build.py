@@ -335,7 +335,7 @@ def test_only_files_named_as_the_game_names_them_are_removed_as_stale(tmp_path):
     assert r.removed == ["terrain/lancer-green.stl"] and r.built == []
     assert all(f.read_text() == "the user's" for f in mine)
     # every file a game plans is one it owns (else it could never be removed when stale)
-    from stratstone_cad.base.params import get_printer, load_profiles
+    from stratstone_cad.base.printers import get_printer, load_profiles
     from stratstone_cad.registry import PARTS, load_params
 
     ps, profiles = load_params(), load_profiles()

@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from stratstone_cad.base.codeprint import _module_path, forget_code
-from stratstone_cad.base.params import PRESETS_DIR, get_printer, load_profiles
+from stratstone_cad.base.preset_files import PRESETS_DIR
+from stratstone_cad.base.printers import get_printer, load_profiles
 from stratstone_cad.errors import UserError
 from stratstone_cad.pipeline import build as B
 from stratstone_cad.pipeline import keys as K
@@ -214,7 +215,7 @@ def test_the_manifest_says_how_many_to_print_and_where_the_map_came_from(built_a
 
 
 def test_a_module_name_is_found_in_this_package_only():
-    assert _module_path("stratstone_cad.log.record") == K.PACKAGE_DIR / "log" / "record.py"
+    assert _module_path("stratstone_cad.log.record") == K.PACKAGE_DIR / "log" / "record" / "__init__.py"
     assert _module_path("stratstone_cad.log.logfile") == K.PACKAGE_DIR / "log" / "logfile" / "__init__.py"
     assert _module_path("stratstone_cad.games") == K.PACKAGE_DIR / "games" / "__init__.py"
     assert _module_path("stratstone_cad") == K.PACKAGE_DIR / "__init__.py"

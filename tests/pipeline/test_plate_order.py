@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from stratstone_cad.base.params import get_printer, load_profiles
+from stratstone_cad.base.printers import get_printer, load_profiles
 from stratstone_cad.errors import BuildError
 from stratstone_cad.pipeline import build as B
 from stratstone_cad.pipeline import plate_phase

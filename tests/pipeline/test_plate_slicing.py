@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from stratstone_cad.base.params import get_printer
+from stratstone_cad.base.printers import get_printer
 from stratstone_cad.errors import BuildError
 from stratstone_cad.pipeline import build as B
 from stratstone_cad.printing.slicing import Slice, find_prusaslicer, slice_all

@@ -121,7 +121,7 @@ def test_the_set_is_laid_out_whole_and_unturned_whatever_the_printer(printer, re
     """The Sage Stones board goes on a Prusa MK4's bed turned a quarter and on a MINI's in
     tiles: the set's assembly makes it again whole and as on the table; on an XL's bed the
     printed board is the set's."""
-    from stratstone_cad.base.params import get_printer, load_profiles
+    from stratstone_cad.base.printers import get_printer, load_profiles
     from stratstone_cad.models import _printer, set_jobs_not_printed
     from stratstone_cad.registry import get_parts, load_params
 

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 import trimesh
 
-from stratstone_cad.base.params import load_colours, load_printers, load_profiles
+from stratstone_cad.base.colours import load_colours
+from stratstone_cad.base.printers import load_printers, load_profiles
 from stratstone_cad.errors import PlateError
 from stratstone_cad.pipeline import build as B
 from stratstone_cad.printing.adaptive import adaptive_layers, flat_heights, slicer_profile
@@ -53,7 +54,7 @@ def test_every_plate_of_every_game_fits_every_printer_without_overlap(printer, p
     it (they are made without CadQuery, quickly), the pieces as the default build made them."""
     import importlib
 
-    from stratstone_cad.base.params import get_printer
+    from stratstone_cad.base.printers import get_printer
 
     pr = get_printer(printer)
     ps = load_params()
@@ -283,7 +284,7 @@ def test_every_plate_carries_its_printers_bed_for_prusaslicer_and_orcaslicer(pla
     """The bed a plate was arranged on, in the keys each slicer reads (PrusaSlicer's
     bed_shape and max_print_height, OrcaSlicer's printable_area and printable_height):
     in the default build's files, and in the settings of every printer's plates."""
-    from stratstone_cad.base.params import get_printer
+    from stratstone_cad.base.printers import get_printer
     from stratstone_cad.printing import plating
     from stratstone_cad.printing.slicer_settings import orca_project_settings, prusa_print_config
 
@@ -475,7 +476,8 @@ def test_the_layer_profile_of_each_object_is_its_own_by_its_place_in_the_model(p
 
 
 def test_the_plate_key_holds_the_version_the_printer_and_the_palette(plated):
-    from stratstone_cad.base.params import Colour, get_printer
+    from stratstone_cad.base.colours import Colour
+    from stratstone_cad.base.printers import get_printer
 
     ps = load_params()
     profiles = load_profiles()
@@ -513,7 +515,7 @@ def test_a_plate_path_that_is_not_a_regular_file_is_one_line_before_anything_is_
 
 
 def test_a_bad_colours_file_is_refused_before_anything_is_written(tmp_path, monkeypatch):
-    from stratstone_cad.base import params as P
+    from stratstone_cad.base import preset_files as P
     from stratstone_cad.errors import ParameterError
 
     models = tmp_path / "models"

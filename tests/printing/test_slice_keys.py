@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from stratstone_cad.base.codeprint import code_fingerprint
-from stratstone_cad.base.params import get_printer, load_colours, load_profiles
+from stratstone_cad.base.colours import load_colours
+from stratstone_cad.base.printers import get_printer, load_profiles
 from stratstone_cad.errors import BuildError
 from stratstone_cad.pipeline.build import build
 from stratstone_cad.pipeline.manifest import read_manifest

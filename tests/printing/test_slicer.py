@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import trimesh
 
-from stratstone_cad.base.params import get_printer
+from stratstone_cad.base.printers import get_printer
 from stratstone_cad.pipeline.build import build
 from stratstone_cad.registry import load_params
 from tests.printing.slicer_cli import bed_shape, need_slicer, slice_each, slicer  # noqa: F401 (a fixture)

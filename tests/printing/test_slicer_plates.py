@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from stratstone_cad.base.params import get_printer
+from stratstone_cad.base.printers import get_printer
 from tests.printing.slicer_cli import bed_shape, need_slicer, slice_each  # noqa: F401 (a fixture)
 
 ARACHNE_NOTE = re.compile(r"^.*\[error\]\s+Reversing even wall line causes it to be printed CCW instead of CW!\s*$", re.M)

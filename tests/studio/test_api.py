@@ -249,7 +249,7 @@ def test_the_zip_3mf_and_step_are_the_build_and_params_toml_builds_them_again(
 
     files = dict(zipped)
     params = files.pop("params.toml").decode()
-    from stratstone_cad.base.params import default_printer
+    from stratstone_cad.base.printers import default_printer
 
     folder = studio.sets.root / f"sage-stones-{default_printer()}-step"  # the builds with STEP files
     assert files.keys() == {f for f, e in read_manifest(folder).items() if e.get("game") == "sage-stones"}

@@ -16,7 +16,7 @@ import pytest
 from stratstone_cad.engine import events
 from stratstone_cad.engine.events import Event, event_words
 from stratstone_cad.engine.ledger import Named
-from stratstone_cad.viewer.overlays import Plan
+from stratstone_cad.viewer.overlays.plan import Plan
 from stratstone_cad.viewer.replay import load
 from stratstone_cad.viewer.replay.timeline import Timeline
 from tests import LOGS

@@ -12,8 +12,9 @@ import pytest
 
 from stratstone_cad.engine.events import Attacked, DiceRolled, GameOver, Moved, sum_text
 from stratstone_cad.games.terrain import rules as terrain
-from stratstone_cad.viewer import overlays as O
 from stratstone_cad.viewer import replay as R
+from stratstone_cad.viewer.overlays import style as O
+from stratstone_cad.viewer.overlays.plan import options
 from tests import LOGS, golden_logs
 from tests.viewer.pixels import check_winning_rings, ring_points
 from tests.viewer.pixels import is_colour as _is
@@ -138,7 +139,7 @@ def test_the_reach_lights_each_square_with_its_cost_stars_the_special_moves_and_
     levels = {"e6": 4, "e7": 2, "e5": 2, "d6": 2, "f6": 4, "f5": 2, "g6": 2, "f7": 2}
     log, state = _terrain_log(tmp_path, "reach", pieces, "e5-e7", levels)
     rep = R.load(log)
-    opts = O.options(state, [n.event for n in rep.plies[0].named])
+    opts = options(state, [n.event for n in rep.plies[0].named])
     assert {tuple(o) for o in opts} >= {("e7", "jump", "special"), ("d6", "diagonal step", "special"),
                                         ("e4", "3 points", "move"), ("f5", "1 point", "move")}
     assert len(opts) == len(state.reach("e5"))
@@ -161,7 +162,7 @@ def test_the_reach_lights_each_square_with_its_cost_stars_the_special_moves_and_
     # an exit: the Runner on c7 reaches the far edge with 3 points; the arrow is on the rim beyond c10
     log, state = _terrain_log(tmp_path, "exit", {"c7": "red runner", "a1": "red lancer", "j1": "blue runner"}, "c7-exit")
     rep = R.load(log)
-    assert ("c10", "3 points", "exit") in {tuple(o) for o in O.options(state, [n.event for n in rep.plies[0].named])}
+    assert ("c10", "3 points", "exit") in {tuple(o) for o in options(state, [n.event for n in rep.plies[0].named])}
     scene = R.Scene(rep, SIZE, reach=True)
     off = R.Scene(rep, SIZE)
     try:

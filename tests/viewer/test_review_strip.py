@@ -39,7 +39,7 @@ def test_the_strip_is_lit_to_the_first_players_score():
 def test_with_more_players_a_column_is_the_movers_own_score_in_the_movers_colour():
     """Three players: ply 2's mover, red, expects 0.9 after it; one score says nothing of the
     two others', so its column is red's 0.9 in red, and the line marks an even third."""
-    from stratstone_cad.base.params import display_colour, load_colours, rgb
+    from stratstone_cad.base.colours import display_colour, load_colours, rgb
 
     reviews = [PlyReview(1, "yellow", "5-5", "5-5", "best", 0.4, 0.4, 12),
                PlyReview(2, "red", "3-3", "3-3", "best", 0.9, 0.9, 12),
@@ -132,7 +132,7 @@ def test_the_glb_carries_each_plys_review_and_the_ghost_only_where_the_move_was_
     ghost in ply 2's drawings (a blunder) and in no other; without a review, none of it."""
     from stratstone_cad.viewer import replay as R
     from stratstone_cad.viewer.gltf import replay_glb
-    from stratstone_cad.viewer.overlays import GHOST_COLOUR
+    from stratstone_cad.viewer.overlays.style import GHOST_COLOUR
 
     def extras(glb: bytes) -> dict:
         import json

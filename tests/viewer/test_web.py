@@ -371,10 +371,11 @@ def test_the_page_draws_the_path_its_costs_and_an_attacks_sums_as_the_window_doe
     counted them; an attack rings the attacker and the defender (magenta, cyan) and its two
     sums are chips beside them with the engine's totals."""
     from stratstone_cad.engine.events import Attacked, Moved
-    from stratstone_cad.viewer import overlays as O
+    from stratstone_cad.viewer.overlays import style as O
+    from stratstone_cad.viewer.overlays.plan import Plan
 
     rep, path = pages["terrain"]
-    plan = O.Plan(rep)
+    plan = Plan(rep)
     pitch = rep.table.pitch_mm
     _open(browser, path)
     walking = [p for p in rep.plies if any(isinstance(n.event, Moved) for n in p.named)]
@@ -419,14 +420,14 @@ def test_the_page_lights_the_reach_with_its_costs_and_a_button_and_r_hide_it(pag
     """The reach (on when the page opens, as in the window): a chip per move the piece had,
     with the cost the engine gives it; the button and the R key hide and show it. The
     legend lists the levels, highest first, in the window's colours."""
-    from stratstone_cad.viewer import overlays as O
+    from stratstone_cad.viewer.overlays.plan import options
     from stratstone_cad.viewer.replay import level_colours
 
     rep, path = pages["terrain"]
     _open(browser, path)
     ply = rep.plies[2]
     _show(browser, ply.number)
-    moves = O.options(ply.before, [n.event for n in ply.named])
+    moves = options(ply.before, [n.event for n in ply.named])
     assert len(moves) >= 10
     want = sorted(f"exit {o.cost.split()[0]}" if o.kind == "exit" else o.cost.split()[0]
                   for o in moves if o.kind != "special")
@@ -459,10 +460,11 @@ def test_the_page_draws_sage_stones_column_and_traps(pages, browser):
     (each well of it bluer with the band than without, a well two columns off unchanged);
     each trap's line over the gems it traps, in the path's colour, from the start of the ply."""
     from stratstone_cad.engine.events import DiceRolled, Trapped
-    from stratstone_cad.viewer import overlays as O
+    from stratstone_cad.viewer.overlays import style as O
+    from stratstone_cad.viewer.overlays.plan import Plan
 
     rep, path = pages["sage-stones"]
-    plan = O.Plan(rep)
+    plan = Plan(rep)
     seats = rep.table.seats
     _open(browser, path)
     assert not browser.js("getComputedStyle(document.getElementById('reach')).display !== 'none'")
@@ -496,10 +498,11 @@ def test_the_page_numbers_stratstones_sowing_and_rings_the_winning_line_once_don
     top stone of each square of the winning line ringed in cyan, no other stack ringed;
     while the last ply is under way, no ring yet."""
     from stratstone_cad.engine.events import GameOver
-    from stratstone_cad.viewer import overlays as O
+    from stratstone_cad.viewer.overlays import style as O
+    from stratstone_cad.viewer.overlays.plan import Plan
 
     rep, path = pages["stratstone"]
-    plan = O.Plan(rep)
+    plan = Plan(rep)
     table, pitch = rep.table, rep.table.pitch_mm
     last = rep.plies[-1]
     (over,) = [n.event for n in last.named if isinstance(n.event, GameOver)]

@@ -36,7 +36,6 @@ from stratstone_cad.base.params import (
     TOL,
     MeshParams,
     Params,
-    Printer,
     Profile,
     check_names,
     fmt,
@@ -46,6 +45,7 @@ from stratstone_cad.base.params import (
     snap_depth,
     snap_height,
 )
+from stratstone_cad.base.printers import Printer
 from stratstone_cad.games.sage_stones.facts import COLOURS as ENGINE_COLOURS
 from stratstone_cad.games.sage_stones.facts import COLUMNS as N_COLUMNS
 from stratstone_cad.games.sage_stones.facts import FIRST_COLUMN, NAME

@@ -18,7 +18,6 @@ from typing import Any
 from stratstone_cad.base.params import (
     TOL,
     MeshParams,
-    Printer,
     Profile,
     check_names,
     fmt,
@@ -27,6 +26,7 @@ from stratstone_cad.base.params import (
     snap_depth,
     snap_height,
 )
+from stratstone_cad.base.printers import Printer
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.games.stratstone.facts import NAME, SETS, SIZE, STONES_PER_PLAYER, TAN_STONES, TITLE
 from stratstone_cad.geometry.boards import BoardParams, GridBoard, label_strokes, stroke_region

@@ -36,7 +36,6 @@ from stratstone_cad.base.params import (
     TOL,
     MeshParams,
     Params,
-    Printer,
     Profile,
     check_names,
     fmt,
@@ -45,6 +44,7 @@ from stratstone_cad.base.params import (
     snap_depth,
     snap_height,
 )
+from stratstone_cad.base.printers import Printer
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.games.terrain import facts
 from stratstone_cad.games.terrain.facts import FILES, NAME, SIZE, START_FILES

@@ -5,12 +5,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import stat
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from stratstone_cad.base.fileio import atomic_write, describe_os_error, kind_of, path_too_long
+from stratstone_cad.base.fileio import atomic_write, describe_os_error, kind_of, open_regular_fd, path_too_long
 from stratstone_cad.engine.events import Result
 from stratstone_cad.engine.protocol import Game
 from stratstone_cad.errors import OutputError
@@ -70,26 +69,22 @@ def append_log(path: str | os.PathLike[str], records: Iterable[Mapping[str, Any]
     Raises :class:`~stratstone_cad.errors.OutputError` when the file cannot be written.
     """
     data = "".join(dumps_line(rec) + "\n" for rec in records).encode("utf-8")
+    fd, st = open_regular_fd(
+        path, os.O_WRONLY | os.O_APPEND,
+        lambda e: OutputError(f"output file {path}: cannot write ({describe_os_error(e)})"),
+        lambda mode: OutputError(f"output file {path}: is {kind_of(mode)}, expected the log, a regular file"))
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
-    except OSError as e:
-        raise OutputError(f"output file {path}: cannot write ({describe_os_error(e)})") from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise OutputError(f"output file {path}: is {kind_of(st.st_mode)}, expected the log, a regular file")
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    except BaseException as e:
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, st.st_size)  # the log as it was: no line half written
             os.fsync(fd)
-        except BaseException as e:
-            with contextlib.suppress(OSError):
-                os.ftruncate(fd, st.st_size)  # the log as it was: no line half written
-                os.fsync(fd)
-            if isinstance(e, OSError):
-                raise OutputError(f"output file {path}: cannot write ({describe_os_error(e)})") from None
-            raise
+        if isinstance(e, OSError):
+            raise OutputError(f"output file {path}: cannot write ({describe_os_error(e)})") from None
+        raise
     finally:
         os.close(fd)
 

@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from stratstone_cad.base.params import load_colours, load_profiles
+from stratstone_cad.base.colours import load_colours
+from stratstone_cad.base.printers import load_profiles
 from stratstone_cad.engine.events import Exited, Moved, Placed, Sown
 from stratstone_cad.errors import LogError, UserError
 from stratstone_cad.log.logfile import walk_log

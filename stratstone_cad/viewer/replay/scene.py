@@ -14,11 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from stratstone_cad.base.params import rgb
+from stratstone_cad.base.colours import rgb
 from stratstone_cad.base.processes import called_back
 from stratstone_cad.errors import ParameterError, counted, short_repr
 from stratstone_cad.viewer.assets import asset_mesh
-from stratstone_cad.viewer.overlays import Overlays, font_px
+from stratstone_cad.viewer.overlays.actors import Overlays
+from stratstone_cad.viewer.overlays.text import font_px
 from stratstone_cad.viewer.preview import BACKGROUND, new_plotter, polydata, project
 from stratstone_cad.viewer.replay.loading import GameOnTable
 from stratstone_cad.viewer.review_strip import caption_line
@@ -131,7 +132,7 @@ class Scene:
         :data:`COLOUR_MODES`; ``scale``: the scene is rendered that many times larger and
         :meth:`image` averages each block of scale x scale pixels into one (a still's
         anti-aliasing); ``reach``: light the squares the piece to move could reach
-        (:class:`~stratstone_cad.viewer.overlays.Overlays`); ``captions``: the plies that
+        (:class:`~stratstone_cad.viewer.overlays.actors.Overlays`); ``captions``: the plies that
         will be shown (default: every one), whose captions, wrapped, the camera keeps the
         board clear of (:meth:`_caption_lines`)."""
         if colours not in COLOUR_MODES:

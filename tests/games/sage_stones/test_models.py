@@ -9,7 +9,9 @@ import pytest
 import shapely
 from shapely.geometry import Point
 
-from stratstone_cad.base.params import Printer, on_layer_boundary, parse_set, snap_depth, snap_height
+from stratstone_cad.base.overrides import parse_set
+from stratstone_cad.base.params import on_layer_boundary, snap_depth, snap_height
+from stratstone_cad.base.printers import Printer
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.games.sage_stones import cad as G
 from stratstone_cad.games.sage_stones import parts as SA

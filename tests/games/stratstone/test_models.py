@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shapely.geometry import Point, Polygon
 
-from stratstone_cad.base.params import on_layer_boundary, parse_set, snap_depth, snap_height
+from stratstone_cad.base.overrides import parse_set
+from stratstone_cad.base.params import on_layer_boundary, snap_depth, snap_height
 from stratstone_cad.games.stratstone import cad as S
 from stratstone_cad.games.stratstone.parts import PebbleParams
 from stratstone_cad.geometry.boards import label_strokes, stack_volume, stroke_region
@@ -313,7 +314,7 @@ def test_tessellation_deviation_is_within_the_tolerance(stones, board, params):
 def test_any_accepted_parameters_give_checked_parts(data, profiles):
     """Random overrides within the ranges: either a one-line ParameterError, or a board
     (tiled when needed) and stones that pass every mesh check with faces on the layers."""
-    from stratstone_cad.base.params import get_printer
+    from stratstone_cad.base.printers import get_printer
     from stratstone_cad.errors import ParameterError
     from stratstone_cad.registry import PARTS
 

@@ -11,7 +11,9 @@ import pytest
 import shapely
 from shapely.geometry import Polygon, box
 
-from stratstone_cad.base.params import Printer, get_printer, load_profiles, on_layer_boundary, parse_set, snap_depth, snap_height
+from stratstone_cad.base.overrides import parse_set
+from stratstone_cad.base.params import on_layer_boundary, snap_depth, snap_height
+from stratstone_cad.base.printers import Printer, get_printer, load_profiles
 from stratstone_cad.errors import ParameterError, UserError
 from stratstone_cad.games.terrain import cad as T
 from stratstone_cad.games.terrain import parts as TA
