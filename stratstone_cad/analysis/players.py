@@ -26,13 +26,13 @@ import time
 from typing import Any
 
 from stratstone_cad.engine.core import Game, GameBase, Move, State, short_repr
-from stratstone_cad.engine.players import PLAYER_KINDS, Player, PlayerKindError, get_player
+from stratstone_cad.engine.players import BUILT_IN_PLAYERS, Player, PlayerKindError, get_player
 
-__all__ = ["DEFAULT_SIMULATIONS", "KINDS", "MAX_SECONDS", "MAX_SIMULATIONS", "MIN_SIMULATIONS", "UCT_C", "SearchPlayer",
+__all__ = ["DEFAULT_SIMULATIONS", "MAX_SECONDS", "MAX_SIMULATIONS", "MIN_SIMULATIONS", "PLAYER_KINDS", "UCT_C", "SearchPlayer",
            "evaluator", "make_player", "parse_search", "selection"]
 
 SEARCH = "search"
-KINDS = (*sorted(PLAYER_KINDS), SEARCH)
+PLAYER_KINDS = (*sorted(BUILT_IN_PLAYERS), SEARCH)
 """Every player kind's name (``search`` takes a budget after a colon)."""
 DEFAULT_SIMULATIONS = GameBase.search_simulations
 """The simulations of ``search`` without a budget for a game that says no other
@@ -81,9 +81,9 @@ def make_player(kind: str, game: Game) -> Player:
         if kind == SEARCH:  # the game's own default: about a second a move
             simulations = game.search_simulations
         return SearchPlayer(game, simulations=simulations, seconds=seconds)
-    if isinstance(kind, str) and kind in PLAYER_KINDS:
+    if isinstance(kind, str) and kind in BUILT_IN_PLAYERS:
         return get_player(kind)
-    raise PlayerKindError(f"unknown player kind {short_repr(kind)}: expected one of {', '.join(KINDS)} "
+    raise PlayerKindError(f"unknown player kind {short_repr(kind)}: expected one of {', '.join(PLAYER_KINDS)} "
                           "(search with a budget: search:300, search:2s)")
 
 

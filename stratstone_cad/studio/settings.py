@@ -37,7 +37,7 @@ class Planned:
     """One game's checked parameters for some settings, and its plan: the jobs with their
     cache keys (:func:`~stratstone_cad.pipeline.keys.job_key`, the build's own)."""
 
-    game: GameAssets
+    assets: GameAssets
     sets: dict[str, str]
     printer: Printer
     params: ParamSet
@@ -67,12 +67,12 @@ def sets_of(pairs: Iterable[str]) -> dict[str, str]:
 def plan(game_name: str, sets: dict[str, str], printer_name: str | None) -> Planned:
     """The plan of ``game_name`` for ``sets`` and the printer; raises ParameterError
     with the build's own one-line message for a refused value."""
-    game = get_parts([game_name])[0]
-    ps = load_params(None, sets, games=[game.name])
+    assets = get_parts([game_name])[0]
+    ps = load_params(None, sets, games=[assets.name])
     printer = get_printer(printer_name)
     profiles = load_profiles()
-    jobs = game.plan(ps.params_of(game.name), printer, profiles, ps.mesh)
-    return Planned(game, sets, printer, ps, profiles, [(j, job_key(j, ps, profiles)) for j in jobs])
+    jobs = assets.plan(ps.params_of(assets.name), printer, profiles, ps.mesh)
+    return Planned(assets, sets, printer, ps, profiles, [(j, job_key(j, ps, profiles)) for j in jobs])
 
 
 def _unit(name: str) -> str:
@@ -101,11 +101,11 @@ def form(game_name: str) -> dict[str, Any]:
     p = plan(game_name, {}, None)
     colours = sorted(load_colours())
     sections = []
-    for prefix in [*p.game.sections, *SHARED_SECTIONS]:
+    for prefix in [*p.assets.sections, *SHARED_SECTIONS]:
         values = p.params.section(prefix)
-        cls = type(getattr(p.params, prefix)) if prefix in SHARED_SECTIONS else p.game.sections[prefix]
+        cls = type(getattr(p.params, prefix)) if prefix in SHARED_SECTIONS else p.assets.sections[prefix]
         fields = [_field(prefix, f, values[f.name], colours) for f in dataclasses.fields(cls)]
         sections.append({"name": prefix, "fields": fields})
     printers = [{"name": n, "title": pr.title} for n, pr in load_printers().items()]
-    return {"game": p.game.name, "title": p.game.title, "sections": sections, "printers": printers,
+    return {"game": p.assets.name, "title": p.assets.title, "sections": sections, "printers": printers,
             "printer": default_printer(), "files": p.files}

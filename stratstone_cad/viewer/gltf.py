@@ -274,7 +274,7 @@ def replay_glb(rep: Any, seconds_per_ply: float = 1.0, header: Mapping[str, Any]
     ``words`` and drawings in the scene's extras; ``colours``: ``"levels"`` colours a board
     of levels by level as the window does, ``"print"`` keeps its print colour; ``reach``:
     whether the page opens with the reach shown (its squares are in the extras either way)."""
-    from stratstone_cad.viewer.assets import asset_mesh
+    from stratstone_cad.viewer.meshes import asset_mesh
     from stratstone_cad.viewer.overlays import GHOST_COLOUR, GHOST_OPACITY, Plan
     from stratstone_cad.viewer.replay import level_colours
     from stratstone_cad.viewer.review_strip import page_review, ply_review

@@ -96,7 +96,7 @@ def test_pieces_sit_on_the_board_never_floating_or_sunk(game, loaded):
     """The seat of every square is the board's surface there (a recess's or a well's
     floor, a terrain cell's top), found by casting a ray down onto the board's mesh; a
     stone in a stack rests on the top of the one under it."""
-    from stratstone_cad.viewer.assets import asset_mesh
+    from stratstone_cad.viewer.meshes import asset_mesh
 
     rep = loaded[game]
     mesh = asset_mesh(rep.assets[rep.table.board])
@@ -546,7 +546,7 @@ def test_during_a_ply_the_overlay_keeps_the_facts_before_it_and_the_result_waits
 def test_pieces_never_cut_into_the_board_or_each_other_while_they_move(loaded):
     """Sample every animation: a moving piece's bottom never dips below the top of a cell
     or stack it is over (the board's surface under its centre, or a resting piece's top)."""
-    from stratstone_cad.viewer.assets import asset_mesh
+    from stratstone_cad.viewer.meshes import asset_mesh
 
     for game in ("terrain", "stratstone"):
         rep = loaded[game]

@@ -276,7 +276,7 @@ def test_the_player_bundle_is_what_the_build_script_makes(tmp_path):
 
 
 def test_a_set_of_parts_is_a_page_to_orbit(browser, tmp_path, _cache):
-    from stratstone_cad.viewer.assets import list_assets, select
+    from stratstone_cad.viewer.meshes import list_assets, select
 
     path = tmp_path / "set.html"
     web.write_set(select(list_assets(), ["terrain"]), path)
@@ -303,7 +303,7 @@ def _framed_whole(b: Browser) -> None:
 def test_the_opening_camera_frames_a_whole_game_of_parts_and_a_board_of_large_cells(browser, tmp_path, _cache):
     """preview --out all.html (every part of every game: the terrain board cut at the top
     before) and a replay on a board of 120 mm cells (its near ranks cut): every corner in view."""
-    from stratstone_cad.viewer.assets import list_assets
+    from stratstone_cad.viewer.meshes import list_assets
 
     every = tmp_path / "all.html"
     web.write_set(list(list_assets().values()), every)

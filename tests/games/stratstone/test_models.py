@@ -18,7 +18,7 @@ from stratstone_cad.games.stratstone.parts import PebbleParams
 from stratstone_cad.geometry.boards import label_strokes, stack_volume, stroke_region
 from stratstone_cad.geometry.glyphs import MARKS, glyph, mark_area, mark_strokes, text_strokes
 from stratstone_cad.geometry.marks import MarkSpec, mark_spec
-from stratstone_cad.occ.common import horizontal_face_heights, volume
+from stratstone_cad.occ.shapes import horizontal_face_heights, volume
 from stratstone_cad.occ.tessellate import tessellate
 from stratstone_cad.printing.checks import check_mesh
 from stratstone_cad.printing.jobs import subset
