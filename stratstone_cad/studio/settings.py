@@ -24,7 +24,7 @@ from stratstone_cad.base.params import (
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.pipeline.keys import job_key
 from stratstone_cad.printing.jobs import GameAssets, Job
-from stratstone_cad.registry import ParamSet, get_parts, load_params
+from stratstone_cad.registry import FACTS, ParamSet, get_parts, load_params
 
 #: The sections every game's form shows beside its own: the mesh and the print plates.
 SHARED_SECTIONS = ("mesh", "plates")
@@ -80,16 +80,18 @@ def _unit(name: str) -> str:
     return UNITS.get(m[0], "") if m else ""
 
 
-def _field(prefix: str, f: dataclasses.Field, value: Any, colours: list[str]) -> dict[str, Any]:
-    """One control's declaration: its dotted name, kind, unit, range or choices, help sentence
-    and the preset's value."""
+def _field(prefix: str, f: dataclasses.Field, value: Any, colours: list[str], map_seed: str | None) -> dict[str, Any]:
+    """One control's declaration: its dotted name, kind, unit, range or choices, help sentence,
+    the preset's value, and whether it is the seed of the game's map (``map_seed``: the
+    parameter the game's facts name in ``MAP_PARAMETERS``; the page offers a new terrain)."""
 
     m = f.metadata
     kind = field_kind(f)
+    name = f"{prefix}.{f.name}"
     choices = list(m["choices"]) if m.get("choices") else (colours if kind == "list" and f.name == "colours" else None)
-    return {"name": f"{prefix}.{f.name}", "kind": kind, "unit": _unit(f.name), "lo": m.get("lo"), "hi": m.get("hi"),
+    return {"name": name, "kind": kind, "unit": _unit(f.name), "lo": m.get("lo"), "hi": m.get("hi"),
             "choices": choices, "length": m.get("length"), "help": m["doc"], "expected": field_expected(f),
-            "value": value}
+            "value": value, "map_seed": name == map_seed}
 
 
 def form(game_name: str) -> dict[str, Any]:
@@ -100,11 +102,12 @@ def form(game_name: str) -> dict[str, Any]:
 
     p = plan(game_name, {}, None)
     colours = sorted(load_colours())
+    map_seed = getattr(FACTS[p.assets.name], "MAP_PARAMETERS", {}).get("seed")  # a game played on a map
     sections = []
     for prefix in [*p.assets.sections, *SHARED_SECTIONS]:
         values = p.params.section(prefix)
         cls = type(getattr(p.params, prefix)) if prefix in SHARED_SECTIONS else p.assets.sections[prefix]
-        fields = [_field(prefix, f, values[f.name], colours) for f in dataclasses.fields(cls)]
+        fields = [_field(prefix, f, values[f.name], colours, map_seed) for f in dataclasses.fields(cls)]
         sections.append({"name": prefix, "fields": fields})
     printers = [{"name": n, "title": pr.title} for n, pr in load_printers().items()]
     return {"game": p.assets.name, "title": p.assets.title, "sections": sections, "printers": printers,

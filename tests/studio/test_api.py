@@ -29,7 +29,7 @@ with warnings.catch_warnings():  # Starlette 1 would rather have httpx2, which i
 
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.pipeline.build import run_job
-from stratstone_cad.registry import SCHEMA, load_params
+from stratstone_cad.registry import FACTS, SCHEMA, game_names, load_params
 from stratstone_cad.studio.app import Studio, app
 from stratstone_cad.studio.part_making import PartMaker
 from stratstone_cad.studio.set_builds import SetBuilds, params_toml
@@ -74,10 +74,20 @@ def test_the_form_lists_every_parameter_of_the_game_as_declared(client: TestClie
     assert fields["sage-stones.gem.height_mm"] == {
         "name": "sage-stones.gem.height_mm", "kind": "float", "unit": "mm", "lo": 3, "hi": 20, "choices": None,
         "length": None, "help": "height of a printed gem, snapped to the piece profile's layers",
-        "expected": "a number from 3 to 20", "value": 6.0}
+        "expected": "a number from 3 to 20", "value": 6.0, "map_seed": False}
     assert fields["sage-stones.gem.marks"]["choices"][:3] == ["ring", "cross", "bars"]
     assert fields["sage-stones.gem.mark"]["kind"] == "bool"
     assert [s["name"] for s in form["sections"]][-2:] == ["mesh", "plates"]
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_only_the_seed_of_a_games_map_is_flagged_for_a_new_terrain(client: TestClient, game: str) -> None:
+    """The page's "new terrain" button stands beside the field the form flags: the parameter
+    the game's facts name as its map's seed, and no other (a stone's seed is no map's)."""
+    form = client.get(f"/api/form/{game}").json()
+    flagged = [f["name"] for s in form["sections"] for f in s["fields"] if f["map_seed"]]
+    seed = getattr(FACTS[game], "MAP_PARAMETERS", {}).get("seed")
+    assert flagged == ([seed] if seed else [])
 
 
 def test_a_refused_value_is_400_with_the_clis_one_line(client: TestClient) -> None:
@@ -188,12 +198,22 @@ def test_a_newer_change_supersedes_the_clients_queued_one(tmp_path: Path) -> Non
     jobs = {j.id: (j, k) for j, k in busy.jobs}
 
     async def go() -> None:
+        asked, started = asyncio.Event(), []
+        real_start = parts._start
+
+        def start(*args: Any) -> cf.Future:  # each request's making started (or joined), in the order asked
+            fut = real_start(*args)
+            started.append(args[0].id)
+            if len(started) == 3:
+                asked.set()
+            return fut
+
+        parts._start = start  # type: ignore[method-assign]
         blocker = asyncio.ensure_future(parts.made(jobs["sage-stones/gem-red"][0], busy, jobs["sage-stones/gem-red"][1], "x"))
-        await asyncio.sleep(0.05)
         first = asyncio.ensure_future(parts.made(jobs["sage-stones/gem-blue"][0], busy, jobs["sage-stones/gem-blue"][1], "c"))
-        await asyncio.sleep(0.05)
         second = asyncio.ensure_future(parts.made(jobs["sage-stones/gem-green"][0], busy, jobs["sage-stones/gem-green"][1], "c"))
-        await asyncio.sleep(0.05)
+        await asyncio.wait_for(asked.wait(), 10)
+        assert started == ["sage-stones/gem-red", "sage-stones/gem-blue", "sage-stones/gem-green"]
         gate.set()
         await asyncio.gather(blocker, second)
         with pytest.raises((cf.CancelledError, asyncio.CancelledError)):
