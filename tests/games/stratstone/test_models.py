@@ -137,14 +137,6 @@ def test_every_glyph_is_printable_stroke_art():
         assert width > 0 and glyph(ch)
 
 
-def test_labels_are_engraved_deep_and_wide_enough_to_read(params, profiles):
-    """Every board's coordinates: 4 layers deep at 0.30 mm, grooves three 0.4 mm extrusions wide."""
-    for game in ("stratstone", "sage-stones", "terrain"):
-        b = params.params_of(game).board
-        assert snap_depth(b.engrave_depth_mm, profiles["board"]) == pytest.approx(1.2)
-        assert b.label_stroke_mm == pytest.approx(3 * 0.4)
-
-
 def test_stone_horizontal_faces_on_the_015_profile(stones, profiles):
     prof = profiles["piece"]
     for (c, i), s in stones.items():
