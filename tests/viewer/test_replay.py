@@ -413,7 +413,7 @@ def test_an_export_stopped_part_way_writes_nothing_and_a_killed_ones_leftovers_g
     deadline = time.time() + 120
     while not any(q.name.startswith(".game.mp4.") and q.stat().st_size > 0 for q in tmp_path.iterdir()):
         assert time.time() < deadline and p.poll() is None, "the export never started writing"
-        time.sleep(0.05)
+        time.sleep(0.05)  # poll: the export writing
     p.send_signal(getattr(signal, sig))
     p.wait(60)
     if sig == "SIGTERM":
@@ -446,7 +446,7 @@ def shade_once_stopped(self):
     calls.append(1)
     if len(calls) == 4:  # a few frames into the video
         os.kill(os.getpid(), signal.SIGTERM)
-        time.sleep(0.3)  # the signal's Python handler runs in here, inside VTK's callback
+        time.sleep(0.3)  # not a wait: the signal's Python handler runs in here, inside VTK's callback
     return shade(self)
 scene.Scene._shade = shade_once_stopped
 from stratstone_cad.cli import main

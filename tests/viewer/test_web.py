@@ -191,9 +191,9 @@ def test_the_page_draws_a_frame_when_something_changes_and_none_while_still(page
     _open(browser, path)
 
     def still() -> int:
-        time.sleep(0.3)
+        time.sleep(0.3)  # not a wait: the last change's frames drawn before the count is read
         n = browser.js("window.stratstone.frames")
-        time.sleep(0.6)
+        time.sleep(0.6)  # not a wait: a while in which nothing may be drawn
         assert browser.js("window.stratstone.frames") == n  # nothing changed, nothing drawn
         return n
 
