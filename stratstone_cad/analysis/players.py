@@ -136,13 +136,14 @@ def selection(game: Game) -> Any:
     return mcts.SearchNode.puct_value if game.search_prior else mcts.SearchNode.uct_value
 
 
-def _bot(game: Any, simulations: int | None, seconds: float | None, random_state: Any, select: Any) -> Any:
-    """An ``MCTSBot`` with a budget of simulations, or of seconds, picking children by ``select``."""
+def _bot(spiel_game: Any, simulations: int | None, seconds: float | None, random_state: Any, select: Any) -> Any:
+    """An ``MCTSBot`` on ``spiel_game`` (the engine as an OpenSpiel game) with a budget of
+    simulations, or of seconds, picking children by ``select``."""
     from open_spiel.python.algorithms import mcts
 
     leaves = evaluator(random_state)
     if seconds is None:
-        return mcts.MCTSBot(game, UCT_C, simulations, leaves, solve=True, random_state=random_state,
+        return mcts.MCTSBot(spiel_game, UCT_C, simulations, leaves, solve=True, random_state=random_state,
                             child_selection_fn=select)
 
     class OutOfTime(Exception):
@@ -167,4 +168,4 @@ def _bot(game: Any, simulations: int | None, seconds: float | None, random_state
             self._root = root
             return super()._apply_tree_policy(root, state)
 
-    return TimedBot(game, UCT_C, MAX_SIMULATIONS, leaves, solve=True, random_state=random_state, child_selection_fn=select)
+    return TimedBot(spiel_game, UCT_C, MAX_SIMULATIONS, leaves, solve=True, random_state=random_state, child_selection_fn=select)
