@@ -9,12 +9,14 @@ Measures, per game (the registry's, never a list written here):
   ``search`` player runs it), from the positions after 0, 4 and 8 random plies;
 - seconds a move of the default ``search`` (the game's ``search_simulations``) from those
   positions;
+- seconds a move of ``search:Ns`` (``--budget``, 0.3 s) from those positions: the budget and
+  the one simulation that started before it ran out (0.3-0.8 s at 0.3 s was the test's claim);
 - ``search`` against ``greedy`` over ``--games`` games (seeds ``--first-seed`` on, search
   seated first on even seeds and second on odd: two processes can share a long run), as ``play`` plays them: wins, draws, losses.
 
 Usage::
 
-    .venv/bin/python scripts/bench_players.py [--seconds 2] [--games 2] [--search search:50] [--only GAME]
+    .venv/bin/python scripts/bench_players.py [--seconds 2] [--games 2] [--search search:50] [--budget 0.3] [--only GAME]
 """
 
 from __future__ import annotations
@@ -121,6 +123,20 @@ def default_move_seconds(name: str, seed: int) -> list[float]:
     return out
 
 
+def budget_move_seconds(name: str, budget: float, seed: int) -> list[float]:
+    """Seconds of one move of ``search:{budget}s`` from each of :func:`positions` (OpenSpiel
+    imported before the clock starts)."""
+    engine = get_game(name)
+    player = make_player(f"search:{budget:g}s", engine)
+    make_player("search:2", engine)(positions(name, seed)[0], random.Random(0))
+    out = []
+    for i, state in enumerate(positions(name, seed)):
+        start = time.perf_counter()
+        player(state, random.Random(i))
+        out.append(time.perf_counter() - start)
+    return out
+
+
 def match(name: str, games: int, kind: str, against: str = "greedy",
           setup: dict | None = None, first_seed: int = 0, make: Any = make_player) -> tuple[int, int, int, float]:
     """``kind`` against ``against`` over ``games`` games from seed ``first_seed`` (``kind``
@@ -156,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--setup", default=None, help='the games\' setup as JSON (Sage Stones: \'{"variant": "two-player"}\')')
     ap.add_argument("--matches-only", action="store_true", help="only the games, not the speeds")
     ap.add_argument("--first-seed", type=int, default=0, help="the first game's seed (the others follow it)")
+    ap.add_argument("--budget", type=float, default=0.3, help="seconds of the timed search whose moves are timed")
     a = ap.parse_args(argv)
     print(f"machine: {machine_line()}; load before: {loadavg()}")
     setup = json.loads(a.setup) if a.setup else None
@@ -172,6 +189,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}: random plies/s through OpenSpiel {wrapped:,.0f} (engine alone {raw:,.0f}, x{raw / wrapped:.1f}); "
               f"MCTS {sims:,.0f} simulations/s; default search ({get_game(name).search_simulations} simulations) "
               f"{statistics.median(moves):.2f} s a move (median of {', '.join(f'{m:.2f}' for m in moves)})", flush=True)
+        timed = budget_move_seconds(name, a.budget, 1)
+        print(f"{name}: search:{a.budget:g}s {max(timed):.2f} s a move at most ({', '.join(f'{m:.2f}' for m in timed)})",
+              flush=True)
         if a.games:
             w, d, lost, took = match(name, a.games, a.search, a.against, setup, a.first_seed)
             print(f"{name}: {a.search} vs {a.against} over {a.games} games: {w} won, {d} drawn, {lost} lost "

@@ -325,7 +325,7 @@ def plates(out: Path, dest: Path) -> None:
 
 def sheets(images: Path) -> None:
     """A contact sheet of each game's assets, made by the viewer (stratstone-cad preview --sheet)."""
-    from stratstone_cad.viewer.assets import list_assets, select
+    from stratstone_cad.viewer.meshes import list_assets, select
     from stratstone_cad.viewer.preview import contact_sheet
 
     every = list_assets()

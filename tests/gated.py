@@ -46,7 +46,7 @@ def wait(gate: Path) -> None:
     while not release.exists():
         if time.monotonic() > end:
             os._exit(3)  # the test is gone: leave nothing running
-        time.sleep(0.01)
+        time.sleep(0.01)  # poll: the gate released
 
 
 def install(target: str, gate: Path, n: int, pattern: str | None) -> None:
@@ -73,7 +73,7 @@ def reached(gate: Path, process: Any, timeout_s: float = 120.0) -> None:
             raise AssertionError(f"ended (exit {process.returncode}) before the gate: {process.stderr.read()!r}")
         if time.monotonic() > end:
             raise AssertionError(f"not at the gate after {timeout_s} s")
-        time.sleep(0.01)
+        time.sleep(0.01)  # poll: the process at its gate
 
 
 def command(gate: Path, target: str, n: int = 1, pattern: str | None = None) -> list[str]:

@@ -94,7 +94,7 @@ class Browser:
                     return time.monotonic() - start
             except RuntimeError:
                 pass
-            time.sleep(0.02)
+            time.sleep(0.02)  # poll: the expression true in the page
         raise TimeoutError(f"{expression} not true after {timeout} s")
 
     def key(self, key: str, code: int = 0) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -55,3 +56,45 @@ def test_a_cad_function_the_game_does_not_define_is_refused_at_registration():
 
         module = importlib.import_module(g.cad.module)
         assert all(callable(getattr(module, n)) for n in g.cad.names)
+
+
+#: A sleep in a test: the time module's, asyncio's, or a Playwright page's wait_for_timeout (in ms).
+_SLEEP = re.compile(r"\b(?:time\.sleep|asyncio\.sleep|wait_for_timeout)\b")
+_SECONDS = re.compile(r"\b(sleep|wait_for_timeout)\(\s*([0-9][0-9_]*(?:\.[0-9]*)?|\.[0-9]+)\s*[,)]")
+_SAID = re.compile(r"#\s*(poll|not a wait):\s*\S")
+#: The longest a poll sleeps between two looks at what it waits for.
+POLL_UNDER_S = 0.3
+
+
+def sleeps_that_wait(text: str) -> list[tuple[int, str]]:
+    """The lines of a test module (number, why refused) that sleep as a wait: a test waits on
+    an event, or polls a condition with a deadline (``# poll: <what>``, under
+    :data:`POLL_UNDER_S` a look); a sleep that is no wait (work simulated, a pause inside a
+    callback, a while in which nothing may happen) says so: ``# not a wait: <why>``."""
+    refused = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not _SLEEP.search(line):
+            continue
+        said, seconds = _SAID.search(line), _SECONDS.search(line)
+        if said is None:
+            refused.append((n, "a sleep as a wait: wait on an event, or say '# poll: <what>' or '# not a wait: <why>'"))
+        elif said[1] == "poll" and seconds is None:
+            refused.append((n, "a poll whose interval is not a number written here"))
+        elif said[1] == "poll" and float(seconds[2]) / (1000 if seconds[1] == "wait_for_timeout" else 1) >= POLL_UNDER_S:
+            refused.append((n, f"a poll of {seconds[2]} ({seconds[1]}): a fixed wait of {POLL_UNDER_S} s or more"))
+    return refused
+
+
+def test_no_test_waits_by_sleeping():
+    found = {p.relative_to(ROOT).as_posix(): sleeps_that_wait(p.read_text(encoding="utf-8"))
+             for p in sorted((ROOT / "tests").rglob("*.py")) if p != Path(__file__).resolve()}  # here: the calls named, not made
+    assert {f: r for f, r in found.items() if r} == {}
+
+
+def test_a_sleep_that_waits_is_found():
+    sleep = "time.sleep"
+    assert sleeps_that_wait(f"x = 1\n    {sleep}(1.5)\n") == [(2, sleeps_that_wait(f"{sleep}(1)")[0][1])]
+    assert [n for n, _ in sleeps_that_wait(f"{sleep}(0.3)  # poll: the file\n{sleep}(0.05)  # poll: the file\n")] == [1]
+    assert [n for n, _ in sleeps_that_wait("page.wait_for_timeout(500)  # poll: a frame\n")] == [1]
+    assert sleeps_that_wait(f"{sleep}(0.6)  # not a wait: a while in which nothing may be drawn\n") == []
+    assert [n for n, _ in sleeps_that_wait("await asyncio.sleep(0.05)\n")] == [1]

@@ -90,7 +90,7 @@ def test_ctrl_c_stops_a_parallel_build_quickly_with_whole_listed_files(tmp_path)
         deadline = time.monotonic() + 120
         while not any((out / "stratstone").glob("stone-*.stl")) if (out / "stratstone").exists() else True:
             assert time.monotonic() < deadline and p.poll() is None
-            time.sleep(0.05)
+            time.sleep(0.05)  # poll: a stone written
         os.killpg(p.pid, signal.SIGINT)
         t = time.monotonic()
         _, err = p.communicate(timeout=30)
@@ -250,7 +250,7 @@ def test_a_stop_signal_inside_an_import_or_a_callback_is_sent_again_once_outside
     processes.stop(signal.SIGINT, inside)
     deadline = time.monotonic() + 5
     while len(sent) < 2 and time.monotonic() < deadline:
-        time.sleep(0.01)
+        time.sleep(0.01)  # poll: the signals sent
     assert sorted(sent) == sorted([(os.getpid(), signal.SIGTERM), (os.getpid(), signal.SIGINT)])
 
     @processes.called_back  # as VTK's observers are: a stop inside waits until it is out
@@ -259,7 +259,7 @@ def test_a_stop_signal_inside_an_import_or_a_callback_is_sent_again_once_outside
 
     processes.stop(signal.SIGTERM, observer())
     while len(sent) < 3 and time.monotonic() < deadline:
-        time.sleep(0.01)
+        time.sleep(0.01)  # poll: the signal sent
     assert sent[2:] == [(os.getpid(), signal.SIGTERM)]
     with pytest.raises(Terminated):
         processes.stop(signal.SIGTERM, sys._getframe())

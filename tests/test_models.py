@@ -10,7 +10,7 @@ import pytest
 
 from stratstone_cad import models
 from stratstone_cad.base.printers import get_printer
-from stratstone_cad.occ.common import volume
+from stratstone_cad.occ.shapes import volume
 from stratstone_cad.registry import FACTS, load_params
 from tests import ROOT
 

@@ -25,15 +25,15 @@ import re
 import time
 from typing import Any
 
-from stratstone_cad.engine.players import PLAYER_KINDS, Player, get_player
+from stratstone_cad.engine.players import BUILT_IN_PLAYERS, Player, get_player
 from stratstone_cad.engine.protocol import Game, Move, State
 from stratstone_cad.errors import PlayerKindError, short_repr
 
-__all__ = ["DEFAULT_SIMULATIONS", "KINDS", "MAX_SECONDS", "MAX_SIMULATIONS", "MIN_SIMULATIONS", "UCT_C", "SearchPlayer",
+__all__ = ["DEFAULT_SIMULATIONS", "MAX_SECONDS", "MAX_SIMULATIONS", "MIN_SIMULATIONS", "PLAYER_KINDS", "UCT_C", "SearchPlayer",
            "evaluator", "make_player", "parse_search", "selection"]
 
 SEARCH = "search"
-KINDS = (*sorted(PLAYER_KINDS), SEARCH)
+PLAYER_KINDS = (*sorted(BUILT_IN_PLAYERS), SEARCH)
 """Every player kind's name (``search`` takes a budget after a colon)."""
 DEFAULT_SIMULATIONS = Game.search_simulations
 """The simulations of ``search`` without a budget for a game that says no other
@@ -82,9 +82,9 @@ def make_player(kind: str, game: Game) -> Player:
         if kind == SEARCH:  # the game's own default: about a second a move
             simulations = game.search_simulations
         return SearchPlayer(game, simulations=simulations, seconds=seconds)
-    if isinstance(kind, str) and kind in PLAYER_KINDS:
+    if isinstance(kind, str) and kind in BUILT_IN_PLAYERS:
         return get_player(kind)
-    raise PlayerKindError(f"unknown player kind {short_repr(kind)}: expected one of {', '.join(KINDS)} "
+    raise PlayerKindError(f"unknown player kind {short_repr(kind)}: expected one of {', '.join(PLAYER_KINDS)} "
                           "(search with a budget: search:300, search:2s)")
 
 
@@ -137,13 +137,14 @@ def selection(game: Game) -> Any:
     return mcts.SearchNode.puct_value if game.search_prior else mcts.SearchNode.uct_value
 
 
-def _bot(game: Any, simulations: int | None, seconds: float | None, random_state: Any, select: Any) -> Any:
-    """An ``MCTSBot`` with a budget of simulations, or of seconds, picking children by ``select``."""
+def _bot(spiel_game: Any, simulations: int | None, seconds: float | None, random_state: Any, select: Any) -> Any:
+    """An ``MCTSBot`` on ``spiel_game`` (the engine as an OpenSpiel game) with a budget of
+    simulations, or of seconds, picking children by ``select``."""
     from open_spiel.python.algorithms import mcts
 
     leaves = evaluator(random_state)
     if seconds is None:
-        return mcts.MCTSBot(game, UCT_C, simulations, leaves, solve=True, random_state=random_state,
+        return mcts.MCTSBot(spiel_game, UCT_C, simulations, leaves, solve=True, random_state=random_state,
                             child_selection_fn=select)
 
     class OutOfTime(Exception):
@@ -168,4 +169,4 @@ def _bot(game: Any, simulations: int | None, seconds: float | None, random_state
             self._root = root
             return super()._apply_tree_policy(root, state)
 
-    return TimedBot(game, UCT_C, MAX_SIMULATIONS, leaves, solve=True, random_state=random_state, child_selection_fn=select)
+    return TimedBot(spiel_game, UCT_C, MAX_SIMULATIONS, leaves, solve=True, random_state=random_state, child_selection_fn=select)

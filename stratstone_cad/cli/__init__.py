@@ -3,7 +3,7 @@ errors as one line (exit code 2). Heavy layers are imported by the command that 
 them, so ``--help`` and a cached rebuild start fast.
 
 Each command is a pair, ``add_<command>`` (its arguments) beside ``cmd_<command>`` (what
-it does), in the module of its kind: :mod:`.parts` (build, list), :mod:`.logs` (play,
+it does), in the module of its kind: :mod:`.building` (build, list), :mod:`.logs` (play,
 record, check-log), :mod:`.views` (preview, replay); :mod:`.args` holds what their
 arguments share. This module assembles the parser and runs a command: its streams
 guarded, its stop signals handled (:func:`stratstone_cad.base.processes.stop_signals`),
@@ -20,13 +20,13 @@ from typing import Any
 
 from stratstone_cad import __version__
 from stratstone_cad.base.processes import stop_signals
-from stratstone_cad.cli import analysis, logs, parts, studio, views
+from stratstone_cad.cli import analysis, building, logs, studio, views
 from stratstone_cad.cli.args import PROG
 from stratstone_cad.errors import BuildError, OutputError, Terminated, UserError, listed, printable
 from stratstone_cad.registry import FACTS
 
 #: Every command's ``add_<command>``, in the order ``--help`` lists them.
-COMMANDS = (parts.add_build, parts.add_list, logs.add_play, logs.add_record, views.add_preview, views.add_replay,
+COMMANDS = (building.add_build, building.add_list, logs.add_play, logs.add_record, views.add_preview, views.add_replay,
             logs.add_check_log, analysis.add_puzzles, studio.add_studio)
 
 

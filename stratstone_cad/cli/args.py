@@ -28,9 +28,9 @@ def map_games() -> list[ModuleType]:
     return [f for f in FACTS.values() if getattr(f, "MAP_FLAGS", None)]
 
 
-def map_dest(game: ModuleType, what: str) -> str:
+def map_dest(facts: ModuleType, what: str) -> str:
     """The argparse attribute of a map flag (``map_terrain_seed``)."""
-    return f"map_{game.NAME}_{what}".replace("-", "_").replace(" ", "_")
+    return f"map_{facts.NAME}_{what}".replace("-", "_").replace(" ", "_")
 
 
 def map_args(args: argparse.Namespace, what: str) -> list[tuple[ModuleType, str, Any]]:
@@ -39,14 +39,14 @@ def map_args(args: argparse.Namespace, what: str) -> list[tuple[ModuleType, str,
             if hasattr(args, map_dest(g, what))]
 
 
-def add_map_flag(p: argparse.ArgumentParser, game: ModuleType, what: str, help: str) -> None:
-    """The map flag ``what`` of ``game`` (its seed, a heightmap file for the game, or one
+def add_map_flag(p: argparse.ArgumentParser, facts: ModuleType, what: str, help: str) -> None:
+    """The map flag ``what`` of the game whose ``facts`` are given (its seed, a heightmap file for the game, or one
     for the board) on the command ``p``."""
     if what == "seed":
-        p.add_argument(game.MAP_FLAGS[what], metavar="N", type=integer, default=None, dest=map_dest(game, what), help=help)
+        p.add_argument(facts.MAP_FLAGS[what], metavar="N", type=integer, default=None, dest=map_dest(facts, what), help=help)
     else:
-        p.add_argument(game.MAP_FLAGS[what], metavar="FILE" if what == "board file" else "FILE.json", type=file_path,
-                       default=None, dest=map_dest(game, what), help=help)
+        p.add_argument(facts.MAP_FLAGS[what], metavar="FILE" if what == "board file" else "FILE.json", type=file_path,
+                       default=None, dest=map_dest(facts, what), help=help)
 
 
 def map_choices(args: argparse.Namespace, file_flag: str) -> list[tuple[ModuleType, Any, Any]]:

@@ -44,7 +44,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
     # start-up speed: the parameters only for the commands that read them, not check-log or play
     from stratstone_cad.base.fileio import refuse_reading
     from stratstone_cad.base.overrides import parse_set
-    from stratstone_cad.viewer.assets import list_assets, select
+    from stratstone_cad.viewer.meshes import list_assets, select
     from stratstone_cad.viewer.preview import contact_sheet, render_still, render_turntable, show
     from stratstone_cad.viewer.writer import check_frames, check_target
 

@@ -23,7 +23,7 @@ from typing import Any
 from stratstone_cad.engine.protocol import Move
 from stratstone_cad.errors import PlayerKindError, short_repr
 
-__all__ = ["PLAYER_KINDS", "Player", "get_player", "greedy", "random_player"]
+__all__ = ["BUILT_IN_PLAYERS", "Player", "get_player", "greedy", "random_player"]
 
 Player = Callable[[Any, random.Random], Move]
 
@@ -39,13 +39,13 @@ def greedy(state: Any, rng: random.Random) -> Move:
     return state.greedy_move(rng)
 
 
-PLAYER_KINDS: dict[str, Player] = {"random": random_player, "greedy": greedy}
+BUILT_IN_PLAYERS: dict[str, Player] = {"random": random_player, "greedy": greedy}
 
 
 def get_player(kind: str) -> Player:
     """The built-in player called ``kind``; raises :class:`PlayerKindError`."""
     try:
-        return PLAYER_KINDS[kind]
+        return BUILT_IN_PLAYERS[kind]
     except (KeyError, TypeError):
-        kinds = ", ".join(sorted(PLAYER_KINDS))
+        kinds = ", ".join(sorted(BUILT_IN_PLAYERS))
         raise PlayerKindError(f"unknown player kind {short_repr(kind)}: expected one of {kinds}") from None

@@ -452,7 +452,7 @@ class StepPart:
     the colour as 32-bit floats: compare to 1e-6)."""
     solids: int
     volume_mm3: float
-    """Integrated to 1e-6 relative (the exact integration of occ.common.volume takes 0.25 s
+    """Integrated to 1e-6 relative (the exact integration of occ.shapes.volume takes 0.25 s
     a stone)."""
     centroid_mm: tuple[float, float, float]
     """Its centre of mass, where the assembly placed it."""

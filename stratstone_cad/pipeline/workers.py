@@ -27,7 +27,7 @@ def worker_init(nice: int = 0) -> None:
     """In each worker: die with the fork server (and so with the build); leave Ctrl-C and
     SIGTERM to the build, which stops itself and lets running parts finish; run at the
     ``nice`` value of the thread that made the pool (a worker is the fork server's child,
-    which would not inherit it: the studio's background builds, :mod:`stratstone_cad.studio.sets`)."""
+    which would not inherit it: the studio's background builds, :mod:`stratstone_cad.studio.set_builds`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     die_with_parent()

@@ -25,8 +25,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from stratstone_cad.base.colours import display_colour, load_colours
 from stratstone_cad.errors import UserError
 from stratstone_cad.registry import game_names
-from stratstone_cad.studio.parts import Parts
-from stratstone_cad.studio.sets import Sets
+from stratstone_cad.studio.part_making import PartMaker
+from stratstone_cad.studio.set_builds import SetBuilds
 from stratstone_cad.studio.settings import Planned, form, plan, sets_of
 
 PAGE_FILES = {"studio.js": "text/javascript", "studio.css": "text/css"}
@@ -64,10 +64,11 @@ async def until_gone(request: Request, work: Any) -> Any:
 
 
 class Studio:
-    """The app's state: the parts (made once each) and the build folders, under ``out``."""
+    """The app's state: the parts (made once each, ``maker``) and the whole builds (``builds``), under ``out``."""
 
-    def __init__(self, out: Path, parts: Parts, sets: Sets, printer: str | None = None, game: str | None = None) -> None:
-        self.out, self.parts, self.sets, self.printer, self.game = out, parts, sets, printer, game
+    def __init__(self, out: Path, maker: PartMaker, builds: SetBuilds, printer: str | None = None,
+                 game: str | None = None) -> None:
+        self.out, self.maker, self.builds, self.printer, self.game = out, maker, builds, printer, game
 
     async def planned(self, request: Request, game: str) -> Planned:
         sets = sets_of(request.query_params.getlist("set"))
@@ -93,34 +94,34 @@ class Studio:
     async def check(self, request: Request) -> Response:
         """The settings checked: the plan's files and, for a game with one, its map."""
         p = await self.planned(request, request.path_params["game"])
-        levels = getattr(p.params.params_of(p.game.name), "heightmap", None)
+        levels = getattr(p.params.params_of(p.assets.name), "heightmap", None)
         return JSONResponse({"files": [f for f in p.files if f.endswith(".stl")],
                              "map": [list(r) for r in levels] if isinstance(levels, tuple) and levels else None})
 
     async def part(self, request: Request) -> Response:
         """Make (or find) a part and answer its facts and the address of its preview."""
         p = await self.planned(request, request.path_params["game"])
-        file = f"{p.game.name}/{request.path_params['file']}"
+        file = f"{p.assets.name}/{request.path_params['file']}"
         found = p.job_of(file)
         if found is None:
             return _no_file(p, request.path_params["file"])
         job, key = found
-        made = await until_gone(request, self.parts.made(job, p, key, request.query_params.get("client", "")))
+        made = await until_gone(request, self.maker.made(job, p, key, request.query_params.get("client", "")))
         out = next(o for o in job.outputs if o.file == file)
         colour = display_colour(load_colours(), out.colour)
-        name, facts = await in_thread(self.parts.preview_named, made, file, colour)
+        name, facts = await in_thread(self.maker.preview_named, made, file, colour)
         return JSONResponse({**facts, "key": key, "preview": f"/preview/{name}", "printer": p.printer.name,
                              "plate_name": out.plate or None})
 
     async def preview(self, request: Request) -> Response:
-        found = self.parts.preview_page(request.path_params["name"])
+        found = self.maker.preview_page(request.path_params["name"])
         if found is None:
             return PlainTextResponse("preview gone from memory: ask for the part again", 404)
         return HTMLResponse(found)
 
     async def preview_glb(self, request: Request) -> Response:
         """A preview's glTF alone: what the page hands the player it already shows."""
-        found = self.parts.preview_glb(request.path_params["name"])
+        found = self.maker.preview_glb(request.path_params["name"])
         if found is None:
             return PlainTextResponse("preview gone from memory: ask for the part again", 404)
         return Response(found, media_type="model/gltf-binary")
@@ -132,20 +133,20 @@ class Studio:
         from stratstone_cad.viewer.web import page
 
         p = await self.planned(request, request.path_params["game"])
-        glb = await in_thread(self.sets.file, p, "set.glb")
+        glb = await in_thread(self.builds.file, p, "set.glb")
         if glb is None:
             return _no_file(p, "set.glb")
-        title = f"{p.game.name}: the whole set"
+        title = f"{p.assets.name}: the whole set"
         parts = [f.split("/", 1)[1][: -len(".stl")] for f in p.files if f.endswith(".stl")]
         return HTMLResponse(page(as_set(glb, title, parts), f"stratstone-cad studio: {title}"))
 
     async def plate(self, request: Request) -> Response:
         """The plate a part goes on, with PrusaSlicer's time and filament when installed (slow: a build)."""
         p = await self.planned(request, request.path_params["game"])
-        file = f"{p.game.name}/{request.path_params['file']}"
+        file = f"{p.assets.name}/{request.path_params['file']}"
         if p.job_of(file) is None:
             return _no_file(p, request.path_params["file"])
-        entry = await in_thread(self.sets.plate_of, p, file)
+        entry = await in_thread(self.builds.plate_of, p, file)
         if entry is None:
             return JSONResponse({"plate": None})
         return JSONResponse({"plate": entry["file"], "print": entry.get("print")})
@@ -154,14 +155,14 @@ class Studio:
         """The bytes ``build GAME --set ...`` writes for ``game/file``."""
         p = await self.planned(request, request.path_params["game"])
         name = request.path_params["file"]
-        file = f"{p.game.name}/{name}"
+        file = f"{p.assets.name}/{name}"
         found = p.job_of(file)
         if found is not None:
             job, key = found
-            made = await until_gone(request, self.parts.made(job, p, key, request.query_params.get("client", "")))
+            made = await until_gone(request, self.maker.made(job, p, key, request.query_params.get("client", "")))
             data = (made.folder / made.entry(file)["file"]).read_bytes()
         elif name.endswith((".3mf", ".step", ".glb")) and (name.endswith(".3mf") or _step_of(p, file)):
-            data = await in_thread(self.sets.file, p, name)
+            data = await in_thread(self.builds.file, p, name)
             if data is None:
                 return _no_file(p, name)
         else:
@@ -170,9 +171,9 @@ class Studio:
 
     async def zipped(self, request: Request) -> Response:
         p = await self.planned(request, request.path_params["game"])
-        data = await in_thread(self.sets.zipped, p)
+        data = await in_thread(self.builds.zipped, p)
         return Response(data, media_type="application/zip",
-                        headers={"Content-Disposition": f'attachment; filename="{p.game.name}.zip"'})
+                        headers={"Content-Disposition": f'attachment; filename="{p.assets.name}.zip"'})
 
 
 def _step_of(p: Planned, file: str) -> bool:
@@ -182,7 +183,7 @@ def _step_of(p: Planned, file: str) -> bool:
 
 
 def _no_file(p: Planned, name: str) -> Response:
-    return PlainTextResponse(f"{p.game.name}/{name[:80]}: no such file in the plan of {p.game.name}", 404)
+    return PlainTextResponse(f"{p.assets.name}/{name[:80]}: no such file in the plan of {p.assets.name}", 404)
 
 
 def _media(name: str) -> str:

@@ -76,8 +76,8 @@ def serve(game: str | None, host: str, port: int, browser: bool, out: Path | Non
     from stratstone_cad.pipeline.scheduler import kill_fork_server, start_fork_server, worker_pool
     from stratstone_cad.registry import get_parts
     from stratstone_cad.studio.app import Studio, app
-    from stratstone_cad.studio.parts import Parts
-    from stratstone_cad.studio.sets import Sets
+    from stratstone_cad.studio.part_making import PartMaker
+    from stratstone_cad.studio.set_builds import SetBuilds
 
     if game is not None:
         get_parts([game])
@@ -88,8 +88,8 @@ def serve(game: str | None, host: str, port: int, browser: bool, out: Path | Non
     sock = listen(host, port)
     start_fork_server()  # here, in the main thread: the server dies with the thread that started it
     pool = worker_pool(jobs)
-    parts = Parts(out, pool, run_job)
-    studio = Studio(out, parts, Sets(out, jobs), printer, game)
+    maker = PartMaker(out, pool, run_job)
+    studio = Studio(out, maker, SetBuilds(out, jobs), printer, game)
     config = uvicorn.Config(app(studio), log_level="warning", timeout_graceful_shutdown=STOP_WAIT_S, lifespan="off",
                             access_log=False)
     logging.getLogger("uvicorn.error").addFilter(QuietStop())  # after the Config: it sets uvicorn's logging up
@@ -104,7 +104,7 @@ def serve(game: str | None, host: str, port: int, browser: bool, out: Path | Non
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:
-        parts.cancel_all()
+        maker.cancel_all()
         pool.shutdown(wait=False, cancel_futures=True)
         kill_fork_server()
         sock.close()

@@ -17,7 +17,7 @@ from stratstone_cad.base.printers import Printer, get_printer, load_printers, lo
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.pipeline.keys import job_key
 from stratstone_cad.printing.jobs import GameAssets, Job
-from stratstone_cad.registry import ParamSet, get_parts, load_params
+from stratstone_cad.registry import FACTS, ParamSet, get_parts, load_params
 
 #: The sections every game's form shows beside its own: the mesh and the print plates.
 SHARED_SECTIONS = ("mesh", "plates")
@@ -30,7 +30,7 @@ class Planned:
     """One game's checked parameters for some settings, and its plan: the jobs with their
     cache keys (:func:`~stratstone_cad.pipeline.keys.job_key`, the build's own)."""
 
-    game: GameAssets
+    assets: GameAssets
     sets: dict[str, str]
     printer: Printer
     params: ParamSet
@@ -60,12 +60,12 @@ def sets_of(pairs: Iterable[str]) -> dict[str, str]:
 def plan(game_name: str, sets: dict[str, str], printer_name: str | None) -> Planned:
     """The plan of ``game_name`` for ``sets`` and the printer; raises ParameterError
     with the build's own one-line message for a refused value."""
-    game = get_parts([game_name])[0]
-    ps = load_params(None, sets, games=[game.name])
+    assets = get_parts([game_name])[0]
+    ps = load_params(None, sets, games=[assets.name])
     printer = get_printer(printer_name)
     profiles = load_profiles()
-    jobs = game.plan(ps.params_of(game.name), printer, profiles, ps.mesh)
-    return Planned(game, sets, printer, ps, profiles, [(j, job_key(j, ps, profiles)) for j in jobs])
+    jobs = assets.plan(ps.params_of(assets.name), printer, profiles, ps.mesh)
+    return Planned(assets, sets, printer, ps, profiles, [(j, job_key(j, ps, profiles)) for j in jobs])
 
 
 def _unit(name: str) -> str:
@@ -73,16 +73,18 @@ def _unit(name: str) -> str:
     return UNITS.get(m[0], "") if m else ""
 
 
-def _field(prefix: str, f: dataclasses.Field, value: Any, colours: list[str]) -> dict[str, Any]:
-    """One control's declaration: its dotted name, kind, unit, range or choices, help sentence
-    and the preset's value."""
+def _field(prefix: str, f: dataclasses.Field, value: Any, colours: list[str], map_seed: str | None) -> dict[str, Any]:
+    """One control's declaration: its dotted name, kind, unit, range or choices, help sentence,
+    the preset's value, and whether it is the seed of the game's map (``map_seed``: the
+    parameter the game's facts name in ``MAP_PARAMETERS``; the page offers a new terrain)."""
 
     m = f.metadata
     kind = field_kind(f)
+    name = f"{prefix}.{f.name}"
     choices = list(m["choices"]) if m.get("choices") else (colours if kind == "list" and f.name == "colours" else None)
-    return {"name": f"{prefix}.{f.name}", "kind": kind, "unit": _unit(f.name), "lo": m.get("lo"), "hi": m.get("hi"),
+    return {"name": name, "kind": kind, "unit": _unit(f.name), "lo": m.get("lo"), "hi": m.get("hi"),
             "choices": choices, "length": m.get("length"), "help": m["doc"], "expected": field_expected(f),
-            "value": value}
+            "value": value, "map_seed": name == map_seed}
 
 
 def form(game_name: str) -> dict[str, Any]:
@@ -93,12 +95,13 @@ def form(game_name: str) -> dict[str, Any]:
 
     p = plan(game_name, {}, None)
     colours = sorted(load_colours())
+    map_seed = getattr(FACTS[p.assets.name], "MAP_PARAMETERS", {}).get("seed")  # a game played on a map
     sections = []
-    for prefix in [*p.game.sections, *SHARED_SECTIONS]:
+    for prefix in [*p.assets.sections, *SHARED_SECTIONS]:
         values = p.params.section(prefix)
-        cls = type(getattr(p.params, prefix)) if prefix in SHARED_SECTIONS else p.game.sections[prefix]
-        fields = [_field(prefix, f, values[f.name], colours) for f in dataclasses.fields(cls)]
+        cls = type(getattr(p.params, prefix)) if prefix in SHARED_SECTIONS else p.assets.sections[prefix]
+        fields = [_field(prefix, f, values[f.name], colours, map_seed) for f in dataclasses.fields(cls)]
         sections.append({"name": prefix, "fields": fields})
     printers = [{"name": n, "title": pr.title} for n, pr in load_printers().items()]
-    return {"game": p.game.name, "title": p.game.title, "sections": sections, "printers": printers,
+    return {"game": p.assets.name, "title": p.assets.title, "sections": sections, "printers": printers,
             "printer": default_printer(), "files": p.files}

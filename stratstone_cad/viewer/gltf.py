@@ -274,7 +274,7 @@ def replay_glb(rep: Any, seconds_per_ply: float = 1.0, header: Mapping[str, Any]
     ``words`` and drawings in the scene's extras; ``colours``: ``"levels"`` colours a board
     of levels by level as the window does, ``"print"`` keeps its print colour; ``reach``:
     whether the page opens with the reach shown (its squares are in the extras either way)."""
-    from stratstone_cad.viewer.assets import asset_mesh
+    from stratstone_cad.viewer.meshes import asset_mesh
     from stratstone_cad.viewer.overlays.style import GHOST_COLOUR, GHOST_OPACITY
     from stratstone_cad.viewer.replay import level_colours
     from stratstone_cad.viewer.review_strip import page_review
@@ -317,7 +317,7 @@ def _piece_tracks(rep: Any, seconds_per_ply: float) -> dict[str, list[tuple[floa
 def _animated_pieces(b: GlbBuilder, rep: Any, seconds_per_ply: float) -> None:
     """A node for each piece of ``rep``, where it first stands (scaled to nothing while off
     the table), and the game's animation of them: a translation and a scale channel each."""
-    from stratstone_cad.viewer.assets import asset_mesh
+    from stratstone_cad.viewer.meshes import asset_mesh
 
     total = rep.count * seconds_per_ply
     # float32 key times: apart by more than their rounding at the game's end

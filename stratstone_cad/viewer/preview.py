@@ -3,7 +3,7 @@
 An interactive window (PyVista's: drag to orbit, scroll to zoom, ``r`` resets the view),
 or off screen: a still (``.png``), a turntable (``.gif`` or ``.mp4``: the camera goes once
 round the assets), or a contact sheet of every asset named, each labelled. The meshes are
-the build's (:mod:`stratstone_cad.viewer.assets`); each actor is added once, and a
+the build's (:mod:`stratstone_cad.viewer.meshes`); each actor is added once, and a
 turntable moves only the camera.
 
 Files are written as every export is (:func:`~stratstone_cad.viewer.writer.publish`):
@@ -29,7 +29,7 @@ import numpy as np
 from stratstone_cad.base.progress import ProgressBar
 from stratstone_cad.errors import UserError
 from stratstone_cad.viewer import DEFAULT_SIZE
-from stratstone_cad.viewer.assets import Asset, asset_mesh
+from stratstone_cad.viewer.meshes import Asset, asset_mesh
 from stratstone_cad.viewer.writer import check_frames, check_target, publish
 
 __all__ = ["PlacedAsset", "contact_sheet", "layout", "render_still", "render_turntable", "show"]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -58,17 +57,28 @@ def test_one_seed_plays_one_game(name):
     assert a == b and len(a) >= 5
 
 
-def test_a_time_budget_thinks_that_long():
+def test_a_time_budget_stops_at_the_first_simulation_after_it(monkeypatch):
+    """On a clock that moves 0.1 s a reading, ``search:0.3s`` reads it for its deadline, then
+    before each simulation once the root has children, and stops at the first reading at or
+    past the deadline (0.1, 0.2, 0.3): a legal move after three simulations. (How long
+    such a move takes on a real clock: scripts/bench_players.py --budget.)"""
+    import types
+
+    from stratstone_cad.analysis import players
+
+    readings = []
+
+    def monotonic() -> float:
+        readings.append(len(readings) / 10)
+        return readings[-1]
+
+    monkeypatch.setattr(players, "time", types.SimpleNamespace(monotonic=monotonic))
     engine = get_game("stratstone")
     ids, setup = engine.new_setup(2, None, random.Random(0))
     state = engine.initial_state(ids, setup)
-    player = make_player("search:0.3s", engine)
-    make_player("search:2", engine)(state, random.Random(0))  # OpenSpiel imported before the clock starts
-    start = time.monotonic()
-    move = player(state, random.Random(0))
-    took = time.monotonic() - start
+    move = make_player("search:0.3s", engine)(state, random.Random(0))
     assert move in list(state.legal_moves())
-    assert 0.3 <= took < 0.8, took  # stops at the first simulation after 0.3 s
+    assert readings == [0.0, 0.1, 0.2, 0.3]
 
 
 @pytest.mark.parametrize(("kind", "budget"), [

@@ -316,7 +316,7 @@ def test_the_module_of_the_computation_is_in_its_key(on, monkeypatch):
 def test_without_a_home_folder_nothing_is_cached_anywhere(tmp_path, monkeypatch, home):
     """No cache folder without a home: not ``./~/.cache`` in the folder the command runs
     in, not ``/.cache``; the memo and the viewer's meshes then go without one."""
-    from stratstone_cad.viewer import assets as VA
+    from stratstone_cad.viewer import meshes as VA
 
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
     monkeypatch.delenv(M.ENV, raising=False)

@@ -16,7 +16,7 @@ import pytest
 from OCP.BRepCheck import BRepCheck_Analyzer
 
 from stratstone_cad.base.printers import get_printer, load_profiles
-from stratstone_cad.occ.common import horizontal_face_heights, volume
+from stratstone_cad.occ.shapes import horizontal_face_heights, volume
 from stratstone_cad.printing.checks import Mesh
 from stratstone_cad.printing.jobs import solid_maker
 from stratstone_cad.registry import get_parts, load_params

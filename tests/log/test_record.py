@@ -20,6 +20,7 @@ from stratstone_cad.log import commands
 from stratstone_cad.log import record as rec
 from stratstone_cad.log.logfile import validate
 from stratstone_cad.log.record import prompt
+from stratstone_cad.registry import FACTS, get_game
 from tests import LOGS, TRANSCRIPTS
 
 
@@ -50,8 +51,8 @@ def lines(path: Path) -> list[dict]:
 
 def played(game: str, seed: int, setup: dict | None = None) -> list[dict]:
     """A whole game between built-in players: the moves the scripted sessions type."""
-    return [json.loads(t) for t in commands.play(game, seed, ["greedy", "random"] if game != "sage-stones"
-                                                 else None, None, setup).splitlines()]
+    two = get_game(game).default_players(None) == 2  # greedy against random; else every player random
+    return [json.loads(t) for t in commands.play(game, seed, ["greedy", "random"] if two else None, None, setup).splitlines()]
 
 
 def typed(records: list[dict]) -> str:
@@ -938,7 +939,8 @@ def test_a_move_typed_with_the_dice_that_is_no_move_refuses_the_line(tmp_path):
                                            ("terrain", "'c1xc5' (attack)")])
 def test_help_says_how_a_move_is_written_with_an_example(tmp_path, game, example):
     """At the prompt (help) and in record --help: each game's notation, an example with it."""
-    extra = ["--terrain-seed", "1"] if game == "terrain" else []
+    flags = getattr(FACTS[game], "MAP_FLAGS", None)  # a game played on a map: its seed
+    extra = [flags["seed"], "1"] if flags else []
     r = cli(game, "--out", str(tmp_path / "g.jsonl"), *extra, stdin="help\nquit\n")
     assert r.returncode == 0, r.stderr
     assert "A move: " in r.stdout and example in r.stdout.split("A move: ", 1)[1].splitlines()[0], r.stdout

@@ -25,7 +25,7 @@ from OCP.STEPControl import STEPControl_Reader
 
 from stratstone_cad.errors import GeometryError, ParameterError
 from stratstone_cad.occ import step
-from stratstone_cad.occ.common import volume
+from stratstone_cad.occ.shapes import volume
 from stratstone_cad.occ.step import TIME_STAMP, assembly_glb, assembly_step, part_step, read_step, step_content
 from tests import ROOT
 

@@ -58,7 +58,7 @@ def test_written_meshes_are_watertight_and_within_tolerance(built, manifest, par
     from stratstone_cad.games.stratstone.parts import PebbleParams
     from stratstone_cad.geometry.boards import stack_volume
     from stratstone_cad.geometry.marks import mark_spec
-    from stratstone_cad.occ.common import volume
+    from stratstone_cad.occ.shapes import volume
     from stratstone_cad.printing.jobs import subset
 
     for a in manifest["assets"]:

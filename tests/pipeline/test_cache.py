@@ -18,7 +18,7 @@ from stratstone_cad.base.printers import get_printer, load_profiles
 from stratstone_cad.errors import UserError
 from stratstone_cad.pipeline import build as B
 from stratstone_cad.pipeline import keys as K
-from stratstone_cad.registry import PARTS, SCHEMA, get_parts, load_params
+from stratstone_cad.registry import PARTS, SCHEMA, game_names, get_parts, load_params
 
 
 def _plan(ps, printer=None):
@@ -32,11 +32,12 @@ def _keys(ps, printer=None):
     return {i: K.job_key(j, ps, profiles) for i, j in jobs.items()}
 
 
-@pytest.mark.parametrize("module", ["stratstone", "sage_stones", "terrain"])
-def test_a_change_to_one_games_cad_code_rebuilds_that_games_parts_only(module, built_all, tmp_path, monkeypatch):
+@pytest.mark.parametrize("game", game_names())
+def test_a_change_to_one_games_cad_code_rebuilds_that_games_parts_only(game, built_all, tmp_path, monkeypatch):
     out = tmp_path / "o"
     shutil.copytree(built_all, out)
-    target = K.PACKAGE_DIR / "games" / module / "cad.py"
+    target = _module_path(get_parts([game])[0].cad.module)
+    assert target is not None and target.is_file(), game
     real = Path.read_bytes
     real_text = Path.read_text
     monkeypatch.setattr(Path, "read_bytes", lambda p: real(p) + (b"\n# changed\n" if p == target else b""))
@@ -46,7 +47,6 @@ def test_a_change_to_one_games_cad_code_rebuilds_that_games_parts_only(module, b
         r = B.build(None, None, out, jobs=1, progress=None)
     finally:
         forget_code()
-    game = module.replace("_", "-")
     assert r.built and {f.split("/")[0] for f in r.built} == {game}
     assert len(r.built) == len([a for a in B.assets_for(out) if a["game"] == game])
 

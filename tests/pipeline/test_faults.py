@@ -20,7 +20,7 @@ from stratstone_cad.pipeline import build as B
 from stratstone_cad.pipeline import plate_phase
 from stratstone_cad.pipeline.lock import LOCK
 from tests import ROOT, gated
-from tests.procs import descendants
+from tests.procs import descendants, in_session
 
 
 def _alive(pid: int) -> bool:
@@ -29,11 +29,6 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-def _snapshot(out: Path) -> dict[str, tuple[int, int]]:
-    return {p.relative_to(out).as_posix(): (p.stat().st_mtime_ns, p.stat().st_size)
-            for p in out.rglob("*") if p.is_file()}
 
 
 def _manifest_never_lies(out: Path) -> list[str]:
@@ -84,12 +79,11 @@ def test_a_killed_build_leaves_nothing_running_and_a_true_manifest(tmp_path, sig
         _, err = p.communicate(timeout=30)  # to the end: the processes left holding stderr wrote theirs
         assert b"Traceback" not in err and b"Warning" not in err, err.decode(errors="replace")[-400:]
         deadline = time.monotonic() + 1.0
-        while any(_alive(q) for q in family) and time.monotonic() < deadline:
-            time.sleep(0.02)
+        while (in_session(p.pid) or any(_alive(q) for q in family)) and time.monotonic() < deadline:
+            time.sleep(0.02)  # poll: the build's processes gone
         assert not [q for q in family if _alive(q)], "a process of the killed build outlived it by a second"
-        before = _snapshot(out)
-        time.sleep(1.5)
-        assert _snapshot(out) == before, "something was written after the build died"
+        # nothing is written after the build died: no process of its session is left to write
+        assert not in_session(p.pid), "a process of the killed build's session outlived it by a second"
         if sig == signal.SIGTERM:
             assert p.returncode == 143
             assert p.stderr is not None
@@ -148,6 +142,25 @@ def test_sigterm_stops_the_build_with_one_line(tmp_path, at):
     assert on_disk == set(listed), "a stopped build lists every part it wrote"
 
 
+#: A worker that has run this long (clock ticks, a tenth of a second) is making a part:
+#: starting takes less.
+BUSY_TICKS = 10
+
+
+def _cpu_ticks(pid: int) -> int:
+    """The CPU time ``pid`` has used (user and system, clock ticks), 0 once it has gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0
+    return int(fields[11]) + int(fields[12])
+
+
+def _workers(pid: int) -> list[int]:
+    """The build ``pid``'s workers: the children of its fork server."""
+    return [w for q in _children(pid) if "forkserver" in _cmdline(q) for w in _children(q)]
+
+
 def _children(pid: int) -> list[int]:
     return [q for q in descendants(pid) if _parent(q) == pid]
 
@@ -183,13 +196,14 @@ def test_a_dead_worker_or_fork_server_is_one_line_and_the_manifest_stays_true(tm
             workers = [w for q in server for w in _children(q)]
             targets = {"server": server, "server-after-fork": server if workers else [], "workers": workers}[victim]
             if targets:
-                if victim != "server":
-                    time.sleep(0.5)  # let them start a part
+                while victim != "server" and not all(_cpu_ticks(w) >= BUSY_TICKS for w in workers) \
+                        and time.monotonic() < deadline:
+                    time.sleep(0.02)  # poll: the workers busy with a part
                 for q in targets:
                     with contextlib.suppress(ProcessLookupError):
                         os.kill(q, signal.SIGKILL)
                 break
-            time.sleep(0.02)
+            time.sleep(0.02)  # poll: the victims started
         gated.release(tmp_path / "gate")
         assert targets, f"no {victim} to kill in 60 s"
         _, err = p.communicate(timeout=60)
@@ -312,11 +326,12 @@ def test_a_second_stop_while_the_workers_finish_leaves_nothing_unlisted(tmp_path
         if len(writes) in (3, 4):  # the record, then drain's second try of it
             raise KeyboardInterrupt
 
-    real_shutdown, waits = cf.ProcessPoolExecutor.shutdown, []
+    real_shutdown, waits, family = cf.ProcessPoolExecutor.shutdown, [], set()
 
     def shutdown(self, wait=True, *, cancel_futures=False):
         if wait:
             waits.append(1)
+            family.update(_workers(os.getpid()))  # those that could write (the fork server stays: it writes nothing)
             if len(waits) == 1:
                 raise KeyboardInterrupt  # the second Ctrl-C, as the running parts are waited for
         return real_shutdown(self, wait=wait, cancel_futures=cancel_futures)
@@ -328,7 +343,11 @@ def test_a_second_stop_while_the_workers_finish_leaves_nothing_unlisted(tmp_path
     monkeypatch.undo()
     assert len(waits) >= 2
     before = {q.name for q in out.rglob("*.stl")}
-    time.sleep(3.0)
+    assert family
+    deadline = time.monotonic() + 30
+    while any(_alive(q) for q in family) and time.monotonic() < deadline:
+        time.sleep(0.02)  # poll: the workers gone: nothing is left to write
+    assert not [q for q in family if _alive(q)], "a worker of the stopped build outlived it"
     on_disk = {q.relative_to(out).as_posix() for q in out.rglob("*.stl")}
     assert {q.rsplit("/", 1)[1] for q in on_disk} == before, "a part was written after the build returned"
     assert on_disk == set(_manifest_never_lies(out)), sorted(on_disk - set(_manifest_never_lies(out)))
@@ -413,6 +432,11 @@ def test_a_stop_just_after_a_part_is_written_takes_its_files_back(tmp_path, monk
     assert len(listed) >= 1 and _stl_files(out) == set(listed), sorted(_stl_files(out) - set(listed))
 
 
+def _a_stone_done(runs: list) -> bool:
+    """Whether a worker has finished a stone, its result back here (its future done)."""
+    return any(f.done() and job.id.startswith("stratstone/stone-") for run in runs for f, job in list(run.futures.items()))
+
+
 def test_the_workers_parts_are_listed_while_the_build_makes_its_own(tmp_path, monkeypatch):
     """A stone a worker finished joins the manifest after the build's own part in hand,
     not once the build has made all of its own (the boards, gems and terrain pieces):
@@ -423,15 +447,23 @@ def test_the_workers_parts_are_listed_while_the_build_makes_its_own(tmp_path, mo
     def step(self, label, n=1):  # in the build's process, as each part is done, before it is listed
         if not label.startswith("stratstone/stone-"):  # one of the build's own parts
             own.append(label)
-            if len(own) == 2:  # until a worker has written a stone, and a moment for its result to come back
+            if len(own) == 2:  # until a worker's stone is made and its result back in this process
                 deadline = time.monotonic() + 120
-                while not list(out.glob("stratstone/stone-*.stl")) and time.monotonic() < deadline:
-                    time.sleep(0.05)
-                time.sleep(2.0)
+                while not _a_stone_done(runs) and time.monotonic() < deadline:
+                    time.sleep(0.05)  # poll: a worker's stone finished
             elif len(own) == 3:
                 listed_then.extend(f for f in _manifest_never_lies(out) if "/stone-" in f)
         real(self, label, n)
 
+    from stratstone_cad.pipeline import scheduler
+
+    runs, real_init = [], scheduler._Run.__init__
+
+    def init(self, *args, **kw):  # the run with workers, whose futures say when a stone is done
+        real_init(self, *args, **kw)
+        runs.append(self)
+
+    monkeypatch.setattr(scheduler._Run, "__init__", init)
     monkeypatch.setattr(B.ProgressBar, "step", step)
     B.build(None, None, out, jobs=2, progress=None)
     assert len(own) > 3 and listed_then, "no worker's stone was listed while the build made its own parts"
@@ -527,7 +559,9 @@ def test_a_stop_during_build_step_ends_within_seconds_saying_what_it_waits_for(t
         assert p.stderr is not None
         while "guardian-blue" not in p.stderr.readline():  # the CadQuery-free parts made here: the set's part runs
             assert p.poll() is None, "the build ended before it could be stopped"
-        time.sleep(1.0)
+        deadline = time.monotonic() + 30
+        while not _workers(p.pid) and time.monotonic() < deadline:
+            time.sleep(0.02)  # poll: the worker that makes the set started
         family = descendants(p.pid)  # the fork server and the worker making the set
         start = time.monotonic()
         os.kill(p.pid, sig)
@@ -541,13 +575,22 @@ def test_a_stop_during_build_step_ends_within_seconds_saying_what_it_waits_for(t
         assert p.returncode == (143 if sig == signal.SIGTERM else 130) and "Traceback" not in err, err
         deadline = time.monotonic() + 1.0
         while any(_alive(q) for q in family) and time.monotonic() < deadline:
-            time.sleep(0.02)
+            time.sleep(0.02)  # poll: the build's processes gone
         assert not [q for q in family if _alive(q)], "a process of the stopped build outlived it by a second"
         listed = _manifest_never_lies(out)
         assert not list(out.rglob("*.step")) and "terrain/board-seed-1-tile-1-of-4.stl" in listed
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(p.pid, signal.SIGKILL)
+
+
+def _manager_asleep(pool) -> bool:
+    """Whether the pool's manager thread is blocked in its wait with nothing pending to wake it."""
+    thread = pool._executor_manager_thread
+    frame = sys._current_frames().get(thread.ident) if thread is not None else None
+    while frame is not None and frame.f_code.co_name != "wait_result_broken_or_wakeup":
+        frame = frame.f_back
+    return frame is not None and not pool._executor_manager_thread_wakeup._reader.poll()
 
 
 def test_a_pool_whose_workers_die_with_cancelled_parts_queued_raises_nothing_in_its_thread():
@@ -565,12 +608,12 @@ def test_a_pool_whose_workers_die_with_cancelled_parts_queued_raises_nothing_in_
     threading.excepthook = lambda args: caught.append(args.exc_value)
     try:
         with scheduler.pool_class()(max_workers=1, mp_context=multiprocessing.get_context("fork")) as pool:
-            running = pool.submit(time.sleep, 60)
-            queued = [pool.submit(time.sleep, 0) for _ in range(4)]
+            running = pool.submit(time.sleep, 60)  # not a wait: the part the worker is busy with
+            queued = [pool.submit(time.sleep, 0) for _ in range(4)]  # not a wait: parts queued behind it
             deadline = time.monotonic() + 30
-            while not running.running() and time.monotonic() < deadline:
-                time.sleep(0.01)
-            time.sleep(0.5)  # the pool's thread asleep: it drops a cancelled part only when it next wakes
+            # the pool's thread asleep: it drops a cancelled part only when it next wakes
+            while not (running.running() and _manager_asleep(pool)) and time.monotonic() < deadline:
+                time.sleep(0.01)  # poll: the pool's thread blocked in its wait
             assert sum(f.cancel() for f in queued) >= 1  # the first ones are already handed to the worker
             for process in list(pool._processes.values()):
                 process.kill()

@@ -175,7 +175,7 @@ def test_the_slicer_and_pymp_folders_of_a_killed_build_are_swept_by_the_next(tmp
     env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
     # a running build's folder (here a process that made one and waits) is never swept
     alive = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom stratstone_cad.pipeline.scratch import "
-                              "own_scratch\nprint(own_scratch(), flush=True)\ntime.sleep(120)"],
+                              "own_scratch\nprint(own_scratch(), flush=True)\ntime.sleep(120)"],  # not a wait: a build that runs on
                              stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
     p = None
     try:
@@ -188,7 +188,7 @@ def test_the_slicer_and_pymp_folders_of_a_killed_build_are_swept_by_the_next(tmp
         while p.poll() is None and time.monotonic() < deadline:
             if list((cache / "stratstone-cad" / "tmp").glob("build-*/stratstone-slice-*")):
                 break
-            time.sleep(0.01)
+            time.sleep(0.01)  # poll: a plate sliced in the build's own folder
         assert p.poll() is None, "the build sliced no plate in a folder of its own under the cache"
         os.kill(p.pid, signal.SIGKILL)
         p.communicate(timeout=30)

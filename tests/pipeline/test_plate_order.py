@@ -90,7 +90,7 @@ def test_a_stop_from_the_feed_kills_the_slicers_still_running(stand_in, monkeypa
 
     def feed():
         while not stand_in.exists():
-            time.sleep(0.01)
+            time.sleep(0.01)  # poll: the stand-in slicer written
             yield []
         running.append(len(_stand_ins_running()))
         raise KeyboardInterrupt

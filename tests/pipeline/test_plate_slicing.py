@@ -75,7 +75,7 @@ class SlicerWatch:
             self.now = {p for p in descendants(self.root) if _slicing(p)}
             self.seen |= self.now
             self.most = max(self.most, len(self.now))
-            time.sleep(0.01)
+            time.sleep(0.01)  # poll: the slicers running, watched
 
     def __enter__(self) -> SlicerWatch:
         self._thread.start()
@@ -194,14 +194,14 @@ def test_a_build_killed_while_it_slices_leaves_no_slicer_running(tmp_path, sig):
         with SlicerWatch(p.pid) as watch:
             deadline = time.monotonic() + 300
             while len(watch.now) < 2 and p.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.01)
+                time.sleep(0.01)  # poll: two slicers running
             slicers = set(watch.now)
         assert len(slicers) == 2, "the build sliced two plates at once"
         os.kill(p.pid, sig)  # the build only, as `kill PID` does: not its process group
         _, err = p.communicate(timeout=60)
         deadline = time.monotonic() + 1.0
         while any(_slicing(q) for q in slicers) and time.monotonic() < deadline:
-            time.sleep(0.01)
+            time.sleep(0.01)  # poll: the slicers gone
         assert not [q for q in slicers if _slicing(q)], "a slicer outlived the build by a second"
         if sig == signal.SIGTERM:
             assert p.returncode == 143 and err.endswith("stratstone-cad: terminated\n") and "Traceback" not in err, err

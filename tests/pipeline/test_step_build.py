@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from OCP.BRepCheck import BRepCheck_Analyzer
 
-from stratstone_cad.occ.common import volume
+from stratstone_cad.occ.shapes import volume
 from stratstone_cad.occ.step import read_step, step_content
 from stratstone_cad.pipeline import build as B
 from stratstone_cad.printing.stl import read_stl_mesh

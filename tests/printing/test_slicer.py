@@ -14,19 +14,29 @@ import numpy as np
 import pytest
 import trimesh
 
-from stratstone_cad.base.printers import get_printer
+from stratstone_cad.base.printers import get_printer, load_profiles
 from stratstone_cad.pipeline.build import build
-from stratstone_cad.registry import load_params
+from stratstone_cad.registry import game_names, get_parts, load_params
 from tests.printing.slicer_cli import bed_shape, need_slicer, slice_each, slicer  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.slicer
 
 
+TILED = {"stratstone.board.cell_pitch_mm": "44"}  # on a Prusa MINI: a board cut into tiles
+
+
 @pytest.fixture(scope="module")
 def tiled(tmp_path_factory):
     out = tmp_path_factory.mktemp("tiled")
-    build(["stratstone"], "prusa-mini", out, jobs=2, progress=None, sets={"stratstone.board.cell_pitch_mm": "44"})
+    build(["stratstone"], "prusa-mini", out, jobs=2, progress=None, sets=TILED)
     return out
+
+
+def _planned(games: list[str] | None, printer: str | None, sets: dict[str, str] | None = None) -> list[tuple[str, str]]:
+    """(file, part) of every output the build's plan makes for ``games`` (all when None)."""
+    ps, profiles = load_params(None, sets, games=games), load_profiles()
+    return [(o.file, o.part) for g in get_parts(games) for j in g.plan(ps.params_of(g.name), get_printer(printer), profiles, ps.mesh)
+            for o in j.outputs]
 
 
 def _assets(built_all, tiled):
@@ -37,8 +47,9 @@ def _assets(built_all, tiled):
     items = [(built_all / a["file"], a) for a in m["assets"]]
     m = json.loads((tiled / "manifest.json").read_text())
     items += [(tiled / a["file"], a) for a in m["assets"] if a["part"] == "board-tile"]
-    assert len(items) == 43 + 4
-    assert {a["game"] for _, a in items} == {"stratstone", "sage-stones", "terrain"}
+    tiles = [f for f, part in _planned(["stratstone"], "prusa-mini", TILED) if part == "board-tile"]
+    assert tiles and sorted(a["file"] for _, a in items) == sorted([f for f, _ in _planned(None, None)] + tiles)
+    assert {a["game"] for _, a in items} == set(game_names())
     return items
 
 

@@ -29,10 +29,10 @@ with warnings.catch_warnings():  # Starlette 1 would rather have httpx2, which i
 
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.pipeline.build import run_job
-from stratstone_cad.registry import SCHEMA, load_params
+from stratstone_cad.registry import FACTS, SCHEMA, game_names, load_params
 from stratstone_cad.studio.app import Studio, app
-from stratstone_cad.studio.parts import Parts
-from stratstone_cad.studio.sets import Sets, params_toml
+from stratstone_cad.studio.part_making import PartMaker
+from stratstone_cad.studio.set_builds import SetBuilds, params_toml
 from stratstone_cad.studio.settings import plan
 
 GEM = "sage-stones/gem-red.stl"
@@ -43,7 +43,7 @@ SETS = ["sage-stones.gem.height_mm=7"]
 def studio(tmp_path_factory: pytest.TempPathFactory) -> Studio:
     out = tmp_path_factory.mktemp("studio")
     pool = cf.ThreadPoolExecutor(1)  # the build's run_job, here in a thread: the server runs it in the build's workers
-    yield Studio(out, Parts(out, pool, run_job), Sets(out, 1))
+    yield Studio(out, PartMaker(out, pool, run_job), SetBuilds(out, 1))
     pool.shutdown(cancel_futures=True)
 
 
@@ -74,10 +74,20 @@ def test_the_form_lists_every_parameter_of_the_game_as_declared(client: TestClie
     assert fields["sage-stones.gem.height_mm"] == {
         "name": "sage-stones.gem.height_mm", "kind": "float", "unit": "mm", "lo": 3, "hi": 20, "choices": None,
         "length": None, "help": "height of a printed gem, snapped to the piece profile's layers",
-        "expected": "a number from 3 to 20", "value": 6.0}
+        "expected": "a number from 3 to 20", "value": 6.0, "map_seed": False}
     assert fields["sage-stones.gem.marks"]["choices"][:3] == ["ring", "cross", "bars"]
     assert fields["sage-stones.gem.mark"]["kind"] == "bool"
     assert [s["name"] for s in form["sections"]][-2:] == ["mesh", "plates"]
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_only_the_seed_of_a_games_map_is_flagged_for_a_new_terrain(client: TestClient, game: str) -> None:
+    """The page's "new terrain" button stands beside the field the form flags: the parameter
+    the game's facts name as its map's seed, and no other (a stone's seed is no map's)."""
+    form = client.get(f"/api/form/{game}").json()
+    flagged = [f["name"] for s in form["sections"] for f in s["fields"] if f["map_seed"]]
+    seed = getattr(FACTS[game], "MAP_PARAMETERS", {}).get("seed")
+    assert flagged == ([seed] if seed else [])
 
 
 def test_a_refused_value_is_400_with_the_clis_one_line(client: TestClient) -> None:
@@ -129,7 +139,7 @@ def run_async(coro: Any) -> Any:
 
 
 def test_two_requests_for_one_part_make_it_once(studio: Studio) -> None:
-    before = studio.parts.made_count
+    before = studio.maker.made_count
 
     async def both() -> list[httpx.Response]:
         transport = httpx.ASGITransport(app=app(studio))
@@ -140,15 +150,15 @@ def test_two_requests_for_one_part_make_it_once(studio: Studio) -> None:
     a, b = run_async(both())
     assert a.status_code == b.status_code == 200
     assert a.json()["sha256"] == b.json()["sha256"]
-    assert studio.parts.made_count == before + 1
+    assert studio.maker.made_count == before + 1
 
 
 def test_previews_kept_in_memory_are_capped(tmp_path: Path) -> None:
     pool = cf.ThreadPoolExecutor(1)
-    studio = Studio(tmp_path, Parts(tmp_path, pool, run_job, kept=2), Sets(tmp_path, 1))
+    studio = Studio(tmp_path, PartMaker(tmp_path, pool, run_job, kept=2), SetBuilds(tmp_path, 1))
     c = TestClient(app(studio))
     urls = [c.get(f"/api/part/sage-stones/gem-{colour}.stl").json()["preview"] for colour in ("red", "blue", "green")]
-    assert len(studio.parts.previews) == 2
+    assert len(studio.maker.previews) == 2
     assert c.get(urls[0]).status_code == 404 and c.get(urls[0] + ".glb").status_code == 404
     page = c.get(urls[2])
     assert page.status_code == 200 and "StratstonePlayer.start()" in page.text
@@ -163,14 +173,14 @@ def test_whole_builds_run_below_the_previewed_parts_priority(tmp_path: Path, mon
     """A plate's build (and so its workers and PrusaSlicer) runs at BACKGROUND_NICE, on the
     request's own thread: the server's threads keep their priority."""
     from stratstone_cad.base.processes import thread_nice
-    from stratstone_cad.studio import sets as sets_module
+    from stratstone_cad.studio import set_builds
 
     seen: list[int] = []
-    monkeypatch.setattr(sets_module, "build", lambda *args, **kw: seen.append(thread_nice()))
+    monkeypatch.setattr(set_builds, "build", lambda *args, **kw: seen.append(thread_nice()))
     here = thread_nice()
-    c = TestClient(app(Studio(tmp_path, Parts(tmp_path, cf.ThreadPoolExecutor(1), run_job), Sets(tmp_path, 1))))
+    c = TestClient(app(Studio(tmp_path, PartMaker(tmp_path, cf.ThreadPoolExecutor(1), run_job), SetBuilds(tmp_path, 1))))
     assert c.get("/api/plate/sage-stones/gem-red.stl").json() == {"plate": None}  # the stand-in built nothing
-    assert seen == [max(here, sets_module.BACKGROUND_NICE)] and thread_nice() == here
+    assert seen == [max(here, set_builds.BACKGROUND_NICE)] and thread_nice() == here
 
 
 def test_a_newer_change_supersedes_the_clients_queued_one(tmp_path: Path) -> None:
@@ -183,17 +193,27 @@ def test_a_newer_change_supersedes_the_clients_queued_one(tmp_path: Path) -> Non
         return run_job(job, mesh, profiles, folder, key)
 
     pool = cf.ThreadPoolExecutor(1)
-    parts = Parts(tmp_path, pool, run)
+    parts = PartMaker(tmp_path, pool, run)
     busy = plan("sage-stones", {}, None)
     jobs = {j.id: (j, k) for j, k in busy.jobs}
 
     async def go() -> None:
+        asked, started = asyncio.Event(), []
+        real_start = parts._start
+
+        def start(*args: Any) -> cf.Future:  # each request's making started (or joined), in the order asked
+            fut = real_start(*args)
+            started.append(args[0].id)
+            if len(started) == 3:
+                asked.set()
+            return fut
+
+        parts._start = start  # type: ignore[method-assign]
         blocker = asyncio.ensure_future(parts.made(jobs["sage-stones/gem-red"][0], busy, jobs["sage-stones/gem-red"][1], "x"))
-        await asyncio.sleep(0.05)
         first = asyncio.ensure_future(parts.made(jobs["sage-stones/gem-blue"][0], busy, jobs["sage-stones/gem-blue"][1], "c"))
-        await asyncio.sleep(0.05)
         second = asyncio.ensure_future(parts.made(jobs["sage-stones/gem-green"][0], busy, jobs["sage-stones/gem-green"][1], "c"))
-        await asyncio.sleep(0.05)
+        await asyncio.wait_for(asked.wait(), 10)
+        assert started == ["sage-stones/gem-red", "sage-stones/gem-blue", "sage-stones/gem-green"]
         gate.set()
         await asyncio.gather(blocker, second)
         with pytest.raises((cf.CancelledError, asyncio.CancelledError)):
@@ -224,10 +244,10 @@ def zipped(client: TestClient) -> dict[str, bytes]:
     is the build's own, tested with the slicer)."""
     import zipfile
 
-    from stratstone_cad.studio import sets
+    from stratstone_cad.studio import set_builds
 
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(sets, "slicer_installed", lambda: False)
+        m.setattr(set_builds, "slicer_installed", lambda: False)
         r = client.get(f"/download/sage-stones.zip?{query(*CHANGED)}")
     assert r.status_code == 200 and r.headers["content-type"] == "application/zip"
     with zipfile.ZipFile(io.BytesIO(r.content)) as z:
@@ -251,7 +271,7 @@ def test_the_zip_3mf_and_step_are_the_build_and_params_toml_builds_them_again(
     params = files.pop("params.toml").decode()
     from stratstone_cad.base.printers import default_printer
 
-    folder = studio.sets.root / f"sage-stones-{default_printer()}-step"  # the builds with STEP files
+    folder = studio.builds.root / f"sage-stones-{default_printer()}-step"  # the builds with STEP files
     assert files.keys() == {f for f, e in read_manifest(folder).items() if e.get("game") == "sage-stones"}
     assert {".stl", ".3mf", ".step"} <= {Path(f).suffix for f in files}
     assert [f for f in files if files[f] != (folder / f).read_bytes()] == []

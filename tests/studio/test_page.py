@@ -74,7 +74,7 @@ def _drawn(b: Browser) -> None:
     deadline = time.monotonic() + 60
     while not frame.locator("body").evaluate("() => !!(window.stratstone && window.stratstone.ready)"):
         assert time.monotonic() < deadline, "the preview never became ready"
-        time.sleep(0.05)
+        time.sleep(0.05)  # poll: the preview drawn
 
 
 def _preview(b: Browser) -> np.ndarray:
@@ -135,3 +135,20 @@ def test_the_downloaded_stl_is_the_one_the_build_writes_for_the_same_setting(pag
     got.value.save_as(tmp_path / "gem-red.stl")
     digest = hashlib.sha256((tmp_path / "gem-red.stl").read_bytes()).hexdigest()
     assert digest == hashlib.sha256((built / "sage-stones" / "gem-red.stl").read_bytes()).hexdigest()
+
+
+def test_only_the_seed_of_a_games_map_has_a_new_terrain_button(page: Browser, studio: str) -> None:
+    """Each game's form in the page: the "new terrain" button beside the field the game's facts
+    name as its map's seed (``MAP_PARAMETERS``), beside no other field (a stone's seed is no
+    map's). Last here: it leaves the page on the gem it started on."""
+    from stratstone_cad.registry import FACTS, game_names
+
+    for game in game_names():
+        page.open(f"{studio}?game={game}")
+        page.wait(f"document.querySelector('.field[data-name^=\"{game}.\"]') !== null", timeout=60)
+        beside = page.js("[...document.querySelectorAll('.field')].filter((f) => [...f.querySelectorAll('button')]"
+                         ".some((b) => b.textContent === 'new terrain')).map((f) => f.dataset.name)")
+        seed = getattr(FACTS[game], "MAP_PARAMETERS", {}).get("seed")
+        assert beside == ([seed] if seed else []), game
+    page.open(studio + "?game=sage-stones&part=gem-red.stl")
+    page.wait("window.studio && window.studio.ready", timeout=60)

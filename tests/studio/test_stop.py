@@ -41,7 +41,7 @@ def test_sigterm_while_a_plate_is_sliced_stops_the_studio_and_every_process_it_s
         deadline = time.monotonic() + 180
         while not any(_slicing(c) for c in descendants(p.pid)):
             assert time.monotonic() < deadline and p.poll() is None, p.stderr.read() if p.poll() is not None else ""
-            time.sleep(0.05)
+            time.sleep(0.05)  # poll: a slicer running
         p.send_signal(signal.SIGTERM)
         stopped = time.monotonic()
         _, err = p.communicate(timeout=30)
@@ -49,7 +49,7 @@ def test_sigterm_while_a_plate_is_sliced_stops_the_studio_and_every_process_it_s
         assert (p.returncode, err) == (143, "stratstone-cad: terminated\n")
         left = time.monotonic() + 5
         while in_session(p.pid) and time.monotonic() < left:  # a killed worker takes a moment to be reaped
-            time.sleep(0.05)
+            time.sleep(0.05)  # poll: the session's processes gone
         assert in_session(p.pid) == set()
     finally:
         if p.poll() is None:

@@ -15,7 +15,7 @@ import pytest
 from PIL import Image
 
 from stratstone_cad.printing.checks import Mesh
-from stratstone_cad.viewer import assets as A
+from stratstone_cad.viewer import meshes as A
 
 ASSET = "sage-stones/gem-red"  # the quickest asset to make again
 

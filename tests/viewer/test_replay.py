@@ -93,7 +93,7 @@ def test_pieces_sit_on_the_board_never_floating_or_sunk(game, loaded):
     """The seat of every square is the board's surface there (a recess's or a well's
     floor, a terrain cell's top), found by casting a ray down onto the board's mesh; a
     stone in a stack rests on the top of the one under it."""
-    from stratstone_cad.viewer.assets import asset_mesh
+    from stratstone_cad.viewer.meshes import asset_mesh
 
     rep = loaded[game]
     mesh = asset_mesh(rep.assets[rep.table.board])
@@ -410,7 +410,7 @@ def test_an_export_stopped_part_way_writes_nothing_and_a_killed_ones_leftovers_g
     deadline = time.time() + 120
     while not any(q.name.startswith(".game.mp4.") and q.stat().st_size > 0 for q in tmp_path.iterdir()):
         assert time.time() < deadline and p.poll() is None, "the export never started writing"
-        time.sleep(0.05)
+        time.sleep(0.05)  # poll: the export writing
     p.send_signal(getattr(signal, sig))
     p.wait(60)
     if sig == "SIGTERM":
@@ -443,7 +443,7 @@ def shade_once_stopped(self):
     calls.append(1)
     if len(calls) == 4:  # a few frames into the video
         os.kill(os.getpid(), signal.SIGTERM)
-        time.sleep(0.3)  # the signal's Python handler runs in here, inside VTK's callback
+        time.sleep(0.3)  # not a wait: the signal's Python handler runs in here, inside VTK's callback
     return shade(self)
 scene.Scene._shade = shade_once_stopped
 from stratstone_cad.cli import main
@@ -543,7 +543,7 @@ def test_during_a_ply_the_overlay_keeps_the_facts_before_it_and_the_result_waits
 def test_pieces_never_cut_into_the_board_or_each_other_while_they_move(loaded):
     """Sample every animation: a moving piece's bottom never dips below the top of a cell
     or stack it is over (the board's surface under its centre, or a resting piece's top)."""
-    from stratstone_cad.viewer.assets import asset_mesh
+    from stratstone_cad.viewer.meshes import asset_mesh
 
     for game in ("terrain", "stratstone"):
         rep = loaded[game]

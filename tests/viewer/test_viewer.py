@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 from stratstone_cad.base.colours import load_colours
-from stratstone_cad.viewer import assets as A
+from stratstone_cad.viewer import meshes as A
 from stratstone_cad.viewer.preview import contact_sheet, render_still, render_turntable
 
 

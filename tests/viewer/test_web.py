@@ -187,9 +187,9 @@ def test_the_page_draws_a_frame_when_something_changes_and_none_while_still(page
     _open(browser, path)
 
     def still() -> int:
-        time.sleep(0.3)
+        time.sleep(0.3)  # not a wait: the last change's frames drawn before the count is read
         n = browser.js("window.stratstone.frames")
-        time.sleep(0.6)
+        time.sleep(0.6)  # not a wait: a while in which nothing may be drawn
         assert browser.js("window.stratstone.frames") == n  # nothing changed, nothing drawn
         return n
 
@@ -272,7 +272,7 @@ def test_the_player_bundle_is_what_the_build_script_makes(tmp_path):
 
 
 def test_a_set_of_parts_is_a_page_to_orbit(browser, tmp_path, _cache):
-    from stratstone_cad.viewer.assets import list_assets, select
+    from stratstone_cad.viewer.meshes import list_assets, select
 
     path = tmp_path / "set.html"
     web.write_set(select(list_assets(), ["terrain"]), path)
@@ -299,7 +299,7 @@ def _framed_whole(b: Browser) -> None:
 def test_the_opening_camera_frames_a_whole_game_of_parts_and_a_board_of_large_cells(browser, tmp_path, _cache):
     """preview --out all.html (every part of every game: the terrain board cut at the top
     before) and a replay on a board of 120 mm cells (its near ranks cut): every corner in view."""
-    from stratstone_cad.viewer.assets import list_assets
+    from stratstone_cad.viewer.meshes import list_assets
 
     every = tmp_path / "all.html"
     web.write_set(list(list_assets().values()), every)

@@ -170,7 +170,7 @@ def solid_gem(shape: GemShape, mark: MarkSpec | None, profile: Profile, toleranc
     import cadquery as cq
 
     from stratstone_cad.occ.brep import region_prism
-    from stratstone_cad.occ.common import checked
+    from stratstone_cad.occ.shapes import checked
 
     height = snap_height(shape.height_mm, profile, minimum_layers=4)
     a, b, e = shape.diameter_mm / 2, shape.top_diameter_mm / 2, shape.edge_height_mm
@@ -195,7 +195,7 @@ def solid_die(shape: DieShape, profile: Profile, tolerance_mm: float) -> list[cq
     pips as true cylinders."""
     import cadquery as cq
 
-    from stratstone_cad.occ.common import checked
+    from stratstone_cad.occ.shapes import checked
 
     size = die_size(shape, profile)
     body = cq.Workplane("XY").box(size, size, size, centered=(True, True, False)).edges() \

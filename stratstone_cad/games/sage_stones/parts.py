@@ -359,13 +359,13 @@ def plan(p: SageParams, printer: Printer, profiles: Mapping[str, Profile], mesh:
     return jobs
 
 
-def table(p: SageParams, profiles: Mapping[str, Profile], pieces: Mapping[str, Any], game: Any) -> Table:
+def table(p: SageParams, profiles: Mapping[str, Profile], pieces: Mapping[str, Any], engine: Any) -> Table:
     """Gems rest on their well's floor; square ``5-7`` (the engine's parser) is column 5, row 7."""
     b, g = p.board, p.gem
     grid = b.grid()
     top = snap_height(b.thickness_mm, profiles["board"], minimum_layers=3)
     floor = top - snap_depth(b.well_depth_mm, profiles["board"])
-    seats = seats_on(grid, game, lambda col, row: floor, "the Sage Stones board")
+    seats = seats_on(grid, engine, lambda col, row: floor, "the Sage Stones board")
     assets = {pid: f"gem-{g.colours[ENGINE_COLOURS.index(piece.colour)]}" for pid, piece in pieces.items()}
     return Table("board", seats, b.cell_pitch_mm, assets, tops=dict.fromkeys(seats, top))
 

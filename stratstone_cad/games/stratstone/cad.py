@@ -133,7 +133,7 @@ def stone(shape_params: PebbleParams, set_index: int, index: int, mark: MarkSpec
     # start-up speed: CadQuery only where a stone is made: the boards are made while it loads
     import cadquery as cq
 
-    from stratstone_cad.occ.common import checked, mark_engraving
+    from stratstone_cad.occ.shapes import checked, mark_engraving
 
     shape = pebble_shape(shape_params, set_index, index, profile)
     sections = side_profile(shape)

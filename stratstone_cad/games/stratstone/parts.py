@@ -193,7 +193,7 @@ def plan(p: StratstoneParams, printer: Printer, profiles: Mapping[str, Profile],
     return jobs
 
 
-def table(p: StratstoneParams, profiles: Mapping[str, Profile], pieces: Mapping[str, Any], game: Any) -> Table:
+def table(p: StratstoneParams, profiles: Mapping[str, Profile], pieces: Mapping[str, Any], engine: Any) -> Table:
     """Stones rest on their recess's floor (the engine's square, parsed by the engine, is
     the grid's cell); a player's stones in hand stand in two columns beside the board, the
     first player's on the left, the second's on the right."""
@@ -201,7 +201,7 @@ def table(p: StratstoneParams, profiles: Mapping[str, Profile], pieces: Mapping[
     grid = b.grid()
     top = snap_height(b.thickness_mm, profiles["board"], minimum_layers=3)
     floor = top - snap_depth(b.recess_depth_mm, profiles["board"])
-    seats = seats_on(grid, game, lambda col, row: floor, f"stratstone.board.cells = {b.cells}")
+    seats = seats_on(grid, engine, lambda col, row: floor, f"stratstone.board.cells = {b.cells}")
     need = max(piece.number for piece in pieces.values()) if pieces else 0
     if s.per_colour < need:
         raise ParameterError(f"stratstone.stone.per_colour = {s.per_colour}: the game is played with {need} stones of "

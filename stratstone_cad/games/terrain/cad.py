@@ -126,7 +126,7 @@ def solid_piece(body: PieceBody, mark: PieceMark, profile: Profile, tolerance_mm
     import cadquery as cq
 
     from stratstone_cad.occ.brep import pocketed_solid, region_prism
-    from stratstone_cad.occ.common import checked
+    from stratstone_cad.occ.shapes import checked
 
     height = snap_height(body.height_mm, profile, minimum_layers=4)
     what = f"{body.kind} ({mark.symbol})"

@@ -57,8 +57,8 @@ PRESET = Path(__file__).with_name("preset.toml")
 #: The CAD functions of this game's parts, in cad.py (named, not imported: see CadFunctions).
 CAD = CadFunctions("stratstone_cad.games.terrain.cad", ("make_board", "make_piece"))
 
-#: (kind, symbol, strength), the game's pieces in the engine's terms.
-KINDS = tuple(zip(facts.KINDS, facts.SYMBOLS, facts.STRENGTH, strict=True))
+#: (kind, symbol, strength) of each piece kind, in the engine's terms: what a piece is engraved with.
+KIND_MARKS = tuple(zip(facts.KINDS, facts.SYMBOLS, facts.STRENGTH, strict=True))
 #: The engine's side ids, in its order: piece colour i of the parameters is side i.
 ENGINE_SIDES = facts.PLAYERS
 
@@ -161,10 +161,10 @@ class TerrainPieces(Params):
             if top > base - 2 + TOL:
                 self.fail(f"{kind}_top_mm", top, f"at most {fmt_down(base - 2)} so the sides lean in (the "
                                                  f"{fmt(base)} mm foot, terrain.piece.{kind}_base_mm)")
-        misfits = [(kind, symbol, strength) for kind, symbol, strength in KINDS
+        misfits = [(kind, symbol, strength) for kind, symbol, strength in KIND_MARKS
                    if not self.body(kind).mark_fits(self.mark(symbol, strength))]
         if misfits:  # the largest symbol that fits every piece
-            most, kind, strength = min((_largest_symbol(self, self.body(k), self.mark(s, n)), k, n) for k, s, n in KINDS)
+            most, kind, strength = min((_largest_symbol(self, self.body(k), self.mark(s, n)), k, n) for k, s, n in KIND_MARKS)
             body = self.body(kind)
             self.fail("symbol_size_mm", self.symbol_size_mm,
                       f"at most {fmt_down(most)} so the {kind}'s symbol and {strength} pip(s) fit its "
@@ -332,7 +332,7 @@ def _levels(data: Any) -> tuple[tuple[int, ...], ...]:
 def combine(sections: Mapping[str, Any], profiles: Mapping[str, Profile]) -> TerrainParams:
     b, pc = sections["board"], sections["piece"]
     room = b.cell_pitch_mm - 2 * pc.clearance_mm
-    for kind, _, _ in KINDS:
+    for kind, _, _ in KIND_MARKS:
         foot = pc.body(kind).base_mm
         if foot > room + TOL:
             name = "runner_diameter_mm" if kind == "runner" else f"{kind}_base_mm"
@@ -390,7 +390,7 @@ def plan(p: TerrainParams, printer: Printer, profiles: Mapping[str, Profile], me
         fixes={"start frame": "a larger frame_inset_mm"},
         info={"heightmap": p.map_source})]
     for side, colour in enumerate(pc.colours):
-        for kind, symbol, strength in KINDS:
+        for kind, symbol, strength in KIND_MARKS:
             mark = PieceMark(symbol, strength, pc.symbol_size_mm, pc.stroke_mm, pc.pip_diameter_mm, pc.relief_mm,
                              filled=side == 1)
             name = f"{kind}-{colour}"
@@ -420,17 +420,17 @@ def for_setup(p: TerrainParams, setup: Mapping[str, Any]) -> TerrainParams:
     return dataclasses.replace(p, heightmap=levels, map_name=f"map-{digest[:8]}", map_source={"heightmap_sha256": digest})
 
 
-def table(p: TerrainParams, profiles: Mapping[str, Profile], pieces: Mapping[str, Any], game: Any) -> Table:
+def table(p: TerrainParams, profiles: Mapping[str, Profile], pieces: Mapping[str, Any], engine: Any) -> Table:
     """A piece stands on its cell's top, at base + level x step; ``heightmap[0][0]`` is a1
     (the engine's square parser gives the cell). Each square's level goes with it: the
     replay colours the cells by level."""
     b, pc = p.board, p.piece
     grid = b.grid()
     base, step = heights(b, profiles["board"])
-    seats = seats_on(grid, game, lambda col, row: base + p.heightmap[row][col] * step,
+    seats = seats_on(grid, engine, lambda col, row: base + p.heightmap[row][col] * step,
                      "the terrain board")
     assets = {pid: f"{piece.kind}-{pc.colours[ENGINE_SIDES.index(piece.colour)]}" for pid, piece in pieces.items()}
-    cells = {sq: game.parse_square(sq) for sq in seats}
+    cells = {sq: engine.parse_square(sq) for sq in seats}
     return Table(f"board-{p.map_name}", seats, b.cell_pitch_mm, assets,
                  levels={sq: p.heightmap[row][col] for sq, (col, row) in cells.items()})
 

@@ -93,7 +93,7 @@ function control(f, row) {
   }
   if (f.kind === 'int' || f.kind === 'float') {
     const redraw = numberControl(f, row);
-    if (/\.seed$/.test(f.name)) {
+    if (f.map_seed) { // the seed of the game's map (its facts' MAP_PARAMETERS): a new map in a click
       const again = el('button', { type: 'button', text: 'new terrain' });
       again.addEventListener('click', () => { setValue(f.name, String(Math.floor(Math.random() * 1e6))); redraw(); });
       row.append(again);

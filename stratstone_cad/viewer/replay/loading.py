@@ -27,7 +27,7 @@ from stratstone_cad.engine.events import Exited, Moved, Placed, Sown
 from stratstone_cad.errors import LogError, UserError
 from stratstone_cad.log.logfile import walk_log
 from stratstone_cad.registry import PARTS, load_params
-from stratstone_cad.viewer.assets import asset_mesh, game_assets
+from stratstone_cad.viewer.meshes import asset_mesh, game_assets
 from stratstone_cad.viewer.replay.timeline import Point, Timeline, _sample
 
 SEEK_POINTS = 1024

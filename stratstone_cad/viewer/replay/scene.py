@@ -17,7 +17,7 @@ import numpy as np
 from stratstone_cad.base.colours import rgb
 from stratstone_cad.base.processes import called_back
 from stratstone_cad.errors import ParameterError, counted, short_repr
-from stratstone_cad.viewer.assets import asset_mesh
+from stratstone_cad.viewer.meshes import asset_mesh
 from stratstone_cad.viewer.overlays.actors import Overlays
 from stratstone_cad.viewer.overlays.text import font_px
 from stratstone_cad.viewer.preview import BACKGROUND, new_plotter, polydata, project

@@ -19,7 +19,7 @@ from stratstone_cad.games.stratstone.parts import PebbleParams
 from stratstone_cad.geometry.boards import label_strokes, stack_volume, stroke_region
 from stratstone_cad.geometry.glyphs import MARKS, glyph, mark_area, mark_strokes, text_strokes
 from stratstone_cad.geometry.marks import MarkSpec, mark_spec
-from stratstone_cad.occ.common import horizontal_face_heights, volume
+from stratstone_cad.occ.shapes import horizontal_face_heights, volume
 from stratstone_cad.occ.tessellate import tessellate
 from stratstone_cad.printing.checks import check_mesh
 from stratstone_cad.printing.jobs import subset
@@ -136,14 +136,6 @@ def test_every_glyph_is_printable_stroke_art():
         region = stroke_region(lines, 1.0)
         assert region.is_valid and region.area > 3.0, ch
         assert width > 0 and glyph(ch)
-
-
-def test_labels_are_engraved_deep_and_wide_enough_to_read(params, profiles):
-    """Every board's coordinates: 4 layers deep at 0.30 mm, grooves three 0.4 mm extrusions wide."""
-    for game in ("stratstone", "sage-stones", "terrain"):
-        b = params.params_of(game).board
-        assert snap_depth(b.engrave_depth_mm, profiles["board"]) == pytest.approx(1.2)
-        assert b.label_stroke_mm == pytest.approx(3 * 0.4)
 
 
 def test_stone_horizontal_faces_on_the_015_profile(stones, profiles):

@@ -189,7 +189,7 @@ def test_piece_volume_is_its_solid_less_its_marks(kind, side, terrain, profiles,
     body = pc.body(kind)
     piece = profiles["piece"]
     height = snap_height(body.height_mm, piece, minimum_layers=4)
-    symbol, strength = {k: (s, n) for k, s, n in TA.KINDS}[kind]
+    symbol, strength = {k: (s, n) for k, s, n in TA.KIND_MARKS}[kind]
     mark = TA.PieceMark(symbol, strength, pc.symbol_size_mm, pc.stroke_mm, pc.pip_diameter_mm, pc.relief_mm, side == 1)
     mesh = T.piece(body, mark, piece, params.mesh.tolerance_mm, params.mesh.angular_tolerance_deg)
     check_mesh(mesh, kind)
@@ -210,7 +210,7 @@ def test_pieces_fit_a_cell_print_without_supports_and_sit_on_the_layers(kind, te
     piece = profiles["piece"]
     pitch = terrain.board.cell_pitch_mm
     for side in (0, 1):
-        symbol, strength = {k: (s, n) for k, s, n in TA.KINDS}[kind]
+        symbol, strength = {k: (s, n) for k, s, n in TA.KIND_MARKS}[kind]
         mark = TA.PieceMark(symbol, strength, pc.symbol_size_mm, pc.stroke_mm, pc.pip_diameter_mm, pc.relief_mm, side == 1)
         mesh = T.piece(pc.body(kind), mark, piece, params.mesh.tolerance_mm, params.mesh.angular_tolerance_deg)
         lo, hi = mesh.bounds()
@@ -231,7 +231,7 @@ def test_sides_differ_by_their_symbols_outline_or_filled(terrain, profiles, para
     """Red's symbol is an outline, Blue's the same symbol filled: a filled mark removes the
     symbol's inside too, on every marked face; the pips are the same."""
     pc = terrain.piece
-    for kind, symbol, strength in TA.KINDS:
+    for kind, symbol, strength in TA.KIND_MARKS:
         body = pc.body(kind)
         red, blue = (TA.mark_region(TA.PieceMark(symbol, strength, pc.symbol_size_mm, pc.stroke_mm, pc.pip_diameter_mm,
                                                  pc.relief_mm, filled)) for filled in (False, True))

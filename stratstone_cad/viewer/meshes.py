@@ -76,14 +76,14 @@ def list_assets(games: Iterable[str] | None = None, sets: dict[str, str] | None 
     return out
 
 
-def game_assets(game: GameAssets, params: Any, profiles: Mapping[str, Profile],
+def game_assets(assets: GameAssets, params: Any, profiles: Mapping[str, Profile],
                 colours: Mapping[str, Colour]) -> dict[str, Asset]:
-    """One game's assets made with ``params`` (a logged game's board, say), by name."""
+    """One game's assets (as ``assets`` declares them) made with ``params`` (a logged game's board, say), by name."""
     out: dict[str, Asset] = {}
-    for job in game.plan(params, NO_PRINTER, profiles, PREVIEW_MESH):  # the viewer never shows tiles
+    for job in assets.plan(params, NO_PRINTER, profiles, PREVIEW_MESH):  # the viewer never shows tiles
         for o in job.outputs:
             name = o.file.removesuffix(".stl")
-            out[name] = Asset(name, game.name, job, o, display_colour(colours, o.colour))
+            out[name] = Asset(name, assets.name, job, o, display_colour(colours, o.colour))
     return out
 
 

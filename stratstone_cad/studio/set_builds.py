@@ -34,7 +34,7 @@ def slicer_installed() -> bool:
     return shutil.which("prusa-slicer") is not None
 
 
-class Sets:
+class SetBuilds:
     """The studio's build folders, one build at a time each: ``out/sets/GAME-PRINTER/``
     for the plates and their print figures, ``GAME-PRINTER-step/`` for the builds with STEP
     files (the zip, a STEP download): a build without ``--step`` removes the STEP files, so
@@ -54,12 +54,12 @@ class Sets:
         with PrusaSlicer's figures when it is installed), then call ``wanted(folder,
         manifest)`` with the folder locked (the files stay as they are while it reads
         them) and return what it returns."""
-        name = f"{p.game.name}-{p.printer.name}" + ("-step" if step else "")
+        name = f"{p.assets.name}-{p.printer.name}" + ("-step" if step else "")
         folder = self.root / name
         if threading.current_thread() is not threading.main_thread():  # a request's own thread (app.in_thread)
             lower_thread_priority(BACKGROUND_NICE)
         with self._lock(name):
-            build([p.game.name], p.printer.name, folder, jobs=self.jobs, sets=p.sets, progress=None, plates=True,
+            build([p.assets.name], p.printer.name, folder, jobs=self.jobs, sets=p.sets, progress=None, plates=True,
                   slice_plates=sliced and slicer_installed(), step=step, on_warning=lambda text: None)
             return wanted(folder, read_manifest(folder))
 
@@ -69,7 +69,7 @@ class Sets:
         step = file.endswith((".step", ".glb"))
 
         def read(folder: Path, manifest: dict[str, Any]) -> bytes | None:
-            listed = next((f for f in manifest if f == f"{p.game.name}/{file}"), None)
+            listed = next((f for f in manifest if f == f"{p.assets.name}/{file}"), None)
             return None if listed is None else (folder / listed).read_bytes()
 
         return self.built(p, step, read, sliced=False)  # no file waits for the slicer
@@ -80,7 +80,7 @@ class Sets:
 
         def find(folder: Path, manifest: dict[str, Any]) -> dict[str, Any] | None:
             plate = (manifest.get(file) or {}).get("plate")
-            return None if not plate else manifest.get(f"{p.game.name}/{plate}.3mf")
+            return None if not plate else manifest.get(f"{p.assets.name}/{plate}.3mf")
 
         return self.built(p, False, find)
 
@@ -91,7 +91,7 @@ class Sets:
         def pack(folder: Path, manifest: dict[str, Any]) -> bytes:
             buf = io.BytesIO()
             with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-                for f in sorted(f for f, e in manifest.items() if e.get("game") == p.game.name):
+                for f in sorted(f for f, e in manifest.items() if e.get("game") == p.assets.name):
                     z.writestr(f, (folder / f).read_bytes())
                 if (folder / REPORT).is_file() and slicer_installed():
                     z.writestr(REPORT, (folder / REPORT).read_bytes())
@@ -114,7 +114,7 @@ def _toml_value(value: Any) -> str:
 def params_toml(p: Planned) -> str:
     """The settings as a ``--params`` file: each changed parameter with its checked value,
     in its section's table; the printer, which is an option, said in the command."""
-    lines = [f"# stratstone-cad build {p.game.name} --plates --step --printer {p.printer.name} --params params.toml",
+    lines = [f"# stratstone-cad build {p.assets.name} --plates --step --printer {p.printer.name} --params params.toml",
              "# writes the files of this zip, byte for byte"]
     tables: dict[str, list[str]] = {}
     for name in sorted(p.sets):

@@ -54,7 +54,7 @@ def make_part(run: Callable[..., list[dict[str, Any]]], job: Job, mesh: Any, pro
     atomic_write(Path(folder) / "entries.json", json.dumps(entries).encode("utf-8"), follow_symlinks=False)
 
 
-class Parts:
+class PartMaker:
     """The parts made so far (``out/parts/KEY/``), the makings under way, the previews kept.
 
     ``submit(job, planned, key)`` is run by a pool of the build's workers (or, in tests, a

@@ -1,4 +1,4 @@
-"""The commands of the parts: build (the files) and list (the parameters, profiles and printers)."""
+"""The commands that build: build (the files) and list (the parameters, profiles and printers)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Shared CAD helpers: engraved strokes, checked booleans, exact volumes.
+"""CadQuery shape helpers: engraved strokes, checked booleans, exact volumes, rounded rectangles,
+the heights of horizontal faces.
 
 Layer snapping (``snap_height``, ``snap_depth``, ``on_layer_boundary``) lives beside
 ``Profile`` in :mod:`stratstone_cad.base.params`, because the parameter checks need the
