@@ -55,3 +55,58 @@ def test_a_cad_function_the_game_does_not_define_is_refused_at_registration():
 
         module = importlib.import_module(g.cad.module)
         assert all(callable(getattr(module, n)) for n in g.cad.names)
+
+
+def _module_level_imports(name: str, path: Path, modules: set[str]) -> set[str]:
+    """The package's modules that module ``name`` (at ``path``) imports at module level."""
+    import ast
+
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+
+    def walk(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:  # a relative import: from the package, up level - 1 packages
+                    up = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    base = ".".join([*up, *([node.module] if node.module else [])])
+                found.add(base)
+                found.update(f"{base}.{a.name}" for a in node.names)  # from a package import a module
+            elif isinstance(node, ast.If | ast.Try):  # `if TYPE_CHECKING:`, `try: import x` at module level
+                walk(node.body)
+                walk(node.orelse)
+                for handler in getattr(node, "handlers", []):
+                    walk(handler.body)
+                walk(getattr(node, "finalbody", []))
+
+    walk(ast.parse(path.read_text(encoding="utf-8")).body)
+    return (found & modules) - {name}
+
+
+def _package_modules() -> dict[str, Path]:
+    root = Path(stratstone_cad.__file__).parent
+    out = {}
+    for path in root.rglob("*.py"):
+        parts = path.relative_to(root.parent).with_suffix("").parts
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return out
+
+
+def test_no_two_modules_import_each_other():
+    """No module of the package imports, at module level, a module that imports it back.
+
+    Module level includes the imports under ``if TYPE_CHECKING:`` (and in a top-level
+    ``try``): a cycle for the type checker only is still two modules that each need the
+    other to be read, and it becomes a real one the day an annotation is evaluated (a
+    dataclass field, ``typing.get_type_hints``). Imports inside functions do not count:
+    they run when called, after both modules are loaded, and the package keeps them for
+    start-up speed (docs/architecture.md), never to dodge a cycle. A package's
+    ``__init__`` counts as the package's module, so ``from pkg import sub`` of a
+    submodule is an import of ``pkg.sub``."""
+    modules = _package_modules()
+    imports = {name: _module_level_imports(name, path, set(modules)) for name, path in modules.items()}
+    pairs = sorted((a, b) for a, bs in imports.items() for b in bs if a < b and a in imports[b])
+    assert not pairs, "modules that import each other: " + "; ".join(f"{a} <-> {b}" for a, b in pairs)
