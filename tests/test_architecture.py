@@ -50,7 +50,7 @@ def test_a_cad_function_the_game_does_not_define_is_refused_at_registration():
         cad.check()
     with pytest.raises(AttributeError, match="declares no CAD function 'make_tile'"):
         _ = cad.make_tile
-    for g in registry.PARTS.values():  # and the real ones are there, callable
+    for g in registry.ASSETS.values():  # and the real ones are there, callable
         import importlib
 
         module = importlib.import_module(g.cad.module)

@@ -64,19 +64,19 @@ def test_bad_names_and_values_are_one_line_value_errors(name, overrides, says):
     assert says in str(e.value) and "\n" not in str(e.value)
 
 
-PARTS = ", ".join(FACTS)  # every registered game
+GAME_NAMES = ", ".join(FACTS)  # every registered game
 PRINTER = "expected a printer's name such as prusa-mini (stratstone-cad list names them), or None for the parts whole"
 
 
 @pytest.mark.parametrize(("call", "message"), [
     (lambda: models.part("stratstone/board", printer=5), f"printer 5: {PRINTER}"),
     (lambda: models.names("stratstone", printer=5), f"printer 5: {PRINTER}"),
-    (lambda: models.names(5), f"game 5: expected one game's name ({PARTS}), or None for every game"),
+    (lambda: models.names(5), f"game 5: expected one game's name ({GAME_NAMES}), or None for every game"),
     (lambda: models.names(["stratstone"]),
-     f"game ['stratstone']: expected one game's name ({PARTS}), or None for every game"),
-    (lambda: models.names("chess"), f"game 'chess': unknown, expected one of {PARTS}"),  # was a ParameterError
-    (lambda: models.assembly(None), f"game None: expected a game's name, one of {PARTS}"),
-    (lambda: models.assembly("chess"), f"game 'chess': unknown, expected one of {PARTS}"),
+     f"game ['stratstone']: expected one game's name ({GAME_NAMES}), or None for every game"),
+    (lambda: models.names("chess"), f"game 'chess': unknown, expected one of {GAME_NAMES}"),  # was a ParameterError
+    (lambda: models.assembly(None), f"game None: expected a game's name, one of {GAME_NAMES}"),
+    (lambda: models.assembly("chess"), f"game 'chess': unknown, expected one of {GAME_NAMES}"),
 ], ids=["part printer=5", "names printer=5", "names(5)", "names([..])", "names(chess)", "assembly(None)",
         "assembly(chess)"])
 def test_every_user_error_of_the_api_is_a_one_line_model_error(call, message):
@@ -189,9 +189,9 @@ def _counts():
     fields named ``per_*``), at each end of its range."""
     import dataclasses
 
-    from stratstone_cad.registry import PARTS
+    from stratstone_cad.registry import ASSETS
 
-    return [(g.name, f"{prefix}.{f.name}", int(v)) for g in PARTS.values() for prefix, cls in g.sections.items()
+    return [(g.name, f"{prefix}.{f.name}", int(v)) for g in ASSETS.values() for prefix, cls in g.sections.items()
             for f in dataclasses.fields(cls) if f.name.startswith("per_") for v in (f.metadata["lo"], 2, f.metadata["hi"])]
 
 

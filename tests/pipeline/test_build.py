@@ -336,11 +336,11 @@ def test_only_files_named_as_the_game_names_them_are_removed_as_stale(tmp_path):
     assert all(f.read_text() == "the user's" for f in mine)
     # every file a game plans is one it owns (else it could never be removed when stale)
     from stratstone_cad.base.params import get_printer, load_profiles
-    from stratstone_cad.registry import PARTS, load_params
+    from stratstone_cad.registry import ASSETS, load_params
 
     ps, profiles = load_params(), load_profiles()
     for printer in ("prusa-mini", "prusa-mk4"):
-        for g in PARTS.values():
+        for g in ASSETS.values():
             for job in g.plan(ps.params_of(g.name), get_printer(printer), profiles, ps.mesh):
                 assert all(g.owns(o.file) for o in job.outputs), job.id
 

@@ -17,7 +17,7 @@ from stratstone_cad.base.params import PRESETS_DIR, get_printer, load_profiles
 from stratstone_cad.errors import UserError
 from stratstone_cad.pipeline import build as B
 from stratstone_cad.pipeline import keys as K
-from stratstone_cad.registry import PARTS, SCHEMA, get_parts, load_params
+from stratstone_cad.registry import ASSETS, SCHEMA, get_parts, load_params
 
 
 def _plan(ps, printer=None):
@@ -56,7 +56,7 @@ def test_the_writers_and_shared_code_are_in_every_key():
         assert {"printing/stl.py", "printing/checks.py", "base/params.py", "base/fileio.py"} <= files, job.id
         folder = job.id.split('/')[0].replace('-', '_')
         assert f"games/{folder}/parts.py" in files, job.id  # its own parameter classes
-        others = {f"games/{g.name.replace('-', '_')}/cad.py" for g in PARTS.values()} - {f"games/{folder}/cad.py"}
+        others = {f"games/{g.name.replace('-', '_')}/cad.py" for g in ASSETS.values()} - {f"games/{folder}/cad.py"}
         assert not files & others, (job.id, files & others)
 
 

@@ -315,7 +315,7 @@ def test_any_accepted_parameters_give_checked_parts(data, profiles):
     (tiled when needed) and stones that pass every mesh check with faces on the layers."""
     from stratstone_cad.base.params import get_printer
     from stratstone_cad.errors import ParameterError
-    from stratstone_cad.registry import PARTS
+    from stratstone_cad.registry import ASSETS
 
     sets = {}
     for name, lo, hi in (("stratstone.board.cells", 2, 6), ("stratstone.board.cell_pitch_mm", 12, 84),
@@ -331,7 +331,7 @@ def test_any_accepted_parameters_give_checked_parts(data, profiles):
     printer = get_printer(data.draw(st.sampled_from(["prusa-mini", "prusa-mk4"])))
     try:
         ps = load_params(sets=sets)
-        board_job = PARTS["stratstone"].plan(ps.params_of("stratstone"), printer, profiles, ps.mesh)[0]
+        board_job = ASSETS["stratstone"].plan(ps.params_of("stratstone"), printer, profiles, ps.mesh)[0]
     except ParameterError as e:
         assert "\n" not in str(e) and str(e).startswith("stratstone.")
         return
