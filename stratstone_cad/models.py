@@ -42,9 +42,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from stratstone_cad.assets.jobs import Job, Output
+from stratstone_cad.assets.makers import solid_maker
 from stratstone_cad.base.params import NO_PRINTER, get_printer, load_colours, load_profiles, rgb
 from stratstone_cad.errors import GameError, ParameterError, UserError
-from stratstone_cad.printing.jobs import Job, Output, solid_maker
 from stratstone_cad.registry import get_game, get_parts, load_params
 
 if TYPE_CHECKING:

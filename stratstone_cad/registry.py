@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any
 from stratstone_cad.errors import ParameterError, did_you_mean, short_repr
 
 if TYPE_CHECKING:
+    from stratstone_cad.assets.game_assets import GameAssets
     from stratstone_cad.base.params import MeshParams, Params, PlateParams
     from stratstone_cad.engine.core import Game
-    from stratstone_cad.printing.jobs import GameAssets
 
 #: Every game, registered once: its folder under stratstone_cad/games/.
 FOLDERS = ("stratstone", "sage_stones", "terrain")

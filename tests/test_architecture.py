@@ -43,7 +43,7 @@ def test_the_package_root_holds_only_the_cli_the_errors_the_registry_and_the_mod
 def test_a_cad_function_the_game_does_not_define_is_refused_at_registration():
     import pytest
 
-    from stratstone_cad.printing.jobs import CadFunctions
+    from stratstone_cad.assets.makers import CadFunctions
 
     cad = CadFunctions("stratstone_cad.games.stratstone.cad", ("make_board", "make_boards"))
     with pytest.raises(LookupError, match=r"no function make_boards\(\) at its top level"):

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from stratstone_cad.assets.game_assets import GameAssets
+from stratstone_cad.assets.jobs import Job, Output
 from stratstone_cad.base.fileio import atomic_write_all, describe_os_error, ensure_writable_dir, sweep_temporary, write_target
 from stratstone_cad.base.params import MeshParams, Profile, get_printer, load_colours, load_profiles
 from stratstone_cad.base.progress import ProgressBar
@@ -47,7 +49,6 @@ from stratstone_cad.pipeline.plate_phase import (
 )
 from stratstone_cad.pipeline.scheduler import despite_stops, drain, run_all, start_fork_server
 from stratstone_cad.pipeline.scratch import build_scratch
-from stratstone_cad.printing.jobs import GameAssets, Job, Output
 from stratstone_cad.registry import ParamSet, get_parts, load_params
 
 __all__ = ["BuildReport", "Output", "assets_for", "build", "read_manifest"]

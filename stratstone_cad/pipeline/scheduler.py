@@ -22,12 +22,12 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from stratstone_cad.assets.jobs import Job
 from stratstone_cad.base.params import MeshParams, Profile
 from stratstone_cad.base.processes import thread_nice
 from stratstone_cad.base.progress import ProgressBar
 from stratstone_cad.errors import BuildError, UserError
 from stratstone_cad.pipeline.keys import WRITER_MODULES, _kernel_free
-from stratstone_cad.printing.jobs import Job
 from stratstone_cad.registry import ASSETS
 
 if TYPE_CHECKING:  # the pools' modules are imported where a pool is made: an unchanged rebuild has none

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from stratstone_cad.assets.jobs import Job
 from stratstone_cad.printing.checks import Mesh, merge_vertices, mesh_facts
-from stratstone_cad.printing.jobs import Job
 from stratstone_cad.studio.settings import Planned
 
 #: Previews kept in memory (the least recently used go first): a stone's is a few hundred kB.

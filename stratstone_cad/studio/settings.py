@@ -10,6 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from stratstone_cad.assets.game_assets import GameAssets
+from stratstone_cad.assets.jobs import Job
 from stratstone_cad.base.params import (
     Printer,
     Profile,
@@ -23,7 +25,6 @@ from stratstone_cad.base.params import (
 )
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.pipeline.keys import job_key
-from stratstone_cad.printing.jobs import GameAssets, Job
 from stratstone_cad.registry import ParamSet, get_parts, load_params
 
 #: The sections every game's form shows beside its own: the mesh and the print plates.

@@ -242,7 +242,7 @@ def test_board_job_takes_its_keep_out_as_a_partial():
     ps = load_params()
     b = ps.params_of("stratstone").board
     with pytest.raises(TypeError, match="functools.partial"):
-        from stratstone_cad.printing.jobs import board_job
+        from stratstone_cad.assets.jobs import board_job
 
         board_job(game="stratstone", stem="board", maker="m:f", args={}, board=b, printer=get_printer(None),
                   keep_out=lambda: [], what="board", facts="", cut_fix="")  # type: ignore[arg-type]

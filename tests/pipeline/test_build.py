@@ -54,12 +54,12 @@ def test_manifest_facts_agree_with_the_files(built, manifest):
 def test_written_meshes_are_watertight_and_within_tolerance(built, manifest, params, profiles):
     """The STL (float32) is still closed; a stone's volume is within tolerance x area of the CAD
     volume, and the board's is the exact volume of its stack of slabs."""
+    from stratstone_cad.assets.jobs import subset
     from stratstone_cad.games.stratstone import cad as S
     from stratstone_cad.games.stratstone.parts import PebbleParams
     from stratstone_cad.geometry.boards import stack_volume
     from stratstone_cad.geometry.marks import mark_spec
     from stratstone_cad.occ.common import volume
-    from stratstone_cad.printing.jobs import subset
 
     for a in manifest["assets"]:
         tm = trimesh.load_mesh(built / a["file"])

@@ -223,8 +223,8 @@ def test_a_module_name_is_found_in_this_package_only():
 
 
 def test_the_classes_in_a_jobs_arguments_bring_their_modules_into_its_code():
+    from stratstone_cad.assets.jobs import Job
     from stratstone_cad.geometry.tiling import Joint, TilePlan
-    from stratstone_cad.printing.jobs import Job
 
     plan = TilePlan((100.0, 50.0), [50.0], [], [Joint("x", 50.0, 25.0)])
     assert K._arg_modules(plan) == {"stratstone_cad.geometry.tiling"}
@@ -246,7 +246,7 @@ def test_the_classes_in_a_jobs_arguments_bring_their_modules_into_its_code():
 def test_a_key_holds_each_outputs_file_facts_but_not_its_descriptive_ones():
     from dataclasses import replace
 
-    from stratstone_cad.printing.jobs import Job, Output
+    from stratstone_cad.assets.jobs import Job, Output
 
     ps = load_params()
     profiles = load_profiles()

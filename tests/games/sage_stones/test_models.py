@@ -9,6 +9,7 @@ import pytest
 import shapely
 from shapely.geometry import Point
 
+from stratstone_cad.assets.jobs import subset
 from stratstone_cad.base.params import Printer, on_layer_boundary, parse_set, snap_depth, snap_height
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.games.sage_stones import cad as G
@@ -18,7 +19,6 @@ from stratstone_cad.geometry.boards import circle_segments, label_strokes, stack
 from stratstone_cad.geometry.glyphs import MARKS, mark_area
 from stratstone_cad.geometry.marks import MarkSpec, mark_spec
 from stratstone_cad.printing.checks import check_mesh
-from stratstone_cad.printing.jobs import subset
 from stratstone_cad.printing.stack import stack_mesh
 from stratstone_cad.registry import load_params
 from tests.meshtools import horizontal_heights, overhang_ok

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shapely.geometry import Point, Polygon
 
+from stratstone_cad.assets.jobs import subset
 from stratstone_cad.base.params import on_layer_boundary, parse_set, snap_depth, snap_height
 from stratstone_cad.games.stratstone import cad as S
 from stratstone_cad.games.stratstone.parts import PebbleParams
@@ -21,7 +22,6 @@ from stratstone_cad.geometry.marks import MarkSpec, mark_spec
 from stratstone_cad.occ.common import horizontal_face_heights, volume
 from stratstone_cad.occ.tessellate import tessellate
 from stratstone_cad.printing.checks import check_mesh
-from stratstone_cad.printing.jobs import subset
 from stratstone_cad.printing.stack import stack_mesh
 from stratstone_cad.registry import load_params
 from tests.meshtools import horizontal_heights, mesh_neighbour_angles, neighbour_angles, normals, overhang_ok
