@@ -200,8 +200,9 @@ def test_every_copy_in_a_set_has_its_own_name_at_any_print_count(game, name, val
     """A game's start can place more copies of a part than the set prints (the terrain's
     two runners a side against terrain.piece.per_kind=1): the layout still names each copy
     once (an assembly refuses a name twice). The layout alone, on boxes: no CAD."""
+    from stratstone_cad.assets.layout import set_layout
     from stratstone_cad.base.params import load_colours
-    from stratstone_cad.registry import get_parts
+    from stratstone_cad.registry import get_game, get_parts
 
     (g,) = get_parts([game])
     try:
@@ -209,7 +210,7 @@ def test_every_copy_in_a_set_has_its_own_name_at_any_print_count(game, name, val
     except models.ModelError:
         pytest.skip(f"{name}={value} is refused by the game's own checks")
     bounds = {o.file: ((0.0, 0.0, 0.0), (10.0, 10.0, 5.0)) for j in jobs for o in j.outputs}
-    names = [p.name for p in models.set_layout(g, params, jobs, bounds, load_colours())]
+    names = [p.name for p in set_layout(g, get_game(game), params, jobs, bounds, load_colours())]
     assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
 
 

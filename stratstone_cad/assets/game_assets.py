@@ -45,7 +45,7 @@ class GameAssets:
     #: (the terrain game's heightmap from the log's setup); by default the parameters as given.
     for_setup: Callable[[Any, Mapping[str, Any]], Any] | None = None
     #: ``start_setup(params)``: the setup of a game played on these parameters' board (the
-    #: terrain game's heightmap), for the set laid out at the start (stratstone_cad.models);
+    #: terrain game's heightmap), for the set laid out at the start (:mod:`stratstone_cad.assets.layout`);
     #: by default none (the engine's own).
     start_setup: Callable[[Any], Mapping[str, Any]] | None = None
 

@@ -35,8 +35,8 @@ from stratstone_cad.base.fileio import atomic_write_all, describe_os_error, ensu
 from stratstone_cad.base.params import MeshParams, Profile, get_printer, load_colours, load_profiles
 from stratstone_cad.base.progress import ProgressBar
 from stratstone_cad.errors import GeometryError, OutputError, UserError
-from stratstone_cad.models import cad_files_job
 from stratstone_cad.pipeline.build_report import BuildReport
+from stratstone_cad.pipeline.cad_files import cad_files_job
 from stratstone_cad.pipeline.keys import job_key
 from stratstone_cad.pipeline.lock import folder_lock
 from stratstone_cad.pipeline.manifest import MANIFEST, assets_for, described, read_manifest, sha256_file, write_manifest
@@ -137,7 +137,7 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
     ``slice_plates`` and PrusaSlicer is installed (the figures are kept in the manifest
     with the plate's sha256, so an unchanged plate is not sliced again). With ``step``, a
     STEP file beside each STL and each game's set as ``set.step`` and ``set.glb``
-    (:func:`stratstone_cad.models.cad_files_job`); a build without it removes them, as
+    (:func:`stratstone_cad.pipeline.cad_files.cad_files_job`); a build without it removes them, as
     it removes every file its plan no longer makes.
 
     A damaged manifest is said once to ``on_warning`` (default: :func:`warnings.warn`),
