@@ -38,6 +38,51 @@ def test_the_package_root_holds_only_the_cli_the_errors_the_registry_and_the_mod
     modules = sorted(p.name for p in root.glob("*.py"))
     assert modules == ["__init__.py", "__main__.py", "errors.py", "models.py", "registry.py"]
     assert (root / "cli" / "__init__.py").is_file()  # the command line, a package of its commands
+    assert (root / "assets" / "__init__.py").is_file()  # what a game declares, a package by concept
+
+
+def test_each_module_and_package_at_the_root_is_a_layer_of_the_contract():
+    """A module or package added at the root is placed in the layers (or the contract
+    names one that is gone)."""
+    root = Path(stratstone_cad.__file__).parent
+    found = {p.stem for p in root.glob("*.py") if p.stem not in ("__init__", "__main__")}
+    found |= {p.parent.name for p in root.glob("*/__init__.py")}
+    layered = {name.removeprefix("stratstone_cad.") for level in _contract_layers() for name in level.split(" | ")}
+    assert found == layered
+
+
+def _layers_contract() -> dict:
+    """pyproject.toml's one import-linter contract of type ``layers``."""
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
+    (layers,) = [c for c in contracts if c["type"] == "layers"]
+    return layers
+
+
+def _contract_layers() -> list[str]:
+    """The ``layers`` contract's levels, top first, as written in pyproject.toml."""
+    return _layers_contract()["layers"]
+
+
+def _documented_layers(text: str) -> list[str]:
+    """The layers docs/architecture.md lists: the first fenced block under its ``## Layers``
+    heading, one level a line, the layer's name before the gap (``pipeline | log      the build ...``)."""
+    import re
+
+    section = text.split("\n## Layers\n", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"^```[a-z]*\n(.*?)^```", section, re.MULTILINE | re.DOTALL)
+    assert block, "docs/architecture.md: no fenced list of the layers under '## Layers'"
+    return [re.split(r"\s{2,}", line.strip())[0] for line in block.group(1).splitlines() if line.strip()]
+
+
+def test_the_documented_layers_are_the_contract_s_in_its_order():
+    """docs/architecture.md's list of layers is the import-linter contract's ``layers``, in the
+    same order, with the same layers side by side; and the contract's name says the same."""
+    contract = [" | ".join(n.removeprefix("stratstone_cad.") for n in level.split(" | ")) for level in _contract_layers()]
+    documented = _documented_layers((ROOT / "docs" / "architecture.md").read_text(encoding="utf-8"))
+    assert documented == contract
+    assert _layers_contract()["name"] == "layers: " + " > ".join(contract)
 
 
 def test_a_cad_function_the_game_does_not_define_is_refused_at_registration():
