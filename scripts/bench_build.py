@@ -46,10 +46,10 @@ def ceiling(rounds: int) -> tuple[list[float], list[float]]:
 
     from stratstone_cad.base.printers import get_printer, load_profiles
     from stratstone_cad.pipeline import scheduler
-    from stratstone_cad.registry import PARTS, load_params
+    from stratstone_cad.registry import ASSETS, load_params
 
     ps, profiles = load_params(), load_profiles()
-    stones = [j for j in PARTS["stratstone"].plan(ps.params_of("stratstone"), get_printer(None), profiles, ps.mesh)
+    stones = [j for j in ASSETS["stratstone"].plan(ps.params_of("stratstone"), get_printer(None), profiles, ps.mesh)
               if "/stone-" in j.id][:16]
     one: list[float] = []
     two: list[float] = []

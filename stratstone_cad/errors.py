@@ -29,6 +29,19 @@ class ParameterError(UserError, ValueError):
     """A model parameter, preset file or override is invalid."""
 
 
+class ModelError(ParameterError):
+    """A part name, override or value the model API (:mod:`stratstone_cad.models`) cannot
+    use (a ``ValueError`` too).
+
+    The API's one error: whatever a user can get wrong below it (a parameter, a printer, a
+    heightmap file, a set the rules cannot start) is raised by ``models.part``,
+    ``models.names`` and ``models.assembly`` as a ModelError with the one-line message the
+    command line prints. It is translated at that boundary rather than made the base of
+    every user error: the layers below keep their own types (the command line and the
+    build tell a ``LogError`` from an ``OutputError``), and a caller of the API needs to
+    catch one."""
+
+
 class OutputError(UserError):
     """The output folder or file cannot be written, or standard output cannot (``> /dev/full``:
     the user's redirection, so exit code 2 too; a closed pipe is no error: the CLI stops
@@ -97,6 +110,11 @@ class UnknownGameError(ParameterError, GameError):
 
 class SquareError(GameError):
     """Text that is not a square of the game's board."""
+
+
+class UnknownGameModelError(ModelError, UnknownGameError):
+    """A game's name the model API does not know: the API's :class:`ModelError`, and the
+    :class:`UnknownGameError` every other path raises for it."""
 
 
 # ---- the errors of the players, plates, stop signals, puzzles and review (Terminated is

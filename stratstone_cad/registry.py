@@ -3,7 +3,7 @@
 A game is a folder under ``stratstone_cad/games/`` (``facts.py``, ``rules.py``,
 ``parts.py``, ``cad.py``, ``preset.toml``) and one entry of :data:`FOLDERS`. From that
 entry come its rules engine (:func:`get_game`, loaded on first use: check-log and play
-need one engine, a build none), its printable parts (:data:`PARTS`, with their CAD
+need one engine, a build none), its printable parts (:data:`ASSETS`, with their CAD
 functions checked against the CAD module's source here), its parameters and presets
 (:data:`SCHEMA`, :func:`load_params`), its CLI options and the help's game lists, and its
 entry in the log format (its facts' ``log_schema()``, which the log's schema is assembled
@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any
 from stratstone_cad.errors import UnknownGameError, did_you_mean, short_repr
 
 if TYPE_CHECKING:
+    from stratstone_cad.assets.game_assets import GameAssets
     from stratstone_cad.base.params import MeshParams, Params, PlateParams
     from stratstone_cad.engine.protocol import Game
-    from stratstone_cad.printing.jobs import GameAssets
 
 #: Every game, registered once: its folder under stratstone_cad/games/.
 FOLDERS = ("stratstone", "sage_stones", "terrain")
@@ -42,14 +42,14 @@ _FOLDER_OF = dict(zip(FACTS, FOLDERS, strict=True))
 
 #: Every game's printable parts (its ``parts.ASSETS``), by the game's name; made on first use
 #: (:func:`__getattr__`): the log commands need one engine and none of the parts.
-PARTS: dict[str, GameAssets]
+ASSETS: dict[str, GameAssets]
 #: Every parameter section: prefix -> Params class (the games' sections, then the mesh and the plates).
 SCHEMA: dict[str, type[Params]]
 #: The shared presets beside the games' own (each game's ``preset``).
 SHARED_PRESETS = ("mesh.toml", "plates.toml")
 
 
-def _load_parts(folder: str) -> GameAssets:
+def _load_assets(folder: str) -> GameAssets:
     """A game's printable parts, their CAD functions checked against the CAD module's source."""
     assets: GameAssets = importlib.import_module(f"stratstone_cad.games.{folder}.parts").ASSETS
     assets.cad.check()
@@ -57,24 +57,24 @@ def _load_parts(folder: str) -> GameAssets:
 
 
 def __getattr__(name: str) -> Any:
-    """:data:`PARTS` and :data:`SCHEMA`, made when first asked for (PEP 562)."""
-    if name not in ("PARTS", "SCHEMA"):
+    """:data:`ASSETS` and :data:`SCHEMA`, made when first asked for (PEP 562)."""
+    if name not in ("ASSETS", "SCHEMA"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     if name in globals():
         return globals()[name]
     from stratstone_cad.base.params import MeshParams, PlateParams  # start-up speed: with the parts only
 
-    games = {a.name: a for a in map(_load_parts, FOLDERS)}
-    globals()["PARTS"] = games
+    games = {a.name: a for a in map(_load_assets, FOLDERS)}
+    globals()["ASSETS"] = games
     globals()["SCHEMA"] = {**{p: c for g in games.values() for p, c in g.sections.items()}, "mesh": MeshParams,
                            "plates": PlateParams}
     return globals()[name]
 
 
-def _all_parts() -> dict[str, GameAssets]:
-    """:data:`PARTS`, for this module's own functions (a module's ``__getattr__`` answers
+def _all_assets() -> dict[str, GameAssets]:
+    """:data:`ASSETS`, for this module's own functions (a module's ``__getattr__`` answers
     only lookups from outside it)."""
-    return __getattr__("PARTS")
+    return __getattr__("ASSETS")
 
 
 _ENGINES: dict[str, Game] = {}
@@ -106,14 +106,14 @@ def game_names() -> list[str]:
 def get_parts(names: list[str] | None) -> list[GameAssets]:
     """The games named (all when none), checked; an unknown name raises :class:`UnknownGameError`."""
     if not names:
-        return list(_all_parts().values())
+        return list(_all_assets().values())
     out = []
     for n in names:
-        if n not in _all_parts():
-            raise UnknownGameError(f"game {short_repr(n)}: unknown, expected one of {', '.join(_all_parts())}"
-                                 f"{did_you_mean(n, _all_parts())}")
-        if _all_parts()[n] not in out:
-            out.append(_all_parts()[n])
+        if n not in _all_assets():
+            raise UnknownGameError(f"game {short_repr(n)}: unknown, expected one of {', '.join(_all_assets())}"
+                                   f"{did_you_mean(n, _all_assets())}")
+        if _all_assets()[n] not in out:
+            out.append(_all_assets()[n])
     return out
 
 
@@ -135,7 +135,7 @@ class ParamSet:
         """The plain values of one section, e.g. ``"stratstone.stone"``."""
         if prefix in ("mesh", "plates"):
             return getattr(self, prefix).as_dict()
-        for g in _all_parts().values():
+        for g in _all_assets().values():
             if prefix in g.sections:
                 return getattr(self.games[g.name], prefix.rsplit(".", 1)[1]).as_dict()
         raise KeyError(prefix)
@@ -156,12 +156,13 @@ def load_params(params_file: Path | None = None, sets: dict[str, str] | None = N
     from stratstone_cad.base.printers import load_profiles
 
     presets_dir = PRESETS_DIR if presets_dir is None else presets_dir
-    raw = resolve(__getattr__("SCHEMA"), [*(g.preset for g in _all_parts().values()), *(presets_dir / f for f in SHARED_PRESETS)],
+    raw = resolve(__getattr__("SCHEMA"),
+                  [*(g.preset for g in _all_assets().values()), *(presets_dir / f for f in SHARED_PRESETS)],
                   params_file, sets)
     profiles = load_profiles(presets_dir)
-    chosen = set(_all_parts()) if games is None else set(games)
+    chosen = set(_all_assets()) if games is None else set(games)
     combined = {}
-    for g in _all_parts().values():
+    for g in _all_assets().values():
         sections = {p.rsplit(".", 1)[1]: cls(**raw[p]) for p, cls in g.sections.items()}
         if g.name in chosen:
             combined[g.name] = g.combine(sections, profiles)

@@ -39,19 +39,64 @@ def test_the_package_root_holds_only_the_cli_the_errors_the_registry_and_the_mod
     modules = sorted(p.name for p in root.glob("*.py"))
     assert modules == ["__init__.py", "__main__.py", "errors.py", "models.py", "registry.py"]
     assert (root / "cli" / "__init__.py").is_file()  # the command line, a package of its commands
+    assert (root / "assets" / "__init__.py").is_file()  # what a game declares, a package by concept
+
+
+def test_each_module_and_package_at_the_root_is_a_layer_of_the_contract():
+    """A module or package added at the root is placed in the layers (or the contract
+    names one that is gone)."""
+    root = Path(stratstone_cad.__file__).parent
+    found = {p.stem for p in root.glob("*.py") if p.stem not in ("__init__", "__main__")}
+    found |= {p.parent.name for p in root.glob("*/__init__.py")}
+    layered = {name.removeprefix("stratstone_cad.") for level in _contract_layers() for name in level.split(" | ")}
+    assert found == layered
+
+
+def _layers_contract() -> dict:
+    """pyproject.toml's one import-linter contract of type ``layers``."""
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
+    (layers,) = [c for c in contracts if c["type"] == "layers"]
+    return layers
+
+
+def _contract_layers() -> list[str]:
+    """The ``layers`` contract's levels, top first, as written in pyproject.toml."""
+    return _layers_contract()["layers"]
+
+
+def _documented_layers(text: str) -> list[str]:
+    """The layers docs/architecture.md lists: the first fenced block under its ``## Layers``
+    heading, one level a line, the layer's name before the gap (``pipeline | log      the build ...``)."""
+    import re
+
+    section = text.split("\n## Layers\n", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"^```[a-z]*\n(.*?)^```", section, re.MULTILINE | re.DOTALL)
+    assert block, "docs/architecture.md: no fenced list of the layers under '## Layers'"
+    return [re.split(r"\s{2,}", line.strip())[0] for line in block.group(1).splitlines() if line.strip()]
+
+
+def test_the_documented_layers_are_the_contract_s_in_its_order():
+    """docs/architecture.md's list of layers is the import-linter contract's ``layers``, in the
+    same order, with the same layers side by side; and the contract's name says the same."""
+    contract = [" | ".join(n.removeprefix("stratstone_cad.") for n in level.split(" | ")) for level in _contract_layers()]
+    documented = _documented_layers((ROOT / "docs" / "architecture.md").read_text(encoding="utf-8"))
+    assert documented == contract
+    assert _layers_contract()["name"] == "layers: " + " > ".join(contract)
 
 
 def test_a_cad_function_the_game_does_not_define_is_refused_at_registration():
     import pytest
 
-    from stratstone_cad.printing.jobs import CadFunctions
+    from stratstone_cad.assets.makers import CadFunctions
 
     cad = CadFunctions("stratstone_cad.games.stratstone.cad", ("make_board", "make_boards"))
     with pytest.raises(LookupError, match=r"no function make_boards\(\) at its top level"):
         cad.check()
     with pytest.raises(AttributeError, match="declares no CAD function 'make_tile'"):
         _ = cad.make_tile
-    for g in registry.PARTS.values():  # and the real ones are there, callable
+    for g in registry.ASSETS.values():  # and the real ones are there, callable
         import importlib
 
         module = importlib.import_module(g.cad.module)
@@ -98,3 +143,110 @@ def test_a_sleep_that_waits_is_found():
     assert [n for n, _ in sleeps_that_wait("page.wait_for_timeout(500)  # poll: a frame\n")] == [1]
     assert sleeps_that_wait(f"{sleep}(0.6)  # not a wait: a while in which nothing may be drawn\n") == []
     assert [n for n, _ in sleeps_that_wait("await asyncio.sleep(0.05)\n")] == [1]
+
+
+def _module_level_imports(name: str, path: Path, modules: set[str]) -> set[str]:
+    """The package's modules that module ``name`` (at ``path``) imports at module level."""
+    import ast
+
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+
+    def walk(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:  # a relative import: from the package, up level - 1 packages
+                    up = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    base = ".".join([*up, *([node.module] if node.module else [])])
+                found.add(base)
+                found.update(f"{base}.{a.name}" for a in node.names)  # from a package import a module
+            elif isinstance(node, ast.If | ast.Try):  # `if TYPE_CHECKING:`, `try: import x` at module level
+                walk(node.body)
+                walk(node.orelse)
+                for handler in getattr(node, "handlers", []):
+                    walk(handler.body)
+                walk(getattr(node, "finalbody", []))
+
+    walk(ast.parse(path.read_text(encoding="utf-8")).body)
+    return (found & modules) - {name}
+
+
+def _package_modules() -> dict[str, Path]:
+    root = Path(stratstone_cad.__file__).parent
+    out = {}
+    for path in root.rglob("*.py"):
+        parts = path.relative_to(root.parent).with_suffix("").parts
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return out
+
+
+def test_no_two_modules_import_each_other():
+    """No module of the package imports, at module level, a module that imports it back.
+
+    Module level includes the imports under ``if TYPE_CHECKING:`` (and in a top-level
+    ``try``): a cycle for the type checker only is still two modules that each need the
+    other to be read, and it becomes a real one the day an annotation is evaluated (a
+    dataclass field, ``typing.get_type_hints``). Imports inside functions do not count:
+    they run when called, after both modules are loaded, and the package keeps them for
+    start-up speed (docs/architecture.md), never to dodge a cycle. A package's
+    ``__init__`` counts as the package's module, so ``from pkg import sub`` of a
+    submodule is an import of ``pkg.sub``."""
+    modules = _package_modules()
+    imports = {name: _module_level_imports(name, path, set(modules)) for name, path in modules.items()}
+    pairs = sorted((a, b) for a, bs in imports.items() for b in bs if a < b and a in imports[b])
+    assert not pairs, "modules that import each other: " + "; ".join(f"{a} <-> {b}" for a, b in pairs)
+
+
+# ---- the size of things (issue 54's checks): a module is one job, a function one step
+
+PACKAGE = Path(stratstone_cad.__file__).parent
+MAX_MODULE_LINES = 600  # a game's rules.py excepted: one game's rules read best in one place
+MAX_FUNCTION_LINES = 60
+
+
+def _modules():
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def test_no_module_is_over_600_lines_but_a_games_rules():
+    import re
+
+    long = {str(p.relative_to(PACKAGE)): n for p in _modules()
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+            and not re.fullmatch(r"games/\w+/rules\.py", p.relative_to(PACKAGE).as_posix())}
+    assert not long, long
+
+
+def test_no_function_is_over_60_lines():
+    import ast
+
+    long = [f"{p.relative_to(PACKAGE)}:{n.lineno} {n.name}() {n.end_lineno - n.lineno + 1} lines"
+            for p in _modules() for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.end_lineno - n.lineno + 1 > MAX_FUNCTION_LINES]
+    assert not long, long
+
+
+def test_every_exception_class_outside_the_games_is_in_errors_py():
+    """One error family, side by side (as python-chess keeps its errors): a game's own errors
+    stay in its folder (deriving from errors.py's); a private helper exception (a leading
+    underscore, caught where it is raised) stays beside its one use."""
+    import ast
+
+    from stratstone_cad import errors
+
+    family = {name for name, obj in vars(errors).items() if isinstance(obj, type) and issubclass(obj, BaseException)}
+    strays = []
+    for p in _modules():
+        rel = p.relative_to(PACKAGE).as_posix()
+        if rel == "errors.py" or rel.startswith("games/"):
+            continue
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                bases = {b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases}
+                if bases & (family | {"Exception", "BaseException", "ValueError", "KeyboardInterrupt", "RuntimeError",
+                                      "LookupError", "OSError", "TypeError"}):
+                    strays.append(f"{rel}: {node.name}")
+    assert not strays, strays

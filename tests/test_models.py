@@ -64,19 +64,19 @@ def test_bad_names_and_values_are_one_line_value_errors(name, overrides, says):
     assert says in str(e.value) and "\n" not in str(e.value)
 
 
-PARTS = ", ".join(FACTS)  # every registered game
+GAME_NAMES = ", ".join(FACTS)  # every registered game
 PRINTER = "expected a printer's name such as prusa-mini (stratstone-cad list names them), or None for the parts whole"
 
 
 @pytest.mark.parametrize(("call", "message"), [
     (lambda: models.part("stratstone/board", printer=5), f"printer 5: {PRINTER}"),
     (lambda: models.names("stratstone", printer=5), f"printer 5: {PRINTER}"),
-    (lambda: models.names(5), f"game 5: expected one game's name ({PARTS}), or None for every game"),
+    (lambda: models.names(5), f"game 5: expected one game's name ({GAME_NAMES}), or None for every game"),
     (lambda: models.names(["stratstone"]),
-     f"game ['stratstone']: expected one game's name ({PARTS}), or None for every game"),
-    (lambda: models.names("chess"), f"game 'chess': unknown, expected one of {PARTS}"),  # was a ParameterError
-    (lambda: models.assembly(None), f"game None: expected a game's name, one of {PARTS}"),
-    (lambda: models.assembly("chess"), f"game 'chess': unknown, expected one of {PARTS}"),
+     f"game ['stratstone']: expected one game's name ({GAME_NAMES}), or None for every game"),
+    (lambda: models.names("chess"), f"game 'chess': unknown, expected one of {GAME_NAMES}"),  # was a ParameterError
+    (lambda: models.assembly(None), f"game None: expected a game's name, one of {GAME_NAMES}"),
+    (lambda: models.assembly("chess"), f"game 'chess': unknown, expected one of {GAME_NAMES}"),
 ], ids=["part printer=5", "names printer=5", "names(5)", "names([..])", "names(chess)", "assembly(None)",
         "assembly(chess)"])
 def test_every_user_error_of_the_api_is_a_one_line_model_error(call, message):
@@ -189,9 +189,9 @@ def _counts():
     fields named ``per_*``), at each end of its range."""
     import dataclasses
 
-    from stratstone_cad.registry import PARTS
+    from stratstone_cad.registry import ASSETS
 
-    return [(g.name, f"{prefix}.{f.name}", int(v)) for g in PARTS.values() for prefix, cls in g.sections.items()
+    return [(g.name, f"{prefix}.{f.name}", int(v)) for g in ASSETS.values() for prefix, cls in g.sections.items()
             for f in dataclasses.fields(cls) if f.name.startswith("per_") for v in (f.metadata["lo"], 2, f.metadata["hi"])]
 
 
@@ -200,8 +200,9 @@ def test_every_copy_in_a_set_has_its_own_name_at_any_print_count(game, name, val
     """A game's start can place more copies of a part than the set prints (the terrain's
     two runners a side against terrain.piece.per_kind=1): the layout still names each copy
     once (an assembly refuses a name twice). The layout alone, on boxes: no CAD."""
+    from stratstone_cad.assets.layout import set_layout
     from stratstone_cad.base.colours import load_colours
-    from stratstone_cad.registry import get_parts
+    from stratstone_cad.registry import get_game, get_parts
 
     (g,) = get_parts([game])
     try:
@@ -209,7 +210,7 @@ def test_every_copy_in_a_set_has_its_own_name_at_any_print_count(game, name, val
     except models.ModelError:
         pytest.skip(f"{name}={value} is refused by the game's own checks")
     bounds = {o.file: ((0.0, 0.0, 0.0), (10.0, 10.0, 5.0)) for j in jobs for o in j.outputs}
-    names = [p.name for p in models.set_layout(g, params, jobs, bounds, load_colours())]
+    names = [p.name for p in set_layout(g, get_game(game), params, jobs, bounds, load_colours())]
     assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
 
 

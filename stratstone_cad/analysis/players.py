@@ -147,8 +147,8 @@ def _bot(spiel_game: Any, simulations: int | None, seconds: float | None, random
         return mcts.MCTSBot(spiel_game, UCT_C, simulations, leaves, solve=True, random_state=random_state,
                             child_selection_fn=select)
 
-    class OutOfTime(Exception):
-        pass
+    class _OutOfTime(Exception):
+        """The deadline passed: ends OpenSpiel's loop (caught below, never seen outside)."""
 
     class TimedBot(mcts.MCTSBot):
         """OpenSpiel's MCTS, stopped before the first simulation that starts after the
@@ -160,12 +160,12 @@ def _bot(spiel_game: Any, simulations: int | None, seconds: float | None, random
             self._root = None
             try:
                 return super().mcts_search(state)
-            except OutOfTime:
+            except _OutOfTime:
                 return self._root
 
         def _apply_tree_policy(self, root: Any, state: Any) -> Any:
             if self._root is not None and self._root.children and time.monotonic() >= self._deadline:
-                raise OutOfTime
+                raise _OutOfTime
             self._root = root
             return super()._apply_tree_policy(root, state)
 

@@ -84,12 +84,12 @@ def cmd_list(args: argparse.Namespace) -> int:
     # start-up speed: the parameters only for the commands that read them, not check-log or play
     from stratstone_cad.base.overrides import parse_set
     from stratstone_cad.base.printers import default_printer, load_printers, load_profiles
-    from stratstone_cad.registry import PARTS, SCHEMA, load_params
+    from stratstone_cad.registry import ASSETS, SCHEMA, load_params
 
     ps = load_params(args.params, parse_set(args.sets))
     defaults = load_params()  # the presets alone: the one place the defaults are written
     lines = []
-    for game in PARTS.values():
+    for game in ASSETS.values():
         lines.append(f"{game.name}: {game.title}")
         for section in game.sections:
             lines += _section_lines(section, SCHEMA[section], ps, defaults)

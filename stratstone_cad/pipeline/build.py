@@ -29,14 +29,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from stratstone_cad.assets.game_assets import GameAssets
+from stratstone_cad.assets.jobs import Job, Output
 from stratstone_cad.base.colours import load_colours
 from stratstone_cad.base.fileio import atomic_write_all, describe_os_error, ensure_writable_dir, sweep_temporary, write_target
 from stratstone_cad.base.params import MeshParams, Profile
 from stratstone_cad.base.printers import get_printer, load_profiles
 from stratstone_cad.base.progress import ProgressBar
 from stratstone_cad.errors import GeometryError, OutputError, UserError
-from stratstone_cad.models import cad_files_job
 from stratstone_cad.pipeline.build_report import BuildReport
+from stratstone_cad.pipeline.cad_files import cad_files_job
 from stratstone_cad.pipeline.keys import job_key
 from stratstone_cad.pipeline.lock import folder_lock
 from stratstone_cad.pipeline.manifest import MANIFEST, assets_for, described, read_manifest, sha256_file, write_manifest
@@ -49,7 +51,6 @@ from stratstone_cad.pipeline.plate_phase import (
 )
 from stratstone_cad.pipeline.scheduler import despite_stops, drain, run_all, start_fork_server
 from stratstone_cad.pipeline.scratch import build_scratch
-from stratstone_cad.printing.jobs import GameAssets, Job, Output
 from stratstone_cad.registry import ParamSet, get_parts, load_params
 
 __all__ = ["BuildReport", "Output", "assets_for", "build", "read_manifest"]
@@ -138,7 +139,7 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
     ``slice_plates`` and PrusaSlicer is installed (the figures are kept in the manifest
     with the plate's sha256, so an unchanged plate is not sliced again). With ``step``, a
     STEP file beside each STL and each game's set as ``set.step`` and ``set.glb``
-    (:func:`stratstone_cad.models.cad_files_job`); a build without it removes them, as
+    (:func:`stratstone_cad.pipeline.cad_files.cad_files_job`); a build without it removes them, as
     it removes every file its plan no longer makes.
 
     A damaged manifest is said once to ``on_warning`` (default: :func:`warnings.warn`),

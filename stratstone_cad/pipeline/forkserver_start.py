@@ -22,4 +22,4 @@ if _BUILD is not None:
     if _BUILD != str(os.getppid()):  # the build ended before this: the kernel gave the server a new parent
         os._exit(0)
     die_with_parent(int(_BUILD))
-    import_cadquery_without_vtk()
+    import_cadquery_without_vtk()  # the warm-up: CadQuery once, here, before the workers fork (docs/architecture.md)

@@ -17,9 +17,9 @@ import importlib
 import json
 from typing import TYPE_CHECKING, Any
 
+from stratstone_cad.assets.jobs import Job
 from stratstone_cad.base.codeprint import KERNEL_DISTS, PACKAGE_DIR, code_closure, code_fingerprint, plain
 from stratstone_cad.base.memo import remembered
-from stratstone_cad.printing.jobs import Job
 
 if TYPE_CHECKING:
     from stratstone_cad.base.params import Profile

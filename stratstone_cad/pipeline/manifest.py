@@ -13,9 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from stratstone_cad.assets.jobs import Output
 from stratstone_cad.base.fileio import atomic_write, describe_os_error
 from stratstone_cad.errors import printable
-from stratstone_cad.printing.jobs import Output
 
 MANIFEST = "manifest.json"
 MANIFEST_FORMAT = "stratstone-cad/manifest"

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any, NamedTuple, TextIO
 
 from stratstone_cad import __version__
+from stratstone_cad.assets.game_assets import GameAssets
+from stratstone_cad.assets.jobs import Job
 from stratstone_cad.base.codeprint import code_fingerprint
 from stratstone_cad.base.fileio import atomic_write, describe_os_error, write_target
 from stratstone_cad.base.params import Profile
@@ -25,7 +27,6 @@ from stratstone_cad.base.progress import ProgressBar
 from stratstone_cad.errors import BuildError, OutputError
 from stratstone_cad.pipeline.build_report import BuildReport
 from stratstone_cad.pipeline.manifest import read_manifest, sha256_file, write_manifest
-from stratstone_cad.printing.jobs import GameAssets, Job
 from stratstone_cad.registry import ParamSet
 
 REPORT = "print-report.md"

@@ -22,13 +22,13 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from stratstone_cad.assets.jobs import Job
 from stratstone_cad.base.params import MeshParams, Profile
 from stratstone_cad.base.processes import thread_nice
 from stratstone_cad.base.progress import ProgressBar
 from stratstone_cad.errors import BuildError, UserError
 from stratstone_cad.pipeline.keys import WRITER_MODULES, _kernel_free
-from stratstone_cad.printing.jobs import Job
-from stratstone_cad.registry import PARTS
+from stratstone_cad.registry import ASSETS
 
 if TYPE_CHECKING:  # the pools' modules are imported where a pool is made: an unchanged rebuild has none
     import concurrent.futures as cf
@@ -396,7 +396,7 @@ def start_fork_server() -> None:
 
     from stratstone_cad.pipeline.workers import PARENT_ENV
 
-    cad_modules = {g.cad.module for g in PARTS.values()}
+    cad_modules = {g.cad.module for g in ASSETS.values()}
     multiprocessing.get_context("forkserver").set_forkserver_preload(
         ["stratstone_cad.pipeline.forkserver_start", *sorted({"cadquery", "manifold3d", *cad_modules, *WRITER_MODULES})])
     # The server (only it) dies with this process. So does the resource tracker started

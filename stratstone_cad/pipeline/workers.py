@@ -104,7 +104,7 @@ def import_cadquery_without_vtk() -> bool:
     finder = _AbsentFinder()
     sys.meta_path.insert(0, finder)
     try:
-        import cadquery  # the import this function exists to make, with the stand-ins in place
+        import cadquery  # the warm-up import this function exists to make, with the stand-ins in place
         return True
     except Exception:
         sys.meta_path.remove(finder)

@@ -32,11 +32,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from stratstone_cad.assets.jobs import Output
 from stratstone_cad.base.colours import BOARD_COLOUR, Colour, display_colour
 from stratstone_cad.base.params import PlateParams, Profile
 from stratstone_cad.base.printers import Printer
 from stratstone_cad.errors import BuildError
-from stratstone_cad.printing.jobs import Output
 from stratstone_cad.printing.plates import Part, Plate, arrange, plate_files
 
 __all__ = ["SLICE_FIGURES", "SLICE_KINDS", "PlateJob", "forget_parts", "known_figures", "known_slices", "plan_plates",

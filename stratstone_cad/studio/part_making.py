@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from stratstone_cad.assets.jobs import Job
 from stratstone_cad.printing.checks import Mesh, mesh_facts
-from stratstone_cad.printing.jobs import Job
 from stratstone_cad.printing.stl import read_stl_mesh
 from stratstone_cad.studio.settings import Planned
 

@@ -10,13 +10,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from stratstone_cad.assets.game_assets import GameAssets
+from stratstone_cad.assets.jobs import Job
 from stratstone_cad.base.colours import load_colours
 from stratstone_cad.base.overrides import parse_set
 from stratstone_cad.base.params import Profile, field_expected, field_kind
 from stratstone_cad.base.printers import Printer, get_printer, load_printers, load_profiles
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.pipeline.keys import job_key
-from stratstone_cad.printing.jobs import GameAssets, Job
 from stratstone_cad.registry import FACTS, ParamSet, get_parts, load_params
 
 #: The sections every game's form shows beside its own: the mesh and the print plates.

@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from stratstone_cad.assets.game_assets import GameAssets
+from stratstone_cad.assets.jobs import Job, Output
 from stratstone_cad.base.colours import Colour, display_colour, load_colours
 from stratstone_cad.base.fileio import Staged, new_file_mode, sweep_temporary
 from stratstone_cad.base.memo import cache_root
@@ -37,7 +39,6 @@ from stratstone_cad.base.printers import NO_PRINTER, load_profiles
 from stratstone_cad.errors import ParameterError, did_you_mean
 from stratstone_cad.pipeline.keys import job_key
 from stratstone_cad.printing.checks import Mesh
-from stratstone_cad.printing.jobs import GameAssets, Job, Output
 from stratstone_cad.registry import get_parts, load_params
 
 __all__ = ["PREVIEW_MESH", "Asset", "asset_mesh", "game_assets", "list_assets", "select"]

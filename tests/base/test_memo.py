@@ -24,7 +24,7 @@ from stratstone_cad.base.printers import get_printer, load_profiles
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.geometry.tiling import Joint, TilePlan
 from stratstone_cad.pipeline.keys import job_key
-from stratstone_cad.registry import PARTS, load_params
+from stratstone_cad.registry import ASSETS, load_params
 
 ROOTS = ("stratstone_cad.geometry.tiling",)
 
@@ -196,7 +196,7 @@ def test_a_tile_plan_comes_back_equal_from_its_json():
 def _plans(printer=None):
     ps = load_params()
     profiles = load_profiles()
-    return [j for g in PARTS.values() for j in g.plan(ps.params_of(g.name), get_printer(printer), profiles, ps.mesh)], ps
+    return [j for g in ASSETS.values() for j in g.plan(ps.params_of(g.name), get_printer(printer), profiles, ps.mesh)], ps
 
 
 def test_the_plans_and_keys_are_the_same_computed_or_recalled(on, monkeypatch):
@@ -231,7 +231,7 @@ def test_a_parameter_a_check_refuses_is_refused_after_a_success_was_remembered(o
 def test_a_changed_board_gets_its_own_tile_plan(on):
     """The tile plan is keyed on every field of the board: a wider pitch is planned afresh."""
     ps = load_params()
-    sage = PARTS["sage-stones"]
+    sage = ASSETS["sage-stones"]
     before = sage.plan(ps.params_of("sage-stones"), get_printer(None), load_profiles(), ps.mesh)[0].args["plan"]
     wider = load_params(sets=parse_set(["sage-stones.board.cell_pitch_mm=30"]))
     after = sage.plan(wider.params_of("sage-stones"), get_printer(None), load_profiles(), wider.mesh)[0].args["plan"]
@@ -243,7 +243,7 @@ def test_board_job_takes_its_keep_out_as_a_partial():
     ps = load_params()
     b = ps.params_of("stratstone").board
     with pytest.raises(TypeError, match="functools.partial"):
-        from stratstone_cad.printing.jobs import board_job
+        from stratstone_cad.assets.jobs import board_job
 
         board_job(game="stratstone", stem="board", maker="m:f", args={}, board=b, printer=get_printer(None),
                   keep_out=lambda: [], what="board", facts="", cut_fix="")  # type: ignore[arg-type]
@@ -291,7 +291,7 @@ def test_the_kernel_free_answer_is_keyed_by_the_maker_and_the_code_that_reads_it
     from stratstone_cad.pipeline.keys import _kernel_free
 
     ps = load_params()
-    board, stone = PARTS["stratstone"].plan(ps.params_of("stratstone"), get_printer(None), load_profiles(), ps.mesh)[:2]
+    board, stone = ASSETS["stratstone"].plan(ps.params_of("stratstone"), get_printer(None), load_profiles(), ps.mesh)[:2]
     assert (_kernel_free(board), _kernel_free(stone)) == (True, False)
     for job in (board, stone):
         module = job.maker.split(":")[0]

@@ -13,7 +13,7 @@ from stratstone_cad.base.params import Params, param, show_value
 from stratstone_cad.base.preset_files import PRESETS_DIR
 from stratstone_cad.base.printers import get_printer
 from stratstone_cad.errors import ParameterError
-from stratstone_cad.registry import PARTS, SCHEMA, SHARED_PRESETS, load_params
+from stratstone_cad.registry import ASSETS, SCHEMA, SHARED_PRESETS, load_params
 
 
 def test_the_defaults_are_written_in_the_presets_only():
@@ -22,7 +22,7 @@ def test_the_defaults_are_written_in_the_presets_only():
         for f in dataclasses.fields(cls):
             assert f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING, (prefix, f.name)
     presets = {}
-    for f in [*(g.preset for g in PARTS.values()), *(PRESETS_DIR / f for f in SHARED_PRESETS)]:
+    for f in [*(g.preset for g in ASSETS.values()), *(PRESETS_DIR / f for f in SHARED_PRESETS)]:
         presets.update(tomllib.loads(f.read_text()))
     for prefix, cls in SCHEMA.items():  # and each preset gives every field of its sections, and nothing else
         table = presets
@@ -407,7 +407,7 @@ def test_a_missing_or_broken_preset_file_is_named_in_one_line(tmp_path):
 def test_a_preset_file_is_named_with_an_unknown_name_in_it(tmp_path):
     from stratstone_cad.base.overrides import resolve
 
-    presets = [*(g.preset for g in PARTS.values()), *(PRESETS_DIR / f for f in SHARED_PRESETS)]
+    presets = [*(g.preset for g in ASSETS.values()), *(PRESETS_DIR / f for f in SHARED_PRESETS)]
     preset = tmp_path / "stratstone.toml"
     preset.write_text("[stratstone.board]\ncells = 5\n")
     assert resolve(SCHEMA, [*presets, preset])["stratstone.board"]["cells"] == 5

@@ -432,7 +432,7 @@ import math
 from stratstone_cad.base.params import Profile, snap_height
 from stratstone_cad.geometry.boards import circle_segments, disc
 from stratstone_cad.printing.checks import Mesh
-from stratstone_cad.printing.jobs import kernel_free
+from stratstone_cad.assets.makers import kernel_free
 from stratstone_cad.printing.stack import manifold_mesh, prism
 
 
@@ -473,7 +473,10 @@ from typing import Any
 from stratstone_cad.base.params import MeshParams, Params, Profile, param, snap_height
 from stratstone_cad.base.printers import Printer
 from stratstone_cad.games.pile.facts import NAME, PLAYERS, TITLE
-from stratstone_cad.printing.jobs import CadFunctions, GameAssets, Job, Output, Table
+from stratstone_cad.assets.game_assets import GameAssets
+from stratstone_cad.assets.jobs import Job, Output
+from stratstone_cad.assets.makers import CadFunctions
+from stratstone_cad.assets.table import Table
 
 #: The game's default parameters (package data).
 PRESET = Path(__file__).with_name("preset.toml")
@@ -633,7 +636,7 @@ def test_a_fourth_game_is_its_folder_and_one_registry_line(tmp_path: Path) -> No
 
     # --- the rules: importing them loads no CAD, mesh or VTK module, from the copy
     heavy = ("cadquery", "OCP", "manifold3d", "shapely", "trimesh", "vtk", "pyvista", "numpy", "stratstone_cad.printing",
-             "stratstone_cad.geometry", "stratstone_cad.occ", "stratstone_cad.viewer")
+             "stratstone_cad.assets", "stratstone_cad.geometry", "stratstone_cad.occ", "stratstone_cad.viewer")
     probe = _run(tmp_path, "-c", "import sys, stratstone_cad.games.pile.rules as r; print(r.__file__); "
                                  f"print([m for m in sys.modules if m.split('.')[0] in {heavy!r} or m.startswith({heavy!r})])")
     assert probe.returncode == 0, probe.stderr

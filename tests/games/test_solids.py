@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 from OCP.BRepCheck import BRepCheck_Analyzer
 
+from stratstone_cad.assets.makers import solid_maker
 from stratstone_cad.base.printers import get_printer, load_profiles
 from stratstone_cad.occ.shapes import horizontal_face_heights, volume
 from stratstone_cad.printing.checks import Mesh
-from stratstone_cad.printing.jobs import solid_maker
 from stratstone_cad.registry import get_parts, load_params
 from tests.meshtools import horizontal_heights
 

@@ -202,7 +202,7 @@ def test_cuts_follow_the_walls_or_none_are_made(params):
 def test_dovetails_keep_clear_of_recesses_and_labels_or_the_plan_is_refused(profiles):
     """Joints go only where their sockets keep two extrusions from every recess and label;
     with nowhere to go, the message names the dovetail, what it hits, and what to change."""
-    from stratstone_cad.printing.jobs import board_job
+    from stratstone_cad.assets.jobs import board_job
 
     ps = load_params(sets=parse_set(["stratstone.board.cell_pitch_mm=44"]))
     p = ps.params_of("stratstone")
@@ -281,7 +281,7 @@ def test_a_stepped_board_keeps_its_dovetails_in_the_base():
 
 def test_a_joint_at_its_smallest_is_not_told_to_shrink():
     """joint_width_mm = 4 is the least it can be: the message names what can still change."""
-    from stratstone_cad.printing.jobs import joint_fix
+    from stratstone_cad.assets.jobs import joint_fix
 
     b = load_params(sets=parse_set(["stratstone.board.joint_width_mm=4", "stratstone.board.joint_length_mm=2"])).params_of("stratstone").board
     assert joint_fix(b) == "a larger cell_pitch_mm or a printer with a larger bed"

@@ -54,12 +54,12 @@ def test_manifest_facts_agree_with_the_files(built, manifest):
 def test_written_meshes_are_watertight_and_within_tolerance(built, manifest, params, profiles):
     """The STL (float32) is still closed; a stone's volume is within tolerance x area of the CAD
     volume, and the board's is the exact volume of its stack of slabs."""
+    from stratstone_cad.assets.jobs import subset
     from stratstone_cad.games.stratstone import cad as S
     from stratstone_cad.games.stratstone.parts import PebbleParams
     from stratstone_cad.geometry.boards import stack_volume
     from stratstone_cad.geometry.marks import mark_spec
     from stratstone_cad.occ.shapes import volume
-    from stratstone_cad.printing.jobs import subset
 
     for a in manifest["assets"]:
         tm = trimesh.load_mesh(built / a["file"])
@@ -336,11 +336,11 @@ def test_only_files_named_as_the_game_names_them_are_removed_as_stale(tmp_path):
     assert all(f.read_text() == "the user's" for f in mine)
     # every file a game plans is one it owns (else it could never be removed when stale)
     from stratstone_cad.base.printers import get_printer, load_profiles
-    from stratstone_cad.registry import PARTS, load_params
+    from stratstone_cad.registry import ASSETS, load_params
 
     ps, profiles = load_params(), load_profiles()
     for printer in ("prusa-mini", "prusa-mk4"):
-        for g in PARTS.values():
+        for g in ASSETS.values():
             for job in g.plan(ps.params_of(g.name), get_printer(printer), profiles, ps.mesh):
                 assert all(g.owns(o.file) for o in job.outputs), job.id
 

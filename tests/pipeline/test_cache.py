@@ -18,7 +18,7 @@ from stratstone_cad.base.printers import get_printer, load_profiles
 from stratstone_cad.errors import UserError
 from stratstone_cad.pipeline import build as B
 from stratstone_cad.pipeline import keys as K
-from stratstone_cad.registry import PARTS, SCHEMA, game_names, get_parts, load_params
+from stratstone_cad.registry import ASSETS, SCHEMA, game_names, get_parts, load_params
 
 
 def _plan(ps, printer=None):
@@ -57,7 +57,7 @@ def test_the_writers_and_shared_code_are_in_every_key():
         assert {"printing/stl.py", "printing/checks.py", "base/params.py", "base/fileio.py"} <= files, job.id
         folder = job.id.split('/')[0].replace('-', '_')
         assert f"games/{folder}/parts.py" in files, job.id  # its own parameter classes
-        others = {f"games/{g.name.replace('-', '_')}/cad.py" for g in PARTS.values()} - {f"games/{folder}/cad.py"}
+        others = {f"games/{g.name.replace('-', '_')}/cad.py" for g in ASSETS.values()} - {f"games/{folder}/cad.py"}
         assert not files & others, (job.id, files & others)
 
 
@@ -224,8 +224,8 @@ def test_a_module_name_is_found_in_this_package_only():
 
 
 def test_the_classes_in_a_jobs_arguments_bring_their_modules_into_its_code():
+    from stratstone_cad.assets.jobs import Job
     from stratstone_cad.geometry.tiling import Joint, TilePlan
-    from stratstone_cad.printing.jobs import Job
 
     plan = TilePlan((100.0, 50.0), [50.0], [], [Joint("x", 50.0, 25.0)])
     assert K._arg_modules(plan) == {"stratstone_cad.geometry.tiling"}
@@ -247,7 +247,7 @@ def test_the_classes_in_a_jobs_arguments_bring_their_modules_into_its_code():
 def test_a_key_holds_each_outputs_file_facts_but_not_its_descriptive_ones():
     from dataclasses import replace
 
-    from stratstone_cad.printing.jobs import Job, Output
+    from stratstone_cad.assets.jobs import Job, Output
 
     ps = load_params()
     profiles = load_profiles()

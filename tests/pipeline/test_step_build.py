@@ -121,15 +121,15 @@ def test_the_set_is_laid_out_whole_and_unturned_whatever_the_printer(printer, re
     """The Sage Stones board goes on a Prusa MK4's bed turned a quarter and on a MINI's in
     tiles: the set's assembly makes it again whole and as on the table; on an XL's bed the
     printed board is the set's."""
-    from stratstone_cad.base.printers import get_printer, load_profiles
-    from stratstone_cad.models import _printer, set_jobs_not_printed
+    from stratstone_cad.base.printers import NO_PRINTER, get_printer, load_profiles
+    from stratstone_cad.pipeline.cad_files import set_jobs_not_printed
     from stratstone_cad.registry import get_parts, load_params
 
     (g,) = get_parts(["sage-stones"])
     ps = load_params()
     params, profiles = ps.params_of(g.name), load_profiles()
     printed = g.plan(params, get_printer(printer), profiles, ps.mesh)
-    whole = g.plan(params, _printer(None), profiles, ps.mesh)
+    whole = g.plan(params, NO_PRINTER, profiles, ps.mesh)
     assert [j.id for j in set_jobs_not_printed(printed, whole)] == remade
     board = next(j for j in whole if j.id == "sage-stones/board")
     assert board.args["plan"].count == 1 and not board.args["plan"].rotated

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from stratstone_cad.assets.makers import kernel_free
 from stratstone_cad.base.params import Profile, snap_depth, snap_height
 from stratstone_cad.games.sage_stones.parts import DieShape, GemShape, Pip, SageBoard, die_pips, die_size
 from stratstone_cad.geometry.boards import (
@@ -30,7 +31,6 @@ from stratstone_cad.geometry.glyphs import mark_strokes
 from stratstone_cad.geometry.marks import MarkSpec
 from stratstone_cad.geometry.tiling import TilePlan, tiled
 from stratstone_cad.printing.checks import Mesh
-from stratstone_cad.printing.jobs import kernel_free
 from stratstone_cad.printing.stack import manifold_mesh, prism, stack_mesh
 
 if TYPE_CHECKING:  # CadQuery loads in the functions that use it: building a board never pays for it

@@ -30,6 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from stratstone_cad.assets.game_assets import GameAssets
+from stratstone_cad.assets.jobs import BOARD_FILES, COLOUR, Job, Output, board_job, subset
+from stratstone_cad.assets.makers import CadFunctions
+from stratstone_cad.assets.table import Table, seats_on
 from stratstone_cad.base.params import (
     MIN_WALL_MM,
     NAME_RE,
@@ -53,18 +57,6 @@ from stratstone_cad.games.sage_stones.facts import ROWS as N_ROWS
 from stratstone_cad.geometry.boards import BoardParams, GridBoard, Label, edge_labels, label_strokes, stroke_region
 from stratstone_cad.geometry.glyphs import Polyline
 from stratstone_cad.geometry.marks import MarkParams, MarkSpec, check_mark_floor, check_marks, mark_spec
-from stratstone_cad.printing.jobs import (
-    BOARD_FILES,
-    COLOUR,
-    CadFunctions,
-    GameAssets,
-    Job,
-    Output,
-    Table,
-    board_job,
-    seats_on,
-    subset,
-)
 
 #: The game's default parameters (package data).
 PRESET = Path(__file__).with_name("preset.toml")

@@ -19,6 +19,7 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from stratstone_cad.assets.makers import kernel_free
 from stratstone_cad.base.params import Profile, snap_depth, snap_height
 from stratstone_cad.games.stratstone.parts import PebbleParams, StratstoneBoard
 from stratstone_cad.geometry.boards import Slab, discs, label_strokes, layered, outline, stroke_region
@@ -26,7 +27,6 @@ from stratstone_cad.geometry.glyphs import mark_strokes
 from stratstone_cad.geometry.marks import MarkSpec
 from stratstone_cad.geometry.tiling import TilePlan, tiled
 from stratstone_cad.printing.checks import Mesh
-from stratstone_cad.printing.jobs import kernel_free
 from stratstone_cad.printing.stack import stack_mesh
 
 if TYPE_CHECKING:  # CadQuery loads in the functions that use it: building a board never pays for it

@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING
 import shapely
 from shapely.geometry import box
 
+from stratstone_cad.assets.makers import kernel_free
 from stratstone_cad.base.params import Profile, snap_depth, snap_height
 from stratstone_cad.games.terrain.parts import PieceBody, PieceMark, TerrainBoard, heights, mark_region
 from stratstone_cad.geometry.boards import Slab, circle_segments, disc, label_strokes, layered, outline, stroke_region
 from stratstone_cad.geometry.tiling import TilePlan, tiled
 from stratstone_cad.printing.checks import Mesh
-from stratstone_cad.printing.jobs import kernel_free
 from stratstone_cad.printing.stack import face_prism, manifold_mesh, prism, stack_mesh
 
 if TYPE_CHECKING:  # CadQuery loads in the functions that use it: building a board never pays for it

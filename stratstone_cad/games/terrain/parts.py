@@ -30,6 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from stratstone_cad.assets.game_assets import GameAssets
+from stratstone_cad.assets.jobs import COLOUR, TILES, Job, Output, board_job
+from stratstone_cad.assets.makers import CadFunctions
+from stratstone_cad.assets.table import Table, seats_on
 from stratstone_cad.base.memo import remembered
 from stratstone_cad.base.params import (
     MIN_WALL_MM,
@@ -50,7 +54,6 @@ from stratstone_cad.games.terrain import facts
 from stratstone_cad.games.terrain.facts import FILES, NAME, SIZE, START_FILES
 from stratstone_cad.geometry.boards import BoardParams, GridBoard, label_strokes, stroke_region
 from stratstone_cad.geometry.glyphs import Polyline, pip_centres, symbol_outline
-from stratstone_cad.printing.jobs import COLOUR, TILES, CadFunctions, GameAssets, Job, Output, Table, board_job, seats_on
 
 #: The game's default parameters (package data).
 PRESET = Path(__file__).with_name("preset.toml")

@@ -26,7 +26,7 @@ from stratstone_cad.base.printers import load_profiles
 from stratstone_cad.engine.events import Exited, Moved, Placed, Sown
 from stratstone_cad.errors import LogError, UserError
 from stratstone_cad.log.logfile import walk_log
-from stratstone_cad.registry import PARTS, load_params
+from stratstone_cad.registry import ASSETS, load_params
 from stratstone_cad.viewer.meshes import asset_mesh, game_assets
 from stratstone_cad.viewer.replay.timeline import Point, Timeline, _sample
 
@@ -116,7 +116,7 @@ def load(path: Path, sets: dict[str, str] | None = None, params_file: Path | Non
                     points, every = points[::2], 2 * every  # those at multiples of 2 * every
         final = r.state.result() or r.logged_result
         count = r.state.ply
-    ga = PARTS.get(game.name)
+    ga = ASSETS.get(game.name)
     if ga is None or ga.table is None:
         raise UserError(f"{path}: the viewer has no board for the game {game.name!r}")
     ps = load_params(params_file, sets, games=[game.name])

@@ -2,7 +2,7 @@
 
 The scene is the game's printed set: the board made for the log's game (the terrain from
 the log's heightmap) and one actor per physical piece (each of Stratstone's 24 pebbles
-its own mesh), placed with the board's own numbers (:class:`~stratstone_cad.printing.jobs.Table`).
+its own mesh), placed with the board's own numbers (:class:`~stratstone_cad.assets.table.Table`).
 Actors are added once; a frame only moves them (``SetPosition``) and shows or hides them.
 """
 

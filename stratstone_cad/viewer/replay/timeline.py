@@ -17,17 +17,23 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from stratstone_cad.viewer.replay.loading import GameOnTable
-
+from typing import Any, Protocol
 
 Point = tuple[float, float, float]  # a place in the scene, mm
 LIFT_MM = 14.0  # how high a stack or a gem is lifted
 HOP_MM = 2.0  # how high a walking piece clears the higher of two cells
 JUMP_MM = 14.0  # how high a Runner's jump or diagonal step arcs
 DROP_MM = 30.0  # where a gem starts its drop into its well, above the well
+
+
+class OnTable(Protocol):
+    """What a timeline reads of the game on the table (a loaded log,
+    :class:`~stratstone_cad.viewer.replay.loading.GameOnTable`): its board's seats and
+    pitch, each piece's height, the board's bounds."""
+
+    table: Any
+    heights: dict[str, float]
+    board_bounds: tuple[Any, Any]
 
 
 # --------------------------------------------------------------------------- animation
@@ -57,7 +63,7 @@ class Timeline:
 
     ARC = 8  # keyframes along an arc
 
-    def __init__(self, rep: GameOnTable, start: Mapping[str, Point | None], stacks: Mapping[str, list[str]]) -> None:
+    def __init__(self, rep: OnTable, start: Mapping[str, Point | None], stacks: Mapping[str, list[str]]) -> None:
         self.rep = rep
         self.now = 0.0
         self.pos: dict[str, Point | None] = dict(start)

@@ -9,6 +9,7 @@ import pytest
 import shapely
 from shapely.geometry import Point
 
+from stratstone_cad.assets.jobs import subset
 from stratstone_cad.base.overrides import parse_set
 from stratstone_cad.base.params import on_layer_boundary, snap_depth, snap_height
 from stratstone_cad.base.printers import Printer
@@ -20,7 +21,6 @@ from stratstone_cad.geometry.boards import circle_segments, label_strokes, stack
 from stratstone_cad.geometry.glyphs import MARKS, mark_area
 from stratstone_cad.geometry.marks import MarkSpec, mark_spec
 from stratstone_cad.printing.checks import check_mesh
-from stratstone_cad.printing.jobs import subset
 from stratstone_cad.printing.stack import stack_mesh
 from stratstone_cad.registry import load_params
 from tests.meshtools import horizontal_heights, overhang_ok

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shapely.geometry import Point, Polygon
 
+from stratstone_cad.assets.jobs import subset
 from stratstone_cad.base.overrides import parse_set
 from stratstone_cad.base.params import on_layer_boundary, snap_depth, snap_height
 from stratstone_cad.games.stratstone import cad as S
@@ -22,7 +23,6 @@ from stratstone_cad.geometry.marks import MarkSpec, mark_spec
 from stratstone_cad.occ.shapes import horizontal_face_heights, volume
 from stratstone_cad.occ.tessellate import tessellate
 from stratstone_cad.printing.checks import check_mesh
-from stratstone_cad.printing.jobs import subset
 from stratstone_cad.printing.stack import stack_mesh
 from stratstone_cad.registry import load_params
 from tests.meshtools import horizontal_heights, mesh_neighbour_angles, neighbour_angles, normals, overhang_ok
@@ -308,7 +308,7 @@ def test_any_accepted_parameters_give_checked_parts(data, profiles):
     (tiled when needed) and stones that pass every mesh check with faces on the layers."""
     from stratstone_cad.base.printers import get_printer
     from stratstone_cad.errors import ParameterError
-    from stratstone_cad.registry import PARTS
+    from stratstone_cad.registry import ASSETS
 
     sets = {}
     for name, lo, hi in (("stratstone.board.cells", 2, 6), ("stratstone.board.cell_pitch_mm", 12, 84),
@@ -324,7 +324,7 @@ def test_any_accepted_parameters_give_checked_parts(data, profiles):
     printer = get_printer(data.draw(st.sampled_from(["prusa-mini", "prusa-mk4"])))
     try:
         ps = load_params(sets=sets)
-        board_job = PARTS["stratstone"].plan(ps.params_of("stratstone"), printer, profiles, ps.mesh)[0]
+        board_job = ASSETS["stratstone"].plan(ps.params_of("stratstone"), printer, profiles, ps.mesh)[0]
     except ParameterError as e:
         assert "\n" not in str(e) and str(e).startswith("stratstone.")
         return
