@@ -62,3 +62,31 @@ def _ask(url: str) -> None:
         urllib.request.urlopen(url, timeout=180).read()
     except (urllib.error.URLError, OSError):
         pass  # the studio stopped under it
+
+
+def test_sighup_stops_the_studio_as_sigterm_does_and_leaves_nothing_in_tmpdir(tmp_path: Path) -> None:
+    """The terminal closed (SIGHUP): the studio stops as on SIGTERM, and multiprocessing's
+    ``pymp-*`` folder (the fork server's socket) goes from ``$TMPDIR`` with it."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "studio", "--no-browser", "--port", "0",
+                          "--out", str(tmp_path / "studio")], env={**os.environ, "TMPDIR": str(tmp)},
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        p.stdout.readline()
+        deadline = time.monotonic() + 60
+        while not list(tmp.glob("pymp-*")):  # the fork server is listening
+            assert time.monotonic() < deadline and p.poll() is None
+            time.sleep(0.05)
+        p.send_signal(signal.SIGHUP)
+        _, err = p.communicate(timeout=30)
+        assert (p.returncode, err) == (143, "stratstone-cad: terminated\n")
+        assert list(tmp.iterdir()) == []
+        left = time.monotonic() + 5
+        while in_session(p.pid) and time.monotonic() < left:
+            time.sleep(0.05)
+        assert in_session(p.pid) == set()
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
