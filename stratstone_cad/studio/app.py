@@ -10,6 +10,7 @@ message as plain text; a file the plan does not make, 404. File names come from 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Callable
 from importlib import resources
@@ -20,7 +21,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from stratstone_cad.base.params import display_colour, load_colours
 from stratstone_cad.errors import UserError
@@ -31,6 +32,9 @@ from stratstone_cad.studio.settings import Planned, form, plan, sets_of
 
 PAGE_FILES = {"studio.js": "text/javascript", "studio.css": "text/css"}
 FILE_NAME = r"[a-z0-9][a-z0-9._-]{0,120}"
+#: The answer to a request still open when the studio stops (Ctrl-C, SIGTERM): uvicorn
+#: cancels it after its graceful wait, and would answer 500.
+STOPPED = "the studio stopped before this answer was ready: start it again and ask again"
 
 
 async def in_thread(fn: Callable[..., Any], *args: Any) -> Any:
@@ -43,9 +47,11 @@ async def in_thread(fn: Callable[..., Any], *args: Any) -> Any:
             result = fn(*args)
         except BaseException as e:  # handed to the awaiting request as it is
             error = e
-            loop.call_soon_threadsafe(lambda: fut.done() or fut.set_exception(error))
+            answer = lambda: fut.done() or fut.set_exception(error)  # noqa: E731
         else:
-            loop.call_soon_threadsafe(lambda: fut.done() or fut.set_result(result))
+            answer = lambda: fut.done() or fut.set_result(result)  # noqa: E731
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: the studio stopped
+            loop.call_soon_threadsafe(answer)
 
     threading.Thread(target=run, daemon=True).start()
     return await fut
@@ -214,18 +220,34 @@ def app(studio: Studio) -> ASGIApp:
 class Guard:
     """Refuses what a page of another site could make a browser send: a Host header that is
     not the address connected to (a rebound DNS name), a request whose ``Origin`` or
-    ``Sec-Fetch-Site`` names another site, any method but GET and HEAD."""
+    ``Sec-Fetch-Site`` names another site, any method but GET and HEAD. A request cancelled
+    before its answer began (the studio stopping) is answered 503 (:data:`STOPPED`)."""
 
     def __init__(self, inner: ASGIApp) -> None:
         self.inner = inner
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            why = refusal(scope)
-            if why is not None:
-                await PlainTextResponse(why, 403 if "method" not in why else 405)(scope, receive, send)
-                return
-        await self.inner(scope, receive, send)
+        if scope["type"] != "http":
+            await self.inner(scope, receive, send)
+            return
+        why = refusal(scope)
+        if why is not None:
+            await PlainTextResponse(why, 403 if "method" not in why else 405)(scope, receive, send)
+            return
+        started = False
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            started = True
+            await send(message)
+
+        try:
+            await self.inner(scope, receive, sending)
+        except asyncio.CancelledError:  # the studio stops (or the client went): 503, not uvicorn's 500
+            if not started:
+                with contextlib.suppress(Exception):
+                    await PlainTextResponse(STOPPED, 503, headers={"Connection": "close"})(scope, receive, send)
+            raise
 
 
 def allowed_hosts(scope: Scope) -> set[str]:

@@ -90,3 +90,46 @@ def test_sighup_stops_the_studio_as_sigterm_does_and_leaves_nothing_in_tmpdir(tm
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
             p.wait()
+
+
+def test_ctrl_c_answers_the_requests_in_flight_503_not_500(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT to the terminal's process group) while a part, a plate and the whole
+    set's zip are being built: each request is answered 503 with one line (or its connection
+    closed), never 500; the studio exits 130 with its one line."""
+    p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "studio", "--no-browser", "--port", "0",
+                          "--out", str(tmp_path / "studio")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    answers: dict[str, object] = {}
+
+    def ask(name: str, url: str) -> None:
+        try:
+            with urllib.request.urlopen(url, timeout=120) as r:
+                answers[name] = r.status
+        except urllib.error.HTTPError as e:
+            answers[name] = (e.code, e.read().decode())
+        except (urllib.error.URLError, OSError):
+            answers[name] = "closed"
+
+    try:
+        url = p.stdout.readline().split()[1]
+        asked = [threading.Thread(target=ask, args=(name, url + path), daemon=True) for name, path in
+                 [("part", "api/part/stratstone/stone-yellow-01.stl"), ("plate", "api/plate/stratstone/board.stl"),
+                  ("zip", "download/stratstone.zip")]]
+        for t in asked:
+            t.start()
+        time.sleep(1.5)
+        assert answers == {}  # all three still building
+        os.killpg(p.pid, signal.SIGINT)
+        _, err = p.communicate(timeout=30)
+        for t in asked:
+            t.join(10)
+        assert set(answers) == {"part", "plate", "zip"}
+        for name, answer in answers.items():
+            assert answer == "closed" or answer == (503, "the studio stopped before this answer was ready: start it "
+                                                         "again and ask again"), (name, answer)
+        assert (p.returncode, err) == (130, "stratstone-cad: interrupted\n")
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
