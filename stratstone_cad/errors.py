@@ -21,6 +21,11 @@ class BuildError(Exception):
     fail the same way)."""
 
 
+class WorkersLost(BuildError):
+    """The studio's build workers died twice while making one part (killed, out of memory):
+    the studio answers 503 with its message; the next request gets new workers."""
+
+
 class UserError(Exception):
     """Base of every error caused by user input (parameters, files, logs, paths)."""
 

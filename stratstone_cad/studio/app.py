@@ -24,7 +24,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from stratstone_cad.base.params import display_colour, load_colours
-from stratstone_cad.errors import UserError
+from stratstone_cad.errors import UserError, WorkersLost
 from stratstone_cad.registry import game_names
 from stratstone_cad.studio.parts import Parts
 from stratstone_cad.studio.sets import Sets
@@ -204,6 +204,10 @@ async def _refused(request: Request, exc: Exception) -> Response:
     return PlainTextResponse(str(exc), 400)
 
 
+async def _workers_lost(request: Request, exc: Exception) -> Response:
+    return PlainTextResponse(str(exc), 503)
+
+
 def app(studio: Studio) -> ASGIApp:
     """The ASGI app of ``studio``, behind its guard (:class:`Guard`)."""
     s = studio
@@ -213,7 +217,7 @@ def app(studio: Studio) -> ASGIApp:
               Route("/preview/{name}.glb", s.preview_glb), Route("/preview/{name}", s.preview), Route("/set/{game}", s.whole_set),
               Route("/download/{game}.zip", s.zipped),
               Route("/download/{game}/{file}", s.download)]
-    inner = Starlette(routes=routes, exception_handlers={UserError: _refused})
+    inner = Starlette(routes=routes, exception_handlers={UserError: _refused, WorkersLost: _workers_lost})
     return Guard(inner)
 
 

@@ -110,8 +110,7 @@ def serve(game: str | None, host: str, port: int, browser: bool, out: Path | Non
     os.environ["XDG_CACHE_HOME"] = str(out.resolve() / "cache")
     sock = listen(host, port)
     start_fork_server()  # here, in the main thread: the server dies with the thread that started it
-    pool = worker_pool(jobs)
-    parts = Parts(out, pool, run_job)
+    parts = Parts(out, worker_pool(jobs), run_job, new_pool=lambda: worker_pool(jobs))
     studio = Studio(out, parts, Sets(out, jobs), printer, game)
     config = uvicorn.Config(app(studio), log_level="warning", timeout_graceful_shutdown=STOP_WAIT_S, lifespan="off",
                             access_log=False)
@@ -130,7 +129,7 @@ def serve(game: str | None, host: str, port: int, browser: bool, out: Path | Non
             server.run(sockets=[sock])
     finally:
         parts.cancel_all()
-        pool.shutdown(wait=False, cancel_futures=True)
+        parts.pool.shutdown(wait=False, cancel_futures=True)
         kill_fork_server()
         sock.close()
     return 0

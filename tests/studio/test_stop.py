@@ -133,3 +133,42 @@ def test_ctrl_c_answers_the_requests_in_flight_503_not_500(tmp_path: Path) -> No
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
             p.wait()
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=180) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def test_a_worker_killed_by_sigkill_is_replaced_and_the_next_parts_are_made(tmp_path: Path) -> None:
+    """A build worker killed as the kernel's out-of-memory killer kills (SIGKILL): the
+    studio replaces its pool and makes the next part (or answers 503 with one line), and the
+    part after it is made; never 500."""
+    p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "studio", "--no-browser", "--port", "0",
+                          "--out", str(tmp_path / "studio")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        url = p.stdout.readline().split()[1] + "api/part/sage-stones/gem-red.stl?set=sage-stones.gem.height_mm="
+        assert _get(url + "7")[0] == 200
+        workers = [q for q in descendants(p.pid) if q not in _children(p.pid) and _children(q) == set()]
+        assert workers  # below the fork server: the pool's workers
+        os.kill(workers[0], signal.SIGKILL)
+        time.sleep(0.5)
+        status, text = _get(url + "8")
+        assert status == 200 or (status == 503 and "\n" not in text), (status, text)
+        assert _get(url + "9")[0] == 200
+        assert p.poll() is None
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=30)
+        assert err == "stratstone-cad: terminated\n"
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGTERM)
+            p.wait(30)
+
+
+def _children(pid: int) -> set[int]:
+    return {q for q in descendants(pid) if int(Path(f"/proc/{q}/stat").read_text().rsplit(")", 1)[1].split()[1]) == pid}
