@@ -4,7 +4,8 @@ the downloads, each answer made from the settings of its query (``set=NAME=VALUE
 
 Refused: a Host header that is not the address the client connected to (DNS rebinding), a
 request another site's page makes (its ``Origin`` or ``Sec-Fetch-Site`` says so), any
-method but GET and HEAD. A value the checks refuse is HTTP 400 with the build's one-line
+method but GET and HEAD, a frame of another site's page (every answer says so); the page
+opened from another site builds nothing until the person asks. A value the checks refuse is HTTP 400 with the build's one-line
 message as plain text; a file the plan does not make, 404. File names come from the plan."""
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ FILE_NAME = r"[a-z0-9][a-z0-9._-]{0,120}"
 #: The answer to a request still open when the studio stops (Ctrl-C, SIGTERM): uvicorn
 #: cancels it after its graceful wait, and would answer 500.
 STOPPED = "the studio stopped before this answer was ready: start it again and ask again"
+#: Sent with every answer: no page of another site may frame the studio's (a framed page
+#: could build, or its download links be clickjacked); its own previews stay framed.
+FRAMING = [(b"x-frame-options", b"SAMEORIGIN"), (b"content-security-policy", b"frame-ancestors 'self'")]
 
 
 async def in_thread(fn: Callable[..., Any], *args: Any) -> Any:
@@ -82,7 +86,12 @@ class Studio:
     # ------------------------------------------------------------------ routes
 
     async def page(self, request: Request) -> Response:
-        return HTMLResponse(_page_file("index.html"))
+        """The page; opened from another site's page (a link, a script), it shows the settings
+        of its address and builds nothing until the person asks (its Preview button)."""
+        html = _page_file("index.html")
+        if request.headers.get("sec-fetch-site", "none") not in ("same-origin", "none"):
+            html = html.replace("<body>", '<body data-held="another-site">', 1)
+        return HTMLResponse(html)
 
     async def page_file(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -225,7 +234,8 @@ class Guard:
     """Refuses what a page of another site could make a browser send: a Host header that is
     not the address connected to (a rebound DNS name), a request whose ``Origin`` or
     ``Sec-Fetch-Site`` names another site, any method but GET and HEAD. A request cancelled
-    before its answer began (the studio stopping) is answered 503 (:data:`STOPPED`)."""
+    before its answer began (the studio stopping) is answered 503 (:data:`STOPPED`). Every
+    answer forbids other sites to frame it (:data:`FRAMING`)."""
 
     def __init__(self, inner: ASGIApp) -> None:
         self.inner = inner
@@ -234,23 +244,26 @@ class Guard:
         if scope["type"] != "http":
             await self.inner(scope, receive, send)
             return
-        why = refusal(scope)
-        if why is not None:
-            await PlainTextResponse(why, 403 if "method" not in why else 405)(scope, receive, send)
-            return
         started = False
 
         async def sending(message: Message) -> None:
             nonlocal started
-            started = True
+            if message["type"] == "http.response.start":
+                started = True
+                message = {**message, "headers": [*message.get("headers", []), *FRAMING]}
             await send(message)
+
+        why = refusal(scope)
+        if why is not None:
+            await PlainTextResponse(why, 403 if "method" not in why else 405)(scope, receive, sending)
+            return
 
         try:
             await self.inner(scope, receive, sending)
         except asyncio.CancelledError:  # the studio stops (or the client went): 503, not uvicorn's 500
             if not started:
                 with contextlib.suppress(Exception):
-                    await PlainTextResponse(STOPPED, 503, headers={"Connection": "close"})(scope, receive, send)
+                    await PlainTextResponse(STOPPED, 503, headers={"Connection": "close"})(scope, receive, sending)
             raise
 
 
