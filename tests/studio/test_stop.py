@@ -128,7 +128,9 @@ def test_ctrl_c_answers_the_requests_in_flight_503_not_500(tmp_path: Path) -> No
         for name, answer in answers.items():
             assert answer == "closed" or answer == (503, "the studio stopped before this answer was ready: start it "
                                                          "again and ask again"), (name, answer)
-        assert (p.returncode, err) == (130, "stratstone-cad: interrupted\n")
+        # (a whole-set build's thread may still hold manifold3d's objects at exit: nanobind then
+        # lists them as leaked after the line, a known noise of its own, not a failure)
+        assert p.returncode == 130 and err.startswith("stratstone-cad: interrupted\n") and "Traceback" not in err, err
     finally:
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
