@@ -21,6 +21,11 @@ class BuildError(Exception):
     fail the same way)."""
 
 
+class WorkersLost(BuildError):
+    """The studio's build workers died twice while making one part (killed, out of memory):
+    the studio answers 503 with its message; the next request gets new workers."""
+
+
 class UserError(Exception):
     """Base of every error caused by user input (parameters, files, logs, paths)."""
 
@@ -130,7 +135,8 @@ class PlateError(ParameterError):
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM: stop as for Ctrl-C (running parts finish, the manifest stays true)."""
+    """SIGTERM, or SIGHUP (the terminal closed): stop as for Ctrl-C (running parts finish,
+    the manifest stays true, the temporary folders are removed at exit)."""
 
 
 class PuzzleError(UserError):

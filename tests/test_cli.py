@@ -72,6 +72,16 @@ def test_empty_out_is_refused(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("host", ["", "  "])
+def test_empty_studio_host_is_refused(tmp_path, host):
+    """An empty --host would listen on every interface: refused as an empty --out is."""
+    r = subprocess.run([sys.executable, "-m", "stratstone_cad", "studio", "--host", host, "--port", "0", "--no-browser",
+                        "--out", str(tmp_path / "s")], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert f"argument --host: expected an address to listen on (such as 127.0.0.1), got {host!r}" in r.stderr
+    assert r.stdout == "" and list(tmp_path.iterdir()) == []
+
+
 def test_ctrl_c_stops_a_parallel_build_quickly_with_whole_listed_files(tmp_path):
     """SIGINT to the whole process group (as a terminal sends it) mid-build: the build
     stops within seconds, exits 130 with one line, and every file left is whole and listed."""

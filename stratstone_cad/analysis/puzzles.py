@@ -24,7 +24,7 @@ from typing import Any
 
 from stratstone_cad.base.fileio import atomic_write, read_user_file
 from stratstone_cad.engine.protocol import Move, State
-from stratstone_cad.errors import LogError, PuzzleError, counted
+from stratstone_cad.errors import GameError, LogError, PuzzleError, counted, short_repr
 from stratstone_cad.log import logfile as _log
 
 __all__ = ["find_puzzles", "position_log", "solution", "write_puzzles"]
@@ -87,25 +87,68 @@ def find_puzzles(path: Path) -> Iterator[dict[str, Any]]:
 
 def write_puzzles(logs: Sequence[Path], out: Path) -> str:
     """Find the puzzles of every log and write them to ``out`` (JSON Lines, atomically);
-    returns ``wrote puzzles.jsonl: 3 puzzles (2 to win, 1 to save) from 2 logs``."""
-    puzzles = [p for log in logs for p in find_puzzles(log)]
+    returns ``wrote puzzles.jsonl: 3 puzzles (2 to win, 1 to save) from 2 logs``. A log
+    given twice is read once (a shell's overlapping patterns should not count a game
+    twice), and the line says so; a bad log is named in its error."""
+    read: list[Path] = []
+    twice: list[Path] = []
+    for log in logs:
+        (twice if any(_same_file(log, r) for r in read) else read).append(log)
+    puzzles = []
+    for log in read:
+        try:
+            puzzles.extend(find_puzzles(log))
+        except LogError as e:
+            message = str(e)
+            raise LogError(message if message.startswith(str(log)) else f"{log}: {message}") from None
     atomic_write(out, "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in puzzles).encode("utf-8"))
     wins = sum(p["kind"] == "win" for p in puzzles)
+    skipped = "".join(f" ({log} given twice: read once)" for log in dict.fromkeys(twice))
     return (f"wrote {out}: {counted(len(puzzles), 'puzzle')} ({wins} to win, {len(puzzles) - wins} to save) "
-            f"from {counted(len(logs), 'log')}")
+            f"from {counted(len(read), 'log')}{skipped}")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.samefile(b)
+    except OSError:
+        return a == b
 
 
 def position_log(puzzles: Path, number: int, folder: Path) -> Path:
     """The log of puzzle ``number`` (from 1) of the file ``puzzles``, written into
-    ``folder``: the game up to the puzzle's position, for the replay to show."""
+    ``folder``: the game up to the puzzle's position, for the replay to show. The puzzle is
+    checked first (its position replays, it is of the game it names, its solution is a legal
+    move there); a fault is a LogError naming the puzzle file's line."""
     data = read_user_file(puzzles, "puzzle file", PUZZLE_FILE_LIMIT, "a file stratstone-cad puzzles writes", PuzzleError)
     lines = data.decode("utf-8", errors="replace").splitlines()
     if not 1 <= number <= len(lines):
         raise PuzzleError(f"--puzzle {number}: {puzzles} holds {counted(len(lines), 'puzzle')}, expected 1 to {len(lines)}")
+    where = f"{puzzles} line {number}"
     try:
-        records = json.loads(lines[number - 1])["position"]["log"]
-    except (ValueError, KeyError, TypeError):
-        raise LogError(f"{puzzles} line {number}: not a puzzle (expected a line stratstone-cad puzzles writes)") from None
+        puzzle = json.loads(lines[number - 1])
+        records = puzzle["position"]["log"]
+        dice = puzzle["position"].get("dice")
+        game, answer = str(puzzle["game"]), str(puzzle["solution"])
+        if not isinstance(records, list):
+            raise TypeError
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise LogError(f"{where}: not a puzzle (expected a line stratstone-cad puzzles writes)") from None
+    try:
+        with _log.LogWalk(iter(enumerate(records, 1))) as r:
+            state = r.run()
+            played = r.game.name
+    except LogError as e:
+        raise LogError(f"{where}: its position's {e}") from None
+    if game != played:
+        raise LogError(f"{where}: game {short_repr(game)}: its position is a game of {played}; expected the line "
+                       "stratstone-cad puzzles wrote")
+    try:
+        if dice is not None:
+            state = state.apply_chance(tuple(dice))[0]
+        state.parse_move(answer)
+    except (GameError, ValueError, TypeError) as e:
+        raise LogError(f"{where}: solution {short_repr(answer)}: {e}; expected a legal move of its position") from None
     log = folder / f"puzzle-{number}.jsonl"
     _log.write_log(log, records)
     return log

@@ -249,13 +249,14 @@ def review_log(path: Path, simulations: int = DEFAULT_BUDGET) -> Iterator[PlyRev
 
 def review_lines(path: Path, simulations: int = DEFAULT_BUDGET, *, as_json: bool = False) -> Iterator[str]:
     """``check-log --review``'s lines as they come: a ply a line (:meth:`PlyReview.line`, or
-    its JSON object with ``as_json``), then the text's summary (:func:`summary_lines`)."""
+    its JSON object with ``as_json``), then the text's summary (:func:`summary_lines`). A log
+    without a ply gets check-log's line and ``nothing to review`` (its JSON: no line)."""
     reviews = []
     for r in review_log(path, simulations):
         reviews.append(r)
         yield json.dumps(r.to_json(), ensure_ascii=False) if as_json else r.line()
     if not as_json:
-        yield from summary_lines(reviews)
+        yield from summary_lines(reviews) if reviews else [f"{_log.validate(path).summary()}: nothing to review"]
 
 
 def summary_lines(reviews: Sequence[PlyReview]) -> list[str]:

@@ -41,6 +41,11 @@ def die_with_parent(parent: int | None = None) -> bool:
     return done
 
 
+#: The signals that stop a command as SIGTERM does: SIGHUP's default would end the process
+#: at once, leaving the build's temporary folder and multiprocessing's ``pymp-*`` folder.
+TERMINATING = (signal.SIGTERM, signal.SIGHUP)
+
+
 #: How long a stop signal that came during an import waits before it is sent again.
 RESEND_S = 0.05
 
@@ -82,14 +87,18 @@ def stop(signum: int, frame: Any) -> None:
     if _held(frame):
         threading.Timer(RESEND_S, os.kill, (os.getpid(), signum)).start()
         return
-    raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+    raise Terminated if signum in TERMINATING else KeyboardInterrupt
 
 
 @contextlib.contextmanager
 def stop_signals() -> Iterator[None]:
-    """SIGTERM, and Ctrl-C unless it is ignored (a background job) or the caller's own, handled
-    by :func:`stop` while the block runs; the handlers before it put back after it."""
+    """SIGTERM, SIGHUP unless it is ignored (``nohup``), and Ctrl-C unless it is ignored (a
+    background job) or the caller's own, handled by :func:`stop` while the block runs; the
+    handlers before it put back after it."""
     previous = signal.signal(signal.SIGTERM, stop)
+    hangup = signal.getsignal(signal.SIGHUP)
+    if hangup is not signal.SIG_IGN:
+        signal.signal(signal.SIGHUP, stop)
     interrupt = signal.getsignal(signal.SIGINT)
     if interrupt is signal.default_int_handler:
         signal.signal(signal.SIGINT, stop)
@@ -97,6 +106,8 @@ def stop_signals() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if hangup is not signal.SIG_IGN:
+            signal.signal(signal.SIGHUP, hangup)
         if interrupt is signal.default_int_handler:
             signal.signal(signal.SIGINT, interrupt)
 

@@ -18,7 +18,7 @@ def add_studio(sub: Any) -> None:
                                     "and downloads (STL, STEP, the plate's 3MF, the whole set as a zip with a "
                                     "params.toml for build --params). Ctrl-C stops it.")
     st.add_argument("game", nargs="?", metavar="GAME", help=f"the game shown first: {listed(list(FACTS), 'or')}")
-    st.add_argument("--host", default="127.0.0.1",
+    st.add_argument("--host", default="127.0.0.1", type=host_arg,
                     help="address to listen on (default 127.0.0.1: this computer only; another lets anyone on the "
                          "network use it)")
     st.add_argument("--port", metavar="N", type=integer, default=8040, help="port (default 8040; 0: any free port)")
@@ -28,6 +28,13 @@ def add_studio(sub: Any) -> None:
                          "it reads and writes no file outside it")
     st.add_argument("--printer", metavar="NAME", help="the printer chosen first (see 'list')")
     st.set_defaults(run=cmd_studio)
+
+
+def host_arg(text: str) -> str:
+    """An address to listen on; an empty one is an error (it would quietly mean every interface)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"expected an address to listen on (such as 127.0.0.1), got {text!r}")
+    return text
 
 
 def cmd_studio(args: argparse.Namespace) -> int:

@@ -162,7 +162,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.review is not None:
         from stratstone_cad.viewer.review_strip import load_review
 
-        rep.review = load_review(args.log, Path(args.review) if args.review else None, rep.count)
+        rep.review = load_review(args.log, Path(args.review) if args.review else None)
     if kind in replay.SHARED:  # the scene itself, animated: the same motion as the MP4
         from stratstone_cad.viewer import gltf, web
 

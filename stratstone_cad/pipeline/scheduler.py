@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from stratstone_cad.assets.jobs import Job
 from stratstone_cad.base.params import MeshParams, Profile
-from stratstone_cad.base.processes import thread_nice
+from stratstone_cad.base.processes import TERMINATING, thread_nice
 from stratstone_cad.base.progress import ProgressBar
 from stratstone_cad.errors import BuildError, UserError
 from stratstone_cad.pipeline.keys import WRITER_MODULES, _kernel_free
@@ -282,7 +282,7 @@ def start_undisturbed(thread: threading.Thread) -> None:
     started", and the build ended in a traceback instead of its one line). Held back, the
     stop comes right after, with the thread joinable; the thread keeps the two held (Python
     handles signals in the main thread only)."""
-    held = {signal.SIGINT, signal.SIGTERM}
+    held = {signal.SIGINT, *TERMINATING}  # SIGHUP stops a build as SIGTERM does
     if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks
         thread.start()
         return

@@ -4,12 +4,14 @@ the downloads, each answer made from the settings of its query (``set=NAME=VALUE
 
 Refused: a Host header that is not the address the client connected to (DNS rebinding), a
 request another site's page makes (its ``Origin`` or ``Sec-Fetch-Site`` says so), any
-method but GET and HEAD. A value the checks refuse is HTTP 400 with the build's one-line
+method but GET and HEAD, a frame of another site's page (every answer says so); the page
+opened from another site builds nothing until the person asks. A value the checks refuse is HTTP 400 with the build's one-line
 message as plain text; a file the plan does not make, 404. File names come from the plan."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Callable
 from importlib import resources
@@ -20,10 +22,10 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from stratstone_cad.base.colours import display_colour, load_colours
-from stratstone_cad.errors import UserError
+from stratstone_cad.errors import UserError, WorkersLost
 from stratstone_cad.registry import game_names
 from stratstone_cad.studio.part_making import PartMaker
 from stratstone_cad.studio.set_builds import SetBuilds
@@ -31,6 +33,12 @@ from stratstone_cad.studio.settings import Planned, form, plan, sets_of
 
 PAGE_FILES = {"studio.js": "text/javascript", "studio.css": "text/css"}
 FILE_NAME = r"[a-z0-9][a-z0-9._-]{0,120}"
+#: The answer to a request still open when the studio stops (Ctrl-C, SIGTERM): uvicorn
+#: cancels it after its graceful wait, and would answer 500.
+STOPPED = "the studio stopped before this answer was ready: start it again and ask again"
+#: Sent with every answer: no page of another site may frame the studio's (a framed page
+#: could build, or its download links be clickjacked); its own previews stay framed.
+FRAMING = [(b"x-frame-options", b"SAMEORIGIN"), (b"content-security-policy", b"frame-ancestors 'self'")]
 
 
 async def in_thread(fn: Callable[..., Any], *args: Any) -> Any:
@@ -43,9 +51,11 @@ async def in_thread(fn: Callable[..., Any], *args: Any) -> Any:
             result = fn(*args)
         except BaseException as e:  # handed to the awaiting request as it is
             error = e
-            loop.call_soon_threadsafe(lambda: fut.done() or fut.set_exception(error))
+            answer = lambda: fut.done() or fut.set_exception(error)  # noqa: E731
         else:
-            loop.call_soon_threadsafe(lambda: fut.done() or fut.set_result(result))
+            answer = lambda: fut.done() or fut.set_result(result)  # noqa: E731
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: the studio stopped
+            loop.call_soon_threadsafe(answer)
 
     threading.Thread(target=run, daemon=True).start()
     return await fut
@@ -77,7 +87,12 @@ class Studio:
     # ------------------------------------------------------------------ routes
 
     async def page(self, request: Request) -> Response:
-        return HTMLResponse(_page_file("index.html"))
+        """The page; opened from another site's page (a link, a script), it shows the settings
+        of its address and builds nothing until the person asks (its Preview button)."""
+        html = _page_file("index.html")
+        if request.headers.get("sec-fetch-site", "none") not in ("same-origin", "none"):
+            html = html.replace("<body>", '<body data-held="another-site">', 1)
+        return HTMLResponse(html)
 
     async def page_file(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -199,6 +214,10 @@ async def _refused(request: Request, exc: Exception) -> Response:
     return PlainTextResponse(str(exc), 400)
 
 
+async def _workers_lost(request: Request, exc: Exception) -> Response:
+    return PlainTextResponse(str(exc), 503)
+
+
 def app(studio: Studio) -> ASGIApp:
     """The ASGI app of ``studio``, behind its guard (:class:`Guard`)."""
     s = studio
@@ -208,25 +227,45 @@ def app(studio: Studio) -> ASGIApp:
               Route("/preview/{name}.glb", s.preview_glb), Route("/preview/{name}", s.preview), Route("/set/{game}", s.whole_set),
               Route("/download/{game}.zip", s.zipped),
               Route("/download/{game}/{file}", s.download)]
-    inner = Starlette(routes=routes, exception_handlers={UserError: _refused})
+    inner = Starlette(routes=routes, exception_handlers={UserError: _refused, WorkersLost: _workers_lost})
     return Guard(inner)
 
 
 class Guard:
     """Refuses what a page of another site could make a browser send: a Host header that is
     not the address connected to (a rebound DNS name), a request whose ``Origin`` or
-    ``Sec-Fetch-Site`` names another site, any method but GET and HEAD."""
+    ``Sec-Fetch-Site`` names another site, any method but GET and HEAD. A request cancelled
+    before its answer began (the studio stopping) is answered 503 (:data:`STOPPED`). Every
+    answer forbids other sites to frame it (:data:`FRAMING`)."""
 
     def __init__(self, inner: ASGIApp) -> None:
         self.inner = inner
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            why = refusal(scope)
-            if why is not None:
-                await PlainTextResponse(why, 403 if "method" not in why else 405)(scope, receive, send)
-                return
-        await self.inner(scope, receive, send)
+        if scope["type"] != "http":
+            await self.inner(scope, receive, send)
+            return
+        started = False
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                message = {**message, "headers": [*message.get("headers", []), *FRAMING]}
+            await send(message)
+
+        why = refusal(scope)
+        if why is not None:
+            await PlainTextResponse(why, 403 if "method" not in why else 405)(scope, receive, sending)
+            return
+
+        try:
+            await self.inner(scope, receive, sending)
+        except asyncio.CancelledError:  # the studio stops (or the client went): 503, not uvicorn's 500
+            if not started:
+                with contextlib.suppress(Exception):
+                    await PlainTextResponse(STOPPED, 503, headers={"Connection": "close"})(scope, receive, sending)
+            raise
 
 
 def allowed_hosts(scope: Scope) -> set[str]:

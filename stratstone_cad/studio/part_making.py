@@ -4,7 +4,8 @@ change is never made again), and its preview kept in memory, a bounded number of
 
 Two requests for the same key share one making. A client's newer request supersedes its
 request still queued (its making, not started, is cancelled unless another client waits
-for the same key); a client that goes away cancels what only it waited for."""
+for the same key); a client that goes away cancels what only it waited for. A pool broken by a
+worker's death (SIGKILL, the out-of-memory killer) is replaced and the making asked again once."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from stratstone_cad.assets.jobs import Job
+from stratstone_cad.errors import WorkersLost
 from stratstone_cad.printing.checks import Mesh, mesh_facts
 from stratstone_cad.printing.stl import read_stl_mesh
 from stratstone_cad.studio.settings import Planned
@@ -59,12 +61,13 @@ class PartMaker:
 
     ``submit(job, planned, key)`` is run by a pool of the build's workers (or, in tests, a
     thread pool); ``run`` is the function that makes a job's files and returns its entries
-    (the build's :func:`~stratstone_cad.pipeline.build.run_job`)."""
+    (the build's :func:`~stratstone_cad.pipeline.build.run_job`); ``new_pool`` makes the
+    pool that replaces a broken one (None: none is replaced)."""
 
     def __init__(self, out: Path, pool: cf.Executor, run: Callable[..., list[dict[str, Any]]],
-                 kept: int = PREVIEWS_KEPT) -> None:
+                 kept: int = PREVIEWS_KEPT, new_pool: Callable[[], cf.Executor] | None = None) -> None:
         self.root = out / PARTS_FOLDER
-        self.pool, self.run, self.kept = pool, run, kept
+        self.pool, self.run, self.kept, self.new_pool = pool, run, kept, new_pool
         self.lock = threading.RLock()  # a future cancelled under it runs its callback (_finished) at once
         self.making: dict[str, cf.Future] = {}
         self.waiting: dict[str, set[str]] = collections.defaultdict(set)  # key -> clients that wait for it
@@ -91,13 +94,23 @@ class PartMaker:
         done = self.cached(key)
         if done is not None:
             return done
-        fut = self._start(job, planned, key, client)
-        try:
-            await asyncio.shield(asyncio.wrap_future(fut))
-        except asyncio.CancelledError:  # the client went away: its making goes unless another waits
+        for attempt in (1, 2):
+            pool = self.pool
+            try:
+                fut = self._start(job, planned, key, client)
+                await asyncio.shield(asyncio.wrap_future(fut))
+            except asyncio.CancelledError:  # the client went away: its making goes unless another waits
+                self._leave(key, client)
+                raise
+            except cf.BrokenExecutor:  # a worker died: new workers, and the part asked of them once
+                self._leave(key, client)
+                self._replace(pool)
+                if attempt == 2 or self.new_pool is None:
+                    raise WorkersLost(f"{key[:12]}: the build's workers died twice while making this part (killed, "
+                                      "or out of memory); new ones are ready: ask again") from None
+                continue
             self._leave(key, client)
-            raise
-        self._leave(key, client)
+            break
         done = self.cached(key)
         assert done is not None
         return done
@@ -115,6 +128,14 @@ class PartMaker:
                                                           planned.profiles, str(self.folder(key)), key)
                 fut.add_done_callback(lambda f, k=key: self._finished(k, f))
             return fut
+
+    def _replace(self, broken: cf.Executor) -> None:
+        """A new pool for ``broken`` (unless another request replaced it already)."""
+        with self.lock:
+            if self.pool is not broken or self.new_pool is None:
+                return
+            self.pool = self.new_pool()
+        broken.shutdown(wait=False, cancel_futures=True)
 
     def _finished(self, key: str, fut: cf.Future) -> None:
         with self.lock:

@@ -1,18 +1,23 @@
 """``stratstone-cad studio``: the app served by uvicorn on a socket of its own (``--port 0``
 takes a free port, known before the one line is printed), the build's workers started
-once, and everything stopped on Ctrl-C or SIGTERM within seconds: uvicorn's graceful stop
+once, and everything stopped on Ctrl-C, SIGTERM or SIGHUP (the terminal closed) within seconds: uvicorn's graceful stop
 (open requests get :data:`STOP_WAIT_S`), then the queued parts cancelled and the workers'
 fork server killed (the workers and any slicer die with it and with this process)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import logging
 import os
+import signal
 import socket
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from stratstone_cad.base.fileio import ensure_writable_dir
 from stratstone_cad.errors import UserError
@@ -31,6 +36,24 @@ class QuietStop(logging.Filter):
         if record.getMessage().endswith("timeout graceful shutdown exceeded"):
             return False
         return not (record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError))
+
+
+def hangup_as_sigterm(server: Any) -> contextlib.AbstractContextManager[None]:
+    """While uvicorn serves: SIGHUP (unless ignored) stops ``server`` as the SIGTERM it
+    handles does (uvicorn handles only SIGINT and SIGTERM), so its graceful stop runs."""
+
+    @contextlib.contextmanager
+    def hooked() -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGHUP) is signal.SIG_IGN:
+            yield
+            return
+        previous = signal.signal(signal.SIGHUP, lambda signum, frame: server.handle_exit(signal.SIGTERM, frame))
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGHUP, previous)
+
+    return hooked()
 
 
 def default_out() -> Path:
@@ -68,7 +91,7 @@ def url_of(sock: socket.socket) -> str:
 
 def serve(game: str | None, host: str, port: int, browser: bool, out: Path | None, printer: str | None,
           jobs: int) -> int:
-    """Serve the studio until Ctrl-C or SIGTERM (which the caller turns into KeyboardInterrupt)."""
+    """Serve the studio until Ctrl-C, SIGTERM or SIGHUP (which the caller turns into KeyboardInterrupt)."""
     import uvicorn
 
     from stratstone_cad.base.printers import get_printer
@@ -87,8 +110,7 @@ def serve(game: str | None, host: str, port: int, browser: bool, out: Path | Non
     os.environ["XDG_CACHE_HOME"] = str(out.resolve() / "cache")
     sock = listen(host, port)
     start_fork_server()  # here, in the main thread: the server dies with the thread that started it
-    pool = worker_pool(jobs)
-    maker = PartMaker(out, pool, run_job)
+    maker = PartMaker(out, worker_pool(jobs), run_job, new_pool=lambda: worker_pool(jobs))
     studio = Studio(out, maker, SetBuilds(out, jobs), printer, game)
     config = uvicorn.Config(app(studio), log_level="warning", timeout_graceful_shutdown=STOP_WAIT_S, lifespan="off",
                             access_log=False)
@@ -102,10 +124,12 @@ def serve(game: str | None, host: str, port: int, browser: bool, out: Path | Non
 
         webbrowser.open(url_of(sock) + (f"?game={game}" if game else ""))
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        server = uvicorn.Server(config)
+        with hangup_as_sigterm(server):
+            server.run(sockets=[sock])
     finally:
         maker.cancel_all()
-        pool.shutdown(wait=False, cancel_futures=True)
+        maker.pool.shutdown(wait=False, cancel_futures=True)
         kill_fork_server()
         sock.close()
     return 0

@@ -17,17 +17,20 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from stratstone_cad.analysis.review import DEFAULT_BUDGET, PlyReview, review_log
+from stratstone_cad.analysis.review import CLASSES, DEFAULT_BUDGET, PlyReview, review_log
 from stratstone_cad.base.colours import display_colour, load_colours, rgb
 from stratstone_cad.base.fileio import read_user_file
-from stratstone_cad.errors import LogError, counted
+from stratstone_cad.errors import LogError, counted, short_repr
+from stratstone_cad.log.logfile import walk_log
 
-__all__ = ["CLASS_COLOURS", "caption_line", "columns", "first_player_score", "load_review", "page_review", "paint_strip",
+__all__ = ["CLASS_COLOURS", "caption_line", "check_review_line", "columns", "first_player_score", "load_review",
+           "page_review", "paint_strip",
            "ply_review", "strip_height", "strip_pixels"]
 
 LIGHT = (235, 235, 235)
@@ -39,22 +42,59 @@ STRIP_FRACTION = 0.07
 REVIEW_FILE_LIMIT = 64 * 2**20
 
 
-def load_review(log: Path, saved: Path | None, plies: int, budget: int = DEFAULT_BUDGET) -> list[PlyReview]:
+def load_review(log: Path, saved: Path | None, budget: int = DEFAULT_BUDGET) -> list[PlyReview]:
     """The review of the log ``log``: read from ``saved`` (what ``check-log --review --json``
-    wrote; it must be of this log, ply by ply) or made now with ``budget`` simulations a ply."""
+    wrote; it must be of this log, ply by ply: :func:`check_review_line`) or made now with
+    ``budget`` simulations a ply."""
     if saved is None:
         return list(review_log(log, budget))
+    with walk_log(log) as w:
+        logged = [(step.player, step.move) for step in w]
+        players = list(w.header.players)
     data = read_user_file(saved, "review file", REVIEW_FILE_LIMIT, "the output of check-log --review --json", LogError)
     reviews = []
     for n, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
         try:
-            reviews.append(PlyReview.from_json(json.loads(line)))
-        except (ValueError, KeyError, TypeError):
+            obj = json.loads(line)
+            review = PlyReview.from_json(obj)
+        except (ValueError, KeyError, TypeError, AttributeError):
             raise LogError(f"review file {saved} line {n}: not a ply of check-log --review --json") from None
-    if [r.ply for r in reviews] != list(range(1, plies + 1)):
+        why = check_review_line(obj, review, n, players, logged)
+        if why is not None:
+            raise LogError(f"review file {saved} line {n}: {why}; expected the review of this log "
+                           "(check-log --review --json)")
+        reviews.append(review)
+    if len(reviews) != len(logged):
         raise LogError(f"review file {saved}: {counted(len(reviews), 'ply', 'plies')} reviewed, the log has "
-                       f"{plies}: expected the review of this log (check-log --review --json)")
+                       f"{len(logged)}: expected the review of this log (check-log --review --json)")
     return reviews
+
+
+def check_review_line(obj: dict[str, object], review: PlyReview, n: int, players: Sequence[str],
+                      logged: Sequence[tuple[str, str]]) -> str | None:
+    """What is wrong with line ``n`` of a saved review (``obj`` as read, ``review`` made of
+    it) for a log of ``players`` whose plies were ``logged`` (mover, move), or None."""
+    if type(obj["ply"]) is not int or review.ply != n:
+        return f"ply {short_repr(obj['ply'])}: expected {n} (the plies in order from 1)"
+    if n > len(logged):
+        return f"ply {n}: the log has {counted(len(logged), 'ply', 'plies')}"
+    mover, move = logged[n - 1]
+    if review.player not in players:
+        return f"player {short_repr(review.player)}: not a player of this game ({', '.join(players)})"
+    if review.player != mover:
+        return f"player {short_repr(review.player)}: not the log's mover of ply {n} ({mover})"
+    if review.move != move:
+        return f"move {short_repr(review.move)}: not the log's move of ply {n} ({short_repr(move)})"
+    if review.cls not in CLASSES:
+        return f"class {short_repr(review.cls)}: expected one of {', '.join(CLASSES)}"
+    for name in ("expected_before", "expected_after"):
+        value = getattr(review, name)
+        if type(obj[name]) not in (int, float) or not (math.isfinite(value) and 0 <= value <= 1):
+            return f"{name} {short_repr(obj[name])}: expected a number from 0 to 1"
+    legal = obj.get("legal_moves", 0)
+    if type(legal) is not int or legal < 0:
+        return f"legal_moves {short_repr(legal)}: expected a number of legal moves"
+    return None
 
 
 def first_player_score(review: PlyReview, first: str) -> float:

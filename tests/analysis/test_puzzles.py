@@ -11,7 +11,7 @@ import pytest
 
 from stratstone_cad.analysis.puzzles import position_log, solution
 from stratstone_cad.cli import main
-from stratstone_cad.errors import PuzzleError
+from stratstone_cad.errors import LogError, PuzzleError
 from stratstone_cad.log import logfile as _log
 from stratstone_cad.log.commands import play_records
 from stratstone_cad.registry import get_game
@@ -88,3 +88,47 @@ def test_a_puzzle_number_out_of_range(tmp_path):
     out.write_text("")
     with pytest.raises(PuzzleError, match="--puzzle 1: .* holds 0 puzzles"):
         position_log(out, 1, tmp_path)
+
+
+@pytest.fixture
+def puzzle_file(tmp_path):
+    """A puzzle file of one played Stratstone game, and its puzzles."""
+    log = tmp_path / "g2.jsonl"
+    _log.write_log(log, play_records("stratstone", 2, ["greedy", "random"]))
+    out = tmp_path / "puzzles.jsonl"
+    assert main(["puzzles", str(log), "--out", str(out)]) == 0
+    return out, [json.loads(line) for line in out.read_text().splitlines()]
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda p: p.update(game="terrain"), "game 'terrain': its position is a game of stratstone"),
+    (lambda p: p.update(solution="zz"), "solution 'zz': "),
+    (lambda p: p["position"]["log"][1].update(move="a1 SSSS"), "its position's line 2, ply 1: "),
+])
+def test_a_bad_puzzle_is_refused_naming_the_puzzle_files_line(puzzle_file, tmp_path, change, message):
+    out, puzzles = puzzle_file
+    change(puzzles[-1])
+    out.write_text("".join(json.dumps(p) + "\n" for p in puzzles))
+    with pytest.raises(LogError) as e:
+        position_log(out, len(puzzles), tmp_path / "t")
+    assert str(e.value).startswith(f"{out} line {len(puzzles)}: {message}"), str(e.value)
+
+
+def test_a_bad_log_among_the_puzzles_logs_is_named(tmp_path, capsys):
+    good, bad = tmp_path / "a.jsonl", tmp_path / "bad.jsonl"
+    _log.write_log(good, play_records("stratstone", 2, ["greedy", "random"]))
+    bad.write_text(good.read_text().replace('"ply": 1,', '"ply": 9,', 1).replace('"ply":1,', '"ply":9,', 1))
+    assert main(["puzzles", str(good), str(bad), "--out", str(tmp_path / "p.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"stratstone-cad: error: {bad}: line 2") and err.count("\n") == 1, err
+
+
+def test_a_log_given_twice_is_read_once_and_said(tmp_path, capsys):
+    log = tmp_path / "a.jsonl"
+    _log.write_log(log, play_records("stratstone", 2, ["greedy", "random"]))
+    once, twice = tmp_path / "once.jsonl", tmp_path / "twice.jsonl"
+    assert main(["puzzles", str(log), "--out", str(once)]) == 0
+    capsys.readouterr()
+    assert main(["puzzles", str(log), str(log), "--out", str(twice)]) == 0
+    assert twice.read_text() == once.read_text()
+    assert capsys.readouterr().out.rstrip().endswith(f"from 1 log ({log} given twice: read once)")

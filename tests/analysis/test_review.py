@@ -195,3 +195,11 @@ def test_a_move_that_lets_the_next_player_win_at_once_is_lost():
     for move in losing[:3]:
         r = review_position(engine, state, move, 8, seed=3)
         assert r.expected_after == 0.0 and r.best != r.move and r.cls in ("mistake", "blunder"), r
+
+
+def test_the_review_of_a_log_without_plies_says_so(tmp_path, capsys):
+    """A log of its header alone: check-log's line and that there is nothing to review, not silence."""
+    log = tmp_path / "empty.jsonl"
+    _log.write_log(log, play_records("stratstone", 3, ["greedy", "random"])[:1])
+    assert main(["check-log", "--review", str(log), "--budget", "8"]) == 0
+    assert capsys.readouterr().out == "ok: stratstone, unfinished after 0 plies: nothing to review\n"

@@ -11,6 +11,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -66,6 +67,27 @@ def _gated_build(tmp_path: Path, out: Path, at: tuple[str, int], *args: str, tex
 #: builds of every game, and the stones are most of one; 31 parts are still many more than
 #: the kills' 24th (the workers busy on theirs) and the plan is the same but for its count.
 HALF_THE_STONES = {"stratstone.stone.per_colour": "4"}
+
+
+def test_sighup_stops_a_build_as_sigterm_does_and_sweeps_its_temporary_folders(tmp_path, monkeypatch):
+    """The terminal closed (SIGHUP) while the build's workers start: the build stops as on
+    SIGTERM, and its temporary folder (with multiprocessing's ``pymp-*`` in it) is removed."""
+    with tempfile.TemporaryDirectory(prefix="hup-", dir="/tmp") as short:  # short enough for the fork server's socket
+        cache, tmp = Path(short) / "cache", Path(short) / "tmp"
+        tmp.mkdir()
+        monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+        monkeypatch.setenv("TMPDIR", str(tmp))
+        p = _gated_build(tmp_path, tmp_path / "out", FIRST_PART, "stratstone")
+        try:
+            scratch = cache / "stratstone-cad" / "tmp"
+            assert [f.name[:6] for f in scratch.iterdir()] == ["build-"]
+            os.kill(p.pid, signal.SIGHUP)
+            _, err = p.communicate(timeout=30)
+            assert p.returncode == 143 and err.endswith(b"stratstone-cad: terminated\n"), err
+            assert list(scratch.iterdir()) == [] and list(tmp.iterdir()) == []
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(p.pid, signal.SIGKILL)
 
 
 @pytest.mark.parametrize(("sig", "at"), [(signal.SIGKILL, FIRST_PART), (signal.SIGKILL, (LISTING, 8)),

@@ -126,6 +126,21 @@ def test_requests_of_another_sites_page_are_refused(client: TestClient, headers:
     assert client.get("/api/games", headers=headers).status_code == status
 
 
+@pytest.mark.parametrize("path, headers", [("/", {}), ("/api/games", {}), ("/download/sage-stones/notes.step", {}),
+                                           ("/api/games", {"sec-fetch-site": "cross-site"}), ("/page/studio.js", {})])
+def test_every_answer_forbids_other_sites_to_frame_it(client: TestClient, path: str, headers: dict[str, str]) -> None:
+    r = client.get(path, headers=headers)
+    assert r.headers["x-frame-options"] == "SAMEORIGIN"
+    assert r.headers["content-security-policy"] == "frame-ancestors 'self'"
+
+
+@pytest.mark.parametrize("site, held", [("cross-site", True), ("same-site", True), ("same-origin", False), (None, False)])
+def test_the_page_opened_from_another_site_holds_its_builds(client: TestClient, site: str | None, held: bool) -> None:
+    headers = {"sec-fetch-mode": "navigate"} | ({"sec-fetch-site": site} if site else {})
+    r = client.get(f"/?game=sage-stones&part=gem-red.stl&set={SETS[0]}", headers=headers)
+    assert r.status_code == 200 and ('<body data-held="another-site">' in r.text) is held
+
+
 def test_a_state_changing_method_is_refused(client: TestClient) -> None:
     assert client.post("/api/games").status_code == 405
     assert client.delete(f"/download/{GEM}").status_code == 405

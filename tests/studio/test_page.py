@@ -137,6 +137,70 @@ def test_the_downloaded_stl_is_the_one_the_build_writes_for_the_same_setting(pag
     assert digest == hashlib.sha256((built / "sage-stones" / "gem-red.stl").read_bytes()).hexdigest()
 
 
+@pytest.fixture(scope="module")
+def other_site(studio: str) -> Iterator[str]:
+    """A page of another site (``localhost`` on another port: another site than 127.0.0.1
+    for the browser) that frames the studio, opened at a part with a setting, and links to it."""
+    import http.server
+    import threading
+
+    target = studio + f"?game=sage-stones&part=gem-blue.stl&set={GEM}=17"
+    html = (f'<!DOCTYPE html><title>another site</title><a id="go" href="{target}">the studio</a>'
+            f'<iframe id="framed" src="{target}" width="800" height="500"></iframe>').encode()
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(html)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://localhost:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+
+
+def _asked_to_build(b: Browser) -> list[str]:
+    return [u for u in b.requests() if "/api/part/" in u or "/api/check/" in u or "/api/plate/" in u or "/set/" in u]
+
+
+def test_another_sites_frame_of_the_studio_is_blocked_and_builds_nothing(studio: str, other_site: str) -> None:
+    """Another site's page framing the studio at a part and a setting: the browser refuses
+    to show the frame (X-Frame-Options, CSP frame-ancestors) and the studio is asked for no
+    part, no check, no plate."""
+    with Browser((1280, 800), flags=["--proxy-bypass-list=127.0.0.1;localhost"]) as b:
+        b.open(other_site)
+        b.page.wait_for_load_state("load")
+        time.sleep(3)  # not a wait: a while in which the studio must be asked to build nothing
+        assert any(u.startswith(studio) for u in b.requests())  # the frame's page was asked for...
+        framed = next(f for f in b.page.frames if f is not b.page.main_frame)
+        assert not framed.evaluate("() => !!window.studio")  # ... and not shown
+        assert _asked_to_build(b) == []
+
+
+def test_a_link_from_another_site_shows_the_settings_and_builds_only_on_a_click(studio: str, other_site: str) -> None:
+    """Another site's link to the studio at a part and a setting, followed: the page shows
+    the form with those values and builds nothing until the person presses Preview."""
+    with Browser((1280, 800), flags=["--proxy-bypass-list=127.0.0.1;localhost"]) as b:
+        b.open(other_site)
+        b.page.locator("#go").click()
+        b.page.wait_for_url(studio + "*")
+        b.wait(f"document.querySelector('input[type=number][aria-label=\"{GEM}\"]') !== null")
+        assert b.page.locator(f'input[type=number][aria-label="{GEM}"]').input_value() == "17"
+        assert b.page.locator("#part").input_value() == "gem-blue.stl"
+        time.sleep(3)  # not a wait: a while in which the studio must be asked to build nothing
+        assert _asked_to_build(b) == []
+        b.page.locator("#held").click()
+        b.wait("window.studio && window.studio.ready", timeout=60)
+        assert any("/api/part/sage-stones/gem-blue.stl" in u and f"{GEM}%3D17" in u for u in _asked_to_build(b))
+
+
 def test_only_the_seed_of_a_games_map_has_a_new_terrain_button(page: Browser, studio: str) -> None:
     """Each game's form in the page: the "new terrain" button beside the field the game's facts
     name as its map's seed (``MAP_PARAMETERS``), beside no other field (a stone's seed is no

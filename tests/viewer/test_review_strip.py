@@ -63,17 +63,17 @@ def test_the_caption_names_the_class_and_the_best_move():
     assert caption_line(REVIEWS[0]) == "review: best, expected 0.50 -> 0.50"
 
 
-def test_a_saved_review_of_another_log_is_refused(tmp_path):
+def test_a_saved_review_of_another_log_is_refused(tmp_path, capsys):
     import json
 
+    log, review = _game_and_review(tmp_path, capsys)
     saved = tmp_path / "review.jsonl"
-    saved.write_text("".join(json.dumps(r.to_json()) + "\n" for r in REVIEWS))
-    assert load_review(tmp_path / "unused.jsonl", saved, 3) == REVIEWS
-    with pytest.raises(LogError, match="3 plies reviewed, the log has 5"):
-        load_review(tmp_path / "unused.jsonl", saved, 5)
+    saved.write_text("".join(json.dumps(r) + "\n" for r in review[:3]))
+    with pytest.raises(LogError, match=f"3 plies reviewed, the log has {len(review)}"):
+        load_review(log, saved)
     saved.write_text("{}\n")
     with pytest.raises(LogError, match="line 1: not a ply"):
-        load_review(tmp_path / "unused.jsonl", saved, 1)
+        load_review(log, saved)
 
 
 def test_replay_review_draws_the_strip_and_the_caption(tmp_path, _cache, capsys):
@@ -260,3 +260,58 @@ def test_a_blunder_shows_the_best_move_as_a_ghost(tmp_path, _cache, capsys):
         still("blunder", code=2)  # and no picture written
     assert capsys.readouterr().err == ("stratstone-cad: error: review: ply 2: best move 'd4 SSSS' is not legal there; "
                                        "expected the review of this log (check-log --review --json)\n")
+
+
+def _game_and_review(tmp_path, capsys) -> tuple[Path, list[dict]]:
+    """A short Stratstone game and its review as check-log --review --json writes it."""
+    import json
+
+    from stratstone_cad.cli import main
+    from stratstone_cad.log import logfile as _log
+    from stratstone_cad.log.commands import play_records
+
+    log = tmp_path / "game.jsonl"
+    _log.write_log(log, play_records("stratstone", 3, ["greedy", "random"]))
+    assert main(["check-log", "--review", str(log), "--budget", "4", "--json"]) == 0
+    return log, [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("move", "a1 NNE", "move 'a1 NNE': not the log's move of ply 2"),
+    ("player", "blue", "player 'blue': not a player of this game"),
+    ("player", "yellow", "player 'yellow': not the log's mover of ply 2"),
+    ("class", "brilliant", "class 'brilliant': expected one of best, excellent"),
+    ("expected_before", float("nan"), "expected_before nan: expected a number from 0 to 1"),
+    ("expected_after", -0.5, "expected_after -0.5: expected a number from 0 to 1"),
+    ("expected_after", 1.5, "expected_after 1.5: expected a number from 0 to 1"),
+    ("ply", 99, "ply 99: expected 2 (the plies in order from 1)"),
+    ("legal_moves", -1, "legal_moves -1: expected a number of legal moves"),
+])
+def test_every_field_of_a_saved_review_is_checked_and_its_line_named(tmp_path, capsys, field, value, message):
+    import json
+
+    log, review = _game_and_review(tmp_path, capsys)
+    saved = tmp_path / "review.jsonl"
+    saved.write_text("".join(json.dumps(r) + "\n" for r in review))
+    assert [r.to_json() for r in load_review(log, saved)] == review
+    review[1][field] = value
+    saved.write_text("".join(json.dumps(r) + "\n" for r in review))
+    with pytest.raises(LogError) as e:
+        load_review(log, saved)
+    assert str(e.value).startswith(f"review file {saved} line 2: {message}"), str(e.value)
+
+
+def test_a_saved_review_of_another_game_with_as_many_plies_is_refused(tmp_path, capsys):
+    import json
+
+    from stratstone_cad.log import logfile as _log
+    from stratstone_cad.log.commands import play_records
+
+    _, review = _game_and_review(tmp_path, capsys)
+    other = tmp_path / "other.jsonl"
+    records = play_records("stratstone", 5, ["random", "random"])
+    _log.write_log(other, records)
+    saved = tmp_path / "review.jsonl"
+    saved.write_text("".join(json.dumps(r) + "\n" for r in review))
+    with pytest.raises(LogError, match=f"review file {saved} line [0-9]+: move"):
+        load_review(other, saved)

@@ -4,7 +4,9 @@
 // the player the part's new glTF), its facts and downloads.
 'use strict';
 const state = { form: null, values: {}, preset: {}, game: '', part: '', printer: '', client: Math.random().toString(36).slice(2),
-                part_ctl: null, plate_ctl: null, plate_timer: null, timer: null };
+                part_ctl: null, plate_ctl: null, plate_timer: null, timer: null,
+                // opened from another site's page (the server says so): nothing is built until the person asks
+                held: document.body.dataset.held === 'another-site' };
 window.studio = { previews: 0, shownAt: 0, error: '', ready: false };
 const $ = (id) => document.getElementById(id);
 const text = (v) => Array.isArray(v) ? v.join(',') : String(v);
@@ -230,7 +232,18 @@ async function showPreview(address, signal) {
   frame.src = address;
 }
 
+function hold() {
+  // the settings of the address shown, nothing asked of the server until Preview is pressed
+  // (or a setting changed): another site's link must not make the studio build
+  $('part').replaceChildren(el('option', { value: state.part, text: state.part || `(${WHOLE_SET})` }));
+  $('status').textContent = 'opened from another site: nothing is made until you ask ';
+  const go = el('button', { id: 'held', type: 'button', text: 'Preview' });
+  go.addEventListener('click', () => { go.remove(); refresh(); });
+  $('status').append(go);
+}
+
 async function refresh() {
+  state.held = false;
   writeUrl();
   clearTimeout(state.plate_timer);
   if (state.plate_ctl) state.plate_ctl.abort();
@@ -279,6 +292,7 @@ async function loadGame(game, sets) {
   for (const s of state.form.sections) for (const f of s.fields) state.preset[f.name] = text(f.value);
   state.values = { ...state.preset, ...sets };
   buildControls();
+  if (state.held) { hold(); return; }
   await refresh();
 }
 
@@ -295,7 +309,7 @@ async function start() {
   state.printer = url.get('printer') || games.printer || first.printer;
   $('printer').replaceChildren(...first.printers.map((p) => el('option', { value: p.name, text: p.title })));
   $('printer').value = state.printer;
-  $('game').addEventListener('change', () => { state.part = ''; loadGame($('game').value, {}); });
+  $('game').addEventListener('change', () => { state.part = ''; state.held = false; loadGame($('game').value, {}); });
   $('part').addEventListener('change', () => { state.part = $('part').value; refresh(); });
   $('printer').addEventListener('change', () => { state.printer = $('printer').value; refresh(); });
   await loadGame(game, sets);
