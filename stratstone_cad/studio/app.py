@@ -156,12 +156,15 @@ class Studio:
         return HTMLResponse(page(as_set(glb, title, parts), f"stratstone-cad studio: {title}"))
 
     async def plate(self, request: Request) -> Response:
-        """The plate a part goes on, with PrusaSlicer's time and filament when installed (slow: a build)."""
+        """The plate a part goes on (the file the build writes), with PrusaSlicer's time and
+        filament when installed (slow: a build); with ``slice=0``, its name alone (the parts
+        made and the plates laid out and written, no slicer)."""
         p = await self.planned(request, request.path_params["game"])
         file = f"{p.assets.name}/{request.path_params['file']}"
         if p.job_of(file) is None:
             return _no_file(p, request.path_params["file"])
-        entry = await in_thread(self.builds.plate_of, p, file)
+        sliced = request.query_params.get("slice", "1") != "0"
+        entry = await in_thread(self.builds.plate_of, p, file, sliced)
         if entry is None:
             return JSONResponse({"plate": None})
         return JSONResponse({"plate": entry["file"], "print": entry.get("print")})

@@ -74,15 +74,16 @@ class SetBuilds:
 
         return self.built(p, step, read, sliced=False)  # no file waits for the slicer
 
-    def plate_of(self, p: Planned, file: str) -> dict[str, Any] | None:
+    def plate_of(self, p: Planned, file: str, sliced: bool = True) -> dict[str, Any] | None:
         """The manifest entry of the plate that prints ``game/file`` (with PrusaSlicer's
-        figures when it is installed), None when no plate does."""
+        figures when ``sliced`` and it is installed), None when no plate does. The plate is
+        the one whose parts (its entry's ``inputs``) hold the file: a print job laid out on
+        more than one bed writes ``stem-plate-i-of-n.3mf``, not ``stem.3mf``."""
 
         def find(folder: Path, manifest: dict[str, Any]) -> dict[str, Any] | None:
-            plate = (manifest.get(file) or {}).get("plate")
-            return None if not plate else manifest.get(f"{p.assets.name}/{plate}.3mf")
+            return plate_holding(manifest, file)
 
-        return self.built(p, False, find)
+        return self.built(p, False, find, sliced=sliced)
 
     def zipped(self, p: Planned) -> bytes:
         """The whole set as a zip: every file the manifest lists for the game (parts, plates,
@@ -99,6 +100,11 @@ class SetBuilds:
             return buf.getvalue()
 
         return self.built(p, True, pack)
+
+
+def plate_holding(manifest: dict[str, Any], file: str) -> dict[str, Any] | None:
+    """The manifest entry of the plate (3MF) whose parts hold ``file``, None when none does."""
+    return next((e for f, e in sorted(manifest.items()) if f.endswith(".3mf") and file in e.get("inputs", {})), None)
 
 
 def _toml_value(value: Any) -> str:

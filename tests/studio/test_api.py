@@ -322,3 +322,50 @@ def test_the_whole_set_is_the_builds_set_in_the_players_page(client: TestClient,
     theirs["scenes"][0].pop("name", None)
     assert doc == theirs
     assert extras["kind"] == "set" and {"board", "gem-red", "gem-black"} <= set(extras["parts"])
+
+
+@pytest.fixture(scope="module")
+def plates_laid_out(studio: Studio, plated: Path) -> Studio:
+    """The studio's plate builds started from the session's build of every game with its
+    plates (tests/conftest.py, shared with the plates' tests): each game's folder a copy of
+    it, so the studio's build there finds every part and plate made."""
+    import shutil
+
+    from stratstone_cad.base.printers import default_printer
+
+    for game in game_names():
+        shutil.copytree(plated, studio.builds.root / f"{game}-{default_printer()}", dirs_exist_ok=True)
+    return studio
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_every_parts_plate_link_names_a_plate_the_build_writes(client: TestClient, plates_laid_out: Studio,
+                                                               game: str) -> None:
+    """Each part of the game's form (tiled boards included: ``stem-plate-i-of-n.3mf``, never
+    ``stem.3mf``) is on a plate that ``/api/plate`` names, the build lists as holding that
+    part, and the download route serves as the build wrote it. Built without the slicer
+    (``slice=0``): the name and the bytes do not depend on it; the figures the slicer adds
+    are found by the same lookup (:func:`~stratstone_cad.studio.set_builds.plate_holding`)."""
+    from stratstone_cad.base.printers import default_printer
+    from stratstone_cad.pipeline.manifest import read_manifest
+
+    parts = [f for f in client.get(f"/api/form/{game}").json()["files"] if f.endswith(".stl")]
+    plates: dict[str, str] = {}
+    for part in parts:
+        r = client.get(f"/api/plate/{part}?slice=0")
+        assert r.status_code == 200 and r.json()["plate"], (part, r.text)
+        plates[part] = r.json()["plate"]
+    folder = plates_laid_out.builds.root / f"{game}-{default_printer()}"
+    manifest = read_manifest(folder)
+    for part, plate in plates.items():
+        assert part in manifest[plate]["inputs"], (part, plate)
+    for plate in sorted(set(plates.values())):
+        r = client.get(f"/download/{plate}")
+        assert r.status_code == 200, (plate, r.text)
+        assert r.content[:2] == b"PK" and r.content == (folder / plate).read_bytes()
+
+
+def test_the_walk_covers_a_tiled_board() -> None:
+    """The walk above meets a board laid out on several plates (at the default printer)."""
+    tiled = [o.file for g in game_names() for j, _ in plan(g, {}, None).jobs for o in j.outputs if o.of]
+    assert tiled

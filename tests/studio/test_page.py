@@ -216,3 +216,19 @@ def test_only_the_seed_of_a_games_map_has_a_new_terrain_button(page: Browser, st
         assert beside == ([seed] if seed else []), game
     page.open(studio + "?game=sage-stones&part=gem-red.stl")
     page.wait("window.studio && window.studio.ready", timeout=60)
+
+
+def test_a_tiled_boards_plate_link_names_only_a_plate_the_build_writes(page: Browser, studio: str) -> None:
+    """The terrain board, cut in tiles at the default printer: the page links no plate
+    until the build has named it (``board-seed-1-plate-i-of-n.3mf``; never the
+    ``board-seed-1.3mf`` no build writes). That the named plate downloads is
+    tests/studio/test_api.py's walk of every part; here the page is not kept waiting for the
+    build. Last here: the terrain's plates, asked for in the background, stop with the studio."""
+    import re
+
+    page.open(f"{studio}?game=terrain&part=board-seed-1-tile-2-of-4.stl")
+    page.wait("window.studio && window.studio.ready", timeout=120)
+    linked = page.js("[...document.querySelectorAll('#downloads a')].map((a) => a.getAttribute('download'))"
+                     ".filter((n) => n.endsWith('.3mf'))")
+    assert all(re.fullmatch(r"board-seed-1-plate-[1-4]-of-4\.3mf", n) for n in linked), linked
+    assert "board-seed-1.3mf" not in page.page.locator("#facts").inner_text()

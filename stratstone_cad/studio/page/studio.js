@@ -161,15 +161,29 @@ function showFacts(f) {
   const rows = [['size', `${size} mm`], ['volume', `${(f.volume_mm3 / 1000).toFixed(2)} cm³`], ['PLA', `${f.mass_pla_g} g`],
                 ['triangles', String(f.triangles)],
                 ['layers', f.profile ? `${f.profile.name}: ${f.profile.layer_height_mm} mm (first ${f.profile.first_layer_height_mm})` : ''],
-                ['plate', f.plate_name ? `${f.plate_name}.3mf` : 'none']];
+                // the plate's file is named by the build once it has laid the job out (a board cut
+                // in tiles goes on stem-plate-i-of-n.3mf): its link comes with /api/plate's answer
+                ['plate', f.plate_name ? `print job ${f.plate_name}: its plate is being laid out...` : 'none']];
   $('facts').replaceChildren(...rows.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })]));
   const q = query().toString();
   const stem = state.part.replace(/\.stl$/, '');
   const links = [[`${state.part}`, `STL`], [`${stem}.step`, 'STEP']];
-  if (f.plate_name) links.push([`${f.plate_name}.3mf`, 'plate (3MF)']);
   $('downloads').replaceChildren(el('div', { text: 'download' }),
     ...links.map(([file, what]) => el('a', { href: `/download/${state.game}/${file}?${q}`, download: file, text: `${what}: ${file}` })),
     el('a', { href: `/download/${state.game}.zip?${q}`, download: `${state.game}.zip`, text: `the whole set (zip, params.toml)` }));
+}
+
+function showPlate(plate) {
+  // the plate the build writes for this part: its facts row and its download link
+  const file = plate.split('/')[1];
+  const dd = [...$('facts').querySelectorAll('dt')].find((dt) => dt.textContent === 'plate');
+  if (dd) dd.nextElementSibling.textContent = file;
+  const old = $('plate-link');
+  if (old) old.remove();
+  const link = el('a', { id: 'plate-link', href: `/download/${state.game}/${file}?${query()}`, download: file,
+                         text: `plate (3MF): ${file}` });
+  const links = $('downloads').querySelectorAll('a');
+  links[links.length - 1].before(link);
 }
 
 function duration(seconds) {
@@ -180,8 +194,14 @@ function duration(seconds) {
 async function plateFigures() {
   if (state.plate_ctl) state.plate_ctl.abort();
   const ctl = state.plate_ctl = new AbortController();
-  $('plate').textContent = 'plate: slicing in the background...';
+  $('plate').textContent = 'plate: laying the plates out...';
   try {
+    // first the plate's name (the parts made and the plates written, no slicer), then its figures
+    const named = await fetch(`/api/plate/${state.game}/${state.part}?${query({ slice: '0' })}`, { signal: ctl.signal });
+    const n = named.ok ? await named.json() : null;
+    if (!n || !n.plate) { $('plate').textContent = ''; return; }
+    showPlate(n.plate);
+    $('plate').textContent = 'plate: slicing in the background...';
     const r = await fetch(`/api/plate/${state.game}/${state.part}?${query()}`, { signal: ctl.signal });
     const p = r.ok ? await r.json() : null;
     const pr = p && p.print;
