@@ -167,7 +167,7 @@ class Studio:
         entry = await in_thread(self.builds.plate_of, p, file, sliced)
         if entry is None:
             return JSONResponse({"plate": None})
-        return JSONResponse({"plate": entry["file"], "print": entry.get("print")})
+        return JSONResponse({"plate": entry["file"], "print": entry.get("print"), "copies": entry.get("copies")})
 
     async def download(self, request: Request) -> Response:
         """The bytes ``build GAME --set ...`` writes for ``game/file``."""

@@ -218,6 +218,25 @@ def test_only_the_seed_of_a_games_map_has_a_new_terrain_button(page: Browser, st
     page.wait("window.studio && window.studio.ready", timeout=60)
 
 
+def test_the_solids_grams_and_the_slicers_cost_are_told_apart(page: Browser) -> None:
+    """The part's grams are labelled the solid's (its volume in PLA), not a cost; the
+    plate's figure from PrusaSlicer is the one said to be the print's cost, for the plate
+    and the parts it holds."""
+    labels = page.js("[...document.querySelectorAll('#facts dt')].map((d) => d.textContent)")
+    assert "solid volume" in labels and "solid as PLA" in labels and "PLA" not in labels and "volume" not in labels
+    grams = page.js("[...document.querySelectorAll('#facts dt')].find((d) => d.textContent === 'solid as PLA')"
+                    ".nextElementSibling.textContent")
+    assert "not the print's cost" in grams
+    said = page.js("window.studio.plateText({plate: 'terrain/board-seed-1-plate-2-of-4.3mf', copies: 1, "
+                   "print: {time_s: 7260, filament_g: 104.2, filament_m: 34.9, layers: 120}})")
+    assert said == ("print cost (PrusaSlicer's estimate for the plate, board-seed-1-plate-2-of-4.3mf): "
+                    "104.2 g of PLA (34.9 m), 2 h 1 min, 120 layers")
+    several = page.js("window.studio.plateText({plate: 'sage-stones/gems-red.3mf', copies: 10, "
+                      "print: {time_s: 600, filament_g: 20, filament_m: 6.7, layers: 30}})")
+    assert several.startswith("print cost (PrusaSlicer's estimate for the plate's 10 parts, gems-red.3mf): 20 g of PLA")
+    assert "no estimate" in page.js("window.studio.plateText({plate: 'sage-stones/dice.3mf', copies: 2, print: null})")
+
+
 def test_a_tiled_boards_plate_link_names_only_a_plate_the_build_writes(page: Browser, studio: str) -> None:
     """The terrain board, cut in tiles at the default printer: the page links no plate
     until the build has named it (``board-seed-1-plate-i-of-n.3mf``; never the

@@ -158,7 +158,10 @@ function showMap(map) {
 
 function showFacts(f) {
   const size = f.bbox_mm.size.map((x) => x.toFixed(1)).join(' × ');
-  const rows = [['size', `${size} mm`], ['volume', `${(f.volume_mm3 / 1000).toFixed(2)} cm³`], ['PLA', `${f.mass_pla_g} g`],
+  // the solid's own figures: its volume, and that volume in PLA (1.24 g/cm³), which is not what
+  // it costs to print (walls and infill, not solid): the slicer's estimate, below, is
+  const rows = [['size', `${size} mm`], ['solid volume', `${(f.volume_mm3 / 1000).toFixed(2)} cm³`],
+                ['solid as PLA', `${f.mass_pla_g} g (its volume × 1.24 g/cm³; not the print's cost)`],
                 ['triangles', String(f.triangles)],
                 ['layers', f.profile ? `${f.profile.name}: ${f.profile.layer_height_mm} mm (first ${f.profile.first_layer_height_mm})` : ''],
                 // the plate's file is named by the build once it has laid the job out (a board cut
@@ -191,6 +194,18 @@ function duration(seconds) {
   return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
+function plateText(p) {
+  // the print's cost: PrusaSlicer's estimate for the plate (all the parts it holds), when it has one
+  if (!p || !p.plate) return '';
+  const name = p.plate.split('/')[1];
+  const pr = p.print;
+  if (!pr) return `plate ${name}: no slicer installed, so no estimate of the print's cost`;
+  const holds = p.copies > 1 ? `the plate's ${p.copies} parts` : 'the plate';
+  return `print cost (PrusaSlicer's estimate for ${holds}, ${name}): ${pr.filament_g} g of PLA (${pr.filament_m} m), `
+    + `${duration(pr.time_s)}, ${pr.layers} layers`;
+}
+window.studio.plateText = plateText;
+
 async function plateFigures() {
   if (state.plate_ctl) state.plate_ctl.abort();
   const ctl = state.plate_ctl = new AbortController();
@@ -204,10 +219,7 @@ async function plateFigures() {
     $('plate').textContent = 'plate: slicing in the background...';
     const r = await fetch(`/api/plate/${state.game}/${state.part}?${query()}`, { signal: ctl.signal });
     const p = r.ok ? await r.json() : null;
-    const pr = p && p.print;
-    $('plate').textContent = !p || !p.plate ? '' : pr ? `plate ${p.plate.split('/')[1]}: ${duration(pr.time_s)} to print, `
-      + `${pr.filament_g} g of filament (${pr.filament_m} m), ${pr.layers} layers (PrusaSlicer)`
-      : `plate ${p.plate.split('/')[1]} (no slicer installed: no print time)`;
+    $('plate').textContent = plateText(p);
   } catch (e) { if (e.name !== 'AbortError') $('plate').textContent = ''; }
 }
 
