@@ -369,3 +369,55 @@ def test_the_walk_covers_a_tiled_board() -> None:
     """The walk above meets a board laid out on several plates (at the default printer)."""
     tiled = [o.file for g in game_names() for j, _ in plan(g, {}, None).jobs for o in j.outputs if o.of]
     assert tiled
+
+
+def test_a_plate_waits_in_view_and_a_superseded_one_is_never_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Client c asks for the plate at settings A (its build starts, held), then B, then C:
+    meanwhile /api/plate-progress says C waits for one build ahead (A; B, superseded, is
+    not counted); A's build shows its last progress line; B is skipped (never built), C
+    built. A client's ticket whose request went away is skipped too (tested through the
+    same check, ``gone``)."""
+    from stratstone_cad.base.printers import default_printer
+    from stratstone_cad.studio import set_builds
+
+    gate, started, built = threading.Event(), threading.Event(), []
+
+    def stand_in(games: list[str], printer: str, folder: Path, **kw: Any) -> None:  # the build's signature
+        built.append(kw["sets"]["sage-stones.gem.height_mm"])
+        kw["progress"].write("[2/8] sliced sage-stones/gems-red.3mf as set\n")
+        started.set()
+        gate.wait(10)
+
+    monkeypatch.setattr(set_builds, "build", stand_in)
+    studio = Studio(tmp_path, PartMaker(tmp_path, cf.ThreadPoolExecutor(1), run_job), SetBuilds(tmp_path, 1))
+
+    async def go() -> tuple[list[httpx.Response], list[dict[str, Any]]]:
+        transport = httpx.ASGITransport(app=app(studio))
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+            def ask(height: str) -> Any:
+                return asyncio.ensure_future(c.get(f"/api/plate/{GEM}?{query(f'sage-stones.gem.height_mm={height}')}"
+                                                   "&client=c"))
+
+            a = ask("6.5")
+            await asyncio.get_running_loop().run_in_executor(None, started.wait, 10)
+            seen = [(await c.get("/api/plate-progress?client=c")).json()]
+            queue = studio.builds.queues[f"sage-stones-{default_printer()}"]
+            b = ask("7")
+            while len(queue) < 2:
+                await asyncio.sleep(0.01)  # poll: B queued
+            c3 = ask("7.5")
+            while len(queue) < 3:
+                await asyncio.sleep(0.01)  # poll: C queued
+            seen.append((await c.get("/api/plate-progress?client=c")).json())
+            gate.set()
+            answers = list(await asyncio.gather(a, b, c3))
+            seen.append((await c.get("/api/plate-progress?client=c")).json())
+            return answers, seen
+
+    (a, b, c), seen = run_async(go())
+    assert built == ["6.5", "7.5"]
+    assert [r.status_code for r in (a, b, c)] == [200, 200, 200]
+    assert b.json() == {"plate": None, "superseded": True} and a.json() == c.json() == {"plate": None}
+    assert seen[0]["state"] == "building" and seen[0]["step"] == "[2/8] sliced sage-stones/gems-red.3mf as set"
+    assert seen[1]["state"] == "waiting" and seen[1]["ahead"] == 1
+    assert seen[2] == {"state": "idle"}

@@ -237,6 +237,19 @@ def test_the_solids_grams_and_the_slicers_cost_are_told_apart(page: Browser) -> 
     assert "no estimate" in page.js("window.studio.plateText({plate: 'sage-stones/dice.3mf', copies: 2, print: null})")
 
 
+def test_the_plate_says_what_it_waits_for_and_how_far_its_build_is(page: Browser) -> None:
+    """The plate's line while its build is queued or running: the builds ahead, or how long
+    ago it started and the build's last step (the answers of /api/plate-progress,
+    tests/studio/test_api.py)."""
+    said = page.js("[{state: 'waiting', ahead: 2, for_s: 5}, {state: 'waiting', ahead: 0, for_s: 1}, "
+                   "{state: 'building', for_s: 40, step: '[2/8] sliced sage-stones/gems-red.3mf as set'}, "
+                   "{state: 'idle'}].map((s) => window.studio.progressText(s, 'slicing (PrusaSlicer)'))")
+    assert said == ["plate: waiting for 2 builds of this game's plates ahead (5 s)",
+                    "plate: starting (asked 1 s ago)",
+                    "plate: slicing (PrusaSlicer), started 40 s ago (last step: [2/8] sliced sage-stones/gems-red.3mf as set)",
+                    "plate: slicing (PrusaSlicer)..."]
+
+
 def test_a_tiled_boards_plate_link_names_only_a_plate_the_build_writes(page: Browser, studio: str) -> None:
     """The terrain board, cut in tiles at the default printer: the page links no plate
     until the build has named it (``board-seed-1-plate-i-of-n.3mf``; never the

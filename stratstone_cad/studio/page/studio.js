@@ -13,6 +13,7 @@ const text = (v) => Array.isArray(v) ? v.join(',') : String(v);
 const WHOLE_SET = 'the whole set';  // the part list's first entry: every part as it stands on the table
 const TYPING_PAUSE_MS = 40;  // a change asked for once typing or a slider pauses this long
 const PLATE_PAUSE_MS = 1000;  // the settings at rest this long: the plate's figures asked for
+const PLATE_PROGRESS_MS = 1000;  // how often a plate's progress is asked for while it is built
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -206,19 +207,42 @@ function plateText(p) {
 }
 window.studio.plateText = plateText;
 
+function progressText(s, doing) {
+  // what the plate waits for, or how far its build is (the build's own last step)
+  if (!s || s.state === 'idle') return `plate: ${doing}...`;
+  if (s.state === 'waiting') {
+    return s.ahead ? `plate: waiting for ${s.ahead} build${s.ahead === 1 ? '' : 's'} of this game's plates ahead (${s.for_s} s)`
+      : `plate: starting (asked ${s.for_s} s ago)`;
+  }
+  return `plate: ${doing}, started ${s.for_s} s ago${s.step ? ` (last step: ${s.step})` : ''}`;
+}
+window.studio.progressText = progressText;
+
+async function platePart(extra, doing, signal) {
+  // one plate request of this client, its progress shown each second while it is open
+  $('plate').textContent = progressText(null, doing);
+  const timer = setInterval(async () => {
+    try {
+      const r = await fetch(`/api/plate-progress?client=${state.client}`, { signal });
+      const s = r.ok ? await r.json() : null;
+      if (!signal.aborted) $('plate').textContent = progressText(s, doing);
+    } catch (e) { /* aborted: the plate's request went too */ }
+  }, PLATE_PROGRESS_MS);
+  try {
+    const r = await fetch(`/api/plate/${state.game}/${state.part}?${query({ client: state.client, ...extra })}`, { signal });
+    return r.ok ? await r.json() : null;
+  } finally { clearInterval(timer); }
+}
+
 async function plateFigures() {
   if (state.plate_ctl) state.plate_ctl.abort();
   const ctl = state.plate_ctl = new AbortController();
-  $('plate').textContent = 'plate: laying the plates out...';
   try {
     // first the plate's name (the parts made and the plates written, no slicer), then its figures
-    const named = await fetch(`/api/plate/${state.game}/${state.part}?${query({ slice: '0' })}`, { signal: ctl.signal });
-    const n = named.ok ? await named.json() : null;
+    const n = await platePart({ slice: '0' }, 'making the parts and laying the plates out', ctl.signal);
     if (!n || !n.plate) { $('plate').textContent = ''; return; }
     showPlate(n.plate);
-    $('plate').textContent = 'plate: slicing in the background...';
-    const r = await fetch(`/api/plate/${state.game}/${state.part}?${query()}`, { signal: ctl.signal });
-    const p = r.ok ? await r.json() : null;
+    const p = await platePart({}, 'slicing (PrusaSlicer)', ctl.signal);
     $('plate').textContent = plateText(p);
   } catch (e) { if (e.name !== 'AbortError') $('plate').textContent = ''; }
 }
