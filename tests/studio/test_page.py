@@ -124,6 +124,24 @@ def test_a_refused_value_shows_the_command_lines_message_beside_its_control_and_
     assert np.array_equal(_preview(page), before)
 
 
+def test_the_command_box_keeps_the_last_accepted_command_and_marks_a_refused_one(page: Browser) -> None:
+    """A refused diameter typed in: the command-line box still shows the last command the
+    studio accepted (not one with the refused value, which would fail) and says the new
+    value was not applied, with the command line's reason; a good value then replaces both."""
+    box = page.page.locator("#command")
+    note = page.page.locator("#command-note")
+    _changed(page, lambda: page.page.fill(f'input[type=number][aria-label="{GEM}"]', "16"))
+    accepted = box.inner_text()
+    assert f"--set {GEM}=16" in accepted and note.inner_text() == ""
+    page.page.fill(f'input[type=number][aria-label="{GEM}"]', "2")
+    page.wait("document.getElementById('command-note').textContent !== ''")
+    assert box.inner_text() == accepted
+    assert note.inner_text() == f"not applied: {page.js('window.studio.error')} (the command above is the last one accepted)"
+    assert f"{GEM} = 2" in note.inner_text() or f"{GEM}=2" in note.inner_text()
+    _changed(page, lambda: page.page.fill(f'input[type=number][aria-label="{GEM}"]', "17"))
+    assert f"--set {GEM}=17" in box.inner_text() and note.inner_text() == ""
+
+
 def test_the_downloaded_stl_is_the_one_the_build_writes_for_the_same_setting(page: Browser, built: Path,
                                                                             tmp_path: Path) -> None:
     """The diameter typed in, the page's STL link followed: its bytes are those of

@@ -38,7 +38,18 @@ function writeUrl() {
   const q = query({ game: state.game, part: state.part });
   history.replaceState(null, '', '/?' + q.toString());
   const sets = q.getAll('set').map((s) => ` --set ${s}`).join('');
-  $('command').textContent = `stratstone-cad build ${state.game}${state.printer ? ' --printer ' + state.printer : ''}${sets}`;
+  // the box shows the command once the studio has accepted its settings (showCommand)
+  state.command = `stratstone-cad build ${state.game}${state.printer ? ' --printer ' + state.printer : ''}${sets}`;
+}
+
+function showCommand(refusal) {
+  // accepted: the settings' command; refused: the last accepted one stays, marked as such
+  if (!refusal) {
+    $('command').textContent = state.command;
+    $('command-note').textContent = '';
+    return;
+  }
+  $('command-note').textContent = `not applied: ${refusal} (the command above is the last one accepted)`;
 }
 
 function setValue(name, value) {
@@ -314,9 +325,13 @@ async function refresh() {
   if (early) early.catch(() => {}); // its failure is read below, or not at all (a refused check)
   try {
     const c = await fetch(`/api/check/${state.game}?${query()}`, { signal: ctl.signal });
-    if (!c.ok) { showError(await c.text()); $('status').textContent = 'refused: the last good preview stays'; return; }
+    if (!c.ok) {
+      const why = await c.text();
+      showError(why); showCommand(why); $('status').textContent = 'refused: the last good preview stays'; return;
+    }
     const checked = await c.json();
     showError('');
+    showCommand(null);
     showMap(checked.map);
     const part = $('part');
     if (state.part !== WHOLE_SET && !checked.files.includes(`${state.game}/${state.part}`)) {
