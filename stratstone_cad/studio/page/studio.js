@@ -255,7 +255,10 @@ async function plateFigures() {
     showPlate(n.plate);
     const p = await platePart({}, 'slicing (PrusaSlicer)', ctl.signal);
     $('plate').textContent = plateText(p);
-  } catch (e) { if (e.name !== 'AbortError') $('plate').textContent = ''; }
+  } catch (e) {
+    // aborted by a change (refused or not): this plate's progress line no longer holds
+    if (e.name !== 'AbortError' || state.plate_ctl === ctl) $('plate').textContent = '';
+  }
 }
 
 function showSet() {
