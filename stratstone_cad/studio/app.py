@@ -28,7 +28,7 @@ from stratstone_cad.base.colours import display_colour, load_colours
 from stratstone_cad.errors import UserError, WorkersLost
 from stratstone_cad.registry import game_names
 from stratstone_cad.studio.part_making import PartMaker
-from stratstone_cad.studio.set_builds import SetBuilds
+from stratstone_cad.studio.set_builds import SKIPPED, SetBuilds, Ticket
 from stratstone_cad.studio.settings import Planned, form, plan, sets_of
 
 PAGE_FILES = {"studio.js": "text/javascript", "studio.css": "text/css"}
@@ -156,15 +156,30 @@ class Studio:
         return HTMLResponse(page(as_set(glb, title, parts), f"stratstone-cad studio: {title}"))
 
     async def plate(self, request: Request) -> Response:
-        """The plate a part goes on, with PrusaSlicer's time and filament when installed (slow: a build)."""
+        """The plate a part goes on (the file the build writes), with PrusaSlicer's time and
+        filament when installed (slow: a build); with ``slice=0``, its name alone (the parts
+        made and the plates laid out and written, no slicer)."""
         p = await self.planned(request, request.path_params["game"])
         file = f"{p.assets.name}/{request.path_params['file']}"
         if p.job_of(file) is None:
             return _no_file(p, request.path_params["file"])
-        entry = await in_thread(self.builds.plate_of, p, file)
+        sliced = request.query_params.get("slice", "1") != "0"
+        ticket = Ticket(request.query_params.get("client", ""))
+        try:
+            entry = await until_gone(request, in_thread(self.builds.plate_of, p, file, sliced, ticket))
+        except asyncio.CancelledError:  # the client went away: its build is skipped if it has not started
+            ticket.gone = True
+            raise
+        if entry is SKIPPED:
+            return JSONResponse({"plate": None, "superseded": True})
         if entry is None:
             return JSONResponse({"plate": None})
-        return JSONResponse({"plate": entry["file"], "print": entry.get("print")})
+        return JSONResponse({"plate": entry["file"], "print": entry.get("print"), "copies": entry.get("copies")})
+
+    async def plate_progress(self, request: Request) -> Response:
+        """How far the client's plate is: waiting (and for how many builds ahead), or
+        building (for how long, and the build's last step), or idle."""
+        return JSONResponse(self.builds.progress(request.query_params.get("client", "")))
 
     async def download(self, request: Request) -> Response:
         """The bytes ``build GAME --set ...`` writes for ``game/file``."""
@@ -224,6 +239,7 @@ def app(studio: Studio) -> ASGIApp:
     routes = [Route("/", s.page), Route("/page/{name}", s.page_file), Route("/api/games", s.games),
               Route("/api/form/{game}", s.form), Route("/api/check/{game}", s.check),
               Route("/api/part/{game}/{file}", s.part), Route("/api/plate/{game}/{file}", s.plate),
+              Route("/api/plate-progress", s.plate_progress),
               Route("/preview/{name}.glb", s.preview_glb), Route("/preview/{name}", s.preview), Route("/set/{game}", s.whole_set),
               Route("/download/{game}.zip", s.zipped),
               Route("/download/{game}/{file}", s.download)]

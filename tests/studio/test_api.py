@@ -322,3 +322,102 @@ def test_the_whole_set_is_the_builds_set_in_the_players_page(client: TestClient,
     theirs["scenes"][0].pop("name", None)
     assert doc == theirs
     assert extras["kind"] == "set" and {"board", "gem-red", "gem-black"} <= set(extras["parts"])
+
+
+@pytest.fixture(scope="module")
+def plates_laid_out(studio: Studio, plated: Path) -> Studio:
+    """The studio's plate builds started from the session's build of every game with its
+    plates (tests/conftest.py, shared with the plates' tests): each game's folder a copy of
+    it, so the studio's build there finds every part and plate made."""
+    import shutil
+
+    from stratstone_cad.base.printers import default_printer
+
+    for game in game_names():
+        shutil.copytree(plated, studio.builds.root / f"{game}-{default_printer()}", dirs_exist_ok=True)
+    return studio
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_every_parts_plate_link_names_a_plate_the_build_writes(client: TestClient, plates_laid_out: Studio,
+                                                               game: str) -> None:
+    """Each part of the game's form (tiled boards included: ``stem-plate-i-of-n.3mf``, never
+    ``stem.3mf``) is on a plate that ``/api/plate`` names, the build lists as holding that
+    part, and the download route serves as the build wrote it. Built without the slicer
+    (``slice=0``): the name and the bytes do not depend on it; the figures the slicer adds
+    are found by the same lookup (:func:`~stratstone_cad.studio.set_builds.plate_holding`)."""
+    from stratstone_cad.base.printers import default_printer
+    from stratstone_cad.pipeline.manifest import read_manifest
+
+    parts = [f for f in client.get(f"/api/form/{game}").json()["files"] if f.endswith(".stl")]
+    plates: dict[str, str] = {}
+    for part in parts:
+        r = client.get(f"/api/plate/{part}?slice=0")
+        assert r.status_code == 200 and r.json()["plate"], (part, r.text)
+        plates[part] = r.json()["plate"]
+    folder = plates_laid_out.builds.root / f"{game}-{default_printer()}"
+    manifest = read_manifest(folder)
+    for part, plate in plates.items():
+        assert part in manifest[plate]["inputs"], (part, plate)
+    for plate in sorted(set(plates.values())):
+        r = client.get(f"/download/{plate}")
+        assert r.status_code == 200, (plate, r.text)
+        assert r.content[:2] == b"PK" and r.content == (folder / plate).read_bytes()
+
+
+def test_the_walk_covers_a_tiled_board() -> None:
+    """The walk above meets a board laid out on several plates (at the default printer)."""
+    tiled = [o.file for g in game_names() for j, _ in plan(g, {}, None).jobs for o in j.outputs if o.of]
+    assert tiled
+
+
+def test_a_plate_waits_in_view_and_a_superseded_one_is_never_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Client c asks for the plate at settings A (its build starts, held), then B, then C:
+    meanwhile /api/plate-progress says C waits for one build ahead (A; B, superseded, is
+    not counted); A's build shows its last progress line; B is skipped (never built), C
+    built. A client's ticket whose request went away is skipped too (tested through the
+    same check, ``gone``)."""
+    from stratstone_cad.base.printers import default_printer
+    from stratstone_cad.studio import set_builds
+
+    gate, started, built = threading.Event(), threading.Event(), []
+
+    def stand_in(games: list[str], printer: str, folder: Path, **kw: Any) -> None:  # the build's signature
+        built.append(kw["sets"]["sage-stones.gem.height_mm"])
+        kw["progress"].write("[2/8] sliced sage-stones/gems-red.3mf as set\n")
+        started.set()
+        gate.wait(10)
+
+    monkeypatch.setattr(set_builds, "build", stand_in)
+    studio = Studio(tmp_path, PartMaker(tmp_path, cf.ThreadPoolExecutor(1), run_job), SetBuilds(tmp_path, 1))
+
+    async def go() -> tuple[list[httpx.Response], list[dict[str, Any]]]:
+        transport = httpx.ASGITransport(app=app(studio))
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+            def ask(height: str) -> Any:
+                return asyncio.ensure_future(c.get(f"/api/plate/{GEM}?{query(f'sage-stones.gem.height_mm={height}')}"
+                                                   "&client=c"))
+
+            a = ask("6.5")
+            await asyncio.get_running_loop().run_in_executor(None, started.wait, 10)
+            seen = [(await c.get("/api/plate-progress?client=c")).json()]
+            queue = studio.builds.queues[f"sage-stones-{default_printer()}"]
+            b = ask("7")
+            while len(queue) < 2:
+                await asyncio.sleep(0.01)  # poll: B queued
+            c3 = ask("7.5")
+            while len(queue) < 3:
+                await asyncio.sleep(0.01)  # poll: C queued
+            seen.append((await c.get("/api/plate-progress?client=c")).json())
+            gate.set()
+            answers = list(await asyncio.gather(a, b, c3))
+            seen.append((await c.get("/api/plate-progress?client=c")).json())
+            return answers, seen
+
+    (a, b, c), seen = run_async(go())
+    assert built == ["6.5", "7.5"]
+    assert [r.status_code for r in (a, b, c)] == [200, 200, 200]
+    assert b.json() == {"plate": None, "superseded": True} and a.json() == c.json() == {"plate": None}
+    assert seen[0]["state"] == "building" and seen[0]["step"] == "[2/8] sliced sage-stones/gems-red.3mf as set"
+    assert seen[1]["state"] == "waiting" and seen[1]["ahead"] == 1
+    assert seen[2] == {"state": "idle"}

@@ -124,6 +124,24 @@ def test_a_refused_value_shows_the_command_lines_message_beside_its_control_and_
     assert np.array_equal(_preview(page), before)
 
 
+def test_the_command_box_keeps_the_last_accepted_command_and_marks_a_refused_one(page: Browser) -> None:
+    """A refused diameter typed in: the command-line box still shows the last command the
+    studio accepted (not one with the refused value, which would fail) and says the new
+    value was not applied, with the command line's reason; a good value then replaces both."""
+    box = page.page.locator("#command")
+    note = page.page.locator("#command-note")
+    _changed(page, lambda: page.page.fill(f'input[type=number][aria-label="{GEM}"]', "16"))
+    accepted = box.inner_text()
+    assert f"--set {GEM}=16" in accepted and note.inner_text() == ""
+    page.page.fill(f'input[type=number][aria-label="{GEM}"]', "2")
+    page.wait("document.getElementById('command-note').textContent !== ''")
+    assert box.inner_text() == accepted
+    assert note.inner_text() == f"not applied: {page.js('window.studio.error')} (the command above is the last one accepted)"
+    assert f"{GEM} = 2" in note.inner_text() or f"{GEM}=2" in note.inner_text()
+    _changed(page, lambda: page.page.fill(f'input[type=number][aria-label="{GEM}"]', "17"))
+    assert f"--set {GEM}=17" in box.inner_text() and note.inner_text() == ""
+
+
 def test_the_downloaded_stl_is_the_one_the_build_writes_for_the_same_setting(page: Browser, built: Path,
                                                                             tmp_path: Path) -> None:
     """The diameter typed in, the page's STL link followed: its bytes are those of
@@ -216,3 +234,51 @@ def test_only_the_seed_of_a_games_map_has_a_new_terrain_button(page: Browser, st
         assert beside == ([seed] if seed else []), game
     page.open(studio + "?game=sage-stones&part=gem-red.stl")
     page.wait("window.studio && window.studio.ready", timeout=60)
+
+
+def test_the_solids_grams_and_the_slicers_cost_are_told_apart(page: Browser) -> None:
+    """The part's grams are labelled the solid's (its volume in PLA), not a cost; the
+    plate's figure from PrusaSlicer is the one said to be the print's cost, for the plate
+    and the parts it holds."""
+    labels = page.js("[...document.querySelectorAll('#facts dt')].map((d) => d.textContent)")
+    assert "solid volume" in labels and "solid as PLA" in labels and "PLA" not in labels and "volume" not in labels
+    grams = page.js("[...document.querySelectorAll('#facts dt')].find((d) => d.textContent === 'solid as PLA')"
+                    ".nextElementSibling.textContent")
+    assert "not the print's cost" in grams
+    said = page.js("window.studio.plateText({plate: 'terrain/board-seed-1-plate-2-of-4.3mf', copies: 1, "
+                   "print: {time_s: 7260, filament_g: 104.2, filament_m: 34.9, layers: 120}})")
+    assert said == ("print cost (PrusaSlicer's estimate for the plate, board-seed-1-plate-2-of-4.3mf): "
+                    "104.2 g of PLA (34.9 m), 2 h 1 min, 120 layers")
+    several = page.js("window.studio.plateText({plate: 'sage-stones/gems-red.3mf', copies: 10, "
+                      "print: {time_s: 600, filament_g: 20, filament_m: 6.7, layers: 30}})")
+    assert several.startswith("print cost (PrusaSlicer's estimate for the plate's 10 parts, gems-red.3mf): 20 g of PLA")
+    assert "no estimate" in page.js("window.studio.plateText({plate: 'sage-stones/dice.3mf', copies: 2, print: null})")
+
+
+def test_the_plate_says_what_it_waits_for_and_how_far_its_build_is(page: Browser) -> None:
+    """The plate's line while its build is queued or running: the builds ahead, or how long
+    ago it started and the build's last step (the answers of /api/plate-progress,
+    tests/studio/test_api.py)."""
+    said = page.js("[{state: 'waiting', ahead: 2, for_s: 5}, {state: 'waiting', ahead: 0, for_s: 1}, "
+                   "{state: 'building', for_s: 40, step: '[2/8] sliced sage-stones/gems-red.3mf as set'}, "
+                   "{state: 'idle'}].map((s) => window.studio.progressText(s, 'slicing (PrusaSlicer)'))")
+    assert said == ["plate: waiting for 2 builds of this game's plates ahead (5 s)",
+                    "plate: starting (asked 1 s ago)",
+                    "plate: slicing (PrusaSlicer), started 40 s ago (last step: [2/8] sliced sage-stones/gems-red.3mf as set)",
+                    "plate: slicing (PrusaSlicer)..."]
+
+
+def test_a_tiled_boards_plate_link_names_only_a_plate_the_build_writes(page: Browser, studio: str) -> None:
+    """The terrain board, cut in tiles at the default printer: the page links no plate
+    until the build has named it (``board-seed-1-plate-i-of-n.3mf``; never the
+    ``board-seed-1.3mf`` no build writes). That the named plate downloads is
+    tests/studio/test_api.py's walk of every part; here the page is not kept waiting for the
+    build. Last here: the terrain's plates, asked for in the background, stop with the studio."""
+    import re
+
+    page.open(f"{studio}?game=terrain&part=board-seed-1-tile-2-of-4.stl")
+    page.wait("window.studio && window.studio.ready", timeout=120)
+    linked = page.js("[...document.querySelectorAll('#downloads a')].map((a) => a.getAttribute('download'))"
+                     ".filter((n) => n.endsWith('.3mf'))")
+    assert all(re.fullmatch(r"board-seed-1-plate-[1-4]-of-4\.3mf", n) for n in linked), linked
+    assert "board-seed-1.3mf" not in page.page.locator("#facts").inner_text()

@@ -13,6 +13,7 @@ const text = (v) => Array.isArray(v) ? v.join(',') : String(v);
 const WHOLE_SET = 'the whole set';  // the part list's first entry: every part as it stands on the table
 const TYPING_PAUSE_MS = 40;  // a change asked for once typing or a slider pauses this long
 const PLATE_PAUSE_MS = 1000;  // the settings at rest this long: the plate's figures asked for
+const PLATE_PROGRESS_MS = 1000;  // how often a plate's progress is asked for while it is built
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -37,7 +38,18 @@ function writeUrl() {
   const q = query({ game: state.game, part: state.part });
   history.replaceState(null, '', '/?' + q.toString());
   const sets = q.getAll('set').map((s) => ` --set ${s}`).join('');
-  $('command').textContent = `stratstone-cad build ${state.game}${state.printer ? ' --printer ' + state.printer : ''}${sets}`;
+  // the box shows the command once the studio has accepted its settings (showCommand)
+  state.command = `stratstone-cad build ${state.game}${state.printer ? ' --printer ' + state.printer : ''}${sets}`;
+}
+
+function showCommand(refusal) {
+  // accepted: the settings' command; refused: the last accepted one stays, marked as such
+  if (!refusal) {
+    $('command').textContent = state.command;
+    $('command-note').textContent = '';
+    return;
+  }
+  $('command-note').textContent = `not applied: ${refusal} (the command above is the last one accepted)`;
 }
 
 function setValue(name, value) {
@@ -158,18 +170,35 @@ function showMap(map) {
 
 function showFacts(f) {
   const size = f.bbox_mm.size.map((x) => x.toFixed(1)).join(' × ');
-  const rows = [['size', `${size} mm`], ['volume', `${(f.volume_mm3 / 1000).toFixed(2)} cm³`], ['PLA', `${f.mass_pla_g} g`],
+  // the solid's own figures: its volume, and that volume in PLA (1.24 g/cm³), which is not what
+  // it costs to print (walls and infill, not solid): the slicer's estimate, below, is
+  const rows = [['size', `${size} mm`], ['solid volume', `${(f.volume_mm3 / 1000).toFixed(2)} cm³`],
+                ['solid as PLA', `${f.mass_pla_g} g (its volume × 1.24 g/cm³; not the print's cost)`],
                 ['triangles', String(f.triangles)],
                 ['layers', f.profile ? `${f.profile.name}: ${f.profile.layer_height_mm} mm (first ${f.profile.first_layer_height_mm})` : ''],
-                ['plate', f.plate_name ? `${f.plate_name}.3mf` : 'none']];
+                // the plate's file is named by the build once it has laid the job out (a board cut
+                // in tiles goes on stem-plate-i-of-n.3mf): its link comes with /api/plate's answer
+                ['plate', f.plate_name ? `print job ${f.plate_name}: its plate is being laid out...` : 'none']];
   $('facts').replaceChildren(...rows.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })]));
   const q = query().toString();
   const stem = state.part.replace(/\.stl$/, '');
   const links = [[`${state.part}`, `STL`], [`${stem}.step`, 'STEP']];
-  if (f.plate_name) links.push([`${f.plate_name}.3mf`, 'plate (3MF)']);
   $('downloads').replaceChildren(el('div', { text: 'download' }),
     ...links.map(([file, what]) => el('a', { href: `/download/${state.game}/${file}?${q}`, download: file, text: `${what}: ${file}` })),
     el('a', { href: `/download/${state.game}.zip?${q}`, download: `${state.game}.zip`, text: `the whole set (zip, params.toml)` }));
+}
+
+function showPlate(plate) {
+  // the plate the build writes for this part: its facts row and its download link
+  const file = plate.split('/')[1];
+  const dd = [...$('facts').querySelectorAll('dt')].find((dt) => dt.textContent === 'plate');
+  if (dd) dd.nextElementSibling.textContent = file;
+  const old = $('plate-link');
+  if (old) old.remove();
+  const link = el('a', { id: 'plate-link', href: `/download/${state.game}/${file}?${query()}`, download: file,
+                         text: `plate (3MF): ${file}` });
+  const links = $('downloads').querySelectorAll('a');
+  links[links.length - 1].before(link);
 }
 
 function duration(seconds) {
@@ -177,18 +206,59 @@ function duration(seconds) {
   return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
+function plateText(p) {
+  // the print's cost: PrusaSlicer's estimate for the plate (all the parts it holds), when it has one
+  if (!p || !p.plate) return '';
+  const name = p.plate.split('/')[1];
+  const pr = p.print;
+  if (!pr) return `plate ${name}: no slicer installed, so no estimate of the print's cost`;
+  const holds = p.copies > 1 ? `the plate's ${p.copies} parts` : 'the plate';
+  return `print cost (PrusaSlicer's estimate for ${holds}, ${name}): ${pr.filament_g} g of PLA (${pr.filament_m} m), `
+    + `${duration(pr.time_s)}, ${pr.layers} layers`;
+}
+window.studio.plateText = plateText;
+
+function progressText(s, doing) {
+  // what the plate waits for, or how far its build is (the build's own last step)
+  if (!s || s.state === 'idle') return `plate: ${doing}...`;
+  if (s.state === 'waiting') {
+    return s.ahead ? `plate: waiting for ${s.ahead} build${s.ahead === 1 ? '' : 's'} of this game's plates ahead (${s.for_s} s)`
+      : `plate: starting (asked ${s.for_s} s ago)`;
+  }
+  return `plate: ${doing}, started ${s.for_s} s ago${s.step ? ` (last step: ${s.step})` : ''}`;
+}
+window.studio.progressText = progressText;
+
+async function platePart(extra, doing, signal) {
+  // one plate request of this client, its progress shown each second while it is open
+  $('plate').textContent = progressText(null, doing);
+  const timer = setInterval(async () => {
+    try {
+      const r = await fetch(`/api/plate-progress?client=${state.client}`, { signal });
+      const s = r.ok ? await r.json() : null;
+      if (!signal.aborted) $('plate').textContent = progressText(s, doing);
+    } catch (e) { /* aborted: the plate's request went too */ }
+  }, PLATE_PROGRESS_MS);
+  try {
+    const r = await fetch(`/api/plate/${state.game}/${state.part}?${query({ client: state.client, ...extra })}`, { signal });
+    return r.ok ? await r.json() : null;
+  } finally { clearInterval(timer); }
+}
+
 async function plateFigures() {
   if (state.plate_ctl) state.plate_ctl.abort();
   const ctl = state.plate_ctl = new AbortController();
-  $('plate').textContent = 'plate: slicing in the background...';
   try {
-    const r = await fetch(`/api/plate/${state.game}/${state.part}?${query()}`, { signal: ctl.signal });
-    const p = r.ok ? await r.json() : null;
-    const pr = p && p.print;
-    $('plate').textContent = !p || !p.plate ? '' : pr ? `plate ${p.plate.split('/')[1]}: ${duration(pr.time_s)} to print, `
-      + `${pr.filament_g} g of filament (${pr.filament_m} m), ${pr.layers} layers (PrusaSlicer)`
-      : `plate ${p.plate.split('/')[1]} (no slicer installed: no print time)`;
-  } catch (e) { if (e.name !== 'AbortError') $('plate').textContent = ''; }
+    // first the plate's name (the parts made and the plates written, no slicer), then its figures
+    const n = await platePart({ slice: '0' }, 'making the parts and laying the plates out', ctl.signal);
+    if (!n || !n.plate) { $('plate').textContent = ''; return; }
+    showPlate(n.plate);
+    const p = await platePart({}, 'slicing (PrusaSlicer)', ctl.signal);
+    $('plate').textContent = plateText(p);
+  } catch (e) {
+    // aborted by a change (refused or not): this plate's progress line no longer holds
+    if (e.name !== 'AbortError' || state.plate_ctl === ctl) $('plate').textContent = '';
+  }
 }
 
 function showSet() {
@@ -258,9 +328,13 @@ async function refresh() {
   if (early) early.catch(() => {}); // its failure is read below, or not at all (a refused check)
   try {
     const c = await fetch(`/api/check/${state.game}?${query()}`, { signal: ctl.signal });
-    if (!c.ok) { showError(await c.text()); $('status').textContent = 'refused: the last good preview stays'; return; }
+    if (!c.ok) {
+      const why = await c.text();
+      showError(why); showCommand(why); $('status').textContent = 'refused: the last good preview stays'; return;
+    }
     const checked = await c.json();
     showError('');
+    showCommand(null);
     showMap(checked.map);
     const part = $('part');
     if (state.part !== WHOLE_SET && !checked.files.includes(`${state.game}/${state.part}`)) {
