@@ -69,7 +69,7 @@ def add_record(sub: Any) -> None:
                                     "reads one move at a time in the log's notation, checked by the rules "
                                     "engine; the log is written after every move. Reads standard input when "
                                     "it is not a terminal. Type help at the prompt for the commands. A move is "
-                                    "written as the log writes it: "
+                                    "written as the log writes it, in any case (B2 nne is logged as b2 NNE): "
                                     + "; ".join(f"{name}: {getattr(f, 'MOVE_TEXT', 'as its log')}"
                                                 for name, f in FACTS.items()) + ".")
     rc.add_argument("game", nargs="?", metavar="GAME", help=listed(list(FACTS), "or"))

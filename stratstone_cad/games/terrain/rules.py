@@ -531,6 +531,14 @@ class TerrainState(NoChance):
         """Parse move text (``c1-c4``, ``c1xc5``, ``e7-exit``, ``pass``) for the next ply."""
         return TerrainMove.parse(text, self.ply + 1)
 
+    def read_move(self, text: str) -> TerrainMove:
+        """Parse move text as typed, in any case: ``F3-F5`` is ``f3-f5``, ``C1XC5`` ``c1xc5``
+        and ``PASS`` ``pass`` (the files are a-j: an ``x`` is always the attack)."""
+        try:
+            return TerrainMove.parse(text.lower() if isinstance(text, str) else text, self.ply + 1)
+        except MoveTextError:
+            return TerrainMove.parse(text, self.ply + 1)  # refused as typed
+
     def legal_moves(self) -> Iterator[TerrainMove]:
         """Every legal move, lazily: pieces in square order (a1, b1, ..., j10); for each piece
         its moves (destinations in square order), then its attacks, then its exit.

@@ -156,7 +156,7 @@ def vs_sides(ids: Sequence[str], vs: Player | None, vs_as: str | None) -> frozen
         if vs_as is not None:
             raise RecordError(f"--as {short_repr(vs_as)} without --vs: expected --vs PLAYER (search, search:300) too")
         return frozenset()
-    person = ids[0] if vs_as is None else vs_as
+    person = ids[0] if vs_as is None else next((i for i in ids if i == vs_as.lower()), vs_as)  # ids are lower-case
     if person not in ids:
         raise RecordError(f"--as {short_repr(vs_as)}: expected one of the sides {', '.join(ids)}")
     return frozenset(ids) - {person}
