@@ -89,7 +89,8 @@ def add_record(sub: Any) -> None:
                     help="with --vs: the side you play (default the first, e.g. yellow in Stratstone)")
     for g in map_games():
         seed = g.MAP_FLAGS["seed"]
-        add_map_flag(rc, g, "seed", f"{g.NAME} game: played on the map of seed N (the board build {seed} N prints)")
+        add_map_flag(rc, g, "seed", f"{g.NAME} game: played on the map of seed N (the board build {seed} N prints); "
+                                    "with --vs and no map, one is picked and its seed printed")
         add_map_flag(rc, g, "file", f"{g.NAME} game: played on this heightmap ({g.MAP_TEXT}, or a {g.NAME}-game "
                                     "log whose header holds one)")
     rc.set_defaults(run=cmd_record)

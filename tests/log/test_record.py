@@ -323,7 +323,7 @@ def test_a_session_killed_between_moves_keeps_every_accepted_ply(tmp_path):
 
 
 TERRAIN_MAP = "record terrain: expected --terrain-seed N or --terrain FILE, the map of the board played on " \
-              "(build --terrain-seed N prints board N)"
+              "(build --terrain-seed N prints board N), or --vs PLAYER to have one picked"
 LONG_IDS = "r" * 30 + "," + "y" * 30  # 61 characters: the message shows the first 60
 
 
