@@ -2,6 +2,7 @@
 """The shared replay's speed: writing a page, opening it, playing it.
 
     .venv/bin/python scripts/bench_web.py [--rounds 5]
+    .venv/bin/python scripts/bench_web.py --sizes    # the pages' sizes alone, and their parts
 
 - write: ``stratstone-cad replay LOG --out game.html`` in-process, log load included (a
   fresh viewer mesh cache is warmed first: the meshes are the build's, not this), for a
@@ -34,21 +35,52 @@ from stratstone_cad.viewer import replay, web
 from tests.pages import Browser
 
 
-def _game(folder: Path, game: str, plies: int) -> Path:
+def _game(folder: Path, game: str, plies: int, exact: bool = True) -> Path:
+    """A game of ``plies`` plies (random players, the first seed that makes one; not
+    ``exact``: the first game, cut at ``plies``: a Stratstone game ends sooner)."""
     kinds = ["random"] * (6 if game == "sage-stones" else 2)  # six colours: a Sage game long enough
     for seed in range(100):
         records = play_records(game, seed, kinds, max_plies=plies)
-        if len(records) - 1 >= plies:
+        if len(records) - 1 >= plies or not exact:
             log = folder / f"{game}-{plies}.jsonl"
             write_log(log, records)
             return log
     raise SystemExit(f"no {game} game of {plies} plies in 100 seeds")
 
 
+def page_sizes(folder: Path) -> None:
+    """The pages' sizes (no browser): each game at a few lengths, and what they are made of:
+    the fixed weight (the player and the page around it), the meshes (the scene with no
+    ply) and what the plies add, each as the page holds it (gzipped, base64)."""
+    from stratstone_cad.viewer import gltf
+
+    fixed = len(web.page(b"", "x", packed=True).encode())
+    unpacked = len(web.page(b"", "x").encode())
+    print(f"fixed weight (player, page): {fixed / 1e3:.0f} kB packed, {unpacked / 1e3:.0f} kB unpacked\n")
+    print("| page | plies | size | unpacked | the scene's GLB | its meshes (the start alone), as held |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for game, lengths in (("terrain", (13, 100, 200)), ("sage-stones", (13, 100)), ("stratstone", (13, 100))):
+        for plies in lengths:
+            log = _game(folder, game, plies, exact=False)
+            rep = replay.load(log)
+            glb = gltf.replay_bytes(rep, log)
+            start = replay.load(_game(folder, game, 0, exact=False))
+            meshes = len(web.page(gltf.replay_bytes(start, log), "x", packed=True).encode()) - fixed
+            n = sum('"ply"' in line for line in log.read_text().splitlines())
+            size = web.write_replay(rep, log, folder / "size.html")
+            print(f"| {game} | {n} | {size / 1e6:.2f} MB | {len(web.page(glb, 'x').encode()) / 1e6:.2f} MB | "
+                  f"{len(glb) / 1e6:.2f} MB | {meshes / 1e3:.0f} kB |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--sizes", action="store_true", help="only the pages' sizes and what they are made of")
     a = ap.parse_args()
+    if a.sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            page_sizes(Path(tmp))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         logs = {"sage-stones 100 plies": _game(folder, "sage-stones", 100), "terrain 200 plies": _game(folder, "terrain", 200)}

@@ -4,6 +4,7 @@ On a terminal, one bar redrawn in place (``\\r``), at most once a percent so a 2
 video does not flood a slow terminal; the line ends when the bar is full or the run stops.
 Elsewhere (a log file, CI), one line per step when ``lines`` is set (the build: each part
 it finished, which a log reader wants), nothing otherwise (an export: frames say nothing).
+:meth:`ProgressBar.note` says what the run waits for between steps (the slicers running).
 """
 
 from __future__ import annotations
@@ -28,18 +29,27 @@ class ProgressBar:
     def reach(self, done: int, label: str = "") -> None:
         """``done`` steps done in all, the last of them ``label``."""
         self.done = done
+        self._show(label, False)
+
+    def note(self, label: str) -> None:
+        """Say ``label`` (what the run waits for: a step begun) without counting a step:
+        the bar redrawn with it on a terminal, a line of its own elsewhere (``lines``)."""
+        self._show(label, True)
+
+    def _show(self, label: str, always: bool) -> None:
         if not self.stream:
             return
         if self.tty:
-            self._draw(label)
+            self._draw(label, always)
         elif self.lines:
-            self.stream.write(f"[{self.done}/{self.total}] {label}\n")
+            title = f"{self.title}: " if self.title else ""
+            self.stream.write(f"[{self.done}/{self.total}] {title}{label}\n")
             self.stream.flush()
 
-    def _draw(self, label: str) -> None:
+    def _draw(self, label: str, always: bool = False) -> None:
         assert self.stream is not None
         pct = self.done * 100 // self.total
-        if pct == self.drawn:
+        if pct == self.drawn and not always:
             return
         bar = "#" * (pct * WIDTH // 100) + "-" * (WIDTH - pct * WIDTH // 100)
         title = f"{self.title} " if self.title else ""

@@ -69,7 +69,7 @@ def add_record(sub: Any) -> None:
                                     "reads one move at a time in the log's notation, checked by the rules "
                                     "engine; the log is written after every move. Reads standard input when "
                                     "it is not a terminal. Type help at the prompt for the commands. A move is "
-                                    "written as the log writes it: "
+                                    "written as the log writes it, in any case (B2 nne is logged as b2 NNE): "
                                     + "; ".join(f"{name}: {getattr(f, 'MOVE_TEXT', 'as its log')}"
                                                 for name, f in FACTS.items()) + ".")
     rc.add_argument("game", nargs="?", metavar="GAME", help=listed(list(FACTS), "or"))
@@ -89,7 +89,8 @@ def add_record(sub: Any) -> None:
                     help="with --vs: the side you play (default the first, e.g. yellow in Stratstone)")
     for g in map_games():
         seed = g.MAP_FLAGS["seed"]
-        add_map_flag(rc, g, "seed", f"{g.NAME} game: played on the map of seed N (the board build {seed} N prints)")
+        add_map_flag(rc, g, "seed", f"{g.NAME} game: played on the map of seed N (the board build {seed} N prints); "
+                                    "with --vs and no map, one is picked and its seed printed")
         add_map_flag(rc, g, "file", f"{g.NAME} game: played on this heightmap ({g.MAP_TEXT}, or a {g.NAME}-game "
                                     "log whose header holds one)")
     rc.set_defaults(run=cmd_record)

@@ -124,6 +124,13 @@ class State(ABC):
     def parse_move(self, text: str) -> Move:
         """Parse canonical move text; raises :class:`~stratstone_cad.errors.MoveTextError`."""
 
+    def read_move(self, text: str) -> Move:
+        """Parse move text as a person types it (``record``'s prompt): the canonical text in
+        any case where the notation stays unambiguous; ``str()`` of the result is the log's
+        canonical text. A log is read by :meth:`parse_move` (canonical text only). Raises
+        :class:`~stratstone_cad.errors.MoveTextError` naming ``text`` as typed."""
+        return self.parse_move(text)
+
     @abstractmethod
     def apply(self, move: Move | str) -> tuple[State, list[Event]]:
         """Play ``move`` (or its text); returns the new state and the events, in order.

@@ -268,7 +268,8 @@ def slice_plates_of(out_dir: Path, todo: list[Any], to_write: list[Any], entries
     one at a time, the costliest first, while the slicers work (the first slicer starts as
     soon as the first plate is written, not after the last), and each plate's variants are
     made as soon as it is; each plate's figures, and the keys of its slices, join the
-    manifest as soon as it is listed and its last slice is done. The progress bar counts slices."""
+    manifest as soon as it is listed and its last slice is done. The progress bar counts slices
+    and says what it waits for: each slicer as it starts, and how many run."""
     from stratstone_cad.printing.plating import SLICE_FIGURES, plate_bytes, slice_cost
     from stratstone_cad.printing.slicing import Slice, slice_all
 
@@ -282,7 +283,7 @@ def slice_plates_of(out_dir: Path, todo: list[Any], to_write: list[Any], entries
     keys, runs = _slices_to_run(out_dir, todo, ps, printer, identity, slicer, figures_known)
     writing = {pj.file for pj in to_write}
     count = sum(len(kinds) for kinds in runs.values())
-    bar = ProgressBar(count, progress if count else None)
+    bar = ProgressBar(count, progress if count else None, title="slicing")
 
     def record_ready() -> None:
         _record_sliced(out_dir, todo, keys, figures, figures_known, entries, slicer, identity, report)
@@ -297,14 +298,16 @@ def slice_plates_of(out_dir: Path, todo: list[Any], to_write: list[Any], entries
             if runs.get(pj.file):
                 yield _slices_of(out_dir, pj, runs[pj.file], entries[pj.file]["sha256"], ps, cost[pj.file])
 
+    def at_work(s: Slice, started: bool, running: int) -> None:  # what the build waits for
+        (bar.note if started else bar.step)(f"{running} running in PrusaSlicer, {'started' if started else 'sliced'} {s.what}")
+
     def on_sliced(s: Slice, stats: Any) -> None:
         figures[s.key] = stats.as_dict()
-        bar.step(f"sliced {s.what}")
         record_ready()
 
     try:
         record_ready()  # the listed plates whose every slice the manifest had figures for
-        slice_all(exe, [], printer, workers, on_sliced, plates_to_slice())
+        slice_all(exe, [], printer, workers, on_sliced, plates_to_slice(), at_work)
     finally:
         bar.close()
 

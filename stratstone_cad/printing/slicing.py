@@ -207,7 +207,8 @@ def _popen(args: list[str], out: IO[bytes], err: IO[bytes], env: dict[str, str],
 
 
 def slice_all(exe: str, slices: Sequence[Slice], printer: Printer, workers: int,
-              done: Callable[[Slice, SliceStats], None], feed: Iterator[list[Slice]] | None = None) -> None:
+              done: Callable[[Slice, SliceStats], None], feed: Iterator[list[Slice]] | None = None,
+              at_work: Callable[[Slice, bool, int], None] | None = None) -> None:
     """Slice each of ``slices`` on ``printer``'s bed, ``workers`` PrusaSlicer processes at a
     time, the costliest waiting slice first (the first given of equal cost);
     ``done(slice, figures)`` as each finishes (here, in this thread). With ``feed``, more
@@ -216,7 +217,9 @@ def slice_all(exe: str, slices: Sequence[Slice], printer: Printer, workers: int,
     those waiting. The slicers are started from this thread, each asked to die with it: a SIGKILL
     of the build ends them too. A failing slice (BuildError naming it) or a stop that comes
     meanwhile (Ctrl-C, SIGTERM, or one raised by ``done`` or ``feed``) kills the slicers
-    still running, then goes on."""
+    still running, then goes on. ``at_work(slice, started, running)`` says what the slicing
+    waits for, here in this thread, as each slicer starts (``started`` True) and as each one's
+    figures are read (False, before ``done``): ``running`` slicers are at work after it."""
     pending = list(slices)
     workers = max(1, workers if feed is not None else min(workers, len(pending)))
     # Several slicers at once, each on a core of its own. PrusaSlicer runs its threads (TBB) on
@@ -236,6 +239,8 @@ def slice_all(exe: str, slices: Sequence[Slice], printer: Printer, workers: int,
                 cpu = next(c for c in cpus if c not in {r.cpu for r in busy}) if pin else None
                 costliest = max(range(len(pending)), key=lambda i: (pending[i].cost, -i))
                 busy.append(_Running(exe, pending.pop(costliest), printer, started, cpu))
+                if at_work is not None:
+                    at_work(busy[-1].slice, True, len(busy))
             r = next((r for r in started if r.proc is not None and r.proc.poll() is not None), None)
             if r is None:
                 late = next((r for r in started if time.monotonic() - r.started > TIMEOUT_S), None)
@@ -254,6 +259,8 @@ def slice_all(exe: str, slices: Sequence[Slice], printer: Printer, workers: int,
             finally:
                 r.end()
                 started.remove(r)
+            if at_work is not None:
+                at_work(r.slice, False, sum(x.proc is not None and x.proc.poll() is None for x in started))
             done(r.slice, figures)
     finally:
         for r in started:

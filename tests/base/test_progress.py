@@ -51,3 +51,17 @@ def test_a_full_bar_ends_its_line_by_itself_and_an_untitled_one_starts_with_the_
     bar.step("plate a")
     assert out.getvalue() == ("\r[############-------------]  50% 1/2 stratstone/board"
                               "\r[#########################] 100% 2/2 plate a\n")
+
+
+def test_a_note_says_what_the_run_waits_for_without_counting_a_step():
+    log = io.StringIO()
+    bar = ProgressBar(2, log, title="slicing")
+    bar.note("1 running in PrusaSlicer, started plate a")
+    bar.step("1 running in PrusaSlicer, sliced plate b")
+    assert log.getvalue() == ("[0/2] slicing: 1 running in PrusaSlicer, started plate a\n"
+                              "[1/2] slicing: 1 running in PrusaSlicer, sliced plate b\n")
+    out = _Tty()
+    bar = ProgressBar(200, out, title="slicing")
+    bar.step("a")
+    bar.note("2 running")  # the same percent: drawn still
+    assert out.getvalue() == "\rslicing [-------------------------]   0% 1/200 a\rslicing [-------------------------]   0% 1/200 2 running"

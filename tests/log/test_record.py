@@ -96,6 +96,33 @@ def test_a_whole_game_typed_in_is_the_game_played(tmp_path, game, seed, args):
     assert validate(out).result is not None
 
 
+@pytest.mark.parametrize(("game", "seed", "args", "case"), [
+    ("stratstone", 3, [], str.swapcase),  # b2 NNE typed B2 nne
+    ("terrain", 2, ["--terrain-seed", "2"], str.upper),  # C1-C4, C1XC5, E7-EXIT, PASS
+])
+def test_moves_typed_in_any_case_are_logged_in_the_canonical_one(tmp_path, game, seed, args, case):
+    game_log = played(game, seed)
+    out = tmp_path / "g.jsonl"
+    text = typed(game_log)
+    assert case(text) != text
+    r = cli(game, "--out", str(out), *args, stdin=case(text))
+    assert r.returncode == 0, r.stdout
+    assert lines(out)[1:] == game_log[1:]  # the log's own notation, as the engine writes it
+    bad = tmp_path / "bad.jsonl"  # a log stays canonical: check-log refuses another case
+    bad.write_text("\n".join(json.dumps({**x, "move": case(x["move"])} if "move" in x else x) for x in lines(out)) + "\n")
+    with pytest.raises(UserError, match="does not parse"):
+        validate(bad)
+
+
+def test_moves_and_as_take_any_case_at_the_prompt(tmp_path):
+    out = tmp_path / "g.jsonl"
+    r = cli("stratstone", "--out", str(out), "--vs", "greedy", "--as", "RED", stdin="moves D1\nquit\n")
+    assert r.returncode == 0, r.stdout
+    assert [p["player"] for p in lines(out)[1:]] == ["yellow"]  # the engine played yellow: the person is red
+    assert any(line.startswith("red to move> moves D1") for line in r.stdout.splitlines())
+    assert any(line.startswith("d1 NN") for line in r.stdout.splitlines())  # d1's moves
+
+
 def test_the_log_on_disk_is_valid_after_every_ply(tmp_path):
     game_log = played("sage-stones", 8, {"variant": "two-player"})
     out = tmp_path / "g.jsonl"
@@ -296,7 +323,7 @@ def test_a_session_killed_between_moves_keeps_every_accepted_ply(tmp_path):
 
 
 TERRAIN_MAP = "record terrain: expected --terrain-seed N or --terrain FILE, the map of the board played on " \
-              "(build --terrain-seed N prints board N)"
+              "(build --terrain-seed N prints board N), or --vs PLAYER to have one picked"
 LONG_IDS = "r" * 30 + "," + "y" * 30  # 61 characters: the message shows the first 60
 
 

@@ -5,9 +5,11 @@ The engine's replies are said and logged; the log is an ordinary one (check-log 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
+from stratstone_cad.games.terrain.terrain_map import generate
 from stratstone_cad.log.logfile import validate
 from tests.log.test_record import cli, lines
 
@@ -37,6 +39,17 @@ def test_as_second_side_the_engine_moves_first_and_resume_goes_on(tmp_path):
     r = cli("--resume", str(log), "--vs", "greedy", "--as", "blue", stdin="undo\nquit\n")
     assert r.returncode == 0 and "took back ply 1" in r.stdout, r.stdout
     assert [p["player"] for p in lines(log)[1:]] == ["red"]  # taken back, the engine plays it again
+
+
+def test_against_the_engine_without_a_map_one_is_picked_and_its_seed_said(tmp_path):
+    log = tmp_path / "vs.jsonl"
+    r = cli("terrain", "--out", str(log), "--vs", "greedy", stdin="quit\n")
+    assert r.returncode == 0, r.stderr
+    said = next(line for line in r.stdout.splitlines() if line.startswith("no map given"))
+    seed = int(re.search(r"--terrain-seed (\d+) \(build --terrain-seed \1 prints", said)[1])
+    header = lines(log)[0]["setup"]
+    assert header["terrain_seed"] == seed and header["heightmap"] == generate(seed)  # the map the seed builds
+    assert validate(log).plies == 0
 
 
 def test_undo_takes_back_the_reply_and_the_move(tmp_path):

@@ -111,7 +111,10 @@ def test_plates_prusaslicer_sees_as_the_same_are_sliced_once_two_at_a_time_and_s
     # the board, the dice as set and without ironing, and the gems as set, without ironing and at
     # flat layers: once for the six plates
     assert len(watch.seen) == 6 and watch.most == 2, (len(watch.seen), watch.most)
-    assert len(re.findall(r"^\[[1-6]/6\] sliced plate ", err, re.M)) == 6, err  # the progress bar counts slices
+    # the progress bar counts slices and says what the build waits for: the slicers running
+    assert len(re.findall(r"^\[[1-6]/6\] slicing: [0-2] running in PrusaSlicer, sliced plate ", err, re.M)) == 6, err
+    started = re.findall(r"^\[[0-5]/6\] slicing: ([12]) running in PrusaSlicer, started plate ", err, re.M)
+    assert len(started) == 6 and "2" in started, err
     plates = _manifest(out)
     prints = [{k: v for k, v in plates[f]["print"].items() if k != "plate_sha256"} for f in GEM_PLATES]
     assert all(p == prints[0] for p in prints) and set(prints[0]["slices"]) == {"as_set", "no_ironing", "flat"}

@@ -362,6 +362,15 @@ class StratstoneState(NoChance):
         """Parse move text (``b2 NNE``) for the next ply."""
         return StratstoneMove.parse(text, self.ply + 1)
 
+    def read_move(self, text: str) -> StratstoneMove:
+        """Parse move text as typed, in any case: ``B2 nne`` is ``b2 NNE`` (the square's
+        file lower-case, the steps upper-case: no letter is both)."""
+        square, space, steps = text.partition(" ") if isinstance(text, str) else ("", "", "")
+        try:
+            return StratstoneMove.parse(f"{square.lower()}{space}{steps.upper()}", self.ply + 1)
+        except MoveTextError:
+            return StratstoneMove.parse(text, self.ply + 1)  # refused as typed
+
     # -- playing -----------------------------------------------------------------------
 
     def apply(self, move: StratstoneMove | str) -> tuple[StratstoneState, list[Event]]:

@@ -181,6 +181,10 @@ REASON_PASS = "no legal move"
 
 _MOVE_RE = re.compile(rf"({SQUARE})(?:([-x])({SQUARE})|(-exit))")
 
+BOARD_KEY = ("key: each square is its level, then its piece: capitals are Red's, small letters Blue's ("
+             + ", ".join(f"{t[0]} {t}" for t in TITLES) + "), . no piece")
+"""The text board's last line (:meth:`TerrainState.board_text`): what its letters say."""
+
 
 # --------------------------------------------------------------------------- moves
 
@@ -527,6 +531,14 @@ class TerrainState(NoChance):
         """Parse move text (``c1-c4``, ``c1xc5``, ``e7-exit``, ``pass``) for the next ply."""
         return TerrainMove.parse(text, self.ply + 1)
 
+    def read_move(self, text: str) -> TerrainMove:
+        """Parse move text as typed, in any case: ``F3-F5`` is ``f3-f5``, ``C1XC5`` ``c1xc5``
+        and ``PASS`` ``pass`` (the files are a-j: an ``x`` is always the attack)."""
+        try:
+            return TerrainMove.parse(text.lower() if isinstance(text, str) else text, self.ply + 1)
+        except MoveTextError:
+            return TerrainMove.parse(text, self.ply + 1)  # refused as typed
+
     def legal_moves(self) -> Iterator[TerrainMove]:
         """Every legal move, lazily: pieces in square order (a1, b1, ..., j10); for each piece
         its moves (destinations in square order), then its attacks, then its exit.
@@ -870,7 +882,8 @@ class TerrainState(NoChance):
 
     def board_text(self) -> str:
         """The position on several lines, for a terminal: rank 10 at the top, each square
-        its level and its piece (``R L G`` red Runner, Lancer, Guardian; ``r l g`` blue)."""
+        its level and its piece (``R L G`` red Runner, Lancer, Guardian; ``r l g`` blue),
+        then the score and the key (:data:`BOARD_KEY`)."""
         letters = ".RLGrlg"
         levels = self.terrain.levels
         lines = ["    " + "  ".join(FILES)]
@@ -878,7 +891,8 @@ class TerrainState(NoChance):
             cells = (f"{levels[r * SIZE + f]}{letters[self.board[r * SIZE + f]]}" for f in range(SIZE))
             lines.append(f"{r + 1:>2}  " + " ".join(cells))
         lines.append(f"score: red {self.scores[RED]}, blue {self.scores[BLUE]}; "
-                     f"move {self.moves_played + self.ply + 1} of {MAX_MOVES} (each square: level, then piece)")
+                     f"move {self.moves_played + self.ply + 1} of {MAX_MOVES}")
+        lines.append(BOARD_KEY)
         return "\n".join(lines)
 
     def reach(self, square: str) -> list[tuple[str, str]]:

@@ -77,7 +77,8 @@ def record(game_name: str, out: Path, setup: Mapping[str, Any] | None, players: 
     """Record a new game into ``out`` (which must not exist); returns the closing line.
 
     ``setup`` is the game's setup (for the terrain game it must give ``terrain_seed`` or
-    ``heightmap``: the map of the board played on); ``players`` the player ids (Sage
+    ``heightmap``: the map of the board played on; with ``vs`` a missing map is picked as
+    ``play`` picks one, and its seed said); ``players`` the player ids (Sage
     Stones: the colours at the table; default: the game's), ``roll`` lets the program
     roll the dice with ``seed`` (recorded in the header). With ``vs`` the engine plays
     every side but ``vs_as`` (default the first), its moves said and logged (:func:`vs_sides`).
@@ -85,9 +86,13 @@ def record(game_name: str, out: Path, setup: Mapping[str, Any] | None, players: 
     engine = get_game(game_name)
     _new_out(out)
     _check_roll(engine, roll)
+    picked = None
     if engine.map_fields and not (setup and any(f in setup for f in engine.map_fields)):
-        raise RecordError(f"record {engine.name}: expected --terrain-seed N or --terrain FILE, the map of the board "
-                          "played on (build --terrain-seed N prints board N)")
+        if vs is None:  # the players at the table have a board: the log must say which
+            raise RecordError(f"record {engine.name}: expected --terrain-seed N or --terrain FILE, the map of the board "
+                              "played on (build --terrain-seed N prints board N), or --vs PLAYER to have one picked")
+        picked = random.SystemRandom().randrange(2**32)  # against the engine: a map picked as play picks one
+        setup = engine.play_setup(setup, picked)
     if roll and seed is None:
         seed = random.SystemRandom().randrange(2**32)
     n = len(players) if players else engine.default_players(setup)
@@ -111,6 +116,9 @@ def record(game_name: str, out: Path, setup: Mapping[str, Any] | None, players: 
         _new_out(out)  # again, locked: another session may have made it since
         for text in engine.setup_warnings(full_setup):
             on_warning(text)
+        if picked is not None:
+            say(f"no map given: playing the map of --terrain-seed {picked} (build --terrain-seed {picked} prints its "
+                "board; the text board shows each square's level)")
         session = Session(engine, out, [header], [initial], say, seed if roll else None, vs=vs,
                            vs_sides=engine_sides)
         _log.write_log(out, session.records)
@@ -156,7 +164,7 @@ def vs_sides(ids: Sequence[str], vs: Player | None, vs_as: str | None) -> frozen
         if vs_as is not None:
             raise RecordError(f"--as {short_repr(vs_as)} without --vs: expected --vs PLAYER (search, search:300) too")
         return frozenset()
-    person = ids[0] if vs_as is None else vs_as
+    person = ids[0] if vs_as is None else next((i for i in ids if i == vs_as.lower()), vs_as)  # ids are lower-case
     if person not in ids:
         raise RecordError(f"--as {short_repr(vs_as)}: expected one of the sides {', '.join(ids)}")
     return frozenset(ids) - {person}

@@ -20,7 +20,7 @@ SHOW_MOVES = 120
 DICE_RE = re.compile(r"\s*([0-9])\s*[ ,-]?\s*([0-9])\s*[ ,-]?\s*([0-9])(?:\s+(\S.*?))?\s*")
 
 HELP = """\
-Enter a move in the log's notation, or one of:
+Enter a move in the log's notation (in any case), or one of:
   moves [SQUARE]    the legal moves (those of the piece or stack on SQUARE; with costs in the terrain game)
   undo              take back the last ply (or the dice just entered)
   show              show the position again

@@ -152,7 +152,7 @@ class Session:
             return None
         if move is not None:  # a move typed with the dice is read even where the dice decide the ply
             try:
-                rolled.parse_move(move)
+                rolled.read_move(move)
             except MoveParseError as e:  # refused with the dice: 1 2 3 zzz is a typo, never "zzz ignored"
                 self.say(f"refused: dice {_dice(dice)} and {e}; nothing recorded: enter the dice again (a move "
                          "after them is optional)")
@@ -173,7 +173,7 @@ class Session:
     def play(self, text: str) -> str | None:
         state = self.state
         try:
-            move = state.parse_move(text)
+            move = state.read_move(text)  # any case; the log gets str(move), the canonical text
             after, events = state.apply(move)
         except GameError as e:
             self.say(f"refused: {e}")
@@ -294,6 +294,7 @@ class Session:
         if self._chance_due():
             self.say("roll first: enter the three dice, such as 2 3 3")
             return
+        square = next((s for s in self.game.squares if s.lower() == square.lower()), square)  # B2 is b2
         shown = printable(square)
         costs = state.reach(square) if square else None  # moves with their costs (the terrain game)
         if costs is not None:

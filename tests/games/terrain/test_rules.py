@@ -987,7 +987,9 @@ def test_the_text_board_shows_each_squares_level_and_piece_rank_10_first():
         *(f"{r:>2}  {empty}" for r in (4, 3)),
         " 2  0. 0. 0G 0. 0. 0. 0. 0. 0. 0.",
         " 1  2R 0L 0. 0. 0. 0. 0. 0. 0. 0.",
-        "score: red 0, blue 2; move 18 of 200 (each square: level, then piece)",
+        "score: red 0, blue 2; move 18 of 200",
+        "key: each square is its level, then its piece: capitals are Red's, small letters Blue's "
+        "(R Runner, L Lancer, G Guardian), . no piece",
     ]
 
 
