@@ -25,9 +25,11 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from stratstone_cad.base.colours import display_colour, load_colours
-from stratstone_cad.errors import UserError, WorkersLost
+from stratstone_cad.errors import TableError, UserError, WorkersLost
 from stratstone_cad.registry import game_names
+from stratstone_cad.studio import play_routes
 from stratstone_cad.studio.part_making import PartMaker
+from stratstone_cad.studio.play_routes import PlayRoom
 from stratstone_cad.studio.set_builds import SetBuilds
 from stratstone_cad.studio.settings import Planned, form, plan, sets_of
 
@@ -79,6 +81,7 @@ class Studio:
     def __init__(self, out: Path, maker: PartMaker, builds: SetBuilds, printer: str | None = None,
                  game: str | None = None) -> None:
         self.out, self.maker, self.builds, self.printer, self.game = out, maker, builds, printer, game
+        self.room: PlayRoom | None = None  # the Play room's tables (app() makes it)
 
     async def planned(self, request: Request, game: str) -> Planned:
         sets = sets_of(request.query_params.getlist("set"))
@@ -227,7 +230,11 @@ def app(studio: Studio) -> ASGIApp:
               Route("/preview/{name}.glb", s.preview_glb), Route("/preview/{name}", s.preview), Route("/set/{game}", s.whole_set),
               Route("/download/{game}.zip", s.zipped),
               Route("/download/{game}/{file}", s.download)]
-    inner = Starlette(routes=routes, exception_handlers={UserError: _refused, WorkersLost: _workers_lost})
+    room = PlayRoom(s.out)
+    routes += play_routes.routes(room)
+    s.room = room
+    inner = Starlette(routes=routes, exception_handlers={UserError: _refused, WorkersLost: _workers_lost,
+                                                         TableError: play_routes.refused})
     return Guard(inner)
 
 
@@ -291,6 +298,6 @@ def refusal(scope: Scope) -> str | None:
     navigation = headers.get("sec-fetch-mode") == "navigate" and scope["path"] == "/"  # a shared link opens the page
     if headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none") and not navigation:
         return f"Sec-Fetch-Site {headers['sec-fetch-site'][:20]!r}: a request from another site's page; expected same-origin"
-    if scope["method"] not in ("GET", "HEAD"):
-        return f"method {scope['method'][:10]}: not allowed; expected GET or HEAD"
+    if scope["method"] not in ("GET", "HEAD") and not (scope["method"] == "POST" and scope["path"].startswith("/api/table/")):
+        return f"method {scope['method'][:10]}: not allowed; expected GET or HEAD (POST to the Play room's /api/table/)"
     return None
