@@ -191,15 +191,15 @@ class Table:
         raise TableError(f"seat {short_repr(token, 20)}: not a seat of table {self.id}; expected the token "
                          "of a seat a person holds", 403)
 
-    def _turn(self, token: Any, ply: Any) -> str:
-        """The side of ``token``, checked to be the one to move at ``ply`` (403, 409)."""
+    def _turn(self, token: Any, ply: Any, anyone: bool = False) -> str:
+        """The side of ``token``, checked to be the one to move at ``ply`` (403, 409), unless ``anyone``."""
         if self.result is not None:
             raise TableError(f"table {self.id}: the game is over ({self.result.text()}), nothing more to play", 409)
         side = self.side_of(token)
         if type(ply) is not int or ply != self.ply:
             raise TableError(f"ply {short_repr(ply, 20)}: the table is at ply {self.ply}; expected {self.ply} "
                              "(reload the table)", 409)
-        if self.state.to_move() != side:
+        if self.state.to_move() != side and not anyone:
             raise TableError(f"seat of {side}: {self.state.to_move()} is to "
                              f"{'roll' if self.roll_due() else 'move'}, not {side}", 403)
         return side
@@ -220,8 +220,13 @@ class Table:
         self._accept(str(self.state.parse_move(text)), after)
 
     def roll(self, token: Any, ply: Any, dice: Any) -> None:
-        """The physical dice a person rolled, entered (a table with ``entered_dice``)."""
-        self._turn(token, ply)
+        """The physical dice a person rolled, entered (a table with ``entered_dice``): the
+        roller's seat, or any person's when an engine rolls."""
+        roller = self.state.to_move()
+        if self.result is None and roller is not None and self.kinds.get(roller) != PERSON:
+            self._turn(token, ply, anyone=True)
+        else:
+            self._turn(token, ply)
         if not self.roll_due():
             raise TableError(f"roll: {self.state.to_move()} is to move, not to roll" if self.game.chance_field
                              else f"roll: {self.game.name} has no dice", 409)
