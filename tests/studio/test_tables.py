@@ -235,13 +235,20 @@ def test_the_other_seat_follows_a_move_live(studio: tuple[httpx.Client, Path]) -
     table, seats = new(client, "stratstone", players=["person", "person"], seed=9)
     t = client.get(f"/api/table/{table}").json()
     move = t["legal"][3]
+    deadline = time.monotonic() + 10  # the stream says it is alive every 15 s: a lost event fails then
+
+    def tables(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
+        for x in lines:
+            assert time.monotonic() < deadline, "no event came"
+            if x.startswith("data: "):
+                yield json.loads(x[6:])
+
     with client.stream("GET", f"/api/table/{table}/events") as stream:
-        lines = stream.iter_lines()
-        first = next(json.loads(x[6:]) for x in lines if x.startswith("data: "))
-        assert first["ply"] == 0
+        seen_by_red = tables(stream.iter_lines())
+        assert next(seen_by_red)["ply"] == 0
         with httpx.Client(base_url=str(client.base_url), trust_env=False) as other:
             other.post(f"/api/table/{table}/move", json={"move": move, "ply": 0, "seat": seats["yellow"]}).raise_for_status()
-        seen = next(json.loads(x[6:]) for x in lines if x.startswith("data: "))
+        seen = next(seen_by_red)
     assert seen["ply"] == 1 and seen["plies"] == [{"ply": 1, "player": "yellow", "move": move}]
 
 
