@@ -7,9 +7,11 @@ that goes on at the ply each table reached."""
 from __future__ import annotations
 
 import heapq
+import ipaddress
 import json
 import random
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -338,3 +340,28 @@ def test_a_studio_killed_goes_on_at_the_ply_each_table_reached(tmp_path: Path) -
         client.close()
         stop(p)
     check_log(log)
+
+
+def _loopback_name() -> str | None:
+    """This machine's name when it resolves to a loopback address (the tests listen nowhere else)."""
+    name = socket.gethostname()
+    try:
+        return name if ipaddress.ip_address(socket.gethostbyname(name)).is_loopback and name != "localhost" else None
+    except (OSError, ValueError):
+        return None
+
+
+@pytest.mark.skipif(_loopback_name() is None, reason="this machine's name does not resolve to a loopback address")
+def test_studio_host_name_is_accepted_in_the_host_header_and_the_join_link(tmp_path: Path) -> None:
+    name = _loopback_name()
+    p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "studio", "--no-browser", "--port", "0", "--host",
+                          str(name), "--out", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        port = p.stdout.readline().split()[1].rsplit(":", 1)[1].strip("/")  # type: ignore[union-attr]
+        with httpx.Client(base_url=f"http://{name}:{port}", trust_env=False, timeout=30) as client:
+            table, seats = new(client, "stratstone", players=["person", "person"])
+            svg = client.get(f"/api/table/{table}/join.svg", params={"seat": seats["yellow"]}).text
+            assert f"http://{name}:{port}/play?table={table}" in svg
+            assert client.get("/api/tables", headers={"Host": f"elsewhere:{port}"}).status_code == 403
+    finally:
+        stop(p)
