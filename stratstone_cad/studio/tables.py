@@ -269,7 +269,7 @@ class Table:
             self.clock.start(None if result is not None else after.to_move(), now)
             self.save_meta()
         if result is not None:
-            self.lock.close()
+            self.retire()
         self.touch()
 
     def finish(self, result: Result) -> None:
@@ -282,8 +282,15 @@ class Table:
             self.clock.charge(time.monotonic())
             self.clock.start(None, time.monotonic())
             self.save_meta()
-        self.lock.close()
+        self.retire()
         self.touch()
+
+    def retire(self) -> None:
+        """The game over: its lock let go, and only the last position kept (a finished table
+        is shown, never played on or taken back: its memory stays flat however many end)."""
+        self.lock.close()
+        self.states = self.states[-1:]
+        self._players.clear()
 
     def resign(self, token: Any) -> None:
         side = self._seated(token)
@@ -520,7 +527,9 @@ class Tables:
         c = meta.get("clock")
         if c is not None:
             table.clock = Clock(c["spec"], int(c["increment"]), {k: float(v) for k, v in c["left"].items()})
-        if table.result is None:
+        if table.result is not None:
+            table.states = table.states[-1:]
+        else:
             sweep_temporary(self.folder, re.escape(path.name))
             table.lock.enter_context(recording(path, f"table {table_id}"))
             if not _log.holds_as_written(path, records):
