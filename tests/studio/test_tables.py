@@ -289,6 +289,23 @@ def test_sage_stones_entered_dice_go_into_the_log_as_its_chance_lines(studio: tu
     check_log(folder / t["log"])
 
 
+def test_the_studios_dice_fall_from_the_seed_as_record_rolls_them(studio: tuple[httpx.Client, Path]) -> None:
+    client, folder = studio
+    table, seats = new(client, "sage-stones", players=["person", "person"], setup={"variant": "two-player"}, seed=8)
+    t = client.get(f"/api/table/{table}").json()
+    for _ in range(6):
+        assert not t["roll"] and t["dice"] and t["legal"], t  # the roll is there with the answer: its moves to click
+        t = client.post(f"/api/table/{table}/move", json={"move": t["legal"][0], "ply": t["ply"],
+                                                          "seat": seats[t["to_move"]]}).json()
+    game, rolled = get_game("sage-stones"), []
+    state = game.initial_state(t["players"], t["setup"])
+    for p in t["plies"]:
+        rolled.append(list(state.roll(random.Random(f"8/{p['ply']}"))))
+        state = state.apply_chance(p["dice"])[0].apply(p["move"])[0]
+    assert [p["dice"] for p in t["plies"]] == rolled and len(rolled) >= 6
+    check_log(folder / t["log"])
+
+
 def test_a_join_link_is_a_qr_code_of_the_seats_address(studio: tuple[httpx.Client, Path]) -> None:
     client, _ = studio
     table, seats = new(client, "stratstone", players=["person", "person"])
