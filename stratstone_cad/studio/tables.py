@@ -30,7 +30,7 @@ from typing import Any
 from stratstone_cad.base.fileio import atomic_write, sweep_temporary
 from stratstone_cad.engine.events import DRAW_AGREED, RESIGNATION, TIME_OUT, Result
 from stratstone_cad.engine.protocol import Game, State
-from stratstone_cad.errors import GameError, TableError, UserError, short_repr
+from stratstone_cad.errors import GameError, PlayerKindError, TableError, UserError, short_repr
 from stratstone_cad.log import logfile as _log
 from stratstone_cad.log.commands import header_error
 from stratstone_cad.log.record.lock import recording
@@ -562,7 +562,10 @@ def _checked(game: Game, body: Mapping[str, Any]) -> tuple[list[str], int, Any, 
                          "[\"person\", \"search:200\"] (person, greedy, random, search[:N])")
     for k in kinds:
         if k != PERSON:
-            make_player(k, game)  # PlayerKindError names the kind
+            try:
+                make_player(k, game)
+            except PlayerKindError as e:
+                raise TableError(f"players: {e} (or person: a seat for a person at a screen)") from None
     seed = body.get("seed")
     if seed is None:
         seed = random.SystemRandom().randrange(SEED_MAX + 1)
