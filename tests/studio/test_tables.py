@@ -6,6 +6,7 @@ that goes on at the ply each table reached."""
 
 from __future__ import annotations
 
+import asyncio
 import heapq
 import ipaddress
 import json
@@ -382,3 +383,24 @@ def test_studio_host_name_is_accepted_in_the_host_header_and_the_join_link(tmp_p
             assert client.get("/api/tables", headers={"Host": f"elsewhere:{port}"}).status_code == 403
     finally:
         stop(p)
+
+
+def test_a_clock_running_out_ends_the_game_with_no_request(tmp_path: Path) -> None:
+    from stratstone_cad.studio.play_routes import PlayRoom
+
+    async def game() -> Any:
+        room = PlayRoom(tmp_path)
+        table = room.tables.new("terrain", {"players": ["greedy", "person"], "clock": "1+0", "seed": 3})
+        assert table.clock is not None
+        table.clock.left["red"] = 30.0
+        table.clock.left["blue"] = 0.05  # the person's time all but gone when the engine has moved
+        room._go_on(table)  # what a request does after a change: the engine moves, the clock is armed
+        deadline = time.monotonic() + 30
+        while table.result is None and time.monotonic() < deadline:
+            await table.changed(table.version, 1.0)
+        return table
+
+    table = asyncio.run(game())
+    assert table.result is not None and table.result.to_json() == {"winner": "red", "reason": "out of time"}
+    assert [r.get("player") for r in table.records[1:-1]] == ["red"]
+    check_log(table.path)
