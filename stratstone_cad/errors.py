@@ -158,6 +158,15 @@ class RecordError(GameError):
     """A bad argument to ``record`` (an existing --out, a finished log to resume, ...)."""
 
 
+class TableError(UserError):
+    """A request the studio's Play room refuses, with its HTTP ``status``: 400 (bad input,
+    an illegal move), 403 (not this seat's), 404 (no such table), 409 (a stale ply)."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 def printable(text: str) -> str:
     """``text`` on one line with every control character escaped (``\\x1b``, ``\\n``,
     ``\\u2028``): a message may quote a log or a file, and a crafted one must not move the

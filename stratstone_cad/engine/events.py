@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 __all__ = [
     "DRAW_AGREED",
     "RESIGNATION",
+    "TIME_OUT",
     "Attacked",
     "BoardReset",
     "Captured",
@@ -40,6 +41,9 @@ RESIGNATION = "resignation"
 """The reason of a result line for a game resigned at the table (two players only)."""
 DRAW_AGREED = "draw agreed"
 """The reason of a result line for a draw the players agreed at the table."""
+TIME_OUT = "out of time"
+"""The reason of a result line for a game lost on the clock (two players only: the winner
+is the player whose time did not run out), as the studio's Play room writes it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,7 @@ the downloads, each answer made from the settings of its query (``set=NAME=VALUE
 
 Refused: a Host header that is not the address the client connected to (DNS rebinding), a
 request another site's page makes (its ``Origin`` or ``Sec-Fetch-Site`` says so), any
-method but GET and HEAD, a frame of another site's page (every answer says so); the page
+method but GET and HEAD (and POST to the Play room's /api/table/), a frame of another site's page (every answer says so); the page
 opened from another site builds nothing until the person asks. A value the checks refuse is HTTP 400 with the build's one-line
 message as plain text; a file the plan does not make, 404. File names come from the plan."""
 
@@ -25,9 +25,11 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from stratstone_cad.base.colours import display_colour, load_colours
-from stratstone_cad.errors import UserError, WorkersLost
+from stratstone_cad.errors import TableError, UserError, WorkersLost
 from stratstone_cad.registry import game_names
+from stratstone_cad.studio import play_routes
 from stratstone_cad.studio.part_making import PartMaker
+from stratstone_cad.studio.play_routes import PlayRoom
 from stratstone_cad.studio.set_builds import SKIPPED, SetBuilds, Ticket
 from stratstone_cad.studio.settings import Planned, form, plan, sets_of
 
@@ -79,6 +81,8 @@ class Studio:
     def __init__(self, out: Path, maker: PartMaker, builds: SetBuilds, printer: str | None = None,
                  game: str | None = None) -> None:
         self.out, self.maker, self.builds, self.printer, self.game = out, maker, builds, printer, game
+        self.room: PlayRoom | None = None  # the Play room's tables (app() makes it)
+        self.host_names: tuple[str, ...] = ()  # studio --host NAME: a Host header may name it (a second device)
 
     async def planned(self, request: Request, game: str) -> Planned:
         sets = sets_of(request.query_params.getlist("set"))
@@ -243,8 +247,12 @@ def app(studio: Studio) -> ASGIApp:
               Route("/preview/{name}.glb", s.preview_glb), Route("/preview/{name}", s.preview), Route("/set/{game}", s.whole_set),
               Route("/download/{game}.zip", s.zipped),
               Route("/download/{game}/{file}", s.download)]
-    inner = Starlette(routes=routes, exception_handlers={UserError: _refused, WorkersLost: _workers_lost})
-    return Guard(inner)
+    room = PlayRoom(s.out)
+    routes += play_routes.routes(room)
+    s.room = room
+    inner = Starlette(routes=routes, exception_handlers={UserError: _refused, WorkersLost: _workers_lost,
+                                                         TableError: play_routes.refused})
+    return Guard(inner, s.host_names)
 
 
 class Guard:
@@ -254,8 +262,8 @@ class Guard:
     before its answer began (the studio stopping) is answered 503 (:data:`STOPPED`). Every
     answer forbids other sites to frame it (:data:`FRAMING`)."""
 
-    def __init__(self, inner: ASGIApp) -> None:
-        self.inner = inner
+    def __init__(self, inner: ASGIApp, names: tuple[str, ...] = ()) -> None:
+        self.inner, self.names = inner, names
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -270,7 +278,7 @@ class Guard:
                 message = {**message, "headers": [*message.get("headers", []), *FRAMING]}
             await send(message)
 
-        why = refusal(scope)
+        why = refusal(scope, self.names)
         if why is not None:
             await PlainTextResponse(why, 403 if "method" not in why else 405)(scope, receive, sending)
             return
@@ -284,29 +292,32 @@ class Guard:
             raise
 
 
-def allowed_hosts(scope: Scope) -> set[str]:
+def allowed_hosts(scope: Scope, names_given: tuple[str, ...] = ()) -> set[str]:
     """The Host headers a request on this connection may carry: the address it connected to
-    (with its port; without it on port 80), and ``localhost`` for a loopback address."""
+    (with its port; without it on port 80), ``localhost`` for a loopback address, and the
+    name ``studio --host NAME`` was given (what a second device types or its QR code says)."""
     host, port = scope.get("server") or ("", 0)
     port = port or 80  # an ASGI server may leave the default port out
     names = {host, f"[{host}]"} if ":" in host else {host}
+    names |= {n.lower() for n in names_given if ":" not in n}
     if host in ("127.0.0.1", "::1"):
         names.add("localhost")
     return {f"{n}:{port}" for n in names} | (names if port == 80 else set())
 
 
-def refusal(scope: Scope) -> str | None:
-    """Why a request is refused, or None."""
+def refusal(scope: Scope, names: tuple[str, ...] = ()) -> str | None:
+    """Why a request is refused, or None (``names``: the names ``--host`` gave)."""
     headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-    host = headers.get("host", "")
-    if host not in allowed_hosts(scope):
-        return f"Host {host[:80]!r}: not this server's address; expected one of {', '.join(sorted(allowed_hosts(scope)))}"
+    host = headers.get("host", "").lower()
+    allowed = allowed_hosts(scope, names)
+    if host not in allowed:
+        return f"Host {host[:80]!r}: not this server's address; expected one of {', '.join(sorted(allowed))}"
     origin = headers.get("origin")
     if origin is not None and origin.split("://", 1)[-1] != host:
         return f"Origin {origin[:80]!r}: another site's page; expected none or this server's"
     navigation = headers.get("sec-fetch-mode") == "navigate" and scope["path"] == "/"  # a shared link opens the page
     if headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none") and not navigation:
         return f"Sec-Fetch-Site {headers['sec-fetch-site'][:20]!r}: a request from another site's page; expected same-origin"
-    if scope["method"] not in ("GET", "HEAD"):
-        return f"method {scope['method'][:10]}: not allowed; expected GET or HEAD"
+    if scope["method"] not in ("GET", "HEAD") and not (scope["method"] == "POST" and scope["path"].startswith("/api/table/")):
+        return f"method {scope['method'][:10]}: not allowed; expected GET or HEAD (POST to the Play room's /api/table/)"
     return None

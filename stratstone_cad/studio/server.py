@@ -112,6 +112,7 @@ def serve(game: str | None, host: str, port: int, browser: bool, out: Path | Non
     start_fork_server()  # here, in the main thread: the server dies with the thread that started it
     maker = PartMaker(out, worker_pool(jobs), run_job, new_pool=lambda: worker_pool(jobs))
     studio = Studio(out, maker, SetBuilds(out, jobs), printer, game)
+    studio.host_names = (host,)  # the address as given: a name is accepted in the Host header too
     config = uvicorn.Config(app(studio), log_level="warning", timeout_graceful_shutdown=STOP_WAIT_S, lifespan="off",
                             access_log=False)
     logging.getLogger("uvicorn.error").addFilter(QuietStop())  # after the Config: it sets uvicorn's logging up

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from stratstone_cad.engine.events import DRAW_AGREED, RESIGNATION, Event, Result
+from stratstone_cad.engine.events import DRAW_AGREED, RESIGNATION, TIME_OUT, Event, Result
 from stratstone_cad.engine.protocol import Game, State
 from stratstone_cad.errors import GameError, LogError, UnknownGameError, counted, short_repr
 from stratstone_cad.log.logfile.reading import SeekPoint, _read_lines, _Where
@@ -185,11 +185,12 @@ class LogWalk:
             players = self.header.players
             if logged.reason == DRAW_AGREED:  # an agreed end, but not as the format writes one
                 raise LogError(f"{said}: a draw agreed has no winner, expected winner null")
-            if logged.reason == RESIGNATION and len(players) != 2:
-                raise LogError(f"{said}: a resignation ends only a two-player game, this one has "
+            what = {RESIGNATION: "a resignation", TIME_OUT: "a loss on time"}.get(logged.reason)
+            if what and len(players) != 2:
+                raise LogError(f"{said}: {what} ends only a two-player game, this one has "
                                f"{counted(len(players), 'player')}; expected a draw agreed or the game played on")
-            if logged.reason == RESIGNATION:
-                raise LogError(f"{said}: a resignation names its winner, expected winner {' or '.join(players)}")
+            if what:
+                raise LogError(f"{said}: {what} names its winner, expected winner {' or '.join(players)}")
             raise LogError(f"{said} but the game is not over after {counted(state.ply, 'ply', 'plies')}")
         if actual != logged:
             raise LogError(f"line {line_no}: result says {_cut(logged.text(), 80)} but the moves give {actual.text()}")
@@ -197,8 +198,9 @@ class LogWalk:
 
 def agreed_end(result: Result, players: Sequence[str]) -> bool:
     """A result the players agreed at the table before the rules ended the game: a
-    resignation in a two-player game (the winner is the other player) or a draw agreed."""
-    if result.reason == RESIGNATION:
+    resignation or a loss on time in a two-player game (the winner is the other player)
+    or a draw agreed."""
+    if result.reason in (RESIGNATION, TIME_OUT):
         return len(players) == 2 and result.winner in players
     return result.reason == DRAW_AGREED and result.winner is None
 
