@@ -277,6 +277,7 @@ def replay_glb(rep: Any, seconds_per_ply: float = 1.0, header: Mapping[str, Any]
     from stratstone_cad.viewer.meshes import asset_mesh
     from stratstone_cad.viewer.overlays.style import GHOST_COLOUR, GHOST_OPACITY
     from stratstone_cad.viewer.replay import level_colours
+    from stratstone_cad.viewer.replay.loading import start_lines
     from stratstone_cad.viewer.review_strip import page_review
 
     b = GlbBuilder()
@@ -288,6 +289,7 @@ def replay_glb(rep: Any, seconds_per_ply: float = 1.0, header: Mapping[str, Any]
     plies = _ply_extras(rep, seconds_per_ply, words)
     b.doc["scenes"][0]["name"] = rep.title
     extras: dict[str, Any] = {"kind": "replay", "title": rep.title, "game": rep.game, "header": dict(header or {}),
+                              "start": start_lines(rep),
                               "secondsPerPly": seconds_per_ply, "pitch": rep.table.pitch_mm / 1000,
                               "overlay": {**overlay_style(rep.table.pitch_mm), "showReach": reach}}
     if rep.review:  # the evaluation strip along the timeline, and how the ghost is drawn

@@ -289,6 +289,8 @@ export function start() {
       const parts = extras.parts || [];
       lines.push(extras.title);
       lines.push(parts.slice(0, 12).join(', ') + (parts.length > 12 ? ` and ${parts.length - 12} more` : ''));
+    } else if (ply === 0 && extras.start) {
+      lines.push(...extras.start); // the window's caption of the start: the game (or a puzzle's task), who moves first
     } else if (ply === 0) {
       lines.push(`${extras.title}: start, ${count} ${count === 1 ? 'ply' : 'plies'}`);
       lines.push((extras.header.players || []).join(', '));

@@ -16,12 +16,12 @@ import numpy as np
 
 from stratstone_cad.base.colours import rgb
 from stratstone_cad.base.processes import called_back
-from stratstone_cad.errors import ParameterError, counted, short_repr
+from stratstone_cad.errors import ParameterError, short_repr
 from stratstone_cad.viewer.meshes import asset_mesh
 from stratstone_cad.viewer.overlays.actors import Overlays
 from stratstone_cad.viewer.overlays.text import font_px
 from stratstone_cad.viewer.preview import BACKGROUND, new_plotter, polydata, project
-from stratstone_cad.viewer.replay.loading import GameOnTable
+from stratstone_cad.viewer.replay.loading import GameOnTable, start_lines
 from stratstone_cad.viewer.review_strip import caption_line
 
 # the scene's look (docs/benchmarks.md has what each costs)
@@ -85,7 +85,7 @@ def _overlay(rep: GameOnTable, ply: int, done: bool = True) -> str:
     result, once it is ``done`` (before, the facts of the ply before, and the words without
     the result)."""
     if ply == 0:
-        return f"{rep.title}: start, {counted(rep.count, 'ply', 'plies')}\n{', '.join(rep.players)}"
+        return "\n".join(start_lines(rep))
     p = rep.plies[ply - 1]
     head = f"ply {p.number}/{rep.count}   {p.player}   {p.move}"
     if p.dice:
