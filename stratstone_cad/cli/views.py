@@ -108,6 +108,8 @@ def add_replay(sub: Any) -> None:
                          "--review --json wrote) or, without FILE, made now (300 simulations a ply)")
     rp.add_argument("--puzzle", metavar="N", type=integer, default=None,
                     help="LOG is a puzzle file (stratstone-cad puzzles): show puzzle N's position (from 1)")
+    rp.add_argument("--solution", action="store_true",
+                    help="with --puzzle: show the answer (in the caption, and drawn as a ghost) and print it")
     rp.add_argument("--ply", metavar="N", type=integer, default=None,
                     help="with --out FILE.png: the position after ply N (0: the start)")
     rp.add_argument("--plies", metavar="FIRST-LAST", default=None,
@@ -153,12 +155,21 @@ def cmd_replay(args: argparse.Namespace) -> int:
             raise UserError(f"--plies {short_repr(args.plies)}: expected FIRST-LAST such as 10-20, with --out "
                             "FILE.gif, FILE.mp4 or a folder")
         plies = (int(m[1]), int(m[2]))
+    if args.solution and args.puzzle is None:
+        raise UserError("--solution: only with --puzzle N (the answer of a puzzle)")
+    puzzle = None
     if args.puzzle is not None:
-        from stratstone_cad.analysis.puzzles import position_log
+        from stratstone_cad.analysis.puzzles import read_puzzle
 
         folder = tempfile.TemporaryDirectory(prefix="stratstone-puzzle-")  # removed when the command ends
-        args.log = position_log(args.log, args.puzzle, Path(folder.name))
+        puzzle = read_puzzle(args.log, args.puzzle, Path(folder.name))
+        args.log = puzzle.log
     rep = replay.load(args.log, parse_set(args.sets), args.params)
+    if puzzle is not None:
+        rep.puzzle = (puzzle.heading, *([f"solution: {puzzle.solution}"] if args.solution else []))
+        rep.answer = (puzzle.state, puzzle.solution) if args.solution else None
+        for line in rep.puzzle:
+            print(printable(line))
     if args.review is not None:
         from stratstone_cad.viewer.review_strip import load_review
 

@@ -156,8 +156,12 @@ class Plan:
     def ghost(self, ply: Any) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """The best move of a ply the review classes a mistake or a blunder, as a ghost: its
         path (a walk, a sowing, an exit) as tubes and an outline round the square it ends on
-        (a move's last square, a sowing's, a placement's). Nothing for another ply, or
+        (a move's last square, a sowing's, a placement's); on a puzzle's position (its last
+        ply) with ``replay --solution``, the puzzle's answer. Nothing for another ply, or
         without a review."""
+        answer = getattr(self.rep, "answer", None)  # a replay's GameOnTable has one; a bare table may not
+        if answer is not None and (ply.number if ply is not None else 0) == self.rep.count:  # a puzzle's solution
+            return self._ghost(answer[0].apply(answer[1])[1])
         review = self.rep.review[ply.number - 1] if ply is not None and self.rep.review else None
         if review is None or review.cls not in GHOSTED or review.best == review.move or ply.before is None:
             return [], []
@@ -166,6 +170,10 @@ class Plan:
         except GameError:  # a review file of another game that has as many plies
             raise LogError(f"review: ply {ply.number}: best move {short_repr(review.best)} is not legal there; expected "
                            "the review of this log (check-log --review --json)") from None
+        return self._ghost(events)
+
+    def _ghost(self, events: Sequence[Any]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """A move's events as a ghost: its path as tubes, an outline round the square it ends on."""
         k = _Sketch()
         ends = []
         for e in events:

@@ -79,7 +79,8 @@ class GameOnTable:
     board_bounds: tuple[np.ndarray, np.ndarray]
     review: Sequence[Any] | None = None  # replay --review: a PlyReview a ply (viewer/review_strip.py)
     to_move: str | None = None  # the player to move (or roll) first, said at the start
-    heading: str | None = None  # what the start says instead of the game's title and length (a puzzle's task)
+    puzzle: tuple[str, ...] = ()  # replay --puzzle: the caption of the position (the task; the solution on request)
+    answer: tuple[Any, str] | None = None  # replay --puzzle --solution: the position's state and its answer, drawn
 
     @property
     def count(self) -> int:
@@ -101,7 +102,9 @@ class GameOnTable:
 def start_lines(rep: GameOnTable) -> list[str]:
     """The caption before the first ply: the game and its length (or a puzzle's task), the
     players, and who moves first (the window, the stills and the page say the same)."""
-    lines = [rep.heading or f"{rep.title}: start, {counted(rep.count, 'ply', 'plies')}", ", ".join(rep.players)]
+    if rep.puzzle:
+        return list(rep.puzzle)
+    lines = [f"{rep.title}: start, {counted(rep.count, 'ply', 'plies')}", ", ".join(rep.players)]
     if rep.to_move:
         lines.append(f"{rep.to_move} to move")
     return lines

@@ -90,6 +90,8 @@ def _overlay(rep: GameOnTable, ply: int, done: bool = True) -> str:
     head = f"ply {p.number}/{rep.count}   {p.player}   {p.move}"
     if p.dice:
         head += "   dice " + "-".join(str(d) for d in p.dice)
+    if rep.puzzle and ply == rep.count and done:  # a puzzle's position: its task, after the ply that led to it
+        return "\n".join([*rep.puzzle, f"the position after {head.replace('   ', ' ')}"])
     words = p.explain
     if rep.result and ply == rep.count:  # the result has its own line, the last, once the ply is done
         kept = []
