@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from stratstone_cad.analysis.review import CLASSES, DEFAULT_BUDGET, PlyReview, review_log
+from stratstone_cad.analysis.review import CLASSES, PlyReview, review_log
 from stratstone_cad.base.colours import display_colour, load_colours, rgb
 from stratstone_cad.base.fileio import read_user_file
 from stratstone_cad.errors import LogError, counted, short_repr
@@ -42,10 +42,10 @@ STRIP_FRACTION = 0.07
 REVIEW_FILE_LIMIT = 64 * 2**20
 
 
-def load_review(log: Path, saved: Path | None, budget: int = DEFAULT_BUDGET) -> list[PlyReview]:
+def load_review(log: Path, saved: Path | None, budget: int | None = None) -> list[PlyReview]:
     """The review of the log ``log``: read from ``saved`` (what ``check-log --review --json``
     wrote; it must be of this log, ply by ply: :func:`check_review_line`) or made now with
-    ``budget`` simulations a ply."""
+    ``budget`` simulations a ply (None: the game's own, as check-log --review)."""
     if saved is None:
         return list(review_log(log, budget))
     with walk_log(log) as w:
