@@ -159,18 +159,60 @@ class Plan:
         (a move's last square, a sowing's, a placement's); on a puzzle's position (its last
         ply) with ``replay --solution``, the puzzle's answer. Nothing for another ply, or
         without a review."""
+        found = self._ghost_move(ply)
+        return self._ghost(found[0]) if found is not None else ([], [])
+
+    def _ghost_move(self, ply: Any) -> tuple[list[Any], Mapping[str, Any]] | None:
+        """The events of the move a ghost shows at ``ply`` (a puzzle's answer on its
+        position, or the review's best move where the one played was a mistake or a
+        blunder) and where every piece rested before it; None where none is shown."""
         answer = getattr(self.rep, "answer", None)  # a replay's GameOnTable has one; a bare table may not
         if answer is not None and (ply.number if ply is not None else 0) == self.rep.count:  # a puzzle's solution
-            return self._ghost(answer[0].apply(answer[1])[1])
+            return answer[0].apply(answer[1])[1], self.rep.rest(self.rep.count)
         review = self.rep.review[ply.number - 1] if ply is not None and self.rep.review else None
         if review is None or review.cls not in GHOSTED or review.best == review.move or ply.before is None:
-            return [], []
+            return None
         try:
             _, events = ply.before.apply(review.best)
         except GameError:  # a review file of another game that has as many plies
             raise LogError(f"review: ply {ply.number}: best move {short_repr(review.best)} is not legal there; expected "
                            "the review of this log (check-log --review --json)") from None
-        return self._ghost(events)
+        return events, self.rep.rest(ply.number - 1)
+
+    def ghost_piece(self, ply: Any) -> tuple[str, tuple[float, float, float]] | None:
+        """The piece the ghost's move would move (the walker, the gem or stone placed, from
+        the hand, the sown stack's last stone) and where it would come to rest (mm, its
+        bottom centre, on what stands on the square): drawn there itself, translucent.
+        None where no ghost is shown, or its move ends no piece on a square (an exit)."""
+        found = self._ghost_move(ply)
+        if found is None:
+            return None
+        events, rest = found
+        seats = self.rep.table.seats
+        spots = {(round(x, 3), round(y, 3)) for x, y, _ in seats.values()}
+
+        def on(square: str) -> list[str]:
+            x, y, _ = seats[square]
+            return sorted((p for p, at in rest.items() if at is not None and abs(at[0] - x) < 1e-6
+                           and abs(at[1] - y) < 1e-6), key=lambda p: rest[p][2])
+
+        pid, to = None, None
+        for e in events:
+            if isinstance(e, Moved):
+                pid, to = (on(e.path[0]) or [None])[-1], e.path[-1]
+            elif isinstance(e, Placed):
+                hand = sorted(p for p, piece in self.rep.pieces.items() if piece.colour == e.stone and
+                              (rest.get(p) is None or (round(rest[p][0], 3), round(rest[p][1], 3)) not in spots))
+                pid, to = (hand or [None])[0], e.square
+            elif isinstance(e, Sown):
+                pid = (on(e.origin) or [None])[-1] if e.step == 1 else pid
+                to = e.square
+            elif isinstance(e, Exited):
+                pid = to = None
+        if pid is None or to is None:
+            return None
+        x, y, z = seats[to]
+        return pid, (x, y, z + sum(self.rep.heights[p] for p in on(to) if p != pid))
 
     def _ghost(self, events: Sequence[Any]) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """A move's events as a ghost: its path as tubes, an outline round the square it ends on."""
@@ -179,8 +221,8 @@ class Plan:
         for e in events:
             if isinstance(e, (Moved, Sown, Exited)):
                 getattr(self, f"draw_{e.kind.replace(' ', '_')}")(e, (), k)
-            if isinstance(e, (Moved, Sown, Placed)):
-                ends = [e.path[-1] if isinstance(e, Moved) else e.square]
+            if isinstance(e, (Moved, Sown, Placed, Attacked)):
+                ends = [e.path[-1] if isinstance(e, Moved) else e.target if isinstance(e, Attacked) else e.square]
         tubes = [*k.tubes, self._sowing(k.sown)] if k.sown else k.tubes
         half = 0.46 * self.pitch
         outlines = [q for sq in ends for x, y, _ in [self.rep.table.seats[sq]]
