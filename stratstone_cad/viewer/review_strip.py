@@ -37,6 +37,9 @@ LIGHT = (235, 235, 235)
 """A column's lit part, two players."""
 CLASS_COLOURS = {"inaccuracy": (240, 200, 40), "mistake": (240, 130, 20), "blunder": (220, 30, 30)}
 """The dot under a ply of these classes (RGB)."""
+STRIP_KEY = ("strip along the bottom: a column a ply, its height the first player's expected score (more players: the "
+             "mover's, in the mover's colour), the ply shown marked; dots yellow inaccuracy, orange mistake, red blunder")
+"""The strip's key, the last part of the caption's key line where a replay has a review."""
 STRIP_FRACTION = 0.07
 """The strip's height, as a fraction of the frame's."""
 REVIEW_FILE_LIMIT = 64 * 2**20

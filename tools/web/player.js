@@ -327,6 +327,7 @@ export function start() {
           lines.push(`${key.replace(/_/g, ' ')}: ` + Object.entries(value).map(([a, b]) => `${a} ${b}`).join(', '));
         }
       }
+      if (p.key) lines.push(p.key); // what each mark drawn means, last as in the window
       if (ply === count && extras.result) lines.push(extras.result);
     }
     return lines.join('\n');

@@ -153,6 +153,45 @@ class Plan:
         return Drawing(tuple(tubes), tuple(steps), (halos[0], halos[1]), (sums[0], sums[1]), band[0], band[1],
                        rings, cells, lit, stars, costs)
 
+    def key(self, ply: Any) -> str:
+        """``key: blue frame from, orange frame to; magenta the path, ...``: what each mark
+        drawn for ``ply`` (None: the start) means, named by its colour, for the caption's last
+        line (the window, the pictures and the page). Read from the ply's events, not its
+        drawings: the caption is measured over many plies and the reach costs a search."""
+        from stratstone_cad.viewer.review_strip import STRIP_KEY
+
+        parts = []
+        if ply is not None:
+            kinds = {n.event.kind for n in ply.named}
+            events = [n.event for n in ply.named]
+            if len(ply.squares) == 2:
+                parts.append("blue frame from, orange frame to")
+            elif ply.squares:
+                parts.append("blue frame the square played")
+            if kinds & {"moved", "exited"}:
+                costs = any(getattr(e, "costs", ()) for e in events)
+                parts.append("magenta the path" + (" (numbers: each step's cost)" if costs else ""))
+            if "sown" in kinds:
+                parts.append("magenta the sowing (numbers: its order)")
+            if "trapped" in kinds:
+                parts.append("magenta line a trap")
+            if "attacked" in kinds:
+                parts.append("magenta ring the attacker, cyan ring the defender, each with its sum")
+            if any(isinstance(e, DiceRolled) and e.column is not None for e in events) and "placed" in kinds:
+                parts.append("cyan band the column the dice allow")
+            if any(isinstance(e, GameOver) and e.lines for e in events):
+                parts.append("cyan rings the winning line")
+            if self.reach and kinds & {"moved", "attacked", "exited"}:
+                parts.append("white squares where the piece could go (numbers: the cost; cyan star: a special move, "
+                             "arrow: an exit)")
+            if self._ghost_move(ply) is not None:
+                answer = getattr(self.rep, "answer", None) is not None and ply.number == self.rep.count
+                parts.append(f"green ghost {'the answer' if answer else 'the best move'}: its path and the piece "
+                             "where it would rest")
+        if self.rep.review:
+            parts.append(STRIP_KEY)
+        return "key: " + "; ".join(parts) if parts else ""
+
     def ghost(self, ply: Any) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """The best move of a ply the review classes a mistake or a blunder, as a ghost: its
         path (a walk, a sowing, an exit) as tubes and an outline round the square it ends on

@@ -206,7 +206,12 @@ class Scene:
             step = len(plies) / CAPTION_SAMPLES
             plies = sorted({plies[int(i * step)] for i in range(CAPTION_SAMPLES)} | {plies[-1]})
         caption = self.overlays.caption
-        return max([TEXT_LINES, *(caption.wrap(_overlay(self.rep, ply)).count("\n") + 1 for ply in plies)])
+        return max([TEXT_LINES, *(caption.wrap(self._text(ply, True)).count("\n") + 1 for ply in plies)])
+
+    def _text(self, ply: int, done: bool) -> str:
+        """The caption of ``ply``: what :func:`_overlay` says, then the key of the marks drawn."""
+        key = self.overlays.key(self.rep.plies[ply - 1] if ply else None)
+        return _overlay(self.rep, ply, done) + (f"\n{key}" if key else "")
 
     def _view(self) -> None:
         """Look at the board and the pieces in play from the first player's side, as large
@@ -390,7 +395,7 @@ class Scene:
                 actor.SetVisibility(True)
         done = ply == 0 or u >= 1.0
         if (ply, done) != self.shown:
-            self.overlays.show(ply, done, _overlay(rep, ply, done))
+            self.overlays.show(ply, done, self._text(ply, done))
             self.shown = (ply, done)
         if ply != self.ply:
             squares = rep.plies[ply - 1].squares if ply else ()
