@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ from stratstone_cad.engine.protocol import Move, State
 from stratstone_cad.errors import GameError, LogError, PuzzleError, counted, short_repr
 from stratstone_cad.log import logfile as _log
 
-__all__ = ["find_puzzles", "position_log", "solution", "write_puzzles"]
+__all__ = ["Puzzle", "find_puzzles", "position_log", "read_puzzle", "solution", "write_puzzles"]
 
 
 PUZZLE_FILE_LIMIT = 256 * 2**20
@@ -115,11 +116,46 @@ def _same_file(a: Path, b: Path) -> bool:
         return a == b
 
 
+@dataclass(frozen=True)
+class Puzzle:
+    """One puzzle of a puzzle file, ready to show: ``log``, the game up to its position
+    (written by :func:`read_puzzle`); ``number`` (from 1), the ``player`` to move, its
+    ``kind`` (``"win"`` or ``"save"``), its ``solution`` (the log's notation) and the
+    ``dice`` rolled for the move, if the game rolls."""
+
+    log: Path
+    number: int
+    player: str
+    kind: str
+    solution: str
+    dice: tuple[int, ...] | None = None
+    state: Any = field(default=None, repr=False, compare=False)  # the position, its dice rolled
+
+    @property
+    def task(self) -> str:
+        """``red to move, win in one``; ``... save the game in one`` (one move keeps the
+        next player from winning at once); the dice, if any, after the player."""
+        rolled = f" (dice {'-'.join(map(str, self.dice))})" if self.dice else ""
+        goal = "win in one" if self.kind == "win" else "save the game in one (any other move loses at once)"
+        return f"{self.player} to move{rolled}, {goal}"
+
+    @property
+    def heading(self) -> str:
+        """``puzzle 1: red to move, win in one``: what replay prints and captions."""
+        return f"puzzle {self.number}: {self.task}"
+
+
 def position_log(puzzles: Path, number: int, folder: Path) -> Path:
     """The log of puzzle ``number`` (from 1) of the file ``puzzles``, written into
-    ``folder``: the game up to the puzzle's position, for the replay to show. The puzzle is
-    checked first (its position replays, it is of the game it names, its solution is a legal
-    move there); a fault is a LogError naming the puzzle file's line."""
+    ``folder`` (see :func:`read_puzzle`)."""
+    return read_puzzle(puzzles, number, folder).log
+
+
+def read_puzzle(puzzles: Path, number: int, folder: Path) -> Puzzle:
+    """Puzzle ``number`` (from 1) of the file ``puzzles``, its log written into ``folder``:
+    the game up to the puzzle's position, for the replay to show. The puzzle is checked
+    first (its position replays, it is of the game it names, its solution is a legal move
+    there); a fault is a LogError naming the puzzle file's line."""
     data = read_user_file(puzzles, "puzzle file", PUZZLE_FILE_LIMIT, "a file stratstone-cad puzzles writes", PuzzleError)
     lines = data.decode("utf-8", errors="replace").splitlines()
     if not 1 <= number <= len(lines):
@@ -129,8 +165,8 @@ def position_log(puzzles: Path, number: int, folder: Path) -> Path:
         puzzle = json.loads(lines[number - 1])
         records = puzzle["position"]["log"]
         dice = puzzle["position"].get("dice")
-        game, answer = str(puzzle["game"]), str(puzzle["solution"])
-        if not isinstance(records, list):
+        game, answer, kind = str(puzzle["game"]), str(puzzle["solution"]), puzzle["kind"]
+        if not isinstance(records, list) or kind not in ("win", "save"):
             raise TypeError
     except (ValueError, KeyError, TypeError, AttributeError):
         raise LogError(f"{where}: not a puzzle (expected a line stratstone-cad puzzles writes)") from None
@@ -151,4 +187,4 @@ def position_log(puzzles: Path, number: int, folder: Path) -> Path:
         raise LogError(f"{where}: solution {short_repr(answer)}: {e}; expected a legal move of its position") from None
     log = folder / f"puzzle-{number}.jsonl"
     _log.write_log(log, records)
-    return log
+    return Puzzle(log, number, str(state.to_move()), kind, answer, tuple(dice) if dice is not None else None, state)

@@ -43,11 +43,14 @@ from stratstone_cad.engine.protocol import Game, Move, State
 from stratstone_cad.errors import ReviewError, short_repr
 from stratstone_cad.log import logfile as _log
 
-__all__ = ["CLASSES", "DEFAULT_BUDGET", "FORCED", "THRESHOLDS", "PlyReview", "accuracy", "classify",
+__all__ = ["CLASSES", "DEFAULT_BUDGET", "FORCED", "THRESHOLDS", "PlyReview", "accuracy", "budget_line", "budget_of",
+           "classify",
            "parse_budget", "review_lines", "review_log", "review_position", "summary_lines"]
 
-DEFAULT_BUDGET = 300
-"""Simulations a ply without ``--budget``: the ``search`` player's default."""
+DEFAULT_BUDGET = Game.search_simulations
+"""Simulations a ply of a game that sets no budget of its own: the ``search`` player's default. A game's
+review without ``--budget`` searches with the game's own ``search_simulations`` (:func:`budget_of`):
+Sage Stones 2,000, the others 300, as the ``search`` player does."""
 THRESHOLDS = ((0.02, "excellent"), (0.05, "good"), (0.10, "inaccuracy"), (0.20, "mistake"))
 """chess.com's classes by the loss of expected score: each up to its bound; beyond the last, ``blunder``."""
 FORCED = "forced"
@@ -67,6 +70,21 @@ def parse_budget(text: str) -> int:
     if not MIN_SIMULATIONS <= value <= MAX_SIMULATIONS:
         raise ReviewError(f"--budget {value}: out of range, {expected}")
     return value
+
+
+def budget_of(path: Path, simulations: int | None = None) -> int:
+    """The simulations a ply the review of the log ``path`` searches with: ``simulations``
+    (``--budget``), else its game's own ``search_simulations``; the log's header is checked
+    as check-log checks it."""
+    if simulations is not None:
+        return simulations
+    with _log.walk_log(path) as r:
+        return int(r.game.search_simulations)
+
+
+def budget_line(simulations: int) -> str:
+    """``reviewed at 2,000 simulations a ply``: what the review says of its budget."""
+    return f"reviewed at {simulations:,} simulation{'s' * (simulations != 1)} a ply"
 
 
 def classify(loss: float) -> str:
@@ -237,26 +255,31 @@ def _bot_class() -> type:
     return ReviewBot
 
 
-def review_log(path: Path, simulations: int = DEFAULT_BUDGET) -> Iterator[PlyReview]:
-    """Each ply of the log ``path`` reviewed, as it goes; the log is checked as check-log
-    checks it (a log of another rules version is refused by its header) and a fault stops
-    the review with the same :class:`~stratstone_cad.errors.LogError`."""
+def review_log(path: Path, simulations: int | None = None) -> Iterator[PlyReview]:
+    """Each ply of the log ``path`` reviewed, as it goes, with ``simulations`` a ply (None:
+    the game's own budget, :func:`budget_of`); the log is checked as check-log checks it (a
+    log of another rules version is refused by its header) and a fault stops the review
+    with the same :class:`~stratstone_cad.errors.LogError`."""
     with _log.walk_log(path) as r:
+        budget = r.game.search_simulations if simulations is None else simulations
         for step in r:
             state = step.before if step.chance is None else step.before.apply_chance(step.chance)[0]
-            yield review_position(r.game, state, state.parse_move(step.move), simulations, step.ply)
+            yield review_position(r.game, state, state.parse_move(step.move), budget, step.ply)
 
 
-def review_lines(path: Path, simulations: int = DEFAULT_BUDGET, *, as_json: bool = False) -> Iterator[str]:
+def review_lines(path: Path, simulations: int | None = None, *, as_json: bool = False) -> Iterator[str]:
     """``check-log --review``'s lines as they come: a ply a line (:meth:`PlyReview.line`, or
-    its JSON object with ``as_json``), then the text's summary (:func:`summary_lines`). A log
-    without a ply gets check-log's line and ``nothing to review`` (its JSON: no line)."""
+    its JSON object with ``as_json``), then the text's summary (:func:`summary_lines`) and
+    the budget (:func:`budget_line`; None: the game's own). A log without a ply gets
+    check-log's line and ``nothing to review`` (its JSON: no line)."""
     reviews = []
-    for r in review_log(path, simulations):
+    budget = budget_of(path, simulations)
+    for r in review_log(path, budget):
         reviews.append(r)
         yield json.dumps(r.to_json(), ensure_ascii=False) if as_json else r.line()
     if not as_json:
-        yield from summary_lines(reviews) if reviews else [f"{_log.validate(path).summary()}: nothing to review"]
+        yield from [*summary_lines(reviews), budget_line(budget)] if reviews else \
+            [f"{_log.validate(path).summary()}: nothing to review"]
 
 
 def summary_lines(reviews: Sequence[PlyReview]) -> list[str]:

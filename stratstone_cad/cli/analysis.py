@@ -16,7 +16,8 @@ def add_review_flags(ck: Any) -> None:
                          "number (its class: best, excellent, good, inaccuracy, mistake, blunder or forced; the best "
                          "move; the mover's expected score before and after), then each player's accuracy and counts")
     ck.add_argument("--budget", metavar="N", default=None,
-                    help="with --review: simulations a ply (default 300, about 1 s a Stratstone ply)")
+                    help="with --review: simulations a ply (default: the game's own search budget, as the search player's: "
+                         "Sage Stones 2,000, the others 300, about 1 s a Stratstone ply)")
     ck.add_argument("--json", action="store_true",
                     help="with --review: one JSON object a ply (ply, player, move, best, class, expected_before, "
                          "expected_after, legal_moves) instead of text")
@@ -32,7 +33,7 @@ def cmd_review(args: argparse.Namespace) -> int:
                         "check-log --review FILE [--budget N] [--json]")
     if args.explain:
         raise UserError("--explain and --review: expected one of them")
-    budget = review.DEFAULT_BUDGET if args.budget is None else review.parse_budget(args.budget)
+    budget = None if args.budget is None else review.parse_budget(args.budget)
     for line in review.review_lines(args.file, budget, as_json=args.json):
         print(printable(line), flush=True)  # moves and ids are the log's text
     return 0

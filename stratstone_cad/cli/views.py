@@ -105,9 +105,12 @@ def add_replay(sub: Any) -> None:
                          "(in the window, the pictures and films, and the page of --out FILE.html, where a click on "
                          "it goes to its ply), each ply's class in the caption and, where the move played was a "
                          "mistake or a blunder, the best move as a green ghost; read from FILE (what check-log "
-                         "--review --json wrote) or, without FILE, made now (300 simulations a ply)")
+                         "--review --json wrote) or, without FILE, made now at the game's own search budget (Sage Stones "
+                         "2,000 simulations a ply, the others 300)")
     rp.add_argument("--puzzle", metavar="N", type=integer, default=None,
                     help="LOG is a puzzle file (stratstone-cad puzzles): show puzzle N's position (from 1)")
+    rp.add_argument("--solution", action="store_true",
+                    help="with --puzzle: show the answer (in the caption, and drawn as a ghost) and print it")
     rp.add_argument("--ply", metavar="N", type=integer, default=None,
                     help="with --out FILE.png: the position after ply N (0: the start)")
     rp.add_argument("--plies", metavar="FIRST-LAST", default=None,
@@ -131,10 +134,39 @@ def add_replay(sub: Any) -> None:
     rp.set_defaults(run=cmd_replay)
 
 
+def _load(args: argparse.Namespace, folder: Path) -> Any:
+    """The replay's game: the log, or puzzle --puzzle N's position (its log written into
+    ``folder``) with its task said (printed, and the caption's) and, with --solution, its
+    answer; with --review, the review (made now at the game's budget, which is printed)."""
+    from stratstone_cad.base.overrides import parse_set
+    from stratstone_cad.viewer import replay
+
+    puzzle = None
+    if args.puzzle is not None:
+        from stratstone_cad.analysis.puzzles import read_puzzle
+
+        puzzle = read_puzzle(args.log, args.puzzle, folder)
+        args.log = puzzle.log
+    rep = replay.load(args.log, parse_set(args.sets), args.params)
+    if puzzle is not None:
+        rep.puzzle = (puzzle.heading, *([f"solution: {puzzle.solution}"] if args.solution else []))
+        rep.answer = (puzzle.state, puzzle.solution) if args.solution else None
+        for line in rep.puzzle:
+            print(printable(line))
+    if args.review is not None:
+        from stratstone_cad.viewer.review_strip import load_review
+
+        if not args.review:  # made now: said before the wait
+            from stratstone_cad.analysis.review import budget_line, budget_of
+
+            print(printable(budget_line(budget_of(args.log))), flush=True)
+        rep.review = load_review(args.log, Path(args.review) if args.review else None)
+    return rep
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     # start-up speed: the parameters only for the commands that read them, not check-log or play
     from stratstone_cad.base.fileio import refuse_reading
-    from stratstone_cad.base.overrides import parse_set
     from stratstone_cad.viewer import replay
 
     size = size_arg(args.size)
@@ -153,16 +185,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
             raise UserError(f"--plies {short_repr(args.plies)}: expected FIRST-LAST such as 10-20, with --out "
                             "FILE.gif, FILE.mp4 or a folder")
         plies = (int(m[1]), int(m[2]))
-    if args.puzzle is not None:
-        from stratstone_cad.analysis.puzzles import position_log
-
-        folder = tempfile.TemporaryDirectory(prefix="stratstone-puzzle-")  # removed when the command ends
-        args.log = position_log(args.log, args.puzzle, Path(folder.name))
-    rep = replay.load(args.log, parse_set(args.sets), args.params)
-    if args.review is not None:
-        from stratstone_cad.viewer.review_strip import load_review
-
-        rep.review = load_review(args.log, Path(args.review) if args.review else None)
+    if args.solution and args.puzzle is None:
+        raise UserError("--solution: only with --puzzle N (the answer of a puzzle)")
+    folder = tempfile.TemporaryDirectory(prefix="stratstone-puzzle-")  # removed when the command ends
+    rep = _load(args, Path(folder.name))
     if kind in replay.SHARED:  # the scene itself, animated: the same motion as the MP4
         from stratstone_cad.viewer import gltf, web
 

@@ -275,8 +275,10 @@ def replay_glb(rep: Any, seconds_per_ply: float = 1.0, header: Mapping[str, Any]
     of levels by level as the window does, ``"print"`` keeps its print colour; ``reach``:
     whether the page opens with the reach shown (its squares are in the extras either way)."""
     from stratstone_cad.viewer.meshes import asset_mesh
-    from stratstone_cad.viewer.overlays.style import GHOST_COLOUR, GHOST_OPACITY
+    from stratstone_cad.viewer.overlays.plan import Plan
+    from stratstone_cad.viewer.overlays.style import GHOST_COLOUR, GHOST_OPACITY, GHOST_PIECE_OPACITY
     from stratstone_cad.viewer.replay import level_colours
+    from stratstone_cad.viewer.replay.loading import start_lines
     from stratstone_cad.viewer.review_strip import page_review
 
     b = GlbBuilder()
@@ -288,11 +290,13 @@ def replay_glb(rep: Any, seconds_per_ply: float = 1.0, header: Mapping[str, Any]
     plies = _ply_extras(rep, seconds_per_ply, words)
     b.doc["scenes"][0]["name"] = rep.title
     extras: dict[str, Any] = {"kind": "replay", "title": rep.title, "game": rep.game, "header": dict(header or {}),
+                              "start": [*start_lines(rep), *filter(None, [Plan(rep).key(None)])],
                               "secondsPerPly": seconds_per_ply, "pitch": rep.table.pitch_mm / 1000,
                               "overlay": {**overlay_style(rep.table.pitch_mm), "showReach": reach}}
-    if rep.review:  # the evaluation strip along the timeline, and how the ghost is drawn
+    if rep.review:  # the evaluation strip along the timeline
         extras["review"] = page_review(rep.review, rep.players)
-        extras["overlay"].update(ghost=GHOST_COLOUR, ghostOpacity=GHOST_OPACITY)
+    if rep.review or getattr(rep, "answer", None):  # how the ghost is drawn
+        extras["overlay"].update(ghost=GHOST_COLOUR, ghostOpacity=GHOST_OPACITY, ghostPieceOpacity=GHOST_PIECE_OPACITY)
     if levelled is not None:  # the legend: each level's colour, the highest first
         palette = level_colours(rep.table.levels.values())
         extras["levels"] = [[level, palette[level]] for level in sorted(palette, reverse=True)]
@@ -371,10 +375,17 @@ def _ply_extras(rep: Any, seconds_per_ply: float, words: Sequence[str] | None) -
         entry["marks"] = [_place((x, y, rep.table.tops.get(sq, z)), np.zeros(3))
                           for sq in p.squares for x, y, z in [rep.table.seats[sq]]]
         drawn = drawing_extras(plan.draw(p))
+        key = plan.key(p)
+        if key:  # what each mark means, the caption's last line
+            entry["key"] = key
         if rep.review:  # the ply's review and, for a mistake or a blunder, the best move as a ghost
             entry["review"] = ply_review(rep.review[k - 1])
+        if rep.review or getattr(rep, "answer", None):  # the ghost: the best move, or a puzzle's answer
             tubes, outlines = plan.ghost(p)
             drawn.update({k: v for k, v in (("ghost", _polygons(tubes)), ("ghostSquare", _polygons(outlines))) if v})
+            piece = plan.ghost_piece(p)
+            if piece is not None:  # the piece itself, see-through, where the best move would rest it
+                drawn["ghostPiece"] = {"node": piece[0], "at": _place(piece[1], rep.anchors[piece[0]])}
         if drawn:
             entry["draw"] = drawn
         plies.append(entry)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from stratstone_cad.analysis.review import CLASSES, DEFAULT_BUDGET, PlyReview, review_log
+from stratstone_cad.analysis.review import CLASSES, PlyReview, review_log
 from stratstone_cad.base.colours import display_colour, load_colours, rgb
 from stratstone_cad.base.fileio import read_user_file
 from stratstone_cad.errors import LogError, counted, short_repr
@@ -37,15 +37,18 @@ LIGHT = (235, 235, 235)
 """A column's lit part, two players."""
 CLASS_COLOURS = {"inaccuracy": (240, 200, 40), "mistake": (240, 130, 20), "blunder": (220, 30, 30)}
 """The dot under a ply of these classes (RGB)."""
+STRIP_KEY = ("strip along the bottom: a column a ply, its height the first player's expected score (more players: the "
+             "mover's, in the mover's colour), the ply shown marked; dots yellow inaccuracy, orange mistake, red blunder")
+"""The strip's key, the last part of the caption's key line where a replay has a review."""
 STRIP_FRACTION = 0.07
 """The strip's height, as a fraction of the frame's."""
 REVIEW_FILE_LIMIT = 64 * 2**20
 
 
-def load_review(log: Path, saved: Path | None, budget: int = DEFAULT_BUDGET) -> list[PlyReview]:
+def load_review(log: Path, saved: Path | None, budget: int | None = None) -> list[PlyReview]:
     """The review of the log ``log``: read from ``saved`` (what ``check-log --review --json``
     wrote; it must be of this log, ply by ply: :func:`check_review_line`) or made now with
-    ``budget`` simulations a ply."""
+    ``budget`` simulations a ply (None: the game's own, as check-log --review)."""
     if saved is None:
         return list(review_log(log, budget))
     with walk_log(log) as w:

@@ -137,8 +137,9 @@ def test_review_on_the_command_line(tmp_path, capsys):
     assert main(["check-log", "--review", str(log), "--budget", "20"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(" ")[0] for line in lines[:plies]] == [str(i) for i in range(1, plies + 1)]
-    assert [line.split(":")[0] for line in lines[plies:]] == ["yellow", "red"]
-    assert all("accuracy" in line and all(c in line for c in CLASSES) for line in lines[plies:])
+    assert [line.split(":")[0] for line in lines[plies:-1]] == ["yellow", "red"]
+    assert all("accuracy" in line and all(c in line for c in CLASSES) for line in lines[plies:-1])
+    assert lines[-1] == "reviewed at 20 simulations a ply"
     assert main(["check-log", "--review", str(log), "--budget", "20", "--json"]) == 0
     objs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [o["ply"] for o in objs] == list(range(1, plies + 1))
@@ -203,3 +204,18 @@ def test_the_review_of_a_log_without_plies_says_so(tmp_path, capsys):
     _log.write_log(log, play_records("stratstone", 3, ["greedy", "random"])[:1])
     assert main(["check-log", "--review", str(log), "--budget", "8"]) == 0
     assert capsys.readouterr().out == "ok: stratstone, unfinished after 0 plies: nothing to review\n"
+
+
+def test_the_review_searches_with_the_games_own_budget_and_says_it(tmp_path, capsys):
+    """Without --budget a game is reviewed at its own search budget (Game.search_simulations:
+    Sage Stones 2,000, as its search player; the others 300): the same review as --budget 2000,
+    and the text says so."""
+    assert get_game("sage-stones").search_simulations == 2000 and get_game("stratstone").search_simulations == 300
+    log = tmp_path / "sage.jsonl"
+    log.write_text("".join((LOGS / "sage_stones_two_player.jsonl").read_text().splitlines(keepends=True)[:4]))
+    assert review.budget_of(log) == 2000 and review.budget_of(log, 20) == 20
+    own = [r.to_json() for r in review.review_log(log)]
+    assert own == [r.to_json() for r in review.review_log(log, 2000)]
+    assert own != [r.to_json() for r in review.review_log(log, 300)]
+    assert main(["check-log", "--review", str(log)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "reviewed at 2,000 simulations a ply"

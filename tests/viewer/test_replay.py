@@ -480,7 +480,7 @@ def test_a_log_of_no_plies_shows_its_start(tmp_path):
 
 def test_a_board_reset_lifts_every_gem_away(tmp_path):
     """A hand-built Sage Stones log whose first roll resets the board (column 4 and column
-    6 full): every gem rises and vanishes; the board is empty after the ply."""
+    6 full): every gem rises and goes back to its player's hand; the board is empty after the ply."""
     import json
 
     from stratstone_cad.engine.events import BoardReset
@@ -495,12 +495,14 @@ def test_a_board_reset_lifts_every_gem_away(tmp_path):
     (ply,) = rep.plies
     (reset,) = [n for n in ply.named if n.pieces]
     assert isinstance(reset.event, BoardReset) and len(reset.pieces) == 18
-    assert len(rep.initial) == 30 and sum(pos is not None for pos in rep.initial.values()) == 18
-    assert all(pos is None for pos in ply.rest.values())
-    for pid, keys in ply.keys.items():
-        start = rep.initial[pid]
-        assert keys[-1][1] is None and max(k[1][2] for k in keys if k[1]) > start[2] + 10  # up, then gone
-    assert set(ply.keys) == {p for p, pos in rep.initial.items() if pos}
+    seats = {s[:2] for s in rep.table.seats.values()}
+    on_board = {p for p, pos in rep.initial.items() if pos[:2] in seats}
+    assert len(rep.initial) == 30 and len(on_board) == 18
+    assert all(pos == rep.table.reserve[p] for p, pos in ply.rest.items())  # every gem in its hand
+    for pid in on_board:
+        keys, start = ply.keys[pid], rep.initial[pid]
+        assert keys[-1][1] == rep.table.reserve[pid] and max(k[1][2] for k in keys) > start[2] + 10  # up, then home
+    assert set(ply.keys) == on_board
 
 
 @pytest.mark.parametrize("game", list(GAMES))

@@ -103,13 +103,15 @@ function ink(hex) {
 
 class Drawings {
   // one ply's drawings: meshes in the scene, chips (HTML) over the view
-  constructor(scene, layer, style) {
+  constructor(scene, layer, style, nodes) {
     this.scene = scene;
     this.layer = layer;
     this.style = style;
+    this.nodes = nodes; // the scene's nodes by name: the ghost's piece is a copy of one
     this.group = new THREE.Group();
     this.win = new THREE.Group(); // the winning line: shown once the ply is done
-    scene.add(this.group, this.win);
+    this.ghostPiece = new THREE.Group(); // its meshes share the piece's geometry: never disposed here
+    scene.add(this.group, this.win, this.ghostPiece);
     this.chips = [];
     this.reach = [];
     this.materials = {};
@@ -155,6 +157,10 @@ class Drawings {
         child.geometry.dispose();
       }
     }
+    for (const child of [...this.ghostPiece.children]) {
+      this.ghostPiece.remove(child);
+      child.traverse((o) => { if (o.isMesh) o.material.dispose(); });
+    }
     for (const c of this.chips) c.el.remove();
     this.chips = [];
     this.reach = [];
@@ -180,6 +186,21 @@ class Drawings {
     // the review's best move where the one played was a mistake or a blunder: a green ghost
     this.add(this.group, tubes(draw.ghost || [], s.tube), s.ghost, s.ghostOpacity, 'ghost');
     this.add(this.group, flats(draw.ghostSquare || []), s.ghost, s.ghostOpacity, 'ghost-square');
+    const ghost = draw.ghostPiece, piece = ghost && this.nodes[ghost.node];
+    if (piece) { // the piece itself, see-through, where the best move would rest it
+      const copy = piece.clone();
+      copy.traverse((o) => {
+        if (!o.isMesh) return;
+        o.material = o.material.clone();
+        Object.assign(o.material, { transparent: true, opacity: s.ghostPieceOpacity, depthWrite: false });
+        o.castShadow = false;
+      });
+      copy.position.set(ghost.at[0], ghost.at[1], ghost.at[2]);
+      copy.scale.set(1, 1, 1);
+      copy.visible = true;
+      copy.name = 'ghost-piece';
+      this.ghostPiece.add(copy);
+    }
     const lit = this.add(this.group, flats(draw.lit || []), s.reach, s.reachOpacity, 'reach');
     const stars = this.add(this.group, flats(draw.stars || []), s.mark, 1, 'stars');
     this.reach = [lit, stars].filter(Boolean);
@@ -289,6 +310,8 @@ export function start() {
       const parts = extras.parts || [];
       lines.push(extras.title);
       lines.push(parts.slice(0, 12).join(', ') + (parts.length > 12 ? ` and ${parts.length - 12} more` : ''));
+    } else if (ply === 0 && extras.start) {
+      lines.push(...extras.start); // the window's caption of the start: the game (or a puzzle's task), who moves first
     } else if (ply === 0) {
       lines.push(`${extras.title}: start, ${count} ${count === 1 ? 'ply' : 'plies'}`);
       lines.push((extras.header.players || []).join(', '));
@@ -304,6 +327,7 @@ export function start() {
           lines.push(`${key.replace(/_/g, ' ')}: ` + Object.entries(value).map(([a, b]) => `${a} ${b}`).join(', '));
         }
       }
+      if (p.key) lines.push(p.key); // what each mark drawn means, last as in the window
       if (ply === count && extras.result) lines.push(extras.result);
     }
     return lines.join('\n');
@@ -647,7 +671,7 @@ export function start() {
     seconds = extras.secondsPerPly || 1;
     adopt(gltf);
     if (extras.overlay) {
-      drawings = new Drawings(scene, layer, extras.overlay);
+      drawings = new Drawings(scene, layer, extras.overlay, nodes);
       reachOn = Boolean(extras.overlay.showReach);
     }
     const anyReach = plies.some((p) => p.draw && (p.draw.lit || p.draw.stars || p.draw.costs));

@@ -352,14 +352,39 @@ def plan(p: SageParams, printer: Printer, profiles: Mapping[str, Profile], mesh:
 
 
 def table(p: SageParams, profiles: Mapping[str, Profile], pieces: Mapping[str, Any], engine: Any) -> Table:
-    """Gems rest on their well's floor; square ``5-7`` (the engine's parser) is column 5, row 7."""
+    """Gems rest on their well's floor; square ``5-7`` (the engine's parser) is column 5, row 7.
+    Each colour's gems in hand stand beside the board in a block of two columns, the colours
+    in play order alternating left and right, two blocks above each other on a side (a third
+    pair of colours further out)."""
     b, g = p.board, p.gem
     grid = b.grid()
     top = snap_height(b.thickness_mm, profiles["board"], minimum_layers=3)
     floor = top - snap_depth(b.well_depth_mm, profiles["board"])
     seats = seats_on(grid, engine, lambda col, row: floor, "the Sage Stones board")
     assets = {pid: f"gem-{g.colours[ENGINE_COLOURS.index(piece.colour)]}" for pid, piece in pieces.items()}
-    return Table("board", seats, b.cell_pitch_mm, assets, tops=dict.fromkeys(seats, top))
+    return Table("board", seats, b.cell_pitch_mm, assets, _hands(grid.size_mm, g.diameter_mm, pieces),
+                 tops=dict.fromkeys(seats, top))
+
+
+def _hands(size_mm: tuple[float, float], diameter_mm: float, pieces: Mapping[str, Any]) -> dict[str, tuple[float, float, float]]:
+    """Where each gem in hand waits (mm, on the table): colour k of those in play (their
+    order in ``pieces``) on the left (k even) or the right, its gems in two columns of
+    rows, the upper or lower half of the side (k // 2 even or odd), a pair further out."""
+    colours = list(dict.fromkeys(piece.colour for piece in pieces.values()))
+    per = max((piece.number for piece in pieces.values()), default=0)
+    rows = max(1, math.ceil(per / 2))
+    gap, step = 0.3 * diameter_mm, 1.08 * diameter_mm
+    reserve = {}
+    for pid, piece in pieces.items():
+        k = colours.index(piece.colour)
+        side, slot = k % 2, k // 2
+        col, row = divmod(piece.number - 1, rows)
+        out = (slot // 2) * (2 * step + gap) + (col + 0.5) * step + gap
+        x = -out if side == 0 else size_mm[0] + out
+        half = size_mm[1] / 4 * (1 if slot % 2 == 0 else -1)  # the upper half first
+        y = size_mm[1] / 2 + half + ((rows - 1) / 2 - row) * step
+        reserve[pid] = (x, y, 0.0)
+    return reserve
 
 
 ASSETS = GameAssets(NAME, "Sage Stones: 7 x 9 board with wells for 18 mm gems, printable gems and three dice",

@@ -12,6 +12,7 @@ from stratstone_cad.viewer.overlays.style import (
     BAND_OPACITY,
     GHOST_COLOUR,
     GHOST_OPACITY,
+    GHOST_PIECE_OPACITY,
     MARK_COLOUR,
     PATH_COLOUR,
     REACH_COLOUR,
@@ -42,7 +43,9 @@ class Overlays(Plan):
         self.lit = self._actor("overlay-reach", REACH_COLOUR, REACH_OPACITY)
         self.stars = self._actor("overlay-stars", MARK_COLOUR)
         self.ghosts = [self._actor("overlay-ghost-path", GHOST_COLOUR, GHOST_OPACITY),
-                       self._actor("overlay-ghost-square", GHOST_COLOUR, GHOST_OPACITY)]
+                       self._actor("overlay-ghost-square", GHOST_COLOUR, GHOST_OPACITY),
+                       self._actor("overlay-ghost-piece", GHOST_COLOUR, GHOST_PIECE_OPACITY)]
+        self.ghost_meshes: dict[str, Any] = {}  # a part's mesh as the ghost's piece, made once
         halo = shapes.halo(self.pitch)
         self.halos = [self._actor(f"overlay-halo-{i}", c, mesh=halo) for i, c in enumerate((PATH_COLOUR, MARK_COLOUR))]
         # the labels over the scene, each drawn over those added before it: the reach's
@@ -83,6 +86,26 @@ class Overlays(Plan):
             actor.GetMapper().SetInputData(mesh)
         actor.SetVisibility(shown)
 
+    def _ghost_piece(self, ply: Any) -> None:
+        """The ghost's piece: the piece itself, in its colour and see-through, where the
+        ghost's move would have it rest (:meth:`Plan.ghost_piece`); hidden where none."""
+        from stratstone_cad.viewer.meshes import asset_mesh
+        from stratstone_cad.viewer.preview import polydata
+
+        found = self.ghost_piece(ply)
+        actor = self.ghosts[2]
+        if found is None:
+            actor.SetVisibility(False)
+            return
+        pid, (x, y, z) = found
+        asset = self.rep.assets[self.rep.table.assets[pid]]
+        if asset.name not in self.ghost_meshes:
+            self.ghost_meshes[asset.name] = polydata(asset_mesh(asset))
+        self._set(actor, self.ghost_meshes[asset.name])
+        ax, ay, az = self.rep.anchors[pid]
+        actor.SetPosition(x - ax, y - ay, z - az)
+        actor.GetProperty().SetColor(*unit_rgb(asset.colour))
+
     def show(self, ply: int, done: bool, text: str) -> None:
         """The overlays of ``ply`` (0: the start, none), ``done`` when its animation is
         over (the winning line waits for it), with ``text`` as the caption."""
@@ -116,6 +139,7 @@ class Overlays(Plan):
         tubes, outlines = self.ghost(ply)
         self._set(self.ghosts[0], shapes.tubes(tubes, TUBE * self.pitch) if tubes else None)
         self._set(self.ghosts[1], shapes.flat(outlines) if outlines else None)
+        self._ghost_piece(ply)
         self._set(self.lit, shapes.flat(d.lit) if d.lit else None)
         self._set(self.stars, shapes.flat(d.stars) if d.stars else None)
         self.costs.set(d.costs)

@@ -153,26 +153,115 @@ class Plan:
         return Drawing(tuple(tubes), tuple(steps), (halos[0], halos[1]), (sums[0], sums[1]), band[0], band[1],
                        rings, cells, lit, stars, costs)
 
+    def key(self, ply: Any) -> str:
+        """``key: blue frame from, orange frame to; magenta the path, ...``: what each mark
+        drawn for ``ply`` (None: the start) means, named by its colour, for the caption's last
+        line (the window, the pictures and the page). Read from the ply's events, not its
+        drawings: the caption is measured over many plies and the reach costs a search."""
+        from stratstone_cad.viewer.review_strip import STRIP_KEY
+
+        parts = []
+        if ply is not None:
+            kinds = {n.event.kind for n in ply.named}
+            events = [n.event for n in ply.named]
+            if len(ply.squares) == 2:
+                parts.append("blue frame from, orange frame to")
+            elif ply.squares:
+                parts.append("blue frame the square played")
+            if kinds & {"moved", "exited"}:
+                costs = any(getattr(e, "costs", ()) for e in events)
+                parts.append("magenta the path" + (" (numbers: each step's cost)" if costs else ""))
+            if "sown" in kinds:
+                parts.append("magenta the sowing (numbers: its order)")
+            if "trapped" in kinds:
+                parts.append("magenta line a trap")
+            if "attacked" in kinds:
+                parts.append("magenta ring the attacker, cyan ring the defender, each with its sum")
+            if any(isinstance(e, DiceRolled) and e.column is not None for e in events) and "placed" in kinds:
+                parts.append("cyan band the column the dice allow")
+            if any(isinstance(e, GameOver) and e.lines for e in events):
+                parts.append("cyan rings the winning line")
+            if self.reach and kinds & {"moved", "attacked", "exited"}:
+                parts.append("white squares where the piece could go (numbers: the cost; cyan star: a special move, "
+                             "arrow: an exit)")
+            if self._ghost_move(ply) is not None:
+                answer = getattr(self.rep, "answer", None) is not None and ply.number == self.rep.count
+                parts.append(f"green ghost {'the answer' if answer else 'the best move'}: its path and the piece "
+                             "where it would rest")
+        if self.rep.review:
+            parts.append(STRIP_KEY)
+        return "key: " + "; ".join(parts) if parts else ""
+
     def ghost(self, ply: Any) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """The best move of a ply the review classes a mistake or a blunder, as a ghost: its
         path (a walk, a sowing, an exit) as tubes and an outline round the square it ends on
-        (a move's last square, a sowing's, a placement's). Nothing for another ply, or
+        (a move's last square, a sowing's, a placement's); on a puzzle's position (its last
+        ply) with ``replay --solution``, the puzzle's answer. Nothing for another ply, or
         without a review."""
+        found = self._ghost_move(ply)
+        return self._ghost(found[0]) if found is not None else ([], [])
+
+    def _ghost_move(self, ply: Any) -> tuple[list[Any], Mapping[str, Any]] | None:
+        """The events of the move a ghost shows at ``ply`` (a puzzle's answer on its
+        position, or the review's best move where the one played was a mistake or a
+        blunder) and where every piece rested before it; None where none is shown."""
+        answer = getattr(self.rep, "answer", None)  # a replay's GameOnTable has one; a bare table may not
+        if answer is not None and (ply.number if ply is not None else 0) == self.rep.count:  # a puzzle's solution
+            return answer[0].apply(answer[1])[1], self.rep.rest(self.rep.count)
         review = self.rep.review[ply.number - 1] if ply is not None and self.rep.review else None
         if review is None or review.cls not in GHOSTED or review.best == review.move or ply.before is None:
-            return [], []
+            return None
         try:
             _, events = ply.before.apply(review.best)
         except GameError:  # a review file of another game that has as many plies
             raise LogError(f"review: ply {ply.number}: best move {short_repr(review.best)} is not legal there; expected "
                            "the review of this log (check-log --review --json)") from None
+        return events, self.rep.rest(ply.number - 1)
+
+    def ghost_piece(self, ply: Any) -> tuple[str, tuple[float, float, float]] | None:
+        """The piece the ghost's move would move (the walker, the gem or stone placed, from
+        the hand, the sown stack's last stone) and where it would come to rest (mm, its
+        bottom centre, on what stands on the square): drawn there itself, translucent.
+        None where no ghost is shown, or its move ends no piece on a square (an exit)."""
+        found = self._ghost_move(ply)
+        if found is None:
+            return None
+        events, rest = found
+        seats = self.rep.table.seats
+        spots = {(round(x, 3), round(y, 3)) for x, y, _ in seats.values()}
+
+        def on(square: str) -> list[str]:
+            x, y, _ = seats[square]
+            return sorted((p for p, at in rest.items() if at is not None and abs(at[0] - x) < 1e-6
+                           and abs(at[1] - y) < 1e-6), key=lambda p: rest[p][2])
+
+        pid, to = None, None
+        for e in events:
+            if isinstance(e, Moved):
+                pid, to = (on(e.path[0]) or [None])[-1], e.path[-1]
+            elif isinstance(e, Placed):
+                hand = sorted(p for p, piece in self.rep.pieces.items() if piece.colour == e.stone and
+                              (rest.get(p) is None or (round(rest[p][0], 3), round(rest[p][1], 3)) not in spots))
+                pid, to = (hand or [None])[0], e.square
+            elif isinstance(e, Sown):
+                pid = (on(e.origin) or [None])[-1] if e.step == 1 else pid
+                to = e.square
+            elif isinstance(e, Exited):
+                pid = to = None
+        if pid is None or to is None:
+            return None
+        x, y, z = seats[to]
+        return pid, (x, y, z + sum(self.rep.heights[p] for p in on(to) if p != pid))
+
+    def _ghost(self, events: Sequence[Any]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """A move's events as a ghost: its path as tubes, an outline round the square it ends on."""
         k = _Sketch()
         ends = []
         for e in events:
             if isinstance(e, (Moved, Sown, Exited)):
                 getattr(self, f"draw_{e.kind.replace(' ', '_')}")(e, (), k)
-            if isinstance(e, (Moved, Sown, Placed)):
-                ends = [e.path[-1] if isinstance(e, Moved) else e.square]
+            if isinstance(e, (Moved, Sown, Placed, Attacked)):
+                ends = [e.path[-1] if isinstance(e, Moved) else e.target if isinstance(e, Attacked) else e.square]
         tubes = [*k.tubes, self._sowing(k.sown)] if k.sown else k.tubes
         half = 0.46 * self.pitch
         outlines = [q for sq in ends for x, y, _ in [self.rep.table.seats[sq]]

@@ -12,6 +12,7 @@ BAND_OPACITY = 0.35  # the allowed column's fill
 REACH_OPACITY = 0.55  # a reachable square's light
 GHOST_COLOUR = "#7cff3a"  # green: the best move, where the review classes the played one a mistake or a blunder
 GHOST_OPACITY = 0.6
+GHOST_PIECE_OPACITY = 0.5  # the ghost's piece: the piece itself, in its own colour, see-through, where it would rest
 GHOSTED = ("mistake", "blunder")  # the classes whose ply shows the best move as a ghost
 PANEL_OPACITY = 0.72  # the caption's white panel
 TUBE = 0.07  # a path's radius, in cell pitches

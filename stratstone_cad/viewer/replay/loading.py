@@ -24,7 +24,7 @@ import numpy as np
 from stratstone_cad.base.colours import load_colours
 from stratstone_cad.base.printers import load_profiles
 from stratstone_cad.engine.events import Exited, Moved, Placed, Sown
-from stratstone_cad.errors import LogError, UserError
+from stratstone_cad.errors import LogError, UserError, counted
 from stratstone_cad.log.logfile import walk_log
 from stratstone_cad.registry import ASSETS, load_params
 from stratstone_cad.viewer.meshes import asset_mesh, game_assets
@@ -78,6 +78,9 @@ class GameOnTable:
     result: str | None  # "winner red (second exit)", on the last ply's overlay
     board_bounds: tuple[np.ndarray, np.ndarray]
     review: Sequence[Any] | None = None  # replay --review: a PlyReview a ply (viewer/review_strip.py)
+    to_move: str | None = None  # the player to move (or roll) first, said at the start
+    puzzle: tuple[str, ...] = ()  # replay --puzzle: the caption of the position (the task; the solution on request)
+    answer: tuple[Any, str] | None = None  # replay --puzzle --solution: the position's state and its answer, drawn
 
     @property
     def count(self) -> int:
@@ -94,6 +97,17 @@ class GameOnTable:
         for pid, keys in self.plies[ply - 1].keys.items():
             out[pid] = _sample(keys, u, start.get(pid))
         return out
+
+
+def start_lines(rep: GameOnTable) -> list[str]:
+    """The caption before the first ply: the game and its length (or a puzzle's task), the
+    players, and who moves first (the window, the stills and the page say the same)."""
+    if rep.puzzle:
+        return list(rep.puzzle)
+    lines = [f"{rep.title}: start, {counted(rep.count, 'ply', 'plies')}", ", ".join(rep.players)]
+    if rep.to_move:
+        lines.append(f"{rep.to_move} to move")
+    return lines
 
 
 def load(path: Path, sets: dict[str, str] | None = None, params_file: Path | None = None) -> GameOnTable:
@@ -135,7 +149,8 @@ def load(path: Path, sets: dict[str, str] | None = None, params_file: Path | Non
     board_bounds = asset_mesh(assets[table.board]).bounds()
     plies = Plies(Path(path), count, points, every)
     rep = GameOnTable(game.name, ga.title.split(":")[0], list(header.players), table, assets, dict(ledger.pieces), anchors,
-                 heights, _rest(ledger, table, heights), plies, final.text() if final else None, board_bounds)
+                 heights, _rest(ledger, table, heights), plies, final.text() if final else None, board_bounds,
+                 to_move=initial.to_move())
     plies.rep = rep
     return rep
 

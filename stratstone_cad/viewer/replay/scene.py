@@ -16,12 +16,12 @@ import numpy as np
 
 from stratstone_cad.base.colours import rgb
 from stratstone_cad.base.processes import called_back
-from stratstone_cad.errors import ParameterError, counted, short_repr
+from stratstone_cad.errors import ParameterError, short_repr
 from stratstone_cad.viewer.meshes import asset_mesh
 from stratstone_cad.viewer.overlays.actors import Overlays
 from stratstone_cad.viewer.overlays.text import font_px
 from stratstone_cad.viewer.preview import BACKGROUND, new_plotter, polydata, project
-from stratstone_cad.viewer.replay.loading import GameOnTable
+from stratstone_cad.viewer.replay.loading import GameOnTable, start_lines
 from stratstone_cad.viewer.review_strip import caption_line
 
 # the scene's look (docs/benchmarks.md has what each costs)
@@ -85,11 +85,13 @@ def _overlay(rep: GameOnTable, ply: int, done: bool = True) -> str:
     result, once it is ``done`` (before, the facts of the ply before, and the words without
     the result)."""
     if ply == 0:
-        return f"{rep.title}: start, {counted(rep.count, 'ply', 'plies')}\n{', '.join(rep.players)}"
+        return "\n".join(start_lines(rep))
     p = rep.plies[ply - 1]
     head = f"ply {p.number}/{rep.count}   {p.player}   {p.move}"
     if p.dice:
         head += "   dice " + "-".join(str(d) for d in p.dice)
+    if rep.puzzle and ply == rep.count and done:  # a puzzle's position: its task, after the ply that led to it
+        return "\n".join([*rep.puzzle, f"the position after {head.replace('   ', ' ')}"])
     words = p.explain
     if rep.result and ply == rep.count:  # the result has its own line, the last, once the ply is done
         kept = []
@@ -204,7 +206,12 @@ class Scene:
             step = len(plies) / CAPTION_SAMPLES
             plies = sorted({plies[int(i * step)] for i in range(CAPTION_SAMPLES)} | {plies[-1]})
         caption = self.overlays.caption
-        return max([TEXT_LINES, *(caption.wrap(_overlay(self.rep, ply)).count("\n") + 1 for ply in plies)])
+        return max([TEXT_LINES, *(caption.wrap(self._text(ply, True)).count("\n") + 1 for ply in plies)])
+
+    def _text(self, ply: int, done: bool) -> str:
+        """The caption of ``ply``: what :func:`_overlay` says, then the key of the marks drawn."""
+        key = self.overlays.key(self.rep.plies[ply - 1] if ply else None)
+        return _overlay(self.rep, ply, done) + (f"\n{key}" if key else "")
 
     def _view(self) -> None:
         """Look at the board and the pieces in play from the first player's side, as large
@@ -388,7 +395,7 @@ class Scene:
                 actor.SetVisibility(True)
         done = ply == 0 or u >= 1.0
         if (ply, done) != self.shown:
-            self.overlays.show(ply, done, _overlay(rep, ply, done))
+            self.overlays.show(ply, done, self._text(ply, done))
             self.shown = (ply, done)
         if ply != self.ply:
             squares = rep.plies[ply - 1].squares if ply else ()

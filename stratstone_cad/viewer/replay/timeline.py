@@ -6,8 +6,8 @@ well); ``Sown`` lifts the stack off its square (on the first one) and drops its 
 stone on each square of the path in turn; ``Moved`` walks a piece square by square over
 the heights (a step to a square that is not a neighbour, a Runner's jump or diagonal,
 arcs high); ``Attacked`` lunges at the target, which ``Captured`` knocks off the board
-(after an attack) or lifts away (a trapped gem); ``Exited`` slides the piece off the
-board's near or far edge; ``BoardReset`` lifts every gem away. Positions are keyframes
+(after an attack) or lifts back to its owner's hand (a trapped gem); ``Exited`` slides the
+piece off the board's near or far edge; ``BoardReset`` lifts every gem back to its hand. Positions are keyframes
 interpolated in time, and the last keyframe of every piece is the place the ledger gives
 it after the ply, so an animation always ends where the next one starts.
 """
@@ -143,13 +143,13 @@ class Timeline:
         self.attack(pieces[0], pieces[1])
 
     def on_captured(self, e: Any, pieces: Sequence[str], rest: Mapping[str, Point | None]) -> None:
-        self.captured(pieces[0], e.square)
+        self.captured(pieces[0], e.square, rest.get(pieces[0]))
 
     def on_exited(self, e: Any, pieces: Sequence[str], rest: Mapping[str, Point | None]) -> None:
         self.exited(pieces[0], e.square)
 
     def on_board_reset(self, e: Any, pieces: Sequence[str], rest: Mapping[str, Point | None]) -> None:
-        self.vanish(pieces, 1.5)
+        self.back_to_hand(pieces, rest, 1.5)
 
     def on_trapped(self, e: Any, pieces: Sequence[str], rest: Mapping[str, Point | None]) -> None:
         """Nothing moves: the Captured events after it lift the trapped gems away."""
@@ -247,10 +247,10 @@ class Timeline:
         self.now += 0.6
         self.attacked = True
 
-    def captured(self, pid: str, square: str) -> None:
+    def captured(self, pid: str, square: str, hand: Point | None = None) -> None:
         self.stacks[square] = [p for p in self.stacks.get(square, []) if p != pid]
-        if not self.attacked:  # a trapped gem: lifted away
-            self.vanish((pid,), 1.0)
+        if not self.attacked:  # a trapped gem: lifted back to its owner's hand (or away)
+            self.back_to_hand((pid,), {pid: hand}, 1.0)
             return
         a = self.pos[pid]
         if a is None:
@@ -275,6 +275,20 @@ class Timeline:
         self.line(pid, (a[0], y, 0.0), self.now + 0.6, self.now + 1.0)  # then down, clear of the board
         self.key(pid, self.now + 1.0, None)
         self.now += 1.0
+
+    def back_to_hand(self, pieces: Sequence[str], rest: Mapping[str, Point | None], beats: float) -> None:
+        """``pieces`` lifted off the board together: each back to its spot in hand where the
+        table has one (Sage Stones' gems), else away (:meth:`vanish`)."""
+        away = [pid for pid in pieces if rest.get(pid) is None or self.pos.get(pid) is None]
+        for pid in pieces:
+            to = rest.get(pid)
+            if pid not in away and to is not None:
+                self.arc(pid, to, self.now, self.now + beats, 2 * LIFT_MM)
+        self.stacks = {sq: [p for p in ids if p not in set(pieces)] for sq, ids in self.stacks.items()}
+        if away:
+            self.vanish(away, beats)
+        else:
+            self.now += beats
 
     def vanish(self, pieces: Iterable[str], beats: float) -> None:
         for pid in pieces:
