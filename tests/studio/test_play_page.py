@@ -1,0 +1,180 @@
+"""The Play room's page (/play) in a real browser (Debian's Chromium, tests/pages.py) on the
+studio run as users run it: two browser contexts, one a seat, play a whole terrain game by
+clicking the 2D view's ``data-square`` elements and leave a log check-log accepts; the squares
+a click lights are the engine's moves from there (and the terrain's costs the cheapest
+paths'); a click a piece cannot make says why in the engine's words."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from stratstone_cad.engine.protocol import State
+from stratstone_cad.registry import get_game
+from stratstone_cad.studio.tables import to_of
+from tests.pages import Browser, chromium
+from tests.studio.test_tables import _cheapest, new, start, stop
+
+LOOPBACK = ["--proxy-bypass-list=127.0.0.1"]
+SEED = 7  # a terrain where the Runners reach the far edge in a few moves each
+
+
+@pytest.fixture(scope="module")
+def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[httpx.Client, Path]]:
+    folder = tmp_path_factory.mktemp("play")
+    p, client = start(folder)
+    try:
+        yield client, folder
+    finally:
+        client.close()
+        stop(p)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    chromium()
+    b = Browser((1280, 860), flags=LOOPBACK)
+    try:
+        yield b
+    finally:
+        b.close()
+
+
+def until(page: Any, expression: str, timeout: float = 30) -> None:
+    """Wait until ``expression`` holds in ``page`` (evaluated through DevTools: the page's policy
+    forbids eval, so Playwright's own wait_for_function cannot run there)."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(f"() => !!({expression})"):
+        assert time.monotonic() < deadline, f"{expression}: not true after {timeout} s"
+        time.sleep(0.02)  # poll: the expression true in the page
+
+
+def url(client: httpx.Client) -> str:
+    return str(client.base_url).rstrip("/")
+
+
+def opened(b: Browser, page: Any, url: str) -> Any:
+    page.goto(url)
+    until(page, "window.play && window.play.version >= 0")
+    return page
+
+
+def state_of(t: dict[str, Any]) -> State:
+    """The engine's own state of the table ``t`` (its header and plies played again)."""
+    g = get_game(t["game"])
+    s = g.initial_state(t["players"], t["setup"])
+    for p in t["plies"]:
+        if s.is_chance():
+            s = s.apply_chance(p[g.chance_field])[0]
+        s = s.apply(p["move"])[0]
+    if s.is_chance() and t["dice"]:  # the studio's dice of the ply being played
+        s = s.apply_chance(t["dice"])[0]
+    return s
+
+
+def lit(page: Any, square: str) -> dict[str, str]:
+    """The squares lit after a click on ``square``: square -> its ``data-reach``."""
+    before = page.evaluate("window.play.reachMs.length")
+    page.click(f'#board2d [data-square="{square}"]')
+    until(page, f"window.play.reachMs.length > {before}")
+    return page.evaluate("Object.fromEntries([...document.querySelectorAll('#board2d [data-reach]')]"
+                         ".map(e => [e.dataset.square, e.dataset.reach]))")
+
+
+def _runner_first(client: httpx.Client, table: str, t: dict[str, Any]) -> tuple[str, str]:
+    """A short game: an exit when there is one, else the move that gains the most ranks (a
+    Runner's first), as the reach endpoint gives them; ``(from, to)``."""
+    board = client.get(f"/api/table/{table}/board").json()
+    side, forward = t["to_move"], 1 if board["exit_rank"][t["to_move"]] else -1
+    best: tuple[Any, ...] = ()
+    for sq in board["squares"]:
+        if not sq["pieces"] or sq["pieces"][0]["colour"] != side:
+            continue
+        for m in client.get(f"/api/table/{table}/reach/{sq['square']}").json()["moves"]:
+            gain = 100 if m["to"] == "exit" else forward * (int(m["to"][1:]) - int(sq["square"][1:]))
+            key = (gain, sq["pieces"][0]["kind"] == "runner", m["kind"] != "attack")
+            if not best or key > best[0]:
+                best = (key, sq["square"], m["to"])
+    return best[1], best[2]
+
+
+def test_two_screens_play_a_whole_terrain_game(studio: tuple[httpx.Client, Path], browser: Browser) -> None:
+    client, folder = studio
+    table, seats = new(client, "terrain", players=["person", "person"], seed=SEED)
+    other = browser.browser.new_context(viewport={"width": 1000, "height": 860})
+    try:
+        pages = {"red": browser.page, "blue": other.new_page()}
+        for side, page in pages.items():
+            opened(browser, page, f"{url(client)}/play?table={table}&seat={seats[side]}&view=2d")
+        played = []
+        for _ in range(80):
+            t = client.get(f"/api/table/{table}").json()
+            if t["over"]:
+                break
+            page = pages[t["to_move"]]
+            frm, to = _runner_first(client, table, t)
+            lit(page, frm)
+            page.click(f'#board2d [data-square="{to}"]')
+            for p in pages.values():  # both screens follow live
+                until(p, f"window.play.table.ply === {t['ply'] + 1} && window.play.version === "
+                                    "window.play.table.version")
+            played.append(client.get(f"/api/table/{table}").json()["plies"][-1]["move"])
+        t = client.get(f"/api/table/{table}").json()
+        assert t["over"] and t["result"]["reason"] == "second exit", t["result"]
+        assert [p["move"] for p in t["plies"]] == played
+        for p in pages.values():
+            assert p.locator("#download-log").get_attribute("href") == f"/api/table/{table}/log"
+        log = folder / t["log"]
+        checked = subprocess.run([sys.executable, "-m", "stratstone_cad", "check-log", str(log)], capture_output=True,
+                                 text=True)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+    finally:
+        other.close()
+
+
+@pytest.mark.parametrize(("game", "body", "square"), [
+    ("terrain", {"seed": SEED}, "e1"),
+    ("stratstone", {"seed": 3}, "a1"),
+    ("sage-stones", {"seed": 5, "setup": {"variant": "two-player"}}, None),
+])
+def test_the_lit_squares_are_the_engines_moves(studio: tuple[httpx.Client, Path], browser: Browser, game: str,
+                                               body: dict[str, Any], square: str | None) -> None:
+    client, _ = studio
+    table, seats = new(client, game, players=["person", "person"], **body)
+    t = client.get(f"/api/table/{table}").json()
+    page = opened(browser, browser.page, f"{url(client)}/play?table={table}&seat={seats[t['to_move']]}&view=2d")
+    state = state_of(t)
+    g = get_game(game)
+    if square is None:  # Sage Stones: the roll's column, a square of it clicked
+        square = next(str(m) for m in state.legal_moves() if str(m) != "-")
+        column = g.parse_square(square)[0]
+        expected = {str(m): "" for m in state.legal_moves() if str(m) != "-" and g.parse_square(str(m))[0] == column}
+    else:
+        moves = [str(m) for m in state.legal_moves() if str(m).startswith(square)]
+        expected = {to_of(state.apply(m)[1]): "" for m in moves}
+    shown = lit(page, square)
+    assert shown.keys() == expected.keys() and expected
+    if game == "terrain":
+        levels = [lv for row in t["setup"]["heightmap"] for lv in row]
+        cheapest = _cheapest(levels, state, square)
+        assert all(int(cost) == cheapest[sq] for sq, cost in shown.items()), (shown, cheapest)
+
+
+def test_a_click_out_of_reach_says_why_in_the_engines_words(studio: tuple[httpx.Client, Path], browser: Browser) -> None:
+    client, _ = studio
+    table, seats = new(client, "terrain", players=["person", "greedy"], seed=SEED)
+    page = opened(browser, browser.page, f"{url(client)}/play?table={table}&seat={seats['red']}&view=2d")
+    state = state_of(client.get(f"/api/table/{table}").json())
+    lit(page, "e1")
+    page.click('#board2d [data-square="e9"]')
+    until(page, "document.getElementById('why').textContent !== ''")
+    with pytest.raises(Exception) as refused:
+        state.apply("e1-e9")
+    assert page.locator("#why").text_content() == str(refused.value)
