@@ -6,7 +6,7 @@ at each side, the seats' tokens, how the dice fall, the clock).
 
 A table is changed only on the event loop (one thread): the routes
 (:mod:`stratstone_cad.studio.play_routes`) call its methods, and the engines' moves are
-thought in :data:`THINKERS`' threads and applied on the loop afterwards, unless a takeback
+thought in daemon threads (at most :data:`THINKERS` at once) and applied on the loop afterwards, unless a takeback
 or an end came meanwhile (:attr:`Table.generation`). Every change wakes the table's
 followers (:meth:`Table.changed`). The rules stay in the engines: the legal moves, the
 reach of a square and every refusal are theirs."""
@@ -14,13 +14,13 @@ reach of a square and every refusal are theirs."""
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures as cf
 import contextlib
 import json
 import random
 import re
 import secrets
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -47,8 +47,8 @@ CLOCK = re.compile(r"(\d{1,3})\+(\d{1,3})", re.ASCII)
 CLOCK_EXPECTED = "minutes+seconds a move, from 1+0 to 180+60 (e.g. 10+5)"
 FORCED = ("turn lost", "board reset")
 """The kinds of event of a ply the dice force (the roll's only move): played at once, as ``record`` does."""
-THINKERS = cf.ThreadPoolExecutor(2, thread_name_prefix="table-engine")
-"""Where the engines think: at most two moves at once (the machine's cores); the rest wait their turn."""
+THINKERS = threading.BoundedSemaphore(2)
+"""At most two engines think at once (the machine's cores); the rest wait their turn."""
 
 
 def parse_clock(text: Any) -> tuple[int, int]:
@@ -269,7 +269,7 @@ class Table:
             self.clock.start(None if result is not None else after.to_move(), now)
             self.save_meta()
         if result is not None:
-            self.lock.close()
+            self.retire()
         self.touch()
 
     def finish(self, result: Result) -> None:
@@ -282,8 +282,15 @@ class Table:
             self.clock.charge(time.monotonic())
             self.clock.start(None, time.monotonic())
             self.save_meta()
-        self.lock.close()
+        self.retire()
         self.touch()
+
+    def retire(self) -> None:
+        """The game over: its lock let go, and only the last position kept (a finished table
+        is shown, never played on or taken back: its memory stays flat however many end)."""
+        self.lock.close()
+        self.states = self.states[-1:]
+        self._players.clear()
 
     def resign(self, token: Any) -> None:
         side = self._seated(token)
@@ -344,7 +351,7 @@ class Table:
 
     async def advance(self) -> None:
         """Play what nobody at the screen plays: the studio's dice, the engines' moves (each
-        thought in a thread of :data:`THINKERS`, applied here unless the table changed meanwhile)."""
+        thought in a daemon thread, applied here unless the table changed meanwhile)."""
         while self.result is None:
             if self.roll_due():
                 if self.entered_dice:
@@ -359,7 +366,7 @@ class Table:
             self.thinking = True
             self.touch()
             try:
-                move = await asyncio.get_running_loop().run_in_executor(THINKERS, self._player(side), state, rng)
+                move = await thought(self._player(side), state, rng)
             finally:
                 self.thinking = False
             if generation != self.generation or self.state is not state:
@@ -416,6 +423,25 @@ class Table:
 
     def save_meta(self) -> None:
         atomic_write(self.folder / f"{self.id}.table.json", (json.dumps(self.meta()) + "\n").encode())
+
+
+async def thought(player: Callable[..., Any], state: State, rng: random.Random) -> Any:
+    """``player(state, rng)`` in a daemon thread (a stopping studio never waits for a search:
+    its exit ends it) once one of :data:`THINKERS` is free; its move, or its exception."""
+    loop = asyncio.get_running_loop()
+    fut = loop.create_future()
+
+    def think() -> None:
+        with THINKERS:
+            try:
+                move, error = player(state, rng), None
+            except Exception as e:  # handed to the awaiting table as it is
+                move, error = None, e
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: the studio stopped
+            loop.call_soon_threadsafe(lambda: fut.done() or (fut.set_exception(error) if error else fut.set_result(move)))
+
+    threading.Thread(target=think, daemon=True, name="table-engine").start()
+    return await fut
 
 
 def to_of(events: list[Any]) -> str | None:
@@ -501,7 +527,9 @@ class Tables:
         c = meta.get("clock")
         if c is not None:
             table.clock = Clock(c["spec"], int(c["increment"]), {k: float(v) for k, v in c["left"].items()})
-        if table.result is None:
+        if table.result is not None:
+            table.states = table.states[-1:]
+        else:
             sweep_temporary(self.folder, re.escape(path.name))
             table.lock.enter_context(recording(path, f"table {table_id}"))
             if not _log.holds_as_written(path, records):

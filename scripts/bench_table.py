@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Benchmark: the studio's Play room served as users run it (``stratstone-cad studio`` on
+uvicorn, loopback only), driven by scripted HTTP clients.
+
+1. The engine's reply: a table of each game against ``search:100``; for each of ``--moves``
+   moves the time from the person's POST to the reply on the table's event stream, against
+   the time the same search takes for the same position and draw in this process (its
+   "budget's time"): the table's overhead is the difference (target: at most 0.5 s).
+2. Soak: ``--tables`` tables played at once (half against ``search:100``, half between two
+   seats played by the client) for ``--seconds``; a finished game is followed by a new
+   one. Counts the errors (any answer but 2xx), runs ``check-log`` on every log at the
+   end, and reads the server's memory (RSS) at 20 % of the time and at the end (target:
+   within 10 %).
+
+    python scripts/bench_table.py [--moves 10] [--tables 20] [--seconds 120]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from benchlib import loadavg, machine_line
+
+GAMES = {"stratstone": {}, "terrain": {}, "sage-stones": {"setup": {"variant": "two-player"}}}
+
+
+def start(folder: Path) -> tuple[subprocess.Popen, str]:
+    p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "studio", "--no-browser", "--port", "0", "--out",
+                          str(folder)], stdout=subprocess.PIPE, text=True)
+    line = p.stdout.readline()  # type: ignore[union-attr]
+    return p, line.split()[1].rstrip("/")
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def until(client: httpx.Client, table: str, ply: int) -> dict[str, Any]:
+    """The table once it is at ``ply`` or over, from its event stream."""
+    with client.stream("GET", f"/api/table/{table}/events", timeout=120) as r:
+        for line in r.iter_lines():
+            if line.startswith("data: "):
+                t = json.loads(line[6:])
+                if (t["ply"] >= ply and not t["thinking"]) or t["over"]:
+                    return t
+    raise RuntimeError("the stream ended")
+
+
+def search_time(t: dict[str, Any]) -> float:
+    """The time ``search:100`` takes here for the table's position and draw (as the studio draws it)."""
+    from stratstone_cad.analysis.players import make_player
+    from stratstone_cad.registry import get_game
+
+    game = get_game(t["game"])
+    state = game.initial_state(t["players"], t["setup"])
+    for p in t["plies"][:-1]:
+        if game.chance_field and game.chance_field in p:
+            state = state.apply_chance(p[game.chance_field])[0]
+        state = state.apply(p["move"])[0]
+    last = t["plies"][-1]
+    if game.chance_field and game.chance_field in last:
+        state = state.apply_chance(last[game.chance_field])[0]
+    player = make_player("search:100", game)
+    start = time.perf_counter()
+    move = player(state, random.Random(f"{t['seed']}/vs/{state.ply + 1}"))
+    took = time.perf_counter() - start
+    assert str(move) == last["move"], (move, last)
+    return took
+
+
+def replies(url: str, moves: int) -> None:
+    with httpx.Client(base_url=url, trust_env=False, timeout=120) as c:
+        for game, extra in GAMES.items():
+            r = c.post(f"/api/table/{game}", json={"players": ["person", "search:100"], "seed": 7, **extra})
+            table, seat = r.json()["id"], next(iter(r.json()["seats"].values()))
+            rng, overheads, latencies = random.Random(1), [], []
+            t = until(c, table, 0)
+            for _ in range(moves):
+                if t["over"]:
+                    break
+                ply = t["ply"]
+                sent = time.perf_counter()
+                c.post(f"/api/table/{table}/move", json={"move": rng.choice(t["legal"]), "ply": ply,
+                                                         "seat": seat}).raise_for_status()
+                t = until(c, table, ply + 2)
+                latency = time.perf_counter() - sent
+                if t["ply"] == ply + 2:
+                    latencies.append(latency)
+                    overheads.append(latency - search_time(t))
+            print(f"{game}: reply of search:100 after a move, median {statistics.median(latencies):.2f} s, max "
+                  f"{max(latencies):.2f} s; over the search's own time median {statistics.median(overheads):+.3f} s, "
+                  f"max {max(overheads):+.3f} s ({len(latencies)} moves)", flush=True)
+
+
+def player(url: str, index: int, stop: float, errors: list[str], logs: set[str]) -> None:
+    """One scripted client: its tables one after another until ``stop``."""
+    rng = random.Random(index)
+    game = list(GAMES)[index % len(GAMES)]
+    kinds = ["person", "search:100"] if index % 2 else ["person", "person"]
+    with httpx.Client(base_url=url, trust_env=False, timeout=120) as c:
+        while time.monotonic() < stop:
+            r = c.post(f"/api/table/{game}", json={"players": kinds, "seed": rng.randrange(2**32), **GAMES[game]})
+            if r.status_code != 201:
+                errors.append(r.text)
+                return
+            table, seats = r.json()["id"], r.json()["seats"]
+            logs.add(f"tables/{table}.jsonl")
+            t = c.get(f"/api/table/{table}").json()
+            while not t["over"] and time.monotonic() < stop:
+                if t["to_move"] not in seats:
+                    t = until(c, table, t["ply"] + 1)
+                    continue
+                r = c.post(f"/api/table/{table}/move", json={"move": rng.choice(t["legal"]), "ply": t["ply"],
+                                                             "seat": seats[t["to_move"]]})
+                if r.status_code != 200:
+                    errors.append(f"{r.status_code} {r.text}")
+                    return
+                t = r.json()
+
+
+def soak(url: str, pid: int, folder: Path, tables: int, seconds: float) -> None:
+    errors: list[str] = []
+    logs: set[str] = set()
+    stop = time.monotonic() + seconds
+    threads = [threading.Thread(target=player, args=(url, i, stop, errors, logs), daemon=True) for i in range(tables)]
+    for th in threads:
+        th.start()
+    time.sleep(seconds * 0.2)  # not a wait: the soak's first memory reading, at 20 % of its time
+    early = rss_mb(pid)
+    for th in threads:
+        th.join(timeout=seconds + 120)
+    late = rss_mb(pid)
+    refused = []
+    for log in sorted(logs):
+        r = subprocess.run([sys.executable, "-m", "stratstone_cad", "check-log", str(folder / log)],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            refused.append(r.stdout + r.stderr)
+    print(f"soak: {tables} tables for {seconds:g} s: {len(logs)} games, {len(errors)} errors, "
+          f"{len(refused)} logs check-log refused; server RSS {early:.0f} MB at 20 % of the time, {late:.0f} MB at "
+          f"the end ({(late - early) / early:+.1%})", flush=True)
+    for e in (errors + refused)[:5]:
+        print("  ", e.strip()[:200])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--moves", type=int, default=10)
+    ap.add_argument("--tables", type=int, default=20)
+    ap.add_argument("--seconds", type=float, default=120)
+    args = ap.parse_args()
+    print(machine_line(), "load", loadavg(), flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        p, url = start(Path(tmp))
+        try:
+            replies(url, args.moves)
+            soak(url, p.pid, Path(tmp), args.tables, args.seconds)
+        finally:
+            p.terminate()
+            p.wait(timeout=30)
+    print("load after", loadavg())
+
+
+if __name__ == "__main__":
+    main()
