@@ -42,6 +42,15 @@
       fillGame();
       play.ready = true;
     });
+    fetch('/api/tables').then(json).then(function (r) {  // the studio's tables: each opened to watch
+      if (!r.tables.length) return;
+      var box = $('tables'); box.textContent = 'the tables of this studio: ';
+      r.tables.forEach(function (t) {
+        var link = document.createElement('a'); link.href = '/play?table=' + t.id + '&view=2d';
+        link.textContent = t.game + ' ' + t.id + ' (ply ' + t.ply + (t.over ? ', over' : '') + ') ';
+        box.appendChild(link);
+      });
+    });
     $('new-terrain').onclick = function () { $('seed').value = ''; $('heightmap').value = ''; status('a new terrain'); };
     $('setup').onsubmit = function (ev) { ev.preventDefault(); start(); };
   }
@@ -117,7 +126,7 @@
     if (v === '3d' && play.table) load3d();
   }
   function load3d() {
-    var src = '/api/table/' + tableId + '/view3d?v=' + play.table.version;
+    var src = '/api/table/' + tableId + '/view3d?v=' + play.table.version + '#ply=' + play.table.ply;
     if ($('view3d').getAttribute('src') !== src) $('view3d').src = src;
   }
   function mySeat(side) { return seats[side] || null; }
@@ -158,7 +167,6 @@
     var b = play.board, svg = $('board2d');
     var h = top(b) + CELL * b.height + (b.symbols ? CELL : 0) + 24;
     svg.setAttribute('viewBox', '0 0 ' + CELL * (b.width + 2) + ' ' + h);
-    svg.setAttribute('width', CELL * (b.width + 2)); svg.setAttribute('height', h);
     svg.innerHTML = '';
     b.squares.forEach(function (s) { square(svg, s); });
     labels(svg, b);
@@ -183,7 +191,8 @@
     } else if (pc.kind === 'gem') {
       el('circle', { cx: h, cy: h, r: 15, fill: c, stroke: '#111', 'data-piece': 'gem' }, g);
     } else {  // a stack: its stones bottom first, drawn as layers, the count on top
-      el('rect', { x: 9, y: CELL - 10 - 5 * (i + 1), width: CELL - 20, height: 5, rx: 2, fill: c, stroke: '#333',
+      var hh = Math.min(6, (CELL - 20) / n);
+      el('rect', { x: 9, y: CELL - 5 - hh * (i + 1), width: CELL - 20, height: hh, rx: 2, fill: c, stroke: '#333',
                    'stroke-width': 0.6, 'data-piece': pc.colour }, g);
       if (i === n - 1) el('text', { 'class': 'label', x: h - 4, y: 13 }, g).textContent = n;
     }
@@ -218,6 +227,7 @@
       var label = m.cost !== undefined ? String(m.cost) : '';
       if (ms.some(function (x) { return x.kind === 'special'; })) label = '\u2605';
       if (label) el('text', { 'class': 'cost', x: CELL - 18, y: CELL - 6 }, g).textContent = label;
+      g.onmouseenter = function () { explain(ms); };
     });
   }
   function exitNode(m) {
@@ -284,6 +294,12 @@
       var b = document.createElement('button'); b.type = 'button'; b.textContent = m === '-' ? 'pass (' + m + ')' : m;
       b.onclick = function () { send(m); }; box.appendChild(b);
     });
+  }
+  function explain(moves) {  // the engine's words for the moves ending on a lit square (a sowing's path)
+    Promise.all(moves.map(function (m) {
+      return fetch('/api/table/' + tableId + '/words?move=' + encodeURIComponent(m.move)).then(json)
+        .then(function (w) { return m.move + ': ' + w.words; });
+    })).then(function (lines) { $('explain').textContent = lines.join('\n'); });
   }
   function explainAttacks(moves) {
     $('explain').textContent = '';
