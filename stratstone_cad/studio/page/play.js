@@ -260,7 +260,9 @@
     var target = square === 'exit' ? 'exit' : square;
     var moves = reach.filter(function (m) { return m.to === target; });
     if (selected && moves.length) { choose(moves); return; }
-    if (selected && square !== selected && !hasPiece(square)) { whyNot(selected, square); return; }
+    if (selected && square !== selected && !hasPiece(square) && play.board.game !== 'sage-stones') {
+      whyNot(selected, square); return;
+    }
     select(square);
   }
   function hasPiece(square) {
@@ -283,7 +285,7 @@
     got.then(function (moves) {
       if (selected !== square) return;
       reach = moves; clear(); lit();
-      play.reachMs.push(performance.now() - t0);
+      requestAnimationFrame(function () { play.reachMs.push(performance.now() - t0); });  // drawn: the next frame
       if (!moves.length) whyNot(square, null);
       explainAttacks(moves);
     });
