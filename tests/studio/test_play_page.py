@@ -6,6 +6,7 @@ paths'); a click a piece cannot make says why in the engine's words."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
@@ -15,9 +16,10 @@ from typing import Any
 
 import httpx
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 from stratstone_cad.engine.protocol import State
-from stratstone_cad.registry import get_game
+from stratstone_cad.registry import game_names, get_game
 from stratstone_cad.studio.tables import to_of
 from tests.pages import Browser, chromium
 from tests.studio.test_tables import _cheapest, new, start, stop
@@ -51,7 +53,12 @@ def until(page: Any, expression: str, timeout: float = 30) -> None:
     """Wait until ``expression`` holds in ``page`` (evaluated through DevTools: the page's policy
     forbids eval, so Playwright's own wait_for_function cannot run there)."""
     deadline = time.monotonic() + timeout
-    while not page.evaluate(f"() => !!({expression})"):
+    while True:
+        try:
+            if page.evaluate(f"() => !!({expression})"):
+                return
+        except PlaywrightError as e:  # a page navigating meanwhile (the form opens its table)
+            assert "context was destroyed" in str(e) or "navigat" in str(e), e
         assert time.monotonic() < deadline, f"{expression}: not true after {timeout} s"
         time.sleep(0.02)  # poll: the expression true in the page
 
@@ -178,3 +185,57 @@ def test_a_click_out_of_reach_says_why_in_the_engines_words(studio: tuple[httpx.
     with pytest.raises(Exception) as refused:
         state.apply("e1-e9")
     assert page.locator("#why").text_content() == str(refused.value)
+
+
+def test_the_form_makes_a_table_for_a_second_device_with_a_clock(studio: tuple[httpx.Client, Path],
+                                                                 browser: Browser) -> None:
+    client, _ = studio
+    page = browser.page
+    page.goto(f"{url(client)}/play")
+    until(page, "window.play.ready")
+    assert page.eval_on_selector_all("#game option", "os => os.map(o => o.value)") == game_names()
+    levels = page.eval_on_selector_all("#opponent option", "os => os.map(o => o.value)")
+    searches = [lv for lv in levels if lv.startswith("search:")]
+    assert len(searches) >= 3 and searches[-1] == f"search:{get_game(page.input_value('#game')).search_simulations}"
+    page.select_option("#game", "terrain")
+    page.select_option("#side", "red")
+    page.select_option("#opponent", "remote")
+    page.fill("#seed", str(SEED))
+    page.select_option("#clock", "5+3")
+    page.click("#start")
+    until(page, "window.play && window.play.version >= 0 && document.querySelector('#join .qr svg path')")
+    until(page, "document.querySelectorAll('#clock span').length === 2")
+    shown = page.locator("#clock span").all_text_contents()
+    assert re.fullmatch(r"red [45]:[0-5]\d", shown[0]) and shown[1] == "blue 5:00", shown
+    join = page.locator("#join a.join-link").get_attribute("href")
+    other = browser.browser.new_context()
+    try:
+        second = opened(browser, other.new_page(), url(client) + join)
+        table = join.split("table=")[1].split("&")[0]
+        assert client.get(f"/api/table/{table}").json()["kinds"] == {"red": "person", "blue": "person"}
+        lit(second, "e10")  # blue's screen: a blue piece selected, but red is to move: nothing is sent
+        moves = lit(page, "e1")
+        page.click(f'#board2d [data-square="{next(iter(moves))}"]')
+        until(second, "window.play.table.ply === 1")  # the second screen follows
+        assert client.get(f"/api/table/{table}").json()["to_move"] == "blue"
+    finally:
+        other.close()
+
+
+def test_against_the_search_and_a_takeback(studio: tuple[httpx.Client, Path], browser: Browser) -> None:
+    client, _ = studio
+    page = browser.page
+    page.goto(f"{url(client)}/play")
+    until(page, "window.play.ready")
+    page.select_option("#game", "stratstone")
+    page.select_option("#side", "yellow")
+    quick = page.eval_on_selector_all("#opponent option", "os => os.map(o => o.value)")[3]
+    page.select_option("#opponent", quick)
+    page.click("#start")
+    until(page, "window.play && window.play.version >= 0")
+    lit(page, "a1")
+    page.click('#board2d [data-reach]')
+    until(page, "window.play.table.ply === 2", timeout=60)  # the engine's reply came without asking
+    page.click("#takeback")
+    until(page, "window.play.table.ply === 0")
+    assert page.locator("#takeback").is_visible()

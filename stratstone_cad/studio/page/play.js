@@ -381,9 +381,10 @@
       var p = document.createElement('p'); p.textContent = 'the second device (' + side + '): ';
       var a = document.createElement('a'); a.href = join[side] + '&view=2d'; a.textContent = location.host + join[side];
       a.className = 'join-link';
-      var img = document.createElement('img'); img.alt = 'QR code of the join link';
-      img.src = '/api/table/' + t.id + '/join.svg?seat=' + token;
-      p.appendChild(a); box.append(p, img);
+      var qr = document.createElement('div'); qr.className = 'qr'; qr.setAttribute('aria-label', 'QR code of the join link');
+      fetch('/api/table/' + t.id + '/join.svg?seat=' + token).then(function (r) { return r.text(); })
+        .then(function (svg) { qr.innerHTML = svg; });  // the server's SVG, inline (it has no namespace of its own)
+      p.appendChild(a); box.append(p, qr);
     });
   }
   function tick() {
