@@ -27,6 +27,8 @@ __all__ = ["LEVEL_NAMES", "levels_of", "options", "routes"]
 LEVEL_NAMES = ("quick", "steady", "strong")
 """The search's named levels: a twentieth, a quarter and all of the game's default budget."""
 _SHARES = (20, 4, 1)
+PAGES_KEPT = 8
+"""The 3D pages kept made (about 2.5 MB each): a table's newest, of the tables last shown."""
 SYMBOLS = {"runner": "triangle", "lancer": "diamond", "guardian": "pentagon"}
 """The terrain game's 2D symbols: what each kind of piece is drawn as."""
 
@@ -134,6 +136,7 @@ class PlayPage:
 
     def __init__(self, room: PlayRoom) -> None:
         self.room = room
+        self._pages: dict[tuple[str, int, int], str] = {}  # the last 3D pages made, a table's newest
 
     def _table(self, request: Request) -> Table:
         return self.room.tables.get(request.path_params["id"])
@@ -162,11 +165,31 @@ class PlayPage:
         from stratstone_cad.studio.app import in_thread
 
         t = self._table(request)
-        html = await in_thread(_replay_page, t)
-        return HTMLResponse(html)
+        review = _budget(request.query_params.get("review"), t)
+        if review and t.result is None:
+            raise TableError(f"table {t.id}: the game is not over; its review comes when it ends", 409)
+        key = (t.id, t.version, review)
+        if key not in self._pages:
+            html = await in_thread(_replay_page, t, review)
+            self._pages = {k: v for k, v in self._pages.items() if k[0] != t.id or k[2] != review}
+            while len(self._pages) >= PAGES_KEPT:
+                self._pages.pop(next(iter(self._pages)))
+            self._pages[key] = html
+        return HTMLResponse(self._pages[key])
 
 
-def _replay_page(table: Table) -> str:
+def _budget(text: str | None, table: Table) -> int:
+    """``review=1``: the review at the game's default budget a ply; ``review=N``: N simulations."""
+    if text is None:
+        return 0
+    if not text.isdigit() or not 1 <= int(text) <= 100_000:
+        raise TableError(f"review {text[:20]!r}: expected 1 (the game's default budget) or simulations from 2 to 100000")
+    return table.game.search_simulations if text == "1" else int(text)
+
+
+def _replay_page(table: Table, review: int) -> str:
+    """The replay page of the table's log (with ``review``: the review's strip and classes,
+    ``check-log --review``'s, made now with ``review`` simulations a ply)."""
     from stratstone_cad.viewer import gltf
     from stratstone_cad.viewer.replay import load
     from stratstone_cad.viewer.web import page
@@ -176,6 +199,10 @@ def _replay_page(table: Table) -> str:
         rep = load(path)
     except UserError as e:
         raise TableError(f"table {table.id}: no 3D view ({e})", 409) from None
+    if review:
+        from stratstone_cad.viewer.review_strip import load_review
+
+        rep.review = load_review(path, None, review)
     glb = gltf.replay_bytes(rep, path, 0.6, "levels", True)
     return page(glb, f"{rep.title}: table {table.id}")
 

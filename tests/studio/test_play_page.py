@@ -222,20 +222,30 @@ def test_the_form_makes_a_table_for_a_second_device_with_a_clock(studio: tuple[h
         other.close()
 
 
-def test_against_the_search_and_a_takeback(studio: tuple[httpx.Client, Path], browser: Browser) -> None:
+def test_against_the_search_a_takeback_and_the_review(studio: tuple[httpx.Client, Path], browser: Browser) -> None:
     client, _ = studio
     page = browser.page
     page.goto(f"{url(client)}/play")
     until(page, "window.play.ready")
-    page.select_option("#game", "stratstone")
-    page.select_option("#side", "yellow")
+    page.select_option("#game", "terrain")
+    page.select_option("#side", "red")
     quick = page.eval_on_selector_all("#opponent option", "os => os.map(o => o.value)")[3]
     page.select_option("#opponent", quick)
+    page.fill("#seed", str(SEED))
     page.click("#start")
     until(page, "window.play && window.play.version >= 0")
-    lit(page, "a1")
-    page.click('#board2d [data-reach]')
-    until(page, "window.play.table.ply === 2", timeout=60)  # the engine's reply came without asking
-    page.click("#takeback")
-    until(page, "window.play.table.ply === 0")
-    assert page.locator("#takeback").is_visible()
+    for square in ("e1", "f1"):
+        lit(page, square)
+        page.click('#board2d [data-reach]')
+        until(page, "window.play.table.ply === 2", timeout=60)  # the engine's reply came without asking
+        if square == "e1":
+            page.click("#takeback")
+            until(page, "window.play.table.ply === 0")
+    page.click("#resign")
+    until(page, "document.getElementById('review')")
+    assert page.locator("#over p").text_content() == "blue wins (resignation)"
+    review = page.locator("#review").get_attribute("href")
+    assert review == f"/api/table/{page.evaluate('() => window.play.table.id')}/view3d?review=1"
+    page.goto(url(client) + review.replace("review=1", "review=20"))  # the review (a small budget: quick)
+    until(page, "window.stratstone && window.stratstone.ready", timeout=120)
+    assert page.locator("#strip").is_visible()

@@ -351,8 +351,8 @@
       p.textContent = (r.winner ? r.winner + ' wins' : 'no winner') + ' (' + r.reason + ')';
       var a = document.createElement('a'); a.href = '/api/table/' + t.id + '/log'; a.download = t.id + '.jsonl';
       a.textContent = 'download its log'; a.id = 'download-log';
-      var rv = document.createElement('a'); rv.href = '/api/table/' + t.id + '/view3d'; rv.target = '_blank';
-      rv.textContent = 'review it (replay)'; rv.id = 'review';
+      var rv = document.createElement('a'); rv.href = '/api/table/' + t.id + '/view3d?review=1'; rv.target = '_blank';
+      rv.textContent = 'its review (each move judged by the search, on the replay)'; rv.id = 'review';
       $('over').append(p, a, document.createElement('br'), rv);
       $('actions').hidden = true;
     }
