@@ -6,6 +6,7 @@ paths'); a click a piece cannot make says why in the engine's words."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -218,6 +219,11 @@ def test_the_form_makes_a_table_for_a_second_device_with_a_clock(studio: tuple[h
         page.click(f'#board2d [data-square="{next(iter(moves))}"]')
         until(second, "window.play.table.ply === 1")  # the second screen follows
         assert client.get(f"/api/table/{table}").json()["to_move"] == "blue"
+        second.click("#draw")  # blue offers a draw; red's screen offers to accept it
+        until(page, "document.getElementById('draw').textContent === 'accept the draw'")
+        page.click("#draw")
+        until(second, "window.play.table.over")
+        assert second.locator("#over p").text_content() == "no winner (draw agreed)"
     finally:
         other.close()
 
@@ -249,3 +255,20 @@ def test_against_the_search_a_takeback_and_the_review(studio: tuple[httpx.Client
     page.goto(url(client) + review.replace("review=1", "review=20"))  # the review (a small budget: quick)
     until(page, "window.stratstone && window.stratstone.ready", timeout=120)
     assert page.locator("#strip").is_visible()
+
+
+def test_the_form_takes_a_heightmap_file(studio: tuple[httpx.Client, Path], browser: Browser, tmp_path: Path) -> None:
+    client, _ = studio
+    levels = [[(r + f) // 4 for f in range(10)] for r in range(10)]
+    (tmp_path / "map.json").write_text(json.dumps({"heightmap": levels}))
+    page = browser.page
+    page.goto(f"{url(client)}/play")
+    until(page, "window.play.ready")
+    page.select_option("#game", "terrain")
+    page.select_option("#opponent", "person")
+    page.set_input_files("#heightmap", str(tmp_path / "map.json"))
+    page.click("#start")
+    until(page, "window.play && window.play.version >= 0")
+    assert page.evaluate("() => window.play.table.setup.heightmap") == levels
+    shown = page.eval_on_selector_all("#board2d [data-square] text.label", "ts => ts.map(t => t.textContent)")
+    assert shown[:10] == [str(lv) for lv in levels[0]]  # each square's level as the server gave it
