@@ -49,13 +49,13 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
-def until(client: httpx.Client, table: str, ply: int) -> dict[str, Any]:
-    """The table once it is at ``ply`` or over, from its event stream."""
+def until(client: httpx.Client, table: str, ply: int, side: str | None = None) -> dict[str, Any]:
+    """The table once it is at ``ply`` (or ``side`` is to move: an extra turn), or over, from its event stream."""
     with client.stream("GET", f"/api/table/{table}/events", timeout=120) as r:
         for line in r.iter_lines():
             if line.startswith("data: "):
                 t = json.loads(line[6:])
-                if (t["ply"] >= ply and not t["thinking"]) or t["over"]:
+                if (not t["thinking"] and (t["ply"] >= ply or (side is not None and t["to_move"] == side))) or t["over"]:
                     return t
     raise RuntimeError("the stream ended")
 
@@ -86,7 +86,8 @@ def replies(url: str, moves: int) -> None:
     with httpx.Client(base_url=url, trust_env=False, timeout=120) as c:
         for game, extra in GAMES.items():
             r = c.post(f"/api/table/{game}", json={"players": ["person", "search:100"], "seed": 7, **extra})
-            table, seat = r.json()["id"], next(iter(r.json()["seats"].values()))
+            (side, seat), = r.json()["seats"].items()
+            table = r.json()["id"]
             rng, overheads, latencies = random.Random(1), [], []
             t = until(c, table, 0)
             for _ in range(moves):
@@ -96,9 +97,9 @@ def replies(url: str, moves: int) -> None:
                 sent = time.perf_counter()
                 c.post(f"/api/table/{table}/move", json={"move": rng.choice(t["legal"]), "ply": ply,
                                                          "seat": seat}).raise_for_status()
-                t = until(c, table, ply + 2)
+                t = until(c, table, ply + 2, side)
                 latency = time.perf_counter() - sent
-                if t["ply"] == ply + 2:
+                if t["ply"] == ply + 2 and t["plies"][-1]["player"] != side:
                     latencies.append(latency)
                     overheads.append(latency - search_time(t))
             print(f"{game}: reply of search:100 after a move, median {statistics.median(latencies):.2f} s, max "

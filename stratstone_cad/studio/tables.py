@@ -30,7 +30,7 @@ from typing import Any
 from stratstone_cad.base.fileio import atomic_write, sweep_temporary
 from stratstone_cad.engine.events import DRAW_AGREED, RESIGNATION, TIME_OUT, Result
 from stratstone_cad.engine.protocol import Game, State
-from stratstone_cad.errors import GameError, TableError, UserError, short_repr
+from stratstone_cad.errors import GameError, PlayerKindError, TableError, UserError, short_repr
 from stratstone_cad.log import logfile as _log
 from stratstone_cad.log.commands import header_error
 from stratstone_cad.log.record.lock import recording
@@ -271,6 +271,13 @@ class Table:
         if result is not None:
             self.retire()
         self.touch()
+        self.studio_roll()
+
+    def studio_roll(self) -> None:
+        """The studio's dice for the next ply, rolled at once when due (from the seed, as
+        ``record --roll`` rolls them): the answer to a move already shows the next roll's moves."""
+        if self.roll_due() and not self.entered_dice:
+            self._apply_dice(self.states[-1].roll(random.Random(f"{self.seed}/{self.ply + 1}")))
 
     def finish(self, result: Result) -> None:
         """End the game with a result the rules did not give (resignation, agreement, time)."""
@@ -330,6 +337,7 @@ class Table:
             self.clock.start(self.states[-1].to_move(), time.monotonic())
             self.save_meta()
         self.touch()
+        self.studio_roll()
 
     def _seated(self, token: Any) -> str:
         if self.result is not None:
@@ -356,7 +364,7 @@ class Table:
             if self.roll_due():
                 if self.entered_dice:
                     return
-                self._apply_dice(self.states[-1].roll(random.Random(f"{self.seed}/{self.ply + 1}")))
+                self.studio_roll()
                 continue
             kind = self.engine_kind()
             if kind is None:
@@ -512,6 +520,7 @@ class Tables:
         _log.write_log(table.path, table.records)
         table.save_meta()
         self.tables[table_id] = table
+        table.studio_roll()
         return table
 
     def _load(self, table_id: str) -> Table:
@@ -536,6 +545,7 @@ class Tables:
                 _log.write_log(path, records)
             if table.clock is not None:
                 table.clock.start(states[-1].to_move(), time.monotonic())
+            table.studio_roll()
         return table
 
 
@@ -552,7 +562,10 @@ def _checked(game: Game, body: Mapping[str, Any]) -> tuple[list[str], int, Any, 
                          "[\"person\", \"search:200\"] (person, greedy, random, search[:N])")
     for k in kinds:
         if k != PERSON:
-            make_player(k, game)  # PlayerKindError names the kind
+            try:
+                make_player(k, game)
+            except PlayerKindError as e:
+                raise TableError(f"players: {e} (or person: a seat for a person at a screen)") from None
     seed = body.get("seed")
     if seed is None:
         seed = random.SystemRandom().randrange(SEED_MAX + 1)

@@ -849,6 +849,11 @@ def test_message_helpers_say_sizes_types_and_cut_long_text():
     ("sage_stones_4.jsonl", {"winner": "red", "reason": "resignation"},
      "line 3: result says winner red (resignation): a resignation ends only a two-player game, this one has 4 "
      "players; expected a draw agreed or the game played on"),
+    ("stratstone_unfinished.jsonl", {"winner": None, "reason": "out of time"},
+     "line 7: result says draw (out of time): a loss on time names its winner, expected winner yellow or red"),
+    ("sage_stones_4.jsonl", {"winner": "red", "reason": "out of time"},
+     "line 3: result says winner red (out of time): a loss on time ends only a two-player game, this one has 4 "
+     "players; expected a draw agreed or the game played on"),
 ])
 def test_an_agreed_end_written_wrong_is_named_for_what_it_breaks(tmp_path, log_name, result, message):
     """Not "the game is not over after N plies": the line says the game ended by agreement."""

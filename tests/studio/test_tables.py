@@ -6,6 +6,7 @@ that goes on at the ply each table reached."""
 
 from __future__ import annotations
 
+import asyncio
 import heapq
 import ipaddress
 import json
@@ -289,6 +290,23 @@ def test_sage_stones_entered_dice_go_into_the_log_as_its_chance_lines(studio: tu
     check_log(folder / t["log"])
 
 
+def test_the_studios_dice_fall_from_the_seed_as_record_rolls_them(studio: tuple[httpx.Client, Path]) -> None:
+    client, folder = studio
+    table, seats = new(client, "sage-stones", players=["person", "person"], setup={"variant": "two-player"}, seed=8)
+    t = client.get(f"/api/table/{table}").json()
+    for _ in range(6):
+        assert not t["roll"] and t["dice"] and t["legal"], t  # the roll is there with the answer: its moves to click
+        t = client.post(f"/api/table/{table}/move", json={"move": t["legal"][0], "ply": t["ply"],
+                                                          "seat": seats[t["to_move"]]}).json()
+    game, rolled = get_game("sage-stones"), []
+    state = game.initial_state(t["players"], t["setup"])
+    for p in t["plies"]:
+        rolled.append(list(state.roll(random.Random(f"8/{p['ply']}"))))
+        state = state.apply_chance(p["dice"])[0].apply(p["move"])[0]
+    assert [p["dice"] for p in t["plies"]] == rolled and len(rolled) >= 6
+    check_log(folder / t["log"])
+
+
 def test_a_join_link_is_a_qr_code_of_the_seats_address(studio: tuple[httpx.Client, Path]) -> None:
     client, _ = studio
     table, seats = new(client, "stratstone", players=["person", "person"])
@@ -365,3 +383,24 @@ def test_studio_host_name_is_accepted_in_the_host_header_and_the_join_link(tmp_p
             assert client.get("/api/tables", headers={"Host": f"elsewhere:{port}"}).status_code == 403
     finally:
         stop(p)
+
+
+def test_a_clock_running_out_ends_the_game_with_no_request(tmp_path: Path) -> None:
+    from stratstone_cad.studio.play_routes import PlayRoom
+
+    async def game() -> Any:
+        room = PlayRoom(tmp_path)
+        table = room.tables.new("terrain", {"players": ["greedy", "person"], "clock": "1+0", "seed": 3})
+        assert table.clock is not None
+        table.clock.left["red"] = 30.0
+        table.clock.left["blue"] = 0.05  # the person's time all but gone when the engine has moved
+        room._go_on(table)  # what a request does after a change: the engine moves, the clock is armed
+        deadline = time.monotonic() + 30
+        while table.result is None and time.monotonic() < deadline:
+            await table.changed(table.version, 1.0)
+        return table
+
+    table = asyncio.run(game())
+    assert table.result is not None and table.result.to_json() == {"winner": "red", "reason": "out of time"}
+    assert [r.get("player") for r in table.records[1:-1]] == ["red"]
+    check_log(table.path)
