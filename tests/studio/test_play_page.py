@@ -89,6 +89,7 @@ def state_of(t: dict[str, Any]) -> State:
 
 def lit(page: Any, square: str) -> dict[str, str]:
     """The squares lit after a click on ``square``: square -> its ``data-reach``."""
+    until(page, "window.play.version === window.play.table.version")  # the position shown is the table's
     before = page.evaluate("window.play.reachMs.length")
     page.click(f'#board2d [data-square="{square}"]')
     until(page, f"window.play.reachMs.length > {before}")

@@ -145,7 +145,8 @@
     fetch('/api/table/' + tableId + '/board?seat=' + encodeURIComponent(q.get('seat') || '')).then(json).then(function (b) {
       if (b.ply !== play.table.ply) return;  // a newer table is on its way
       if (b.you) seats[b.you] = q.get('seat');
-      play.board = b; selected = null; reach = [];
+      if (!play.board || b.ply !== play.board.ply) { selected = null; reach = []; }  // a new position: nothing selected
+      play.board = b;
       draw();
       panel();
       play.version = t.version;
