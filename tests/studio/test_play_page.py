@@ -273,3 +273,18 @@ def test_the_form_takes_a_heightmap_file(studio: tuple[httpx.Client, Path], brow
     assert page.evaluate("() => window.play.table.setup.heightmap") == levels
     shown = page.eval_on_selector_all("#board2d [data-square] text.label", "ts => ts.map(t => t.textContent)")
     assert shown[:10] == [str(lv) for lv in levels[0]]  # each square's level as the server gave it
+
+
+def test_sage_stones_dice_entered_from_the_printed_ones(studio: tuple[httpx.Client, Path], browser: Browser) -> None:
+    client, _ = studio
+    table, seats = new(client, "sage-stones", players=["person", "person"], setup={"variant": "two-player"},
+                       dice="entered")
+    page = opened(browser, browser.page, f"{url(client)}/play?table={table}&seat={seats['p1']}&view=2d")
+    until(page, "document.querySelectorAll('#dice-box input').length === 3")
+    for box, value in zip(page.locator("#dice-box input").all(), (1, 2, 2), strict=True):
+        box.fill(str(value))
+    page.click("#dice-box button")
+    until(page, "window.play.table.dice && !window.play.table.roll")
+    t = client.get(f"/api/table/{table}").json()
+    assert t["dice"] == [1, 2, 2] and t["legal"]
+    assert set(lit(page, t["legal"][0])) == {m for m in t["legal"] if m != "-"}
