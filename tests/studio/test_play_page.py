@@ -288,3 +288,25 @@ def test_sage_stones_dice_entered_from_the_printed_ones(studio: tuple[httpx.Clie
     t = client.get(f"/api/table/{table}").json()
     assert t["dice"] == [1, 2, 2] and t["legal"]
     assert set(lit(page, t["legal"][0])) == {m for m in t["legal"] if m != "-"}
+
+
+def test_an_attack_shows_its_sums_and_a_runner_its_stars(studio: tuple[httpx.Client, Path], browser: Browser) -> None:
+    client, _ = studio
+    setup = {"heightmap": [[0 if (r, f) in ((0, 2), (2, 2)) else 2 for f in range(10)] for r in range(10)],
+             "pieces": {"c1": "red runner", "a10": "blue guardian", "e1": "red lancer", "e3": "blue runner",
+                        "j10": "blue lancer"}}
+    table, seats = new(client, "terrain", players=["person", "person"], setup=setup, seed=1)
+    page = opened(browser, browser.page, f"{url(client)}/play?table={table}&seat={seats['red']}&view=2d")
+    t = client.get(f"/api/table/{table}").json()
+    state = state_of(t)
+    shown = lit(page, "e1")
+    assert "e3" in shown
+    until(page, "document.getElementById('explain').textContent.includes('e1xe3')")
+    after, events = state.apply("e1xe3")
+    lines = page.locator("#explain").text_content().splitlines()  # each attack in reach, before it is made
+    assert f"e1xe3: {get_game('terrain').explain(state, after, events)}" in lines
+    lit(page, "c1")
+    stars = set(page.eval_on_selector_all("#board2d [data-reach] text.cost", "ts => ts.filter(t => t.textContent === "
+                                          "'\\u2605').map(t => t.parentNode.dataset.square)"))
+    special = {to_of(state.apply(m)[1]) for m, why in state.reach("c1") if not why[0].isdigit()}
+    assert stars == special and stars
