@@ -27,13 +27,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from stratstone_cad.base.colours import display_colour, load_colours
 from stratstone_cad.errors import TableError, UserError, WorkersLost
 from stratstone_cad.registry import game_names
-from stratstone_cad.studio import play_routes
+from stratstone_cad.studio import play_page, play_routes
 from stratstone_cad.studio.part_making import PartMaker
 from stratstone_cad.studio.play_routes import PlayRoom
 from stratstone_cad.studio.set_builds import SKIPPED, SetBuilds, Ticket
 from stratstone_cad.studio.settings import Planned, form, plan, sets_of
 
-PAGE_FILES = {"studio.js": "text/javascript", "studio.css": "text/css"}
+PAGE_FILES = {"studio.js": "text/javascript", "studio.css": "text/css", "play.js": "text/javascript"}
 FILE_NAME = r"[a-z0-9][a-z0-9._-]{0,120}"
 #: The answer to a request still open when the studio stops (Ctrl-C, SIGTERM): uvicorn
 #: cancels it after its graceful wait, and would answer 500.
@@ -248,7 +248,7 @@ def app(studio: Studio) -> ASGIApp:
               Route("/download/{game}.zip", s.zipped),
               Route("/download/{game}/{file}", s.download)]
     room = PlayRoom(s.out)
-    routes += play_routes.routes(room)
+    routes += play_page.routes(room) + play_routes.routes(room)
     s.room = room
     inner = Starlette(routes=routes, exception_handlers={UserError: _refused, WorkersLost: _workers_lost,
                                                          TableError: play_routes.refused})

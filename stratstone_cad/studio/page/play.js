@@ -1,0 +1,407 @@
+// The studio's Play room (/play): a table made, then played in a 2D view (SVG, one element a
+// square with data-square) or the 3D view (the replay page's player on the printed set).
+// Every rule stays on the server: the moves and reach come from /api/table/..., this page
+// only draws what it is told and sends the move the person clicked.
+(function () {
+  'use strict';
+  var $ = function (id) { return document.getElementById(id); };
+  var NS = 'http://www.w3.org/2000/svg';
+  var CELL = 52;
+  var q = new URLSearchParams(location.search);
+  var play = window.play = { ready: false, version: -1, reachMs: [], table: null, board: null };
+  var tableId = q.get('table'), view = q.get('view') || '3d';
+  var seats = {}, selected = null, reach = [], options = null;
+  var COLOURS = { red: '#c62828', blue: '#1e5bd8', yellow: '#f2c200', green: '#2e7d32', white: '#f5f5f5',
+                  black: '#222', tan: '#c8a97e', p1: '#f2c200', p2: '#c62828' };
+
+  function status(text) { $('status').textContent = text; }
+  function json(r) {
+    if (r.ok) return r.json();
+    return r.text().then(function (t) { throw new Error(t); });
+  }
+  function post(path, body) {
+    return fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json' },
+                         body: JSON.stringify(body) }).then(json);
+  }
+  function el(name, attrs, parent) {
+    var e = document.createElementNS(NS, name);
+    Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+
+  // ------------------------------------------------------------------ the setup form
+  function setup() {
+    $('setup').hidden = false;
+    fetch('/api/play/options').then(json).then(function (o) {
+      options = o;
+      o.games.forEach(function (g) { $('game').add(new Option(g.name, g.name)); });
+      var v = $('variant');
+      ['standard', 'two-player'].forEach(function (n) { v.add(new Option(n, n)); });
+      $('game').onchange = $('variant').onchange = fillGame;
+      fillGame();
+      play.ready = true;
+    });
+    fetch('/api/tables').then(json).then(function (r) {  // the studio's tables: each opened to watch
+      if (!r.tables.length) return;
+      var box = $('tables'); box.textContent = 'the tables of this studio: ';
+      r.tables.forEach(function (t) {
+        var link = document.createElement('a'); link.href = '/play?table=' + t.id + '&view=2d';
+        link.textContent = t.game + ' ' + t.id + ' (ply ' + t.ply + (t.over ? ', over' : '') + ') ';
+        box.appendChild(link);
+      });
+    });
+    $('new-terrain').onclick = function () { $('seed').value = ''; $('heightmap').value = ''; status('a new terrain'); };
+    $('setup').onsubmit = function (ev) { ev.preventDefault(); start(); };
+  }
+  function game() { return options.games.filter(function (g) { return g.name === $('game').value; })[0]; }
+  function sides() {
+    var g = game();
+    return g.variants ? g.variants[$('variant').value] : g.sides;
+  }
+  function fillGame() {
+    var g = game(), side = $('side'), opp = $('opponent');
+    $('variant-row').hidden = $('dice-row').hidden = !g.variants;
+    $('terrain-map').hidden = g.name !== 'terrain';
+    side.innerHTML = ''; opp.innerHTML = '';
+    sides().forEach(function (s) { side.add(new Option(s, s)); });
+    opp.add(new Option('a person at this screen', 'person'));
+    opp.add(new Option('a person on another device (join link)', 'remote'));
+    opp.add(new Option('greedy', 'greedy'));
+    g.levels.forEach(function (l) {
+      opp.add(new Option('search, ' + l.name + ' (' + l.simulations + ' simulations)', l.kind));
+    });
+    opp.value = g.levels[g.levels.length - 1].kind;
+  }
+  function readMap() {
+    var f = $('heightmap').files[0];
+    if (!f) return Promise.resolve(null);
+    return f.text().then(function (t) {
+      var v;
+      try { v = JSON.parse(t); } catch (e) { v = JSON.parse(t.split('\n')[0]); }
+      return Array.isArray(v) ? v : (v.heightmap || (v.setup && v.setup.heightmap));
+    });
+  }
+  function start() {
+    var g = game(), mine = $('side').value, opp = $('opponent').value;
+    var players = sides().map(function (s) { return s === mine ? 'person' : (opp === 'remote' ? 'person' : opp); });
+    var body = { players: players }, setupBody = {};
+    if ($('clock').value) body.clock = $('clock').value;
+    if (g.variants) { setupBody.variant = $('variant').value; body.dice = $('dice').value; }
+    readMap().then(function (map) {
+      if (g.name === 'terrain') {
+        if (map) setupBody.heightmap = map;
+        else if ($('seed').value !== '') body.seed = Number($('seed').value);
+      }
+      if (Object.keys(setupBody).length) body.setup = setupBody;
+      return post('/api/table/' + g.name, body);
+    }).then(function (made) {
+      var keep = {};
+      Object.keys(made.seats).forEach(function (s) { if (s === mine || opp === 'person') keep[s] = made.seats[s]; });
+      sessionStorage.setItem('seats:' + made.id, JSON.stringify(keep));
+      if (opp === 'remote') sessionStorage.setItem('join:' + made.id, JSON.stringify(made.join));
+      location.href = '/play?table=' + made.id + '&seat=' + made.seats[mine] + '&view=' + ($('clock').value ? '2d' : '2d');
+    }).catch(function (e) { $('setup-error').textContent = e.message; });
+  }
+
+  // ------------------------------------------------------------------ a table
+  function open() {
+    $('table').hidden = false; $('views').hidden = false;
+    try { seats = JSON.parse(sessionStorage.getItem('seats:' + tableId) || '{}'); } catch (e) { seats = {}; }
+    $('to2d').onclick = function (e) { e.preventDefault(); setView('2d'); };
+    $('to3d').onclick = function (e) { e.preventDefault(); setView('3d'); };
+    $('resign').onclick = function () { act('resign'); };
+    $('draw').onclick = function () { act('draw'); };
+    $('takeback').onclick = function () { act('takeback'); };
+    setView(view);
+    var events = new EventSource('/api/table/' + tableId + '/events');
+    events.addEventListener('table', function (e) { shown(JSON.parse(e.data)); });
+    events.onerror = function () { status('connection lost: trying again'); };
+    setInterval(tick, 250);
+  }
+  function setView(v) {
+    view = v;
+    $('boardbox').hidden = v !== '2d';
+    $('view3d').hidden = v !== '3d';
+    if (v === '3d' && play.table) load3d();
+  }
+  function load3d() {
+    var src = '/api/table/' + tableId + '/view3d?v=' + play.table.version + '#ply=' + play.table.ply;
+    if ($('view3d').getAttribute('src') !== src) $('view3d').src = src;
+  }
+  function mySeat(side) { return seats[side] || null; }
+  function seatToken() {
+    var t = play.table;
+    return (t && t.to_move && mySeat(t.to_move)) || q.get('seat') || Object.values(seats)[0];
+  }
+  function act(what) {
+    post('/api/table/' + tableId + '/' + what, { seat: seatToken() })
+      .then(function (r) { if (r.draw) status('draw ' + r.draw); })
+      .catch(function (e) { $('why').textContent = e.message; });
+  }
+  function shown(t) {
+    if (t.version <= play.version) return;
+    play.table = t; $('title').textContent = t.game + ', table ' + t.id;
+    fetch('/api/table/' + tableId + '/board?seat=' + encodeURIComponent(q.get('seat') || '')).then(json).then(function (b) {
+      if (b.ply !== play.table.ply) return;  // a newer table is on its way
+      if (b.you) seats[b.you] = q.get('seat');
+      if (!play.board || b.ply !== play.board.ply) { selected = null; reach = []; }  // a new position: nothing selected
+      play.board = b;
+      draw();
+      panel();
+      play.version = t.version;
+      if (view === '3d') load3d();
+    });
+  }
+
+  // ------------------------------------------------------------------ the 2D view
+  function xy(s) {
+    var b = play.board;
+    return [CELL * (s.x + 1), CELL * (b.height - 1 - s.y) + top(b)];
+  }
+  function top(b) { return b.symbols ? CELL : CELL / 2; }
+  function levelFill(level) {
+    var l = Math.max(0, Math.min(1, level / 6));
+    return 'rgb(' + Math.round(70 + 170 * l) + ',' + Math.round(130 + 95 * l) + ',' + Math.round(70 + 130 * l) + ')';
+  }
+  function draw() {
+    var b = play.board, svg = $('board2d');
+    var h = top(b) + CELL * b.height + (b.symbols ? CELL : 0) + 24;
+    svg.setAttribute('viewBox', '0 0 ' + CELL * (b.width + 2) + ' ' + h);
+    svg.innerHTML = '';
+    b.squares.forEach(function (s) { square(svg, s); });
+    labels(svg, b);
+    lit();
+  }
+  function square(svg, s) {
+    var p = xy(s), g = el('g', { 'data-square': s.square, transform: 'translate(' + p[0] + ',' + p[1] + ')' }, svg);
+    var fill = s.level !== undefined ? levelFill(s.level) : (play.board.game === 'stratstone' ? '#e9dcc0' : '#f7f2e6');
+    el('rect', { 'class': 'cell', width: CELL - 2, height: CELL - 2, x: 1, y: 1, fill: fill, stroke: '#8d8270' }, g);
+    if (s.level !== undefined) el('text', { 'class': 'label', x: 4, y: 12 }, g).textContent = s.level;
+    s.pieces.forEach(function (pc, i) { piece(g, pc, i, s.pieces.length); });
+    el('rect', { 'class': 'lit', width: CELL - 2, height: CELL - 2, x: 1, y: 1, fill: 'none' }, g);
+    g.addEventListener('click', function () { clicked(s.square); });
+  }
+  function piece(g, pc, i, n) {
+    var c = COLOURS[pc.colour] || pc.colour, h = CELL / 2, shape = play.board.symbols && play.board.symbols[pc.kind];
+    var pts = { triangle: [[0, -16], [15, 12], [-15, 12]], diamond: [[0, -17], [14, 0], [0, 17], [-14, 0]],
+                pentagon: [[0, -16], [15, -4], [9, 14], [-9, 14], [-15, -4]] }[shape];
+    if (pts) {
+      el('polygon', { points: pts.map(function (p) { return (h + p[0]) + ',' + (h + p[1]); }).join(' '),
+                      fill: c, stroke: '#111', 'stroke-width': 1.5, 'data-piece': pc.kind }, g);
+    } else if (pc.kind === 'gem') {
+      el('circle', { cx: h, cy: h, r: 15, fill: c, stroke: '#111', 'data-piece': 'gem' }, g);
+    } else {  // a stack: its stones bottom first, drawn as layers, the count on top
+      var hh = Math.min(6, (CELL - 20) / n);
+      el('rect', { x: 9, y: CELL - 5 - hh * (i + 1), width: CELL - 20, height: hh, rx: 2, fill: c, stroke: '#333',
+                   'stroke-width': 0.6, 'data-piece': pc.colour }, g);
+      if (i === n - 1) el('text', { 'class': 'label', x: h - 4, y: 13 }, g).textContent = n;
+    }
+  }
+  function labels(svg, b) {
+    var cols = {}, rows = {};
+    b.squares.forEach(function (s) { cols[s.x] = cols[s.x] || s.square; rows[s.y] = rows[s.y] || s.square; });
+    if (b.game !== 'sage-stones') Object.keys(rows).forEach(function (y) {
+      el('text', { 'class': 'label', x: CELL / 2, y: CELL * (b.height - 1 - Number(y)) + top(b) + CELL / 2 + 4 }, svg)
+        .textContent = rows[y].replace(/^[a-z]+/, '');
+    });
+    Object.keys(cols).forEach(function (x) {
+      var name = cols[x], t = el('text', { 'class': 'label', x: CELL * (Number(x) + 1) + CELL / 2 - 6,
+                                          y: top(b) + CELL * b.height + (b.symbols ? CELL : 0) + 18 }, svg);
+      t.textContent = b.game === 'sage-stones' ? name.split('-')[0] : name.replace(/[0-9]+$/, '');
+      if (b.game === 'sage-stones') { t.setAttribute('data-column', x); t.style.font = 'bold 16px system-ui'; }
+    });
+  }
+  function node(square) { return document.querySelector('#board2d [data-square="' + square + '"]'); }
+  function lit() {
+    if (selected) { var n = node(selected); if (n) { n.classList.add('selected'); n.setAttribute('data-selected', ''); } }
+    var byTo = {};
+    reach.forEach(function (m) { (byTo[m.to] = byTo[m.to] || []).push(m); });
+    Object.keys(byTo).forEach(function (to) {
+      var ms = byTo[to], m = ms[0], g = to === 'exit' ? exitNode(m) : node(to);
+      if (!g) return;
+      g.setAttribute('data-reach', m.cost !== undefined ? String(Math.min.apply(null, ms.map(function (x) {
+        return x.cost; }))) : '');
+      g.setAttribute('data-kind', m.kind || 'move');
+      g.setAttribute('data-moves', ms.map(function (x) { return x.move; }).join(' '));
+      g.querySelector('.lit').setAttribute('fill', '#ffc107');
+      var label = m.cost !== undefined ? String(m.cost) : '';
+      if (ms.some(function (x) { return x.kind === 'special'; })) label = '\u2605';
+      if (label) el('text', { 'class': 'cost', x: CELL - 18, y: CELL - 6 }, g).textContent = label;
+      g.onmouseenter = function () { explain(ms); };
+    });
+  }
+  function exitNode(m) {
+    var b = play.board, s = b.squares.filter(function (x) { return x.square === selected; })[0];
+    var up = b.exit_rank ? b.exit_rank[play.table.to_move] === b.height - 1 : true;
+    var y = up ? 0 : CELL * (b.height + 1);
+    var g = el('g', { 'data-square': 'exit', transform: 'translate(' + CELL * (s.x + 1) + ',' + y + ')' }, $('board2d'));
+    el('rect', { 'class': 'cell', width: CELL - 2, height: CELL - 2, x: 1, y: 1, fill: '#fff', 'stroke-dasharray': '4 3',
+                 stroke: '#8d8270' }, g);
+    el('text', { 'class': 'label', x: 6, y: 16 }, g).textContent = 'exit';
+    el('rect', { 'class': 'lit', width: CELL - 2, height: CELL - 2, x: 1, y: 1, fill: 'none' }, g);
+    g.addEventListener('click', function () { clicked('exit'); });
+    return g;
+  }
+  function clear() {
+    document.querySelectorAll('#board2d [data-square="exit"]').forEach(function (n) { n.remove(); });
+    document.querySelectorAll('#board2d [data-square]').forEach(function (n) {
+      n.classList.remove('selected'); n.removeAttribute('data-selected'); n.removeAttribute('data-reach');
+      n.removeAttribute('data-kind'); n.removeAttribute('data-moves');
+      n.querySelector('.lit').setAttribute('fill', 'none');
+      var c = n.querySelector('text.cost'); if (c) c.remove();
+    });
+  }
+
+  // ------------------------------------------------------------------ clicks
+  function clicked(square) {
+    var t = play.table;
+    $('why').textContent = '';
+    if (!t || t.over) return;
+    var target = square === 'exit' ? 'exit' : square;
+    var moves = reach.filter(function (m) { return m.to === target; });
+    if (selected && moves.length) { choose(moves); return; }
+    if (selected && square !== selected && !hasPiece(square) && play.board.game !== 'sage-stones') {
+      whyNot(selected, square); return;
+    }
+    select(square);
+  }
+  function hasPiece(square) {
+    var s = play.board.squares.filter(function (x) { return x.square === square; })[0];
+    return s && s.pieces.length && play.board.game !== 'sage-stones';
+  }
+  function select(square) {
+    var t0 = performance.now(), t = play.table;
+    selected = square;
+    var got;
+    if (play.board.game === 'sage-stones') {  // the roll's column: the legal squares the server listed there
+      var x = play.board.squares.filter(function (s) { return s.square === square; })[0].x;
+      var col = {};
+      play.board.squares.forEach(function (s) { if (s.x === x) col[s.square] = true; });
+      got = Promise.resolve(t.legal.filter(function (m) { return col[m]; }).map(function (m) { return { move: m, to: m }; }));
+      others(t.legal.filter(function (m) { return !col[m] && !/^[0-9]+-[0-9]+$/.test(m); }));
+    } else {
+      got = fetch('/api/table/' + tableId + '/reach/' + square).then(json).then(function (r) { return r.moves; });
+    }
+    got.then(function (moves) {
+      if (selected !== square) return;
+      reach = moves; clear(); lit();
+      requestAnimationFrame(function () { play.reachMs.push(performance.now() - t0); });  // drawn: the next frame
+      if (!moves.length) whyNot(square, null);
+      explainAttacks(moves);
+    });
+  }
+  function others(moves) {
+    var box = $('others'); box.innerHTML = '';
+    moves.forEach(function (m) {
+      var b = document.createElement('button'); b.type = 'button'; b.textContent = m === '-' ? 'pass (' + m + ')' : m;
+      b.onclick = function () { send(m); }; box.appendChild(b);
+    });
+  }
+  function explain(moves) {  // the engine's words for the moves ending on a lit square (a sowing's path)
+    Promise.all(moves.map(function (m) {
+      return fetch('/api/table/' + tableId + '/words?move=' + encodeURIComponent(m.move)).then(json)
+        .then(function (w) { return m.move + ': ' + w.words; });
+    })).then(function (lines) { $('explain').textContent = lines.join('\n'); });
+  }
+  function explainAttacks(moves) {
+    $('explain').textContent = '';
+    moves.filter(function (m) { return m.kind === 'attack'; }).forEach(function (m) {
+      fetch('/api/table/' + tableId + '/words?move=' + encodeURIComponent(m.move)).then(json).then(function (w) {
+        $('explain').textContent += m.move + ': ' + w.words + '\n';
+      });
+    });
+  }
+  function whyNot(frm, to) {
+    if (!to) { $('why').textContent = frm + ': nothing of ' + play.table.to_move + ' can move from there'; return; }
+    fetch('/api/table/' + tableId + '/words?from=' + frm + '&to=' + to).then(json).then(function (w) {
+      $('why').textContent = w.why;
+    });
+  }
+  function choose(moves) {
+    if (moves.length === 1) { send(moves[0].move); return; }
+    others(moves.map(function (m) { return m.move; }));
+    $('explain').textContent = 'several moves end there: choose one';
+  }
+  function send(move) {
+    var t = play.table, token = mySeat(t.to_move);
+    if (!token) { $('why').textContent = t.to_move + ' is to move: not this screen\'s seat'; return; }
+    post('/api/table/' + tableId + '/move', { move: move, ply: t.ply, seat: token })
+      .then(function (r) { $('others').innerHTML = ''; shown(r); })
+      .catch(function (e) { $('why').textContent = e.message; });
+  }
+
+  // ------------------------------------------------------------------ the panel
+  function panel() {
+    var t = play.table;
+    $('turn').textContent = t.over ? 'game over' : (t.to_move + (t.roll ? ' to roll' : ' to move') +
+      (t.thinking ? ' (thinking...)' : '') + ', ply ' + (t.ply + 1));
+    $('dice-box').textContent = t.dice ? 'dice: ' + t.dice.join(' ') : '';
+    if (t.roll && mySeat(t.to_move)) rollForm();
+    var engine = Object.keys(t.kinds).some(function (s) { return t.kinds[s] !== 'person'; });
+    $('takeback').hidden = !engine;
+    $('draw').textContent = t.draw_offer && !seats[t.draw_offer] ? 'accept the draw' : 'offer a draw';
+    $('plies').textContent = t.plies.map(function (p) { return p.ply + '. ' + p.player + ' ' + p.move; }).join('\n');
+    joins(t);
+    $('others').innerHTML = '';
+    if (play.board.game === 'sage-stones') others(t.legal.filter(function (m) { return !/^[0-9]+-[0-9]+$/.test(m); }));
+    if (t.over) {
+      var r = t.result || {};
+      $('over').innerHTML = '';
+      var p = document.createElement('p');
+      p.textContent = (r.winner ? r.winner + ' wins' : 'no winner') + ' (' + r.reason + ')';
+      var a = document.createElement('a'); a.href = '/api/table/' + t.id + '/log'; a.download = t.id + '.jsonl';
+      a.textContent = 'download its log'; a.id = 'download-log';
+      var rv = document.createElement('a'); rv.href = '/api/table/' + t.id + '/view3d?review=1'; rv.target = '_blank';
+      rv.textContent = 'its review (each move judged by the search, on the replay)'; rv.id = 'review';
+      $('over').append(p, a, document.createElement('br'), rv);
+      $('actions').hidden = true;
+    }
+  }
+  function rollForm() {
+    var box = $('dice-box'); box.innerHTML = 'the printed dice: ';
+    var inputs = [0, 1, 2].map(function () {
+      var i = document.createElement('input'); i.type = 'number'; i.min = 1; i.max = 3; i.value = 1; i.style.width = '3em';
+      box.appendChild(i); return i;
+    });
+    var b = document.createElement('button'); b.type = 'button'; b.textContent = 'roll'; box.appendChild(b);
+    b.onclick = function () {
+      post('/api/table/' + tableId + '/roll', { dice: inputs.map(function (i) { return Number(i.value); }),
+                                                ply: play.table.ply, seat: mySeat(play.table.to_move) })
+        .then(shown).catch(function (e) { $('why').textContent = e.message; });
+    };
+  }
+  function joins(t) {
+    var join = null;
+    try { join = JSON.parse(sessionStorage.getItem('join:' + t.id) || 'null'); } catch (e) { join = null; }
+    var box = $('join');
+    if (!join || t.over || box.childElementCount) return;
+    Object.keys(join).forEach(function (side) {
+      if (seats[side]) return;
+      var token = new URLSearchParams(join[side].split('?')[1]).get('seat');
+      var p = document.createElement('p'); p.textContent = 'the second device (' + side + '): ';
+      var a = document.createElement('a'); a.href = join[side] + '&view=2d'; a.textContent = location.host + join[side];
+      a.className = 'join-link';
+      var qr = document.createElement('div'); qr.className = 'qr'; qr.setAttribute('aria-label', 'QR code of the join link');
+      fetch('/api/table/' + t.id + '/join.svg?seat=' + token).then(function (r) { return r.text(); })
+        .then(function (svg) { qr.innerHTML = svg; });  // the server's SVG, inline (it has no namespace of its own)
+      p.appendChild(a); box.append(p, qr);
+    });
+  }
+  function tick() {
+    var t = play.table;
+    if (!t || !t.clock) { $('clock').textContent = ''; return; }
+    var now = performance.now(), box = $('clock');
+    if (t._at === undefined) t._at = now;
+    box.innerHTML = '';
+    Object.keys(t.clock.left).forEach(function (side) {
+      var left = t.clock.left[side] - (t.clock.running === side && !t.over ? (now - t._at) / 1000 : 0);
+      left = Math.max(0, left);
+      var s = document.createElement('span'); s.className = t.clock.running === side ? 'running' : '';
+      s.textContent = side + ' ' + Math.floor(left / 60) + ':' + ('0' + Math.floor(left % 60)).slice(-2);
+      box.appendChild(s);
+    });
+  }
+
+  if (tableId) open(); else setup();
+}());

@@ -1,0 +1,215 @@
+"""The Play room's page (``/play``) and what it asks besides the tables' API
+(:mod:`stratstone_cad.studio.play_routes`): the games and their opponents' levels, a table's
+board as squares to draw, the engine's words for a move or for a square a piece cannot
+reach, and the table's 3D view (the replay page's player on the printed set's meshes).
+
+Every rule stays in the engines: the board answers what stands where (the ledger's pieces)
+and each square's place and level; what a piece can do is the reach endpoint's."""
+
+from __future__ import annotations
+
+import random
+import sys
+from functools import cache
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from stratstone_cad.errors import GameError, TableError, UserError
+from stratstone_cad.registry import game_names, get_game
+from stratstone_cad.studio.play_routes import PlayRoom
+from stratstone_cad.studio.tables import Table
+
+__all__ = ["LEVEL_NAMES", "levels_of", "options", "routes"]
+
+LEVEL_NAMES = ("quick", "steady", "strong")
+"""The search's named levels: a twentieth, a quarter and all of the game's default budget."""
+_SHARES = (20, 4, 1)
+PAGES_KEPT = 8
+"""The 3D pages kept made (about 2.5 MB each): a table's newest, of the tables last shown."""
+SYMBOLS = {"runner": "triangle", "lancer": "diamond", "guardian": "pentagon"}
+"""The terrain game's 2D symbols: what each kind of piece is drawn as."""
+
+
+def levels_of(default: int) -> list[dict[str, Any]]:
+    """The search's levels for a game whose default budget is ``default`` simulations."""
+    return [{"name": n, "kind": f"search:{max(2, default // s)}", "simulations": max(2, default // s)}
+            for n, s in zip(LEVEL_NAMES, _SHARES, strict=True)]
+
+
+@cache
+def _sides(name: str, variant: str | None) -> tuple[str, ...]:
+    g = get_game(name)
+    setup = {"variant": variant} if variant else None
+    n = g.default_players(setup)
+    if name == "terrain":  # its sides need no map: the setup is drawn for a new terrain
+        return ("red", "blue")
+    return tuple(g.new_setup(n, setup, random.Random(0))[0])
+
+
+def options() -> dict[str, Any]:
+    """The games (the registry's), their sides, the opponents' kinds and the search's levels."""
+    games = []
+    for name in game_names():
+        g = get_game(name)
+        one: dict[str, Any] = {"name": name, "sides": list(_sides(name, None)),
+                               "levels": levels_of(g.search_simulations), "chance": g.chance_field is not None}
+        if name == "sage-stones":
+            one["variants"] = {v: list(_sides(name, v)) for v in ("standard", "two-player")}
+        games.append(one)
+    return {"games": games, "kinds": ["person", "greedy", "random", "search"]}
+
+
+def _rules(table: Table) -> Any:
+    return sys.modules[type(table.state).__module__]
+
+
+def board(table: Table, seat: str = "") -> dict[str, Any]:
+    """The squares to draw: each one's name, file or column (``x``), rank or row (``y``), level
+    (the terrain's) and pieces bottom first (colour and kind); the board's width and height;
+    the rank each side exits beyond (the terrain game); ``you``: the side ``seat`` holds."""
+    game, state = table.game, table.state
+    ledger = game.ledger(state)
+    levels = getattr(getattr(state, "terrain", None), "levels", None)
+    squares = []
+    for i, sq in enumerate(game.squares):
+        x, y = game.parse_square(sq)
+        pieces = [{"colour": ledger.pieces[p].colour, "kind": ledger.pieces[p].kind}
+                  for p in ledger.squares.get(sq, ())]
+        one: dict[str, Any] = {"square": sq, "x": x, "y": y, "pieces": pieces}
+        if levels is not None:
+            one["level"] = levels[i]
+        squares.append(one)
+    return {"game": game.name, "width": 1 + max(s["x"] for s in squares), "height": 1 + max(s["y"] for s in squares),
+            "squares": squares, "symbols": SYMBOLS if game.name == "terrain" else None,
+            "text": state.board_text(), "ply": table.ply, "you": _side(table, seat),
+            "exit_rank": _exit_ranks(table)}
+
+
+def _exit_ranks(table: Table) -> dict[str, int] | None:
+    """The 0-based rank each side exits beyond (the terrain game's), as its rules hold them."""
+    rules = _rules(table)
+    last, sides = getattr(rules, "_LAST_RANK", None), getattr(rules, "PLAYERS", None)
+    return dict(zip(sides, last, strict=True)) if last and sides else None
+
+
+def _side(table: Table, seat: str) -> str | None:
+    try:
+        return table.side_of(seat) if seat else None
+    except TableError:
+        return None
+
+
+def words(table: Table, move: str) -> str:
+    """The engine's words for ``move`` (an attack's sums), or its one-line reason it is illegal."""
+    state = table.state
+    try:
+        after, events = state.apply(move)
+    except (GameError, UserError, ValueError) as e:
+        return str(e)
+    return table.game.explain(state, after, events)
+
+
+def why_not(table: Table, frm: str, to: str) -> str:
+    """Why the piece on ``frm`` cannot go to ``to``, in the engine's words."""
+    state = table.state
+    if table.result is not None:
+        return "the game is over"
+    if not state.reach(frm) and state.reach(frm) is not None:
+        return f"{frm}: nothing of {state.to_move()} can move from there"
+    tries = [f"{frm}-{to}", f"{frm}x{to}"] if table.game.name == "terrain" else []
+    reasons = []
+    for text in tries:
+        try:
+            state.apply(text)
+        except (GameError, UserError, ValueError) as e:
+            reasons.append(str(e))
+    if reasons:
+        return min(reasons, key=lambda r: ("occupied" in r or "empty" in r, len(r)))
+    return f"{to}: no move of the piece on {frm} ends there"
+
+
+class PlayPage:
+    """The page's handlers over the room's tables."""
+
+    def __init__(self, room: PlayRoom) -> None:
+        self.room = room
+        self._pages: dict[tuple[str, int, int], str] = {}  # the last 3D pages made, a table's newest
+
+    def _table(self, request: Request) -> Table:
+        return self.room.tables.get(request.path_params["id"])
+
+    async def page(self, request: Request) -> Response:
+        from stratstone_cad.studio.app import _page_file
+
+        return HTMLResponse(_page_file("play.html"))
+
+    async def options(self, request: Request) -> Response:
+        return JSONResponse(options())
+
+    async def board(self, request: Request) -> Response:
+        return JSONResponse(board(self._table(request), request.query_params.get("seat", "")))
+
+    async def words(self, request: Request) -> Response:
+        t = self._table(request)
+        move = request.query_params.get("move", "")
+        if not move:
+            frm, to = request.query_params.get("from", ""), request.query_params.get("to", "")
+            return JSONResponse({"why": why_not(t, frm[:8], to[:8])})
+        return JSONResponse({"words": words(t, move[:80])})
+
+    async def view3d(self, request: Request) -> Response:
+        """The table's game so far in the replay page's player (the printed set's meshes)."""
+        from stratstone_cad.studio.app import in_thread
+
+        t = self._table(request)
+        review = _budget(request.query_params.get("review"), t)
+        if review and t.result is None:
+            raise TableError(f"table {t.id}: the game is not over; its review comes when it ends", 409)
+        key = (t.id, t.version, review)
+        if key not in self._pages:
+            html = await in_thread(_replay_page, t, review)
+            self._pages = {k: v for k, v in self._pages.items() if k[0] != t.id or k[2] != review}
+            while len(self._pages) >= PAGES_KEPT:
+                self._pages.pop(next(iter(self._pages)))
+            self._pages[key] = html
+        return HTMLResponse(self._pages[key])
+
+
+def _budget(text: str | None, table: Table) -> int:
+    """``review=1``: the review at the game's default budget a ply; ``review=N``: N simulations."""
+    if text is None:
+        return 0
+    if not text.isdigit() or not 1 <= int(text) <= 100_000:
+        raise TableError(f"review {text[:20]!r}: expected 1 (the game's default budget) or simulations from 2 to 100000")
+    return table.game.search_simulations if text == "1" else int(text)
+
+
+def _replay_page(table: Table, review: int) -> str:
+    """The replay page of the table's log (with ``review``: the review's strip and classes,
+    ``check-log --review``'s, made now with ``review`` simulations a ply)."""
+    from stratstone_cad.viewer import gltf
+    from stratstone_cad.viewer.replay import load
+    from stratstone_cad.viewer.web import page
+
+    path = table.path
+    try:
+        rep = load(path)
+    except UserError as e:
+        raise TableError(f"table {table.id}: no 3D view ({e})", 409) from None
+    if review:
+        from stratstone_cad.viewer.review_strip import load_review
+
+        rep.review = load_review(path, None, review)
+    glb = gltf.replay_bytes(rep, path, 0.6, "levels", True)
+    return page(glb, f"{rep.title}: table {table.id}")
+
+
+def routes(room: PlayRoom) -> list[Route]:
+    """The page's routes (before the tables' own: ``/api/table/{id}/{action}``)."""
+    p = PlayPage(room)
+    return [Route("/play", p.page), Route("/api/play/options", p.options),
+            Route("/api/table/{id}/board", p.board), Route("/api/table/{id}/words", p.words),
+            Route("/api/table/{id}/view3d", p.view3d)]
