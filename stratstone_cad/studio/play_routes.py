@@ -113,7 +113,7 @@ class PlayRoom:
     async def reach(self, request: Request) -> Response:
         table = self._table(request)
         square = request.path_params["square"]
-        return JSONResponse({"square": square, "moves": table.reach(square)})
+        return JSONResponse(table.reach(square))
 
     async def act(self, request: Request) -> Response:
         """POST .../move, .../roll, .../resign, .../draw, .../takeback."""

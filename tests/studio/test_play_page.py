@@ -106,7 +106,7 @@ def _runner_first(client: httpx.Client, table: str, t: dict[str, Any]) -> tuple[
     for sq in board["squares"]:
         if not sq["pieces"] or sq["pieces"][0]["colour"] != side:
             continue
-        for m in client.get(f"/api/table/{table}/reach/{sq['square']}").json()["moves"]:
+        for m in client.get(f"/api/table/{table}/reach/{sq['square']}").json():
             gain = 100 if m["to"] == "exit" else forward * (int(m["to"][1:]) - int(sq["square"][1:]))
             key = (gain, sq["pieces"][0]["kind"] == "runner", m["kind"] != "attack")
             if not best or key > best[0]:

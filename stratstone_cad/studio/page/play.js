@@ -281,7 +281,7 @@
       got = Promise.resolve(t.legal.filter(function (m) { return col[m]; }).map(function (m) { return { move: m, to: m }; }));
       others(t.legal.filter(function (m) { return !col[m] && !/^[0-9]+-[0-9]+$/.test(m); }));
     } else {
-      got = fetch('/api/table/' + tableId + '/reach/' + square).then(json).then(function (r) { return r.moves; });
+      got = fetch('/api/table/' + tableId + '/reach/' + square).then(json);
     }
     got.then(function (moves) {
       if (selected !== square) return;
