@@ -25,10 +25,11 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from stratstone_cad.base.colours import display_colour, load_colours
-from stratstone_cad.errors import UserError, WorkersLost
+from stratstone_cad.errors import BuildError, UserError
 from stratstone_cad.registry import game_names
 from stratstone_cad.studio.part_making import PartMaker
 from stratstone_cad.studio.set_builds import SetBuilds
+from stratstone_cad.studio.set_jobs import SetJobs
 from stratstone_cad.studio.settings import Planned, form, plan, sets_of
 
 PAGE_FILES = {"studio.js": "text/javascript", "studio.css": "text/css"}
@@ -79,6 +80,12 @@ class Studio:
     def __init__(self, out: Path, maker: PartMaker, builds: SetBuilds, printer: str | None = None,
                  game: str | None = None) -> None:
         self.out, self.maker, self.builds, self.printer, self.game = out, maker, builds, printer, game
+        self.set_jobs = SetJobs()
+
+    async def whole(self, request: Request, p: Planned, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(p, *args, stop)``, a whole build, shared with the requests for the same, stopped when they all go."""
+        key = (fn.__name__, p.assets.name, p.printer.name, tuple(sorted(p.sets.items())), *args)
+        return await until_gone(request, self.set_jobs.run(key, fn, p, *args))
 
     async def planned(self, request: Request, game: str) -> Planned:
         sets = sets_of(request.query_params.getlist("set"))
@@ -148,7 +155,7 @@ class Studio:
         from stratstone_cad.viewer.web import page
 
         p = await self.planned(request, request.path_params["game"])
-        glb = await in_thread(self.builds.file, p, "set.glb")
+        glb = await self.whole(request, p, self.builds.file, "set.glb")
         if glb is None:
             return _no_file(p, "set.glb")
         title = f"{p.assets.name}: the whole set"
@@ -161,7 +168,7 @@ class Studio:
         file = f"{p.assets.name}/{request.path_params['file']}"
         if p.job_of(file) is None:
             return _no_file(p, request.path_params["file"])
-        entry = await in_thread(self.builds.plate_of, p, file)
+        entry = await self.whole(request, p, self.builds.plate_of, file)
         if entry is None:
             return JSONResponse({"plate": None})
         return JSONResponse({"plate": entry["file"], "print": entry.get("print")})
@@ -177,7 +184,7 @@ class Studio:
             made = await until_gone(request, self.maker.made(job, p, key, request.query_params.get("client", "")))
             data = (made.folder / made.entry(file)["file"]).read_bytes()
         elif name.endswith((".3mf", ".step", ".glb")) and (name.endswith(".3mf") or _step_of(p, file)):
-            data = await in_thread(self.builds.file, p, name)
+            data = await self.whole(request, p, self.builds.file, name)
             if data is None:
                 return _no_file(p, name)
         else:
@@ -186,7 +193,7 @@ class Studio:
 
     async def zipped(self, request: Request) -> Response:
         p = await self.planned(request, request.path_params["game"])
-        data = await in_thread(self.builds.zipped, p)
+        data = await self.whole(request, p, self.builds.zipped)
         return Response(data, media_type="application/zip",
                         headers={"Content-Disposition": f'attachment; filename="{p.assets.name}.zip"'})
 
@@ -214,7 +221,7 @@ async def _refused(request: Request, exc: Exception) -> Response:
     return PlainTextResponse(str(exc), 400)
 
 
-async def _workers_lost(request: Request, exc: Exception) -> Response:
+async def _unavailable(request: Request, exc: Exception) -> Response:
     return PlainTextResponse(str(exc), 503)
 
 
@@ -227,7 +234,7 @@ def app(studio: Studio) -> ASGIApp:
               Route("/preview/{name}.glb", s.preview_glb), Route("/preview/{name}", s.preview), Route("/set/{game}", s.whole_set),
               Route("/download/{game}.zip", s.zipped),
               Route("/download/{game}/{file}", s.download)]
-    inner = Starlette(routes=routes, exception_handlers={UserError: _refused, WorkersLost: _workers_lost})
+    inner = Starlette(routes=routes, exception_handlers={UserError: _refused, BuildError: _unavailable})
     return Guard(inner)
 
 

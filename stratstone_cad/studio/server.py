@@ -129,6 +129,7 @@ def serve(game: str | None, host: str, port: int, browser: bool, out: Path | Non
             server.run(sockets=[sock])
     finally:
         maker.cancel_all()
+        studio.set_jobs.stop_all()
         maker.pool.shutdown(wait=False, cancel_futures=True)
         kill_fork_server()
         sock.close()

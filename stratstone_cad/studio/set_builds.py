@@ -1,8 +1,9 @@
 """Whole builds for the studio's downloads that need more than one part: the print plates
-(3MF), the STEP files and the whole set as a zip. Each is the build itself
-(:func:`stratstone_cad.pipeline.build.build`) into a folder of ``--out`` kept per game and
-printer, so its manifest's cache makes again only what a change changed; one build at a time
-a folder, and its files read before the next starts. They run at a lower priority
+(3MF), the STEP files and the whole set as a zip. Each is the build itself (``build
+GAME --plates``, in a process of its own: :func:`~stratstone_cad.studio.set_jobs.run_build`,
+stopped when nobody waits for it) into a folder of ``--out`` kept per game and printer, so
+its manifest's cache makes again only what a change changed; one build at a time a folder,
+and its files read before the next starts. They run at a lower priority
 (:data:`BACKGROUND_NICE`) than the parts the page previews."""
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from stratstone_cad.base.processes import lower_thread_priority
-from stratstone_cad.pipeline.build import build
 from stratstone_cad.pipeline.manifest import read_manifest
+from stratstone_cad.studio import set_jobs
 from stratstone_cad.studio.settings import Planned
 
 SETS_FOLDER = "sets"
@@ -38,7 +39,8 @@ class SetBuilds:
     """The studio's build folders, one build at a time each: ``out/sets/GAME-PRINTER/``
     for the plates and their print figures, ``GAME-PRINTER-step/`` for the builds with STEP
     files (the zip, a STEP download): a build without ``--step`` removes the STEP files, so
-    one folder would make them again after each plate's figures were asked for."""
+    one folder would make them again after each plate's figures were asked for. Every
+    method takes ``stop``, a threading.Event set when nobody waits any more."""
 
     def __init__(self, out: Path, jobs: int) -> None:
         self.root, self.jobs = out / SETS_FOLDER, jobs
@@ -49,21 +51,27 @@ class SetBuilds:
         with self.lock:
             return self.locks.setdefault(name, threading.Lock())
 
-    def built(self, p: Planned, step: bool, wanted: Any, sliced: bool = True) -> Any:
+    def built(self, p: Planned, step: bool, wanted: Any, sliced: bool, stop: threading.Event) -> Any:
         """Build ``p``'s game as ``build GAME --plates [--step] --set ...`` does (``sliced``:
         with PrusaSlicer's figures when it is installed), then call ``wanted(folder,
         manifest)`` with the folder locked (the files stay as they are while it reads
-        them) and return what it returns."""
+        them) and return what it returns. Ends once ``stop`` is set."""
         name = f"{p.assets.name}-{p.printer.name}" + ("-step" if step else "")
         folder = self.root / name
-        if threading.current_thread() is not threading.main_thread():  # a request's own thread (app.in_thread)
+        if threading.current_thread() is not threading.main_thread():  # a job's own thread
             lower_thread_priority(BACKGROUND_NICE)
-        with self._lock(name):
-            build([p.assets.name], p.printer.name, folder, jobs=self.jobs, sets=p.sets, progress=None, plates=True,
-                  slice_plates=sliced and slicer_installed(), step=step, on_warning=lambda text: None)
+        lock = self._lock(name)
+        set_jobs.acquired(lock, stop)
+        try:
+            args = [p.assets.name, "--printer", p.printer.name, "--out", str(folder), "--jobs", str(self.jobs),
+                    "--plates", *(["--step"] if step else []), *([] if sliced and slicer_installed() else ["--no-slice"]),
+                    *[x for k, v in sorted(p.sets.items()) for x in ("--set", f"{k}={v}")]]
+            set_jobs.run_build(args, stop)
             return wanted(folder, read_manifest(folder))
+        finally:
+            lock.release()
 
-    def file(self, p: Planned, file: str) -> bytes | None:
+    def file(self, p: Planned, file: str, stop: threading.Event) -> bytes | None:
         """The bytes of ``game/file`` as the build writes it (a 3MF plate or a STEP file),
         None when its plan makes no such file. The path read is the manifest's own name."""
         step = file.endswith((".step", ".glb"))
@@ -72,9 +80,9 @@ class SetBuilds:
             listed = next((f for f in manifest if f == f"{p.assets.name}/{file}"), None)
             return None if listed is None else (folder / listed).read_bytes()
 
-        return self.built(p, step, read, sliced=False)  # no file waits for the slicer
+        return self.built(p, step, read, False, stop)  # no file waits for the slicer
 
-    def plate_of(self, p: Planned, file: str) -> dict[str, Any] | None:
+    def plate_of(self, p: Planned, file: str, stop: threading.Event) -> dict[str, Any] | None:
         """The manifest entry of the plate that prints ``game/file`` (with PrusaSlicer's
         figures when it is installed), None when no plate does."""
 
@@ -82,9 +90,9 @@ class SetBuilds:
             plate = (manifest.get(file) or {}).get("plate")
             return None if not plate else manifest.get(f"{p.assets.name}/{plate}.3mf")
 
-        return self.built(p, False, find)
+        return self.built(p, False, find, True, stop)
 
-    def zipped(self, p: Planned) -> bytes:
+    def zipped(self, p: Planned, stop: threading.Event) -> bytes:
         """The whole set as a zip: every file the manifest lists for the game (parts, plates,
         STEP, the set), the print report when sliced, and ``params.toml``."""
 
@@ -98,7 +106,7 @@ class SetBuilds:
                 z.writestr("params.toml", params_toml(p))
             return buf.getvalue()
 
-        return self.built(p, True, pack)
+        return self.built(p, True, pack, True, stop)
 
 
 def _toml_value(value: Any) -> str:

@@ -185,13 +185,13 @@ def test_previews_kept_in_memory_are_capped(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's own nice value is Linux's")
 def test_whole_builds_run_below_the_previewed_parts_priority(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A plate's build (and so its workers and PrusaSlicer) runs at BACKGROUND_NICE, on the
-    request's own thread: the server's threads keep their priority."""
+    """A plate's build (and so its workers and PrusaSlicer) is started at BACKGROUND_NICE, from
+    the job's own thread: the server's threads keep their priority."""
     from stratstone_cad.base.processes import thread_nice
-    from stratstone_cad.studio import set_builds
+    from stratstone_cad.studio import set_builds, set_jobs
 
     seen: list[int] = []
-    monkeypatch.setattr(set_builds, "build", lambda *args, **kw: seen.append(thread_nice()))
+    monkeypatch.setattr(set_jobs, "run_build", lambda *args, **kw: seen.append(thread_nice()))
     here = thread_nice()
     c = TestClient(app(Studio(tmp_path, PartMaker(tmp_path, cf.ThreadPoolExecutor(1), run_job), SetBuilds(tmp_path, 1))))
     assert c.get("/api/plate/sage-stones/gem-red.stl").json() == {"plate": None}  # the stand-in built nothing
