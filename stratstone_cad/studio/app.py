@@ -20,7 +20,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -193,8 +193,8 @@ class Studio:
 
     async def zipped(self, request: Request) -> Response:
         p = await self.planned(request, request.path_params["game"])
-        data = await self.whole(request, p, self.builds.zipped)
-        return Response(data, media_type="application/zip",
+        path = await self.whole(request, p, self.builds.zipped)
+        return FileResponse(path, media_type="application/zip",
                         headers={"Content-Disposition": f'attachment; filename="{p.assets.name}.zip"'})
 
 

@@ -4,11 +4,12 @@ GAME --plates``, in a process of its own: :func:`~stratstone_cad.studio.set_jobs
 stopped when nobody waits for it) into a folder of ``--out`` kept per game and printer, so
 its manifest's cache makes again only what a change changed; one build at a time a folder,
 and its files read before the next starts. They run at a lower priority
-(:data:`BACKGROUND_NICE`) than the parts the page previews."""
+(:data:`BACKGROUND_NICE`) than the parts the page previews. The zip is a file on disk,
+made once per setting (named by what it holds) and streamed from there."""
 
 from __future__ import annotations
 
-import io
+import hashlib
 import json
 import re
 import shutil
@@ -23,6 +24,7 @@ from stratstone_cad.studio import set_jobs
 from stratstone_cad.studio.settings import Planned
 
 SETS_FOLDER = "sets"
+ZIPS_FOLDER = "zips"
 #: The nice value of the whole builds, their workers and PrusaSlicer: they give the cores
 #: to the part being previewed first (measured on 2 cores, a stone made while its plate of 25
 #: parts was built and sliced: 0.95-1.2 s at the same priority, 0.76-0.79 s at this one, 0.65-
@@ -46,6 +48,7 @@ class SetBuilds:
         self.root, self.jobs = out / SETS_FOLDER, jobs
         self.lock = threading.Lock()
         self.locks: dict[str, threading.Lock] = {}
+        self.zips: dict[tuple[Any, ...], Path] = {}  # a setting's zip, once made by this studio
 
     def _lock(self, name: str) -> threading.Lock:
         with self.lock:
@@ -92,21 +95,36 @@ class SetBuilds:
 
         return self.built(p, False, find, True, stop)
 
-    def zipped(self, p: Planned, stop: threading.Event) -> bytes:
-        """The whole set as a zip: every file the manifest lists for the game (parts, plates,
-        STEP, the set), the print report when sliced, and ``params.toml``."""
+    def zipped(self, p: Planned, stop: threading.Event) -> Path:
+        """The whole set as a zip file on disk (``out/sets/zips/``, named by the sha256 of what
+        it holds, so made once per setting): every file the manifest lists for the game
+        (parts, plates, STEP, the set), the print report when sliced, and ``params.toml``."""
+        setting = (p.assets.name, p.printer.name, tuple(sorted(p.sets.items())), slicer_installed())
+        known = self.zips.get(setting)
+        if known is not None and known.is_file():
+            return known
 
-        def pack(folder: Path, manifest: dict[str, Any]) -> bytes:
-            buf = io.BytesIO()
-            with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-                for f in sorted(f for f, e in manifest.items() if e.get("game") == p.assets.name):
-                    z.writestr(f, (folder / f).read_bytes())
-                if (folder / REPORT).is_file() and slicer_installed():
-                    z.writestr(REPORT, (folder / REPORT).read_bytes())
-                z.writestr("params.toml", params_toml(p))
-            return buf.getvalue()
+        def pack(folder: Path, manifest: dict[str, Any]) -> Path:
+            files = sorted(f for f, e in manifest.items() if e.get("game") == p.assets.name)
+            report = slicer_installed() and (folder / REPORT).is_file()
+            toml = params_toml(p)
+            digest = hashlib.sha256(json.dumps([[(f, manifest[f].get("sha256")) for f in files], toml, report and
+                                                hashlib.sha256((folder / REPORT).read_bytes()).hexdigest()]).encode())
+            path = self.root / ZIPS_FOLDER / f"{digest.hexdigest()[:32]}.zip"
+            if not path.is_file():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_name(f".{path.name}.{threading.get_ident()}.part")
+                with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:  # written from the files, chunk by chunk
+                    for f in files:
+                        z.write(folder / f, f)
+                    if report:
+                        z.write(folder / REPORT, REPORT)
+                    z.writestr("params.toml", toml)
+                tmp.replace(path)
+            return path
 
-        return self.built(p, True, pack, True, stop)
+        path = self.zips[setting] = self.built(p, True, pack, True, stop)
+        return path
 
 
 def _toml_value(value: Any) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -113,3 +114,73 @@ def test_abandoned_zip_downloads_stop_within_20_s_and_the_queue_is_bounded(
         assert now - left < STOPPED_WITHIN_S, f"still at work {now - left:.0f} s after the clients left: {building(p.pid)}"
     assert p.poll() is None
 
+
+def rss_bytes(pid: int) -> int:
+    """The resident memory of ``pid`` (``VmRSS`` of /proc)."""
+    line = next(x for x in Path(f"/proc/{pid}/status").read_text().splitlines() if x.startswith("VmRSS:"))
+    return int(line.split()[1]) * 1024
+
+
+#: Slow readers of one zip at once, as in the issue (30 took a server from 167 MB to 1.07 GB).
+READERS = 30
+
+
+def test_slow_readers_of_the_zip_share_one_file_and_do_not_grow_the_servers_memory(tmp_path: Path) -> None:
+    """The zip (without the slicer: not on PATH) downloaded by 30 readers at once to the end
+    (the server's threads and buffers warmed up), then by 30 slow readers, each reading its
+    first 64 kB and then nothing: one zip file on disk, and the server's resident memory
+    grows by less than one zip, where a copy per reader would be 30. (Streamed from the
+    file, a reader holds a 64 kB chunk and the transport's 64 kB of unsent bytes at most:
+    about 4 MB for 30.)"""
+    env = {**os.environ, "PATH": os.path.dirname(sys.executable)}  # no prusa-slicer: no slicing
+    with running(tmp_path / "studio", env) as (p, url):
+        for s in _readers(url, 1, 300) + _readers(url, READERS, 60):  # the zip made, then read by 30 at once
+            with s:
+                head, size = _headers(s)
+                assert head.startswith("HTTP/1.1 200"), head
+                while size > 0:
+                    size -= len(s.recv(1 << 20)) or size
+        zips = list((tmp_path / "studio").rglob("*.zip"))
+        assert len(zips) == 1 and zips[0].stat().st_size > 4_000_000, zips  # the zip on disk
+        before = rss_bytes(p.pid)
+        readers = _readers(url, READERS, 60)
+        try:
+            for s in readers:
+                assert _headers(s)[0].startswith("HTTP/1.1 200"), "a reader was not answered"
+                s.recv(65536)
+            grown = rss_bytes(p.pid) - before
+        finally:
+            for s in readers:
+                s.close()
+        assert list((tmp_path / "studio").rglob("*.zip")) == zips  # made once for the setting
+        assert grown < zips[0].stat().st_size, f"{grown / 1e6:.0f} MB more for {READERS} readers"
+
+
+def _readers(url: str, n: int, timeout: float) -> list[socket.socket]:
+    """``n`` connections asking for the zip, each reading slowly (a 4 kB receive buffer)."""
+    out = []
+    for _ in range(n):
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.settimeout(timeout)
+        s.connect(_address(url))
+        s.sendall(f"GET /{zip_path(0)} HTTP/1.1\r\nHost: {url.split('//')[1].strip('/')}\r\n\r\n".encode())
+        out.append(s)
+    return out
+
+
+def _address(url: str) -> tuple[str, int]:
+    host, port = url.split("//", 1)[1].strip("/").rsplit(":", 1)
+    return host, int(port)
+
+
+def _headers(s: socket.socket) -> tuple[str, int]:
+    """The head of the answer read from ``s`` and how many body bytes are still to come."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = s.recv(4096)
+        assert chunk, data
+        data += chunk
+    head, _, rest = data.partition(b"\r\n\r\n")
+    length = int(re.search(rb"(?i)content-length: (\d+)", head)[1]) if b"ontent-length" in head.lower() else 0
+    return head.decode("latin-1"), length - len(rest)
