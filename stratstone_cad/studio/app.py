@@ -20,13 +20,14 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from stratstone_cad.base.colours import display_colour, load_colours
 from stratstone_cad.errors import BuildError, UserError
 from stratstone_cad.registry import game_names
+from stratstone_cad.studio.cache_cap import DEFAULT_MB, Cap, HeldFileResponse
 from stratstone_cad.studio.part_making import PartMaker
 from stratstone_cad.studio.set_builds import SetBuilds
 from stratstone_cad.studio.set_jobs import SetJobs
@@ -78,9 +79,10 @@ class Studio:
     """The app's state: the parts (made once each, ``maker``) and the whole builds (``builds``), under ``out``."""
 
     def __init__(self, out: Path, maker: PartMaker, builds: SetBuilds, printer: str | None = None,
-                 game: str | None = None) -> None:
+                 game: str | None = None, max_cache_mb: int = DEFAULT_MB) -> None:
         self.out, self.maker, self.builds, self.printer, self.game = out, maker, builds, printer, game
         self.set_jobs = SetJobs()
+        self.cap = maker.cap = builds.cap = Cap(out, max_cache_mb * 10**6)  # what it builds in out: capped
 
     async def whole(self, request: Request, p: Planned, fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(p, *args, stop)``, a whole build, shared with the requests for the same, stopped when they all go."""
@@ -131,7 +133,8 @@ class Studio:
         made = await until_gone(request, self.maker.made(job, p, key, request.query_params.get("client", "")))
         out = next(o for o in job.outputs if o.file == file)
         colour = display_colour(load_colours(), out.colour)
-        name, facts = await in_thread(self.maker.preview_named, made, file, colour)
+        with self.cap.held(made.folder):  # being served: never dropped meanwhile
+            name, facts = await in_thread(self.maker.preview_named, made, file, colour)
         return JSONResponse({**facts, "key": key, "preview": f"/preview/{name}", "printer": p.printer.name,
                              "plate_name": out.plate or None})
 
@@ -182,7 +185,8 @@ class Studio:
         if found is not None:
             job, key = found
             made = await until_gone(request, self.maker.made(job, p, key, request.query_params.get("client", "")))
-            data = (made.folder / made.entry(file)["file"]).read_bytes()
+            with self.cap.held(made.folder):
+                data = (made.folder / made.entry(file)["file"]).read_bytes()
         elif name.endswith((".3mf", ".step", ".glb")) and (name.endswith(".3mf") or _step_of(p, file)):
             data = await self.whole(request, p, self.builds.file, name)
             if data is None:
@@ -194,7 +198,7 @@ class Studio:
     async def zipped(self, request: Request) -> Response:
         p = await self.planned(request, request.path_params["game"])
         path = await self.whole(request, p, self.builds.zipped)
-        return FileResponse(path, media_type="application/zip",
+        return HeldFileResponse(self.cap, path, media_type="application/zip",
                         headers={"Content-Disposition": f'attachment; filename="{p.assets.name}.zip"'})
 
 

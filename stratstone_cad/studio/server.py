@@ -90,7 +90,7 @@ def url_of(sock: socket.socket) -> str:
 
 
 def serve(game: str | None, host: str, port: int, browser: bool, out: Path | None, printer: str | None,
-          jobs: int) -> int:
+          jobs: int, max_cache_mb: int = 2000) -> int:
     """Serve the studio until Ctrl-C, SIGTERM or SIGHUP (which the caller turns into KeyboardInterrupt)."""
     import uvicorn
 
@@ -112,7 +112,7 @@ def serve(game: str | None, host: str, port: int, browser: bool, out: Path | Non
     sock = listen(host, port)
     start_fork_server()  # here, in the main thread: the server dies with the thread that started it
     maker = PartMaker(out, worker_pool(jobs), run_job, new_pool=lambda: worker_pool(jobs))
-    studio = Studio(out, maker, SetBuilds(out, jobs), printer, game)
+    studio = Studio(out, maker, SetBuilds(out, jobs), printer, game, max_cache_mb)
     GuardedH11.cap = max_connections()  # slow clients timed out, connections capped: studio/limits.py
     config = uvicorn.Config(app(studio), log_level="warning", timeout_graceful_shutdown=STOP_WAIT_S, lifespan="off",
                             access_log=False, http=GuardedH11, loop="asyncio")

@@ -9,6 +9,7 @@ made once per setting (named by what it holds) and streamed from there."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -21,6 +22,7 @@ from typing import Any
 from stratstone_cad.base.processes import lower_thread_priority
 from stratstone_cad.pipeline.manifest import read_manifest
 from stratstone_cad.studio import set_jobs
+from stratstone_cad.studio.cache_cap import Cap
 from stratstone_cad.studio.settings import Planned
 
 SETS_FOLDER = "sets"
@@ -49,6 +51,7 @@ class SetBuilds:
         self.lock = threading.Lock()
         self.locks: dict[str, threading.Lock] = {}
         self.zips: dict[tuple[Any, ...], Path] = {}  # a setting's zip, once made by this studio
+        self.cap: Cap | None = None  # the studio's folder's cap: a folder held while built, then the folder trimmed
 
     def _lock(self, name: str) -> threading.Lock:
         with self.lock:
@@ -66,13 +69,20 @@ class SetBuilds:
         lock = self._lock(name)
         set_jobs.acquired(lock, stop)
         try:
-            args = [p.assets.name, "--printer", p.printer.name, "--out", str(folder), "--jobs", str(self.jobs),
-                    "--plates", *(["--step"] if step else []), *([] if sliced and slicer_installed() else ["--no-slice"]),
-                    *[x for k, v in sorted(p.sets.items()) for x in ("--set", f"{k}={v}")]]
-            set_jobs.run_build(args, stop)
-            return wanted(folder, read_manifest(folder))
+            with self.cap.held(folder) if self.cap is not None else contextlib.nullcontext():
+                return self._built_locked(p, folder, step, wanted, sliced, stop)
         finally:
             lock.release()
+            if self.cap is not None:
+                self.cap.trim()
+
+    def _built_locked(self, p: Planned, folder: Path, step: bool, wanted: Any, sliced: bool,
+                      stop: threading.Event) -> Any:
+        args = [p.assets.name, "--printer", p.printer.name, "--out", str(folder), "--jobs", str(self.jobs),
+                "--plates", *(["--step"] if step else []), *([] if sliced and slicer_installed() else ["--no-slice"]),
+                *[x for k, v in sorted(p.sets.items()) for x in ("--set", f"{k}={v}")]]
+        set_jobs.run_build(args, stop)
+        return wanted(folder, read_manifest(folder))
 
     def file(self, p: Planned, file: str, stop: threading.Event) -> bytes | None:
         """The bytes of ``game/file`` as the build writes it (a 3MF plate or a STEP file),
