@@ -422,3 +422,20 @@ def test_a_plate_waits_in_view_and_a_superseded_one_is_never_built(tmp_path: Pat
     assert seen[0]["state"] == "building" and seen[0]["step"] == "[2/8] sliced sage-stones/gems-red.3mf as set"
     assert seen[1]["state"] == "waiting" and seen[1]["ahead"] == 1
     assert seen[2] == {"state": "idle"}
+
+
+def test_a_builds_progress_lines_are_read_from_its_standard_error_as_they_come() -> None:
+    """run_build's reader hands each line of the process's standard error to its listener
+    (the plate's last step: progress lines only) and keeps the last for an error message."""
+    import subprocess
+    import sys
+
+    from stratstone_cad.studio import set_builds, set_jobs
+
+    p = subprocess.Popen([sys.executable, "-c", "import sys; sys.stderr.write('[1/2] made a\\n\\n[2/2] sliced b\\n"
+                          "stratstone-cad: error: no such thing\\n')"], stderr=subprocess.PIPE)
+    run, last, lines = set_builds._Run(threading.Event()), [""], []
+    set_jobs._read_lines(p, last, lambda line: (lines.append(line), run.seen(line)))
+    p.wait()
+    assert lines == ["[1/2] made a", "[2/2] sliced b", "stratstone-cad: error: no such thing"]
+    assert run.step == "[2/2] sliced b" and last == ["stratstone-cad: error: no such thing"]
