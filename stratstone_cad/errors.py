@@ -26,6 +26,11 @@ class WorkersLost(BuildError):
     the studio answers 503 with its message; the next request gets new workers."""
 
 
+class StudioBusy(BuildError):
+    """The studio has as many whole builds (sets, plates, zips) queued or running as it
+    keeps: it answers 503 with one line; a request once one is done gets its build."""
+
+
 class UserError(Exception):
     """Base of every error caused by user input (parameters, files, logs, paths)."""
 

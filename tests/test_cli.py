@@ -82,6 +82,16 @@ def test_empty_studio_host_is_refused(tmp_path, host):
     assert r.stdout == "" and list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("mb", ["0", "-5"])
+def test_a_studio_cache_cap_below_one_mb_is_refused(tmp_path, mb):
+    r = subprocess.run([sys.executable, "-m", "stratstone_cad", "studio", "--max-cache-mb", mb, "--port", "0",
+                        "--no-browser", "--out", str(tmp_path / "s")], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=60)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert f"--max-cache-mb {mb}: expected a size in MB of at least 1 (default 2000)" in r.stderr
+    assert r.stdout == "" and list(tmp_path.iterdir()) == []
+
+
 def test_ctrl_c_stops_a_parallel_build_quickly_with_whole_listed_files(tmp_path):
     """SIGINT to the whole process group (as a terminal sends it) mid-build: the build
     stops within seconds, exits 130 with one line, and every file left is whole and listed."""

@@ -27,6 +27,9 @@ def add_studio(sub: Any) -> None:
                     help="the studio's folder: the parts and sets it builds (default: a folder of the user's cache); "
                          "it reads and writes no file outside it")
     st.add_argument("--printer", metavar="NAME", help="the printer chosen first (see 'list')")
+    st.add_argument("--max-cache-mb", metavar="N", type=integer, default=2000,
+                    help="the most the parts and sets it builds in its folder may take, in MB (default 2000): the "
+                         "least recently used are dropped first (made again when asked for)")
     st.set_defaults(run=cmd_studio)
 
 
@@ -43,4 +46,7 @@ def cmd_studio(args: argparse.Namespace) -> int:
 
     if not 0 <= args.port <= 65535:
         raise UserError(f"--port {args.port}: expected a port from 0 to 65535 (0: any free port)")
-    return serve(args.game, args.host, args.port, not args.no_browser, args.out, args.printer, max(1, usable_cores()))
+    if args.max_cache_mb < 1:
+        raise UserError(f"--max-cache-mb {args.max_cache_mb}: expected a size in MB of at least 1 (default 2000)")
+    return serve(args.game, args.host, args.port, not args.no_browser, args.out, args.printer, max(1, usable_cores()),
+                 args.max_cache_mb)

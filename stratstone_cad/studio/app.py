@@ -25,13 +25,18 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from stratstone_cad.base.colours import display_colour, load_colours
-from stratstone_cad.errors import TableError, UserError, WorkersLost
+from stratstone_cad.errors import BuildError, TableError, UserError
 from stratstone_cad.registry import game_names
 from stratstone_cad.studio import play_page, play_routes
+from stratstone_cad.studio.cache_cap import DEFAULT_MB, Cap, HeldFileResponse
 from stratstone_cad.studio.part_making import PartMaker
 from stratstone_cad.studio.play_routes import PlayRoom
-from stratstone_cad.studio.set_builds import SKIPPED, SetBuilds, Ticket
+from stratstone_cad.studio.set_builds import SetBuilds, Ticket
+from stratstone_cad.studio.set_jobs import SetJobs
 from stratstone_cad.studio.settings import Planned, form, plan, sets_of
+
+#: What :meth:`Studio.ticketed` answers for a request its client's newer one superseded.
+SUPERSEDED = object()
 
 PAGE_FILES = {"studio.js": "text/javascript", "studio.css": "text/css", "play.js": "text/javascript"}
 FILE_NAME = r"[a-z0-9][a-z0-9._-]{0,120}"
@@ -64,25 +69,56 @@ async def in_thread(fn: Callable[..., Any], *args: Any) -> Any:
 
 
 async def until_gone(request: Request, work: Any) -> Any:
-    """``work`` awaited, cancelled when the client goes away meanwhile."""
+    """``work`` awaited, cancelled when the client goes away meanwhile (or this is cancelled:
+    a request superseded by its client's newer one)."""
     task = asyncio.ensure_future(work)
-    while True:
-        done, _ = await asyncio.wait({task}, timeout=0.25)
-        if done:
-            return task.result()
-        if await request.is_disconnected():
-            task.cancel()
-            raise asyncio.CancelledError
+    try:
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=0.25)
+            if done:
+                return task.result()
+            if await request.is_disconnected():
+                raise asyncio.CancelledError
+    finally:
+        task.cancel()  # nothing once it is done
 
 
 class Studio:
     """The app's state: the parts (made once each, ``maker``) and the whole builds (``builds``), under ``out``."""
 
     def __init__(self, out: Path, maker: PartMaker, builds: SetBuilds, printer: str | None = None,
-                 game: str | None = None) -> None:
+                 game: str | None = None, max_cache_mb: int = DEFAULT_MB) -> None:
         self.out, self.maker, self.builds, self.printer, self.game = out, maker, builds, printer, game
         self.room: PlayRoom | None = None  # the Play room's tables (app() makes it)
         self.host_names: tuple[str, ...] = ()  # studio --host NAME: a Host header may name it (a second device)
+        self.set_jobs = SetJobs()
+        self.cap = maker.cap = builds.cap = Cap(out, max_cache_mb * 10**6)  # what it builds in out: capped
+
+    async def whole(self, request: Request, p: Planned, fn: Callable[..., Any], *args: Any,
+                    joined: Callable[[Any], None] | None = None) -> Any:
+        """``fn(p, *args, stop)``, a whole build, shared with the requests for the same, stopped when they all go."""
+        key = (fn.__name__, p.assets.name, p.printer.name, tuple(sorted(p.sets.items())), *args)
+        return await until_gone(request, self.set_jobs.run(key, fn, p, *args, joined=joined))
+
+    async def ticketed(self, request: Request, ticket: Ticket, p: Planned, fn: Callable[..., Any], *args: Any) -> Any:
+        """:meth:`whole` for a client's ``ticket``, or :data:`SUPERSEDED` when the client asks
+        again before its build has started: this request then stops waiting (the job stopped
+        if nobody else waits). A build already running is waited for."""
+        old = self.builds.ask(ticket)
+        if old is not None:
+            old.superseded.set()
+        job = asyncio.ensure_future(self.whole(request, p, fn, *args, joined=ticket.joined))
+        superseded = asyncio.ensure_future(ticket.superseded.wait())
+        try:
+            await asyncio.wait({job, superseded}, return_when=asyncio.FIRST_COMPLETED)
+            if not job.done() and self.builds.started(ticket):
+                await asyncio.wait({job})
+        finally:
+            ticket.done = True
+            superseded.cancel()
+            if not job.done():  # superseded, or this request cancelled (its client gone)
+                job.cancel()
+        return job.result() if job.done() and not job.cancelled() else SUPERSEDED
 
     async def planned(self, request: Request, game: str) -> Planned:
         sets = sets_of(request.query_params.getlist("set"))
@@ -128,7 +164,8 @@ class Studio:
         made = await until_gone(request, self.maker.made(job, p, key, request.query_params.get("client", "")))
         out = next(o for o in job.outputs if o.file == file)
         colour = display_colour(load_colours(), out.colour)
-        name, facts = await in_thread(self.maker.preview_named, made, file, colour)
+        with self.cap.held(made.folder):  # being served: never dropped meanwhile
+            name, facts = await in_thread(self.maker.preview_named, made, file, colour)
         return JSONResponse({**facts, "key": key, "preview": f"/preview/{name}", "printer": p.printer.name,
                              "plate_name": out.plate or None})
 
@@ -152,7 +189,7 @@ class Studio:
         from stratstone_cad.viewer.web import page
 
         p = await self.planned(request, request.path_params["game"])
-        glb = await in_thread(self.builds.file, p, "set.glb")
+        glb = await self.whole(request, p, self.builds.file, "set.glb")
         if glb is None:
             return _no_file(p, "set.glb")
         title = f"{p.assets.name}: the whole set"
@@ -168,13 +205,9 @@ class Studio:
         if p.job_of(file) is None:
             return _no_file(p, request.path_params["file"])
         sliced = request.query_params.get("slice", "1") != "0"
-        ticket = Ticket(request.query_params.get("client", ""))
-        try:
-            entry = await until_gone(request, in_thread(self.builds.plate_of, p, file, sliced, ticket))
-        except asyncio.CancelledError:  # the client went away: its build is skipped if it has not started
-            ticket.gone = True
-            raise
-        if entry is SKIPPED:
+        ticket = Ticket(request.query_params.get("client", ""), self.builds.folder_name(p, False))
+        entry = await self.ticketed(request, ticket, p, self.builds.plate_of, file, sliced)
+        if entry is SUPERSEDED:
             return JSONResponse({"plate": None, "superseded": True})
         if entry is None:
             return JSONResponse({"plate": None})
@@ -194,9 +227,10 @@ class Studio:
         if found is not None:
             job, key = found
             made = await until_gone(request, self.maker.made(job, p, key, request.query_params.get("client", "")))
-            data = (made.folder / made.entry(file)["file"]).read_bytes()
+            with self.cap.held(made.folder):
+                data = (made.folder / made.entry(file)["file"]).read_bytes()
         elif name.endswith((".3mf", ".step", ".glb")) and (name.endswith(".3mf") or _step_of(p, file)):
-            data = await in_thread(self.builds.file, p, name)
+            data = await self.whole(request, p, self.builds.file, name)
             if data is None:
                 return _no_file(p, name)
         else:
@@ -205,8 +239,8 @@ class Studio:
 
     async def zipped(self, request: Request) -> Response:
         p = await self.planned(request, request.path_params["game"])
-        data = await in_thread(self.builds.zipped, p)
-        return Response(data, media_type="application/zip",
+        path = await self.whole(request, p, self.builds.zipped)
+        return HeldFileResponse(self.cap, path, media_type="application/zip",
                         headers={"Content-Disposition": f'attachment; filename="{p.assets.name}.zip"'})
 
 
@@ -233,7 +267,7 @@ async def _refused(request: Request, exc: Exception) -> Response:
     return PlainTextResponse(str(exc), 400)
 
 
-async def _workers_lost(request: Request, exc: Exception) -> Response:
+async def _unavailable(request: Request, exc: Exception) -> Response:
     return PlainTextResponse(str(exc), 503)
 
 
@@ -250,7 +284,7 @@ def app(studio: Studio) -> ASGIApp:
     room = PlayRoom(s.out)
     routes += play_page.routes(room) + play_routes.routes(room)
     s.room = room
-    inner = Starlette(routes=routes, exception_handlers={UserError: _refused, WorkersLost: _workers_lost,
+    inner = Starlette(routes=routes, exception_handlers={UserError: _refused, BuildError: _unavailable,
                                                          TableError: play_routes.refused})
     return Guard(inner, s.host_names)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import concurrent.futures as cf
+import contextlib
 import hashlib
 import threading
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from stratstone_cad.assets.jobs import Job
 from stratstone_cad.errors import WorkersLost
 from stratstone_cad.printing.checks import Mesh, mesh_facts
 from stratstone_cad.printing.stl import read_stl_mesh
+from stratstone_cad.studio.cache_cap import Cap
 from stratstone_cad.studio.settings import Planned
 
 #: Previews kept in memory (the least recently used go first): a stone's is a few hundred kB.
@@ -74,6 +76,7 @@ class PartMaker:
         self.queued: dict[str, str] = {}  # client -> the key of its latest request
         self.previews: collections.OrderedDict[str, tuple[bytes, dict[str, Any]]] = collections.OrderedDict()
         self.made_count = 0  # jobs run: a test's witness that a part was made once
+        self.cap: Cap | None = None  # the studio's folder's cap: each part held while made, then the folder trimmed
 
     def folder(self, key: str) -> Path:
         return self.root / key
@@ -93,7 +96,16 @@ class PartMaker:
         """The part of ``job``: from its key's folder, or made once however many ask."""
         done = self.cached(key)
         if done is not None:
+            if self.cap is not None:
+                self.cap.used(done.folder)
             return done
+        with self.cap.held(self.folder(key)) if self.cap is not None else contextlib.nullcontext():
+            done = await self._making(job, planned, key, client)
+        if self.cap is not None:
+            await asyncio.to_thread(self.cap.trim)
+        return done
+
+    async def _making(self, job: Job, planned: Planned, key: str, client: str) -> Made:
         for attempt in (1, 2):
             pool = self.pool
             try:

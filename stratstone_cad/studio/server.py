@@ -90,7 +90,7 @@ def url_of(sock: socket.socket) -> str:
 
 
 def serve(game: str | None, host: str, port: int, browser: bool, out: Path | None, printer: str | None,
-          jobs: int) -> int:
+          jobs: int, max_cache_mb: int = 2000) -> int:
     """Serve the studio until Ctrl-C, SIGTERM or SIGHUP (which the caller turns into KeyboardInterrupt)."""
     import uvicorn
 
@@ -99,6 +99,7 @@ def serve(game: str | None, host: str, port: int, browser: bool, out: Path | Non
     from stratstone_cad.pipeline.scheduler import kill_fork_server, start_fork_server, worker_pool
     from stratstone_cad.registry import get_parts
     from stratstone_cad.studio.app import Studio, app
+    from stratstone_cad.studio.limits import GuardedH11, Server, max_connections
     from stratstone_cad.studio.part_making import PartMaker
     from stratstone_cad.studio.set_builds import SetBuilds
 
@@ -111,10 +112,11 @@ def serve(game: str | None, host: str, port: int, browser: bool, out: Path | Non
     sock = listen(host, port)
     start_fork_server()  # here, in the main thread: the server dies with the thread that started it
     maker = PartMaker(out, worker_pool(jobs), run_job, new_pool=lambda: worker_pool(jobs))
-    studio = Studio(out, maker, SetBuilds(out, jobs), printer, game)
+    studio = Studio(out, maker, SetBuilds(out, jobs), printer, game, max_cache_mb)
     studio.host_names = (host,)  # the address as given: a name is accepted in the Host header too
+    GuardedH11.cap = max_connections()  # slow clients timed out, connections capped: studio/limits.py
     config = uvicorn.Config(app(studio), log_level="warning", timeout_graceful_shutdown=STOP_WAIT_S, lifespan="off",
-                            access_log=False)
+                            access_log=False, http=GuardedH11, loop="asyncio")
     logging.getLogger("uvicorn.error").addFilter(QuietStop())  # after the Config: it sets uvicorn's logging up
     if not is_loopback(sock.getsockname()[0]):
         print(f"studio: listening on {url_of(sock)}: anyone on the network can use this studio and make it build",
@@ -125,11 +127,12 @@ def serve(game: str | None, host: str, port: int, browser: bool, out: Path | Non
 
         webbrowser.open(url_of(sock) + (f"?game={game}" if game else ""))
     try:
-        server = uvicorn.Server(config)
+        server = Server(config)
         with hangup_as_sigterm(server):
             server.run(sockets=[sock])
     finally:
         maker.cancel_all()
+        studio.set_jobs.stop_all()
         maker.pool.shutdown(wait=False, cancel_futures=True)
         kill_fork_server()
         sock.close()

@@ -185,13 +185,13 @@ def test_previews_kept_in_memory_are_capped(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's own nice value is Linux's")
 def test_whole_builds_run_below_the_previewed_parts_priority(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A plate's build (and so its workers and PrusaSlicer) runs at BACKGROUND_NICE, on the
-    request's own thread: the server's threads keep their priority."""
+    """A plate's build (and so its workers and PrusaSlicer) is started at BACKGROUND_NICE, from
+    the job's own thread: the server's threads keep their priority."""
     from stratstone_cad.base.processes import thread_nice
-    from stratstone_cad.studio import set_builds
+    from stratstone_cad.studio import set_builds, set_jobs
 
     seen: list[int] = []
-    monkeypatch.setattr(set_builds, "build", lambda *args, **kw: seen.append(thread_nice()))
+    monkeypatch.setattr(set_jobs, "run_build", lambda *args, **kw: seen.append(thread_nice()))
     here = thread_nice()
     c = TestClient(app(Studio(tmp_path, PartMaker(tmp_path, cf.ThreadPoolExecutor(1), run_job), SetBuilds(tmp_path, 1))))
     assert c.get("/api/plate/sage-stones/gem-red.stl").json() == {"plate": None}  # the stand-in built nothing
@@ -374,21 +374,22 @@ def test_the_walk_covers_a_tiled_board() -> None:
 def test_a_plate_waits_in_view_and_a_superseded_one_is_never_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Client c asks for the plate at settings A (its build starts, held), then B, then C:
     meanwhile /api/plate-progress says C waits for one build ahead (A; B, superseded, is
-    not counted); A's build shows its last progress line; B is skipped (never built), C
-    built. A client's ticket whose request went away is skipped too (tested through the
-    same check, ``gone``)."""
+    not counted); A's build shows its build process's last progress line; B is answered
+    as superseded and its job stopped (never built), C built. A ticket whose request went
+    away is dropped the same way (its job stopped when nobody else waits: test_stop.py)."""
     from stratstone_cad.base.printers import default_printer
-    from stratstone_cad.studio import set_builds
+    from stratstone_cad.studio import set_jobs
 
     gate, started, built = threading.Event(), threading.Event(), []
 
-    def stand_in(games: list[str], printer: str, folder: Path, **kw: Any) -> None:  # the build's signature
-        built.append(kw["sets"]["sage-stones.gem.height_mm"])
-        kw["progress"].write("[2/8] sliced sage-stones/gems-red.3mf as set\n")
+    def stand_in(args: list[str], stop: threading.Event, on_line: Any = None) -> None:  # run_build's signature
+        built.append(args[args.index("--set") + 1].split("=")[1])
+        on_line("[2/8] sliced sage-stones/gems-red.3mf as set")
+        on_line("a warning, not a step")
         started.set()
         gate.wait(10)
 
-    monkeypatch.setattr(set_builds, "build", stand_in)
+    monkeypatch.setattr(set_jobs, "run_build", stand_in)
     studio = Studio(tmp_path, PartMaker(tmp_path, cf.ThreadPoolExecutor(1), run_job), SetBuilds(tmp_path, 1))
 
     async def go() -> tuple[list[httpx.Response], list[dict[str, Any]]]:
@@ -406,8 +407,8 @@ def test_a_plate_waits_in_view_and_a_superseded_one_is_never_built(tmp_path: Pat
             while len(queue) < 2:
                 await asyncio.sleep(0.01)  # poll: B queued
             c3 = ask("7.5")
-            while len(queue) < 3:
-                await asyncio.sleep(0.01)  # poll: C queued
+            while not b.done() or len([r for r in queue if not r.stop.is_set()]) < 2:
+                await asyncio.sleep(0.01)  # poll: B answered, C queued
             seen.append((await c.get("/api/plate-progress?client=c")).json())
             gate.set()
             answers = list(await asyncio.gather(a, b, c3))
@@ -421,3 +422,20 @@ def test_a_plate_waits_in_view_and_a_superseded_one_is_never_built(tmp_path: Pat
     assert seen[0]["state"] == "building" and seen[0]["step"] == "[2/8] sliced sage-stones/gems-red.3mf as set"
     assert seen[1]["state"] == "waiting" and seen[1]["ahead"] == 1
     assert seen[2] == {"state": "idle"}
+
+
+def test_a_builds_progress_lines_are_read_from_its_standard_error_as_they_come() -> None:
+    """run_build's reader hands each line of the process's standard error to its listener
+    (the plate's last step: progress lines only) and keeps the last for an error message."""
+    import subprocess
+    import sys
+
+    from stratstone_cad.studio import set_builds, set_jobs
+
+    p = subprocess.Popen([sys.executable, "-c", "import sys; sys.stderr.write('[1/2] made a\\n\\n[2/2] sliced b\\n"
+                          "stratstone-cad: error: no such thing\\n')"], stderr=subprocess.PIPE)
+    run, last, lines = set_builds._Run(threading.Event()), [""], []
+    set_jobs._read_lines(p, last, lambda line: (lines.append(line), run.seen(line)))
+    p.wait()
+    assert lines == ["[1/2] made a", "[2/2] sliced b", "stratstone-cad: error: no such thing"]
+    assert run.step == "[2/2] sliced b" and last == ["stratstone-cad: error: no such thing"]
