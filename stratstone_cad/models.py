@@ -176,7 +176,11 @@ def names(game: str | None = None, printer: str | None = None) -> list[str]:
 def part(name: str, printer: str | None = None, **overrides: Any) -> cq.Workplane:
     """The part ``name`` (``"stratstone/stone-red-03"``) as a CadQuery Workplane holding
     its one solid, in millimetres, standing on z = 0 as it is printed. See the module's
-    docstring for the names and the overrides; raises :class:`ModelError`."""
+    docstring for the names and the overrides; raises :class:`ModelError`.
+
+    Raises:
+        ModelError: the game has no such part.
+    """
     import cadquery as cq  # the facade's one use of CadQuery: the solid handed over in a Workplane
 
     game, stem = _game_of(name)
@@ -193,7 +197,11 @@ def part(name: str, printer: str | None = None, **overrides: Any) -> cq.Workplan
 @_api
 def assembly(game: str, **overrides: Any) -> cq.Assembly:
     """The whole set of ``game`` as a coloured CadQuery Assembly laid out as at the start
-    of a game (see the module's docstring); overrides as for :func:`part`."""
+    of a game (see the module's docstring); overrides as for :func:`part`.
+
+    Raises:
+        ModelError: the name is not a game's.
+    """
     if not isinstance(game, str):
         raise ModelError(f"game {game!r:.60}: expected a game's name, one of "
                          f"{', '.join(g.name for g in get_parts(None))}")

@@ -88,7 +88,11 @@ def register(game: Game) -> Game:
 
 
 def get_game(name: str) -> Game:
-    """The rules engine of the game called ``name``; raises :class:`UnknownGameError`."""
+    """The rules engine of the game called ``name``; raises :class:`UnknownGameError`.
+
+    Raises:
+        UnknownGameError: no game has that name.
+    """
     engine = _ENGINES.get(name) if isinstance(name, str) else None
     if engine is None and isinstance(name, str) and name in _FOLDER_OF:
         # imported on first use: each engine's tables cost tens of milliseconds to import
@@ -104,7 +108,11 @@ def game_names() -> list[str]:
 
 
 def get_parts(names: list[str] | None) -> list[GameAssets]:
-    """The games named (all when none), checked; an unknown name raises :class:`UnknownGameError`."""
+    """The games named (all when none), checked; an unknown name raises :class:`UnknownGameError`.
+
+    Raises:
+        UnknownGameError: no game has that name.
+    """
     if not names:
         return list(_all_assets().values())
     out = []

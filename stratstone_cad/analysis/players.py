@@ -56,7 +56,11 @@ _EXPECTED = (f"a number of simulations from {MIN_SIMULATIONS} to {MAX_SIMULATION
 
 def parse_search(kind: str) -> tuple[int | None, float | None]:
     """The budget of a ``search`` kind: ``(simulations, None)`` or ``(None, seconds)``;
-    raises :class:`PlayerKindError` naming the kind and what was expected."""
+    raises :class:`PlayerKindError` naming the kind and what was expected.
+
+    Raises:
+        PlayerKindError: the budget is not a count of simulations or seconds, or is out of range.
+    """
     if kind == SEARCH:
         return DEFAULT_SIMULATIONS, None
     budget = kind.removeprefix(SEARCH + ":")
@@ -76,7 +80,11 @@ def parse_search(kind: str) -> tuple[int | None, float | None]:
 
 def make_player(kind: str, game: Game) -> Player:
     """The player of ``kind`` for ``game``: ``random``, ``greedy``, or ``search[:budget]``;
-    raises :class:`PlayerKindError` for an unknown kind or a bad budget."""
+    raises :class:`PlayerKindError` for an unknown kind or a bad budget.
+
+    Raises:
+        PlayerKindError: the kind is not a player kind.
+    """
     if isinstance(kind, str) and (kind == SEARCH or kind.startswith(SEARCH + ":")):
         simulations, seconds = parse_search(kind)
         if kind == SEARCH:  # the game's own default: about a second a move

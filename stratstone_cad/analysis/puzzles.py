@@ -90,7 +90,11 @@ def write_puzzles(logs: Sequence[Path], out: Path) -> str:
     """Find the puzzles of every log and write them to ``out`` (JSON Lines, atomically);
     returns ``wrote puzzles.jsonl: 3 puzzles (2 to win, 1 to save) from 2 logs``. A log
     given twice is read once (a shell's overlapping patterns should not count a game
-    twice), and the line says so; a bad log is named in its error."""
+    twice), and the line says so; a bad log is named in its error.
+
+    Raises:
+        LogError: the log is malformed (re-raised naming the log).
+    """
     read: list[Path] = []
     twice: list[Path] = []
     for log in logs:
@@ -155,7 +159,12 @@ def read_puzzle(puzzles: Path, number: int, folder: Path) -> Puzzle:
     """Puzzle ``number`` (from 1) of the file ``puzzles``, its log written into ``folder``:
     the game up to the puzzle's position, for the replay to show. The puzzle is checked
     first (its position replays, it is of the game it names, its solution is a legal move
-    there); a fault is a LogError naming the puzzle file's line."""
+    there); a fault is a LogError naming the puzzle file's line.
+
+    Raises:
+        PuzzleError: the number is not that of a puzzle in the file.
+        LogError: the line is not a puzzle of this game, its position is bad, or its solution is not a legal move there.
+    """
     data = read_user_file(puzzles, "puzzle file", PUZZLE_FILE_LIMIT, "a file stratstone-cad puzzles writes", PuzzleError)
     lines = data.decode("utf-8", errors="replace").splitlines()
     if not 1 <= number <= len(lines):

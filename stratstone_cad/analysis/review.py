@@ -62,7 +62,11 @@ PLAYED_SHARE = 4
 
 def parse_budget(text: str) -> int:
     """The simulations a ply of ``--budget TEXT``; raises :class:`ReviewError` in one line
-    for anything but a whole number from :data:`MIN_SIMULATIONS` to :data:`MAX_SIMULATIONS`."""
+    for anything but a whole number from :data:`MIN_SIMULATIONS` to :data:`MAX_SIMULATIONS`.
+
+    Raises:
+        ReviewError: the budget is not a whole number, or is out of range.
+    """
     expected = f"expected a number of simulations a ply from {MIN_SIMULATIONS} to {MAX_SIMULATIONS}"
     if not (isinstance(text, str) and text.isascii() and text.isdigit() and len(text) <= 20):
         raise ReviewError(f"--budget {short_repr(text)}: {expected}")

@@ -247,7 +247,11 @@ class EngineState(pyspiel.State):
 def action_of(state: EngineState, text: str) -> int:
     """The action of the move (or, at a chance node, the dice) written ``text`` in ``state``;
     raises the engine's :class:`~stratstone_cad.errors.GameError` for text that does not
-    parse or a move that is not legal there."""
+    parse or a move that is not legal there.
+
+    Raises:
+        GameError: the text is not a legal move, or not an outcome of the pending roll.
+    """
     engine = state.engine_state()
     if engine.is_chance():
         for i, (dice, _) in enumerate(engine.chance_outcomes()):

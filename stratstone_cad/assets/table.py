@@ -39,7 +39,11 @@ class Table:
 def seats_on(grid: Any, game: Any, z: Callable[[int, int], float], what: str) -> dict[str, Point]:
     """Every square of ``game`` (an engine: its squares, parsed by its own parser) at its cell
     of ``grid``, at height ``z(col, row)``; a board of another size than the game's is a
-    ParameterError naming ``what`` (``"stratstone.board.cells = 3"``)."""
+    ParameterError naming ``what`` (``"stratstone.board.cells = 3"``).
+
+    Raises:
+        ParameterError: the board's cells are not the game's, so it cannot replay the game.
+    """
     cells = {sq: game.parse_square(sq) for sq in game.squares}
     cols, rows = max(c for c, _ in cells.values()) + 1, max(r for _, r in cells.values()) + 1
     if (grid.cols, grid.rows) != (cols, rows):

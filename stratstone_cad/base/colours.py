@@ -35,7 +35,11 @@ def display_colour(colours: dict[str, Colour], name: str | None) -> str:
 
 
 def load_colours(presets_dir: Path = PRESETS_DIR) -> dict[str, Colour]:
-    """The display colours of ``presets/colours.toml``, by name."""
+    """The display colours of ``presets/colours.toml``, by name.
+
+    Raises:
+        ParameterError: the file has no [colour] table with a board colour, or a colour is not "#RRGGBB".
+    """
     path = presets_dir / "colours.toml"
     table = load_toml(path, "colours").get("colour")
     if not isinstance(table, dict) or BOARD_COLOUR not in table:

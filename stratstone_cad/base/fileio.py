@@ -259,7 +259,11 @@ def read_user_file(path: Path | str, what: str, limit: int, expected: str,
 def ensure_writable_dir(path: Path, what: str = "output folder", room: int = 0) -> Path:
     """Create ``path`` (and its parents) if needed and prove it is writable; raises
     OutputError with one line. ``room`` is how many bytes the longest path written under
-    it adds, so a path that cannot hold its files is refused before any folder is made."""
+    it adds, so a path that cannot hold its files is refused before any folder is made.
+
+    Raises:
+        OutputError: the folder cannot be made or used, is not a folder, or is not writable.
+    """
     path = Path(path)
     where = f"{what} {path}"
     why = path_too_long(path) or (path_too_long(os.path.join(os.path.abspath(path), "x" * room)) if room else "")
@@ -311,7 +315,11 @@ def _make_dirs(path: Path, where: str) -> None:
 def write_target(path: Path, follow_symlinks: bool) -> Path:
     """Where a write to ``path`` lands: the path itself, or a symbolic link's target
     (``follow_symlinks``). Raises OutputError for anything at the path (or the link's
-    target) that is not a regular file, and for a link when links are not followed."""
+    target) that is not a regular file, and for a link when links are not followed.
+
+    Raises:
+        OutputError: the path is not a regular file (or a link when links are not followed), or cannot be written.
+    """
     path = Path(path)
     try:
         st = os.lstat(path)
@@ -464,7 +472,11 @@ def refuse_reading(out: Path | str, inputs: Iterable[tuple[str, Path | str | Non
     """Refuse, in one line, to write ``out`` when it is the very file one of ``inputs``
     (``(what, path)``, a path ``None`` when not given) names: the same path, a link to it or
     another hard link of it (``os.path.samefile``). A command never writes over a file it
-    reads: ``replay same.html --out same.html`` would replace its log with the page."""
+    reads: ``replay same.html --out same.html`` would replace its log with the page.
+
+    Raises:
+        UserError: the output is the same file as the input it reads.
+    """
     for what, path in inputs:
         if path is None:
             continue

@@ -22,7 +22,11 @@ NUMBER_TEXT = r"[+-]?(?:[0-9]{1,30}(?:\.[0-9]{0,30})?|\.[0-9]{1,30})(?:[eE][+-]?
 
 
 def parse_text_value(f: dataclasses.Field, text: str, name: str) -> Any:
-    """Parse the text of ``--set name=text`` by the field's type."""
+    """Parse the text of ``--set name=text`` by the field's type.
+
+    Raises:
+        ParameterError: the text is not a value of the field's type.
+    """
     kind = field_kind(f)
     t = text.strip()
     if kind == "bool":
@@ -66,7 +70,11 @@ def _parse_array(text: str, name: str) -> list[Any]:
 def parse_set(items: list[str]) -> dict[str, str]:
     """``["a.b=1", ...]`` -> ``{"a.b": "1"}``; a missing ``=`` is an error. A name given
     twice takes its last value, as a later option overrides an earlier one everywhere on
-    a command line."""
+    a command line.
+
+    Raises:
+        ParameterError: the item is not ``NAME=VALUE``.
+    """
     out = {}
     for item in items:
         name, sep, value = item.partition("=")
@@ -87,6 +95,9 @@ def resolve(
     ``schema`` maps a prefix (``"stratstone.stone"``) to its Params class. Returns
     ``{prefix: {field: value}}``, not yet constructed (constructing checks them).
     Unknown names anywhere raise ParameterError with the closest valid name.
+
+    Raises:
+        ParameterError: a parameter has no value, or a key is not a parameter.
     """
     fields = {}
     for prefix, cls in schema.items():

@@ -124,7 +124,11 @@ class Params:
     def fail(self, name: str, value: Any, expected: str, instead: str = "") -> NoReturn:
         """Refuse ``name``: ``expected`` says what it should be. A bound that ``name`` itself
         cannot reach (``at least 71`` for a field of at most 60) is said to be out of its
-        range, with ``instead``: what else to change."""
+        range, with ``instead``: what else to change.
+
+        Raises:
+            ParameterError: always: it is the parameter's one-line error.
+        """
         bound = re.match(r"at (least|most) (-?[0-9]+(?:\.[0-9]+)?)", expected)
         meta = self.__dataclass_fields__[name].metadata  # type: ignore[attr-defined]
         lo, hi = meta.get("lo"), meta.get("hi")

@@ -19,7 +19,11 @@ TOML_MAX_LINE = 4096
 
 
 def load_toml(path: Path, what: str) -> dict[str, Any]:
-    """A TOML file's tables; one-line ParameterError for anything else (see fileio)."""
+    """A TOML file's tables; one-line ParameterError for anything else (see fileio).
+
+    Raises:
+        ParameterError: the file has a line too long, is not UTF-8 text or is not valid TOML.
+    """
     data = read_user_file(path, what, TOML_MAX_BYTES, "a TOML file", ParameterError)
     # tomllib takes time quadratic in a dotted key's length (a 60 000-character key
     # takes minutes); a parameter file's lines are short, so a long one is refused first.

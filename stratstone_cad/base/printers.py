@@ -49,6 +49,11 @@ def default_printer(presets_dir: Path = PRESETS_DIR) -> str:
 
 
 def get_printer(name: str | None, presets_dir: Path = PRESETS_DIR) -> Printer:
+    """The printer named ``name`` (the default printer for None).
+
+    Raises:
+        ParameterError: no printer has that name.
+    """
     printers = load_printers(presets_dir)
     name = default_printer(presets_dir) if name is None else name
     if name not in printers:

@@ -24,7 +24,11 @@ def add_review_flags(ck: Any) -> None:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    """check-log --review: a line a ply as it is reviewed, then each player's summary."""
+    """check-log --review: a line a ply as it is reviewed, then each player's summary.
+
+    Raises:
+        UserError: --budget is given without --review, or --explain with --review.
+    """
     # start-up speed: OpenSpiel only for a review
     from stratstone_cad.analysis import review
 

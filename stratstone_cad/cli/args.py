@@ -51,7 +51,11 @@ def add_map_flag(p: argparse.ArgumentParser, facts: ModuleType, what: str, help:
 
 def map_choices(args: argparse.Namespace, file_flag: str) -> list[tuple[ModuleType, Any, Any]]:
     """(game facts, seed, file) of each game played on a map, from its seed flag and its
-    ``file_flag`` flag ("file" or "board file"); both for one game is refused: one map."""
+    ``file_flag`` flag ("file" or "board file"); both for one game is refused: one map.
+
+    Raises:
+        UserError: both a map seed and a map file are given for one game.
+    """
     out = []
     for (g, seed_flag, seed), (_, flag, file) in zip(map_args(args, "seed"), map_args(args, file_flag), strict=True):
         if seed is not None and file is not None:
@@ -114,6 +118,11 @@ def add_param_flags(p: argparse.ArgumentParser) -> None:
 
 
 def size_arg(text: str | None) -> tuple[int, int]:
+    """``--size WIDTHxHEIGHT`` as pixels (the default size for none).
+
+    Raises:
+        UserError: the text is not WIDTHxHEIGHT within 64 to 7680 x 4320 pixels.
+    """
     if text is None:
         return DEFAULT_SIZE
     m = re.fullmatch(r"([0-9]{2,5})x([0-9]{2,5})", text.strip())
@@ -124,6 +133,11 @@ def size_arg(text: str | None) -> tuple[int, int]:
 
 
 def players_arg(args: argparse.Namespace, what: str, example: str) -> list[str] | None:
+    """``--players`` as a list of names, or None for the defaults.
+
+    Raises:
+        UserError: a name between the commas is empty.
+    """
     if args.players is None:
         return None
     players = [p.strip() for p in args.players.split(",")]
@@ -134,6 +148,11 @@ def players_arg(args: argparse.Namespace, what: str, example: str) -> list[str] 
 
 
 def setup_arg(args: argparse.Namespace) -> dict[str, Any] | None:
+    """``--setup`` as a JSON object, or None for the game's default setup.
+
+    Raises:
+        UserError: the text is not JSON, or not a JSON object.
+    """
     if args.setup is None:
         return None
     # start-up speed: each command loads only its own layer: --help and check-log no CAD, no VTK

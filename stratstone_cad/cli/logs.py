@@ -97,6 +97,11 @@ def add_record(sub: Any) -> None:
 
 
 def cmd_record(args: argparse.Namespace) -> int:
+    """record: play a game at the keyboard (against a player with --vs) and log it.
+
+    Raises:
+        UserError: --seed is given without --roll, or a header option with --resume.
+    """
     # start-up speed: each command loads only its own layer: --help and check-log no CAD, no VTK
     from stratstone_cad.log import record
 

@@ -41,6 +41,11 @@ def host_arg(text: str) -> str:
 
 
 def cmd_studio(args: argparse.Namespace) -> int:
+    """studio: serve the studio web app until it is stopped.
+
+    Raises:
+        UserError: the port is not from 0 to 65535.
+    """
     from stratstone_cad.pipeline.build import usable_cores
     from stratstone_cad.studio.server import serve
 

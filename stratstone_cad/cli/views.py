@@ -41,6 +41,11 @@ def add_preview(sub: Any) -> None:
 
 
 def cmd_preview(args: argparse.Namespace) -> int:
+    """preview: render the parts (still, contact sheet or turntable), or show them in a window.
+
+    Raises:
+        UserError: --frames or --fps is out of range, or --out and --sheet are the same file.
+    """
     # start-up speed: the parameters only for the commands that read them, not check-log or play
     from stratstone_cad.base.fileio import refuse_reading
     from stratstone_cad.base.overrides import parse_set
@@ -165,6 +170,12 @@ def _load(args: argparse.Namespace, folder: Path) -> Any:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    """replay: render a game log (or a puzzle) as a picture, a GIF, an MP4, frames or a page.
+
+    Raises:
+        UserError: --frames-per-ply, --fps or --hold is out of range, or --ply, --solution, --hold or --plies comes
+            without the output or puzzle it needs.
+    """
     # start-up speed: the parameters only for the commands that read them, not check-log or play
     from stratstone_cad.base.fileio import refuse_reading
     from stratstone_cad.viewer import replay

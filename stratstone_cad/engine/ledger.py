@@ -81,7 +81,11 @@ class PieceLedger:
 
     def take(self, square: str) -> list[str]:
         """Every piece on ``square``, taken off it; a :class:`GameError` when it is empty
-        (the events contradict the ledger: a bug, never a user's fault)."""
+        (the events contradict the ledger: a bug, never a user's fault).
+
+        Raises:
+            GameError: no piece stands on the square.
+        """
         ids = self.squares.pop(square, None)
         if not ids:
             raise GameError(f"piece ledger: no piece on {square}")
@@ -92,7 +96,11 @@ class PieceLedger:
         self.squares.setdefault(square, []).append(piece)
 
     def from_reserve(self, colour: str) -> str:
-        """The next piece of ``colour`` to come into play."""
+        """The next piece of ``colour`` to come into play.
+
+        Raises:
+            GameError: no piece of that kind is left in reserve.
+        """
         left = self.reserve.get(colour)
         if not left:
             raise GameError(f"piece ledger: no {colour} piece left in reserve")

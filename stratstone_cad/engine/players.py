@@ -43,7 +43,11 @@ BUILT_IN_PLAYERS: dict[str, Player] = {"random": random_player, "greedy": greedy
 
 
 def get_player(kind: str) -> Player:
-    """The built-in player called ``kind``; raises :class:`PlayerKindError`."""
+    """The built-in player called ``kind``; raises :class:`PlayerKindError`.
+
+    Raises:
+        PlayerKindError: the kind is not a player kind.
+    """
     try:
         return BUILT_IN_PLAYERS[kind]
     except (KeyError, TypeError):

@@ -48,7 +48,11 @@ __all__ = [
 def square_cell(text: str, index: Mapping[str, int], cols: int, expected: str) -> tuple[int, int]:
     """What a game's public square parser returns: square text -> (column, row), both
     0-based from the board's lower-left corner as its log shows it (``index``: square name
-    -> index, ``cols`` squares a row, row-major; ``expected`` words the notation)."""
+    -> index, ``cols`` squares a row, row-major; ``expected`` words the notation).
+
+    Raises:
+        SquareError: the text is not a square of the board.
+    """
     i = index.get(text) if isinstance(text, str) else None
     if i is None:
         raise SquareError(f"{short_repr(text)} is not a square (expected {expected})")
@@ -213,7 +217,11 @@ class NoChance(State):
         return False
 
     def roll(self, rng: random.Random) -> tuple[int, ...]:
-        """No dice in this game; raises :class:`RuleViolation`."""
+        """No dice in this game; raises :class:`RuleViolation`.
+
+        Raises:
+            RuleViolation: always: the game has no dice.
+        """
         raise RuleViolation("roll", self.ply + 1, f"is not part of {self.GAME_TITLE} (no dice)")
 
     def chance_outcomes(self) -> list[tuple[tuple[int, ...], Fraction]]:
@@ -221,7 +229,11 @@ class NoChance(State):
         return []
 
     def apply_chance(self, outcome: Sequence[int]) -> tuple[Any, list[Event]]:
-        """No dice in this game; raises :class:`RuleViolation`."""
+        """No dice in this game; raises :class:`RuleViolation`.
+
+        Raises:
+            RuleViolation: always: the game has no dice.
+        """
         raise RuleViolation(f"dice {short_repr(list(outcome) if isinstance(outcome, list | tuple) else outcome, 55)}",
                             self.ply + 1, f"are not part of {self.GAME_TITLE}")
 
@@ -342,7 +354,11 @@ class Game(ABC):
     def parse_square(self, text: str) -> tuple[int, int]:
         """(column, row) of a square, 0-based from the board's lower-left corner (``"b3"`` is
         (1, 2) in Stratstone, ``"5-7"`` (2, 6) in Sage Stones); raises
-        :class:`~stratstone_cad.errors.SquareError`."""
+        :class:`~stratstone_cad.errors.SquareError`.
+
+        Raises:
+            SquareError: the game has no board, or the text is not one of its squares.
+        """
         raise SquareError(f"{short_repr(text)} is not a square ({self.name} has no board)")
 
 

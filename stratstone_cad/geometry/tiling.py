@@ -121,6 +121,9 @@ def plan_tiles(size: tuple[float, float], printer: Printer, joint_length: float,
     on the preferred lines that fit nearest an even spread; an edge where none fits gets
     one mid-edge, which :func:`check_keep_out` then reports. Raises ParameterError when
     the board cannot be split into tiles that fit the bed.
+
+    Raises:
+        ParameterError: the board cannot be cut into tiles that fit the printer's usable bed.
     """
     ux, uy = printer.usable_mm
     plans = []
@@ -207,6 +210,9 @@ def check_keep_out(plan: TilePlan, keep_out: list[tuple[str, Any]], joint_length
     ``keep_out`` is a list of (name, shapely geometry) in board coordinates; the
     message names the first one hit, where, and the parameters that fix it: ``fixes``
     (by keep-out name, e.g. a start frame's inset) first, then ``cut_fix`` or ``joint_fix``.
+
+    Raises:
+        ParameterError: a tile cut or a dovetail comes too close to a cell's feature.
     """
     # start-up speed: shapely (and numpy) only where a region is drawn: an unchanged rebuild draws none
     from shapely.geometry import LineString, Polygon

@@ -57,6 +57,9 @@ def play_records(
     ``terrain_seed``. Deterministic for a given seed, game, kinds and setup (a player
     with a time budget aside). ``make_player`` makes each player from its kind (default the
     built-in ``random`` and ``greedy``; the command line's adds ``search``).
+
+    Raises:
+        PlayArgumentError: the setup is not an object, or the header is refused (as check-log would).
     """
     engine = get_game(game)
     players: list[Player] = [make_player(k, engine) for k in kinds]
@@ -120,6 +123,9 @@ def play(
     values). A valid but unfair map is played, and its warning (naming both
     crossing-cost lists) goes to ``on_warning`` (default: :func:`warnings.warn`
     with :class:`GameWarning`).
+
+    Raises:
+        PlayArgumentError: the seed is out of range, or a terrain file is given to another game or with a setup's map.
     """
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
@@ -184,6 +190,9 @@ def check_log(path: pathlib.Path) -> str:
     ``ok: stratstone, 16 plies, winner red (line of four)`` or ``ok: sage-stones, unfinished
     after 12 plies``. Raises :class:`~stratstone_cad.errors.LogError` with a one-line message
     such as ``line 7, ply 6: b2 NNS steps straight back``.
+
+    Raises:
+        LogError: the log runs the check out of recursion or memory.
     """
     try:
         return _log.validate(path).summary()

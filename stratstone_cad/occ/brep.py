@@ -216,7 +216,11 @@ def stack_solid(slabs: Iterable[Any], what: str = "board") -> cq.Solid:
     :func:`stratstone_cad.printing.stack.stack_mesh` makes the mesh of.
 
     Every horizontal face lies at a slab boundary, so at a height the mesh has too.
-    Raises GeometryError when the stack has no material or its faces do not close."""
+    Raises GeometryError when the stack has no material or its faces do not close.
+
+    Raises:
+        GeometryError: the board has no material.
+    """
     levels: list[tuple[float, float, Any]] = [(float(s.z0), float(s.z1), _snapped(s.region))
                                               for s in slabs if s.z1 > s.z0 and not s.region.is_empty]
     if not levels:

@@ -106,7 +106,11 @@ def volume(shape: cq.Shape) -> float:
 
 
 def checked(shape: cq.Shape, what: str) -> cq.Shape:
-    """Return a single valid solid from a boolean result or raise GeometryError."""
+    """Return a single valid solid from a boolean result or raise GeometryError.
+
+    Raises:
+        GeometryError: the CAD result is not one valid solid with a volume.
+    """
     solids = shape.Solids()
     if len(solids) != 1:
         raise GeometryError(f"{what}: the CAD result has {len(solids)} solids, expected 1")

@@ -158,7 +158,11 @@ _ASCII = re.compile(r"[ -~]*")
 
 def step_name(name: str, what: str = "STEP product name") -> str:
     """``name`` if a STEP file can hold it as it is (printable ASCII: ISO 10303-21's
-    strings without escapes, which OpenCascade cannot write), else a ParameterError."""
+    strings without escapes, which OpenCascade cannot write), else a ParameterError.
+
+    Raises:
+        ParameterError: a character of the name cannot be written in STEP (printable ASCII only).
+    """
     if not _ASCII.fullmatch(name):
         bad = next(ch for ch in name if not _ASCII.fullmatch(ch))
         raise ParameterError(f"{what} {short_repr(name, 200)}: character {short_repr(bad, 200)} "
@@ -207,7 +211,11 @@ def _written(status: IFSelect_ReturnStatus, stream: io.BytesIO, what: str) -> by
 def part_step(shape: cq.Shape, product: str) -> bytes:
     """``shape`` (a solid, in millimetres) as a STEP AP214 file: one PRODUCT named
     ``product``, which is also the header's FILE_NAME name. A compound is written as one
-    product too. ``product`` must be printable ASCII (see :func:`step_name`)."""
+    product too. ``product`` must be printable ASCII (see :func:`step_name`).
+
+    Raises:
+        GeometryError: the shape is empty, or OpenCascade cannot translate it to STEP.
+    """
     step_name(product)
     if shape.wrapped is None or shape.wrapped.IsNull():
         raise GeometryError(f"{product}: the shape is empty, expected a solid")
@@ -255,7 +263,11 @@ def _check_magic(data: bytes, what: str) -> None:
 def read_step(data: bytes, what: str = "STEP data") -> cq.Shape:
     """The shape a STEP file holds, in millimetres: a solid for :func:`part_step`'s
     files, a compound for an assembly's. A GeometryError (one line, naming ``what``)
-    when the bytes are no STEP file or hold no shape."""
+    when the bytes are no STEP file or hold no shape.
+
+    Raises:
+        GeometryError: the STEP file holds no shape or cannot be parsed.
+    """
     _check_magic(data, what)
     reader = STEPControl_Reader()
     with _quiet():
@@ -275,7 +287,11 @@ def assembly_step(assy: cq.Assembly) -> bytes:
     """``assy`` (in millimetres) as a STEP AP214 file: a product per part and per
     sub-assembly, named as in the assembly, with the parts' colours; the header's
     FILE_NAME name is the assembly's. Every name must be given (not made up by
-    CadQuery) and printable ASCII."""
+    CadQuery) and printable ASCII.
+
+    Raises:
+        GeometryError: OpenCascade cannot translate the assembly to STEP.
+    """
     _names(assy)
     _, doc = toCAF(assy, True)  # colours on the parts, as CadQuery's exportAssembly
     session = XSControl_WorkSession()
@@ -460,7 +476,11 @@ class StepPart:
 
 def step_content(data: bytes, what: str = "STEP data") -> tuple[StepPart, ...]:
     """The parts of an assembly's STEP file in the file's order, read back with
-    OpenCascade's XCAF reader (names, colours, placement and all)."""
+    OpenCascade's XCAF reader (names, colours, placement and all).
+
+    Raises:
+        GeometryError: OpenCascade cannot read the STEP file as an assembly.
+    """
     _check_magic(data, what)
     reader = STEPCAFControl_Reader()
     reader.SetColorMode(True)
@@ -517,7 +537,12 @@ def assembly_glb(assy: cq.Assembly, tolerance_mm: float = 0.1, angular_tolerance
     The parts are triangulated within ``tolerance_mm`` of the surface, turning by at most
     ``angular_tolerance_rad`` within a facet; any triangulation the assembly's shapes
     carried is replaced (OpenCascade keeps triangulations on the shapes, which the caller's
-    solids share)."""
+    solids share).
+
+    Raises:
+        ParameterError: the tessellation tolerance or angle is not above 0.
+        GeometryError: OpenCascade cannot write the assembly as glTF.
+    """
     if not tolerance_mm > 0 or not angular_tolerance_rad > 0:
         raise ParameterError(f"glTF tessellation tolerance {tolerance_mm!r} mm, angle "
                              f"{angular_tolerance_rad!r} rad: expected both above 0")

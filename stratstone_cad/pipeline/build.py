@@ -66,6 +66,9 @@ def run_job(job: Job, mesh_params: MeshParams, profiles: dict[str, Profile], out
     Runs in a worker process (or in-process with one job). The CAD function is given
     ``job.args`` and nothing else. Raises UserError (for example GeometryError) with a
     message that names the part and its parameters.
+
+    Raises:
+        GeometryError: the CAD kernel cannot make the part.
     """
     # the mesh checks and writer (numpy): loaded only where a part is made, an unchanged rebuild makes none
     from stratstone_cad.printing.checks import Mesh, check_mesh, mesh_facts
@@ -148,6 +151,9 @@ def build(games: list[str] | None = None, printer_name: str | None = None, out_d
     Everything the user gives is checked before anything is written: parameters,
     printer, games, the output folder. Raises UserError subclasses for those. More jobs
     than usable cores are not started (they only compete for the same cores).
+
+    Raises:
+        UserError: ``--jobs`` is below 1.
     """
     start = time.perf_counter()
     if jobs < 1:

@@ -16,7 +16,11 @@ LOCK = ".stratstone-cad.lock"
 
 @contextlib.contextmanager
 def folder_lock(out_dir: Path) -> Iterator[None]:
-    """One build at a time in a folder: a second one would mix its files into the first's."""
+    """One build at a time in a folder: a second one would mix its files into the first's.
+
+    Raises:
+        OutputError: the lock file is a symbolic link.
+    """
     if (out_dir / LOCK).is_symlink():
         raise OutputError(f"output folder {out_dir}: {LOCK} is a symbolic link, expected the build's lock file")
     fd, _ = open_regular_fd(

@@ -61,7 +61,12 @@ def merge_vertices(v: np.ndarray, f: np.ndarray, digits: int = 6) -> Mesh:
 def check_mesh(mesh: Mesh, what: str) -> None:
     """Raise GeometryError unless the mesh is closed, consistently wound, of positive
     volume and accepted as a manifold by manifold3d. ``what`` names the part and its
-    parameters in the message."""
+    parameters in the message.
+
+    Raises:
+        GeometryError: the mesh is empty, not watertight, not consistently wound, has no positive volume, or manifold3d
+            rejects it.
+    """
     # start-up speed: manifold3d only where a mesh is made
     import manifold3d
 

@@ -78,6 +78,9 @@ def arrange(parts: Sequence[Part], printer: Printer, spacing_mm: float, what: st
 
     ``what`` names the job in messages (``stratstone stones-red``). Raises
     :class:`PlateError` for a part larger than the usable bed.
+
+    Raises:
+        PlateError: a part is larger than the printer's usable bed.
     """
     width, depth = printer.usable_mm
     for p in parts:

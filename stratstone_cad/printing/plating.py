@@ -79,7 +79,11 @@ def plan_plates(outputs: Sequence[Output], entries: Mapping[str, Mapping[str, An
                 profiles: Mapping[str, Profile], plates: PlateParams, colours: Mapping[str, Colour]) -> list[PlateJob]:
     """Every plate of the planned ``outputs`` (whose manifest ``entries`` hold their size
     and sha256), in job order. Raises :class:`~stratstone_cad.errors.PlateError` for a
-    part larger than the bed."""
+    part larger than the bed.
+
+    Raises:
+        BuildError: parts of different profiles are put on one plate.
+    """
     jobs: dict[tuple[str, str], list[Output]] = {}
     for o in outputs:
         if o.plate:
@@ -317,7 +321,11 @@ def slice_files(pj: PlateJob, kinds: Sequence[str], sha256: str, out_dir: Path, 
     profile's flat layers instead of the adaptive ones): each file of the package the text
     :func:`plate_bytes` writes for the plate with that setting, made from the plate's own
     package without writing its meshes again
-    (:func:`~stratstone_cad.printing.threemf.plate_variant`)."""
+    (:func:`~stratstone_cad.printing.threemf.plate_variant`).
+
+    Raises:
+        BuildError: a plate file changed while it was sliced.
+    """
     from stratstone_cad.printing.threemf import plate_variant  # only where a plate is sliced
 
     data = (out_dir / pj.file).read_bytes()

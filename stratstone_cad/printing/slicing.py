@@ -112,7 +112,11 @@ def parse_time(text: str) -> int:
 
 
 def gcode_stats(text: str, what: str) -> SliceStats:
-    """The figures in PrusaSlicer's G-code (the summary comments it writes after the moves)."""
+    """The figures in PrusaSlicer's G-code (the summary comments it writes after the moves).
+
+    Raises:
+        BuildError: the G-code has no print time or filament estimate.
+    """
     t = _TIME.search(text)
     mm = re.search(r"^; filament used \[mm\] = ([0-9.]+)", text, re.M)
     g = re.search(r"^; filament used \[g\] = ([0-9.]+)", text, re.M)
@@ -219,7 +223,11 @@ def slice_all(exe: str, slices: Sequence[Slice], printer: Printer, workers: int,
     meanwhile (Ctrl-C, SIGTERM, or one raised by ``done`` or ``feed``) kills the slicers
     still running, then goes on. ``at_work(slice, started, running)`` says what the slicing
     waits for, here in this thread, as each slicer starts (``started`` True) and as each one's
-    figures are read (False, before ``done``): ``running`` slicers are at work after it."""
+    figures are read (False, before ``done``): ``running`` slicers are at work after it.
+
+    Raises:
+        BuildError: PrusaSlicer does not finish a slice within the time limit.
+    """
     pending = list(slices)
     workers = max(1, workers if feed is not None else min(workers, len(pending)))
     # Several slicers at once, each on a core of its own. PrusaSlicer runs its threads (TBB) on

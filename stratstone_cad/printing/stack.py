@@ -47,7 +47,11 @@ def face_prism(region: Any, origin: Sequence[float], u: Sequence[float], v: Sequ
 
 
 def stack_mesh(slabs: Sequence[Any], what: str = "board") -> Mesh:
-    """The mesh of a stack of :class:`~stratstone_cad.geometry.boards.Slab` (mm)."""
+    """The mesh of a stack of :class:`~stratstone_cad.geometry.boards.Slab` (mm).
+
+    Raises:
+        GeometryError: the board has no material.
+    """
     # start-up speed: manifold3d only where a mesh is made
     import manifold3d
 
@@ -58,7 +62,11 @@ def stack_mesh(slabs: Sequence[Any], what: str = "board") -> Mesh:
 
 
 def manifold_mesh(body: Any, what: str) -> Mesh:
-    """A manifold's triangles as a :class:`Mesh` (merged, canonical order)."""
+    """A manifold's triangles as a :class:`Mesh` (merged, canonical order).
+
+    Raises:
+        GeometryError: manifold3d cannot build the part.
+    """
     # start-up speed: manifold3d only where a mesh is made
     import manifold3d
 

@@ -93,7 +93,11 @@ class PartMaker:
         return Made(self.folder(key), json.loads(path.read_text(encoding="utf-8")))
 
     async def made(self, job: Job, planned: Planned, key: str, client: str = "") -> Made:
-        """The part of ``job``: from its key's folder, or made once however many ask."""
+        """The part of ``job``: from its key's folder, or made once however many ask.
+
+        Raises:
+            WorkersLost: the build's workers died twice while making the part.
+        """
         done = self.cached(key)
         if done is not None:
             if self.cap is not None:

@@ -161,7 +161,11 @@ class PlayPage:
         return JSONResponse({"words": words(t, move[:80])})
 
     async def view3d(self, request: Request) -> Response:
-        """The table's game so far in the replay page's player (the printed set's meshes)."""
+        """The table's game so far in the replay page's player (the printed set's meshes).
+
+        Raises:
+            TableError: the game is not over.
+        """
         from stratstone_cad.studio.app import in_thread
 
         t = self._table(request)

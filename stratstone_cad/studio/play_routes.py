@@ -31,7 +31,11 @@ HEARTBEAT_S = 15.0
 
 
 async def body_of(request: Request) -> dict[str, Any]:
-    """The request's JSON object: at most :data:`MAX_BODY` bytes (413 past it), UTF-8 (400)."""
+    """The request's JSON object: at most :data:`MAX_BODY` bytes (413 past it), UTF-8 (400).
+
+    Raises:
+        TableError: the body is too large, not UTF-8, not JSON, or not a JSON object.
+    """
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > MAX_BODY:
         raise TableError(f"body of {declared} bytes: too large, expected at most {MAX_BODY}", 413)
@@ -116,7 +120,11 @@ class PlayRoom:
         return JSONResponse(table.reach(square))
 
     async def act(self, request: Request) -> Response:
-        """POST .../move, .../roll, .../resign, .../draw, .../takeback."""
+        """POST .../move, .../roll, .../resign, .../draw, .../takeback.
+
+        Raises:
+            TableError: the request is not move, roll, resign, draw or takeback.
+        """
         table = self._table(request)
         body = await body_of(request)
         action, seat, ply = request.path_params["action"], body.get("seat"), body.get("ply")

@@ -64,7 +64,11 @@ def default_out() -> Path:
 
 
 def listen(host: str, port: int) -> socket.socket:
-    """A listening socket on ``host:port`` (0: a free port); UserError in one line when it cannot be had."""
+    """A listening socket on ``host:port`` (0: a free port); UserError in one line when it cannot be had.
+
+    Raises:
+        UserError: the studio cannot listen on that host and port.
+    """
     try:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)

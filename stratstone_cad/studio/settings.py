@@ -50,7 +50,11 @@ class Planned:
 def sets_of(pairs: Iterable[str]) -> dict[str, str]:
     """``["a.b=1", ...]`` from a query's ``set`` values, as ``--set`` takes them; a text
     parameter that names a file (the terrain's heightmap) is refused: the studio reads no
-    file the request names."""
+    file the request names.
+
+    Raises:
+        ParameterError: a request names a file (the studio reads none).
+    """
     sets = parse_set(list(pairs))
     for name, value in sets.items():
         if name.endswith(".heightmap") and value.strip('"') != "":

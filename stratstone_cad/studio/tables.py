@@ -52,7 +52,11 @@ THINKERS = threading.BoundedSemaphore(2)
 
 
 def parse_clock(text: Any) -> tuple[int, int]:
-    """``"10+5"`` -> (600, 5): the starting time and the increment, in seconds; TableError otherwise."""
+    """``"10+5"`` -> (600, 5): the starting time and the increment, in seconds; TableError otherwise.
+
+    Raises:
+        TableError: the text is not a clock such as ``10+5``.
+    """
     m = CLOCK.fullmatch(text) if isinstance(text, str) else None
     if m is None or not (1 <= int(m.group(1)) <= 180 and int(m.group(2)) <= 60):
         raise TableError(f"clock {short_repr(text)}: expected {CLOCK_EXPECTED}")
@@ -184,7 +188,11 @@ class Table:
     # -- seats ------------------------------------------------------------------------------
 
     def side_of(self, token: Any) -> str:
-        """The side whose seat ``token`` holds; TableError 403 for none or another table's."""
+        """The side whose seat ``token`` holds; TableError 403 for none or another table's.
+
+        Raises:
+            TableError: the token holds no seat of this table.
+        """
         for side, t in self.tokens.items():
             if isinstance(token, str) and secrets.compare_digest(t, token):
                 return side
@@ -207,7 +215,11 @@ class Table:
     # -- plies ------------------------------------------------------------------------------
 
     def move(self, token: Any, ply: Any, text: Any) -> None:
-        """A person's move: checked (seat, ply, the engine's rules), logged, the clock run."""
+        """A person's move: checked (seat, ply, the engine's rules), logged, the clock run.
+
+        Raises:
+            TableError: the dice are to be rolled first, the move text is bad, or the rules refuse the move.
+        """
         self._turn(token, ply)
         if self.roll_due():
             raise TableError(f"{self.state.to_move()} rolls first: expected a roll (POST .../roll), then the move", 409)
@@ -221,7 +233,11 @@ class Table:
 
     def roll(self, token: Any, ply: Any, dice: Any) -> None:
         """The physical dice a person rolled, entered (a table with ``entered_dice``): the
-        roller's seat, or any person's when an engine rolls."""
+        roller's seat, or any person's when an engine rolls.
+
+        Raises:
+            TableError: no roll is due, the studio rolls this table's dice, or the dice are not a list of values.
+        """
         roller = self.state.to_move()
         if self.result is None and roller is not None and self.kinds.get(roller) != PERSON:
             self._turn(token, ply, anyone=True)
@@ -300,6 +316,11 @@ class Table:
         self._players.clear()
 
     def resign(self, token: Any) -> None:
+        """``token``'s side resigns: the other player wins (two players only).
+
+        Raises:
+            TableError: the table has more than two players.
+        """
         side = self._seated(token)
         players = list(self.records[0]["players"])
         if len(players) != 2:
@@ -321,7 +342,11 @@ class Table:
         return "offered"
 
     def takeback(self, token: Any) -> None:
-        """Against the engine only: the plies back to the last one ``token``'s side chose."""
+        """Against the engine only: the plies back to the last one ``token``'s side chose.
+
+        Raises:
+            TableError: the table is not against the engine, or its side has played no ply.
+        """
         side = self._seated(token)
         if any(k == PERSON for s, k in self.kinds.items() if s != side):
             raise TableError("takeback: only against the engine; expected no other person at the table", 409)
@@ -485,6 +510,11 @@ class Tables:
                         print(f"studio: table {log.stem} left as it is ({e})", file=sys.stderr)
 
     def get(self, table_id: str) -> Table:
+        """The table ``table_id``, TableError 404 for none.
+
+        Raises:
+            TableError: no table has that id.
+        """
         t = self.tables.get(table_id) if ID.fullmatch(table_id) else None
         if t is None:
             raise TableError(f"table {short_repr(table_id, 20)}: no such table in this studio", 404)
@@ -492,7 +522,11 @@ class Tables:
 
     def new(self, game_name: Any, body: Mapping[str, Any]) -> Table:
         """A new table of ``game_name`` from the POST's ``body``; TableError (or another
-        UserError) for anything wrong, before any file is written."""
+        UserError) for anything wrong, before any file is written.
+
+        Raises:
+            TableError: the game is unknown, or its players or setup are refused.
+        """
         if game_name not in game_names():
             raise TableError(f"game {short_repr(game_name)}: expected one of {', '.join(game_names())}", 404)
         game = get_game(game_name)

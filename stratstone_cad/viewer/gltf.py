@@ -427,7 +427,11 @@ played by the rules take a few hundred."""
 
 
 def check_plies(rep: Any, out: Path) -> None:
-    """Refuse, in one line, a shared replay of more than :data:`SHARED_PLIES` plies."""
+    """Refuse, in one line, a shared replay of more than :data:`SHARED_PLIES` plies.
+
+    Raises:
+        ParameterError: the log has more plies than one file can animate.
+    """
     if rep.count > SHARED_PLIES:
         raise ParameterError(f"--out {out}: the log has {rep.count} plies, expected at most {SHARED_PLIES} in one "
                              f"{out.suffix.lower().lstrip('.').upper() or 'shared'} file (each ply's animation is held "

@@ -90,7 +90,11 @@ def game_assets(assets: GameAssets, params: Any, profiles: Mapping[str, Profile]
 
 def select(assets: dict[str, Asset], names: list[str]) -> list[Asset]:
     """The assets named: ``game/part`` names, whole games (``terrain``), or all when none.
-    An unknown name is a ParameterError naming the closest asset."""
+    An unknown name is a ParameterError naming the closest asset.
+
+    Raises:
+        ParameterError: the name is neither a game nor an asset.
+    """
     if not names:
         return list(assets.values())
     out: list[Asset] = []

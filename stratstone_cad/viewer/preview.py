@@ -274,7 +274,11 @@ def need_display(command: str, instead: str) -> None:
     """Refuse in one line, before anything opens, a window there is no display for: no
     ``DISPLAY`` (or ``WAYLAND_DISPLAY``), or an X display that does not answer (VTK would
     only print a warning and show nothing). The X display is asked the way every X client
-    asks it, by Xlib's ``XOpenDisplay``; without Xlib on the machine it is not asked."""
+    asks it, by Xlib's ``XOpenDisplay``; without Xlib on the machine it is not asked.
+
+    Raises:
+        UserError: there is no display to open a window on.
+    """
     display = os.environ.get("DISPLAY", "")
     if not (display or os.environ.get("WAYLAND_DISPLAY")):
         raise UserError(f"{command}: no display to open a window on; use {instead}")

@@ -48,7 +48,11 @@ REVIEW_FILE_LIMIT = 64 * 2**20
 def load_review(log: Path, saved: Path | None, budget: int | None = None) -> list[PlyReview]:
     """The review of the log ``log``: read from ``saved`` (what ``check-log --review --json``
     wrote; it must be of this log, ply by ply: :func:`check_review_line`) or made now with
-    ``budget`` simulations a ply (None: the game's own, as check-log --review)."""
+    ``budget`` simulations a ply (None: the game's own, as check-log --review).
+
+    Raises:
+        LogError: the review file is not the review of this log.
+    """
     if saved is None:
         return list(review_log(log, budget))
     with walk_log(log) as w:

@@ -70,7 +70,12 @@ def check_target(out: Path, kinds: Sequence[str], size: tuple[int, int] = DEFAUL
     an existing folder, a FIFO or device (or a link to one), a missing folder, another
     suffix, an odd MP4 size. A symbolic link to a file (or to nothing yet) is a target
     like a file: :func:`publish` writes through it, the link stays. Every export (the
-    preview's stills, sheets and turntables, the replay's) is checked here first."""
+    preview's stills, sheets and turntables, the replay's) is checked here first.
+
+    Raises:
+        UserError: the path is too long, has no name, its folder does not exist, or something else is there.
+        ParameterError: the suffix is not a kind it writes, or an MP4's size is odd.
+    """
     too_long = too_long_to_write(out)  # the one rule and message of every writer
     if too_long:
         raise UserError(f"{flag} {out}: {too_long}")
@@ -124,7 +129,11 @@ def check_target(out: Path, kinds: Sequence[str], size: tuple[int, int] = DEFAUL
 def check_frames(out: Path, kind: str, frames: int, size: tuple[int, int], fps: int, flag: str = "--out",
                  fewer: str = "fewer frames") -> None:
     """Refuse, in one line, a GIF whose frame rate it cannot store or whose frames would not
-    fit in memory (``fewer`` says how to ask for fewer)."""
+    fit in memory (``fewer`` says how to ask for fewer).
+
+    Raises:
+        ParameterError: a GIF's frame rate or its frames' memory is too much.
+    """
     if kind != ".gif":
         return
     if fps > GIF_FPS:
@@ -145,7 +154,11 @@ def publish(out: Path, kind: str, frames: Iterable[np.ndarray], *, fps: int = 10
     frame for at least ``hold_s`` seconds (the end of a game, before a GIF loops). The
     temporary is made before the first frame is asked for. A new file or folder gets the
     permissions the umask allows; a replaced file keeps its own. ``frames`` is closed
-    (a generator's ``finally`` runs) whatever happens."""
+    (a generator's ``finally`` runs) whatever happens.
+
+    Raises:
+        OutputError: the file cannot be written.
+    """
     try:
         target = out if kind == "dir" else write_target(out, follow_symlinks=True)
         sweep_temporary(target.parent, re.escape(target.name))  # what a killed export of this name left

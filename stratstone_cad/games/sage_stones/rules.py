@@ -149,7 +149,11 @@ _PARSE["-"] = PASS
 
 
 def parse_move(text: str, ply: int = 0) -> SageMove:
-    """Parse ``5-7`` or ``-``; raises :class:`MoveTextError` naming ``ply``."""
+    """Parse ``5-7`` or ``-``; raises :class:`MoveTextError` naming ``ply``.
+
+    Raises:
+        MoveTextError: the text is not a move such as ``5-7`` or ``-``.
+    """
     try:
         return _PARSE[text]
     except (KeyError, TypeError):
@@ -254,6 +258,10 @@ class SageStonesState(State):
         ``two-player``: ``players`` are 2 ids; ``setup["colours"]`` lists 4 colours in turn
         order (default yellow, red, blue, green), seat ``i`` owned by ``players[i % 2]``.
         Optional ``board`` (square -> colour) and ``first`` (colour playing ply 1).
+
+        Raises:
+            SetupError: the setup is not an object of known fields, or the players, colours, variant or first player
+                do not fit.
         """
         if not isinstance(setup, Mapping):
             raise SetupError("setup: expected an object")
@@ -348,6 +356,9 @@ class SageStonesState(State):
 
         Emits ``DiceRolled``; the new state's legal moves are the empty squares of the
         column the roll selects, or just ``-`` after 1-2-3 or when the board must reset.
+
+        Raises:
+            RuleViolation: the game is over, the dice are already rolled, or the outcome is not three dice.
         """
         ply = self.ply + 1
         if self._result is not None:
@@ -402,7 +413,11 @@ class SageStonesState(State):
         return iter([_PLACES[i] for i in range(lo, hi) if not board[i]])
 
     def random_move(self, rng: random.Random) -> SageMove:
-        """A legal move drawn uniformly with ``rng``."""
+        """A legal move drawn uniformly with ``rng``.
+
+        Raises:
+            RuleViolation: it is asked for before the roll or after the end.
+        """
         if self.dice is None or self._result is not None:
             raise RuleViolation("random move", self.ply + 1, "is asked for before the roll or after the end")
         if self.target < 0:
@@ -488,6 +503,9 @@ class SageStonesState(State):
 
         Events: ``TurnLost`` (1-2-3), ``BoardReset``, or ``Placed`` followed by one
         ``Captured`` per removed stone; then ``GameOver`` or ``ExtraTurn`` when they apply.
+
+        Raises:
+            RuleViolation: the game is over, the dice are not rolled, or the move is not legal in this position.
         """
         if isinstance(move, str):
             move = self.parse_move(move)
@@ -669,7 +687,11 @@ class SageStones(Game):
     search_simulations = 2000
 
     def new_setup(self, n_players: int, setup: Mapping[str, Any] | None, rng: random.Random) -> tuple[list[str], dict[str, Any]]:
-        """Standard: ``n_players`` colours (yellow, red, blue, ...); ``{"variant": "two-player"}``: p1, p2."""
+        """Standard: ``n_players`` colours (yellow, red, blue, ...); ``{"variant": "two-player"}``: p1, p2.
+
+        Raises:
+            SetupError: the number of players does not fit the variant.
+        """
         full: dict[str, Any] = dict(setup or {})
         variant = full.setdefault("variant", VARIANT_STANDARD)
         if variant == VARIANT_TWO_PLAYER:

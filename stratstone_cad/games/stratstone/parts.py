@@ -188,7 +188,11 @@ def plan(p: StratstoneParams, printer: Printer, profiles: Mapping[str, Profile],
 def table(p: StratstoneParams, profiles: Mapping[str, Profile], pieces: Mapping[str, Any], engine: Any) -> Table:
     """Stones rest on their recess's floor (the engine's square, parsed by the engine, is
     the grid's cell); a player's stones in hand stand in two columns beside the board, the
-    first player's on the left, the second's on the right."""
+    first player's on the left, the second's on the right.
+
+    Raises:
+        ParameterError: there are fewer stones of a colour than the game needs to replay it.
+    """
     b, s = p.board, p.stone
     grid = b.grid()
     top = snap_height(b.thickness_mm, profiles["board"], minimum_layers=3)

@@ -151,7 +151,11 @@ class StratstoneMove:
 
     @classmethod
     def parse(cls, text: str, ply: int = 0) -> StratstoneMove:
-        """Parse ``b2 NNE``; raises :class:`MoveTextError` naming ``ply``."""
+        """Parse ``b2 NNE``; raises :class:`MoveTextError` naming ``ply``.
+
+        Raises:
+            MoveTextError: the text is not a move such as ``b2 NNE``.
+        """
         move = _parse_cached(text) if isinstance(text, str) else None
         if move is None:
             raise MoveTextError(text if isinstance(text, str) else repr(text), ply, MOVE_TEXT)
@@ -228,6 +232,10 @@ class StratstoneState(NoChance):
 
         ``stacks`` (optional, default the standard start) maps squares to stacks listed
         bottom first; the stones in hand are 8 minus those of that colour on the board.
+
+        Raises:
+            SetupError: the setup is not an object of known fields, or its first player or stacks are not a position
+                of the game.
         """
         if not isinstance(setup, Mapping):
             raise SetupError("setup: expected an object")
@@ -316,7 +324,11 @@ class StratstoneState(NoChance):
                 yield from _paths(sq, len(st) + 1)
 
     def random_move(self, rng: random.Random) -> StratstoneMove:
-        """A legal move drawn uniformly among all legal moves, with one ``rng`` call."""
+        """A legal move drawn uniformly among all legal moves, with one ``rng`` call.
+
+        Raises:
+            RuleViolation: it is asked for after the game ended.
+        """
         if self._result is not None:
             raise RuleViolation("random move", self.ply + 1, "is asked for after the game ended")
         stacks = self.stacks
@@ -378,6 +390,9 @@ class StratstoneState(NoChance):
 
         Events: ``Placed`` (the stone added on the origin), one ``Sown`` per stone in path
         order, and ``GameOver`` when the move ends the game.
+
+        Raises:
+            RuleViolation: the move is not well formed, the game is over, or the move is not legal in this position.
         """
         if isinstance(move, str):
             move = self.parse_move(move)
@@ -628,7 +643,11 @@ class Stratstone(Game):
     max_legal_moves = _most_legal_moves()
 
     def new_setup(self, n_players: int, setup: Mapping[str, Any] | None, rng: random.Random) -> tuple[list[str], dict[str, Any]]:
-        """Players are always ``["yellow", "red"]``; the setup defaults to ``{"first": "yellow"}``."""
+        """Players are always ``["yellow", "red"]``; the setup defaults to ``{"first": "yellow"}``.
+
+        Raises:
+            SetupError: the players are not two.
+        """
         if n_players != 2:
             raise SetupError(f"stratstone needs 2 players, got {n_players}")
         full = {"first": "yellow"}
@@ -638,7 +657,11 @@ class Stratstone(Game):
         return list(PLAYERS), full
 
     def initial_state(self, players: Sequence[str], setup: Mapping[str, Any]) -> StratstoneState:
-        """The state before ply 1; ``players`` must be ``["yellow", "red"]``."""
+        """The state before ply 1; ``players`` must be ``["yellow", "red"]``.
+
+        Raises:
+            SetupError: the players are not ``["yellow", "red"]``.
+        """
         if list(players) != list(PLAYERS):
             raise SetupError(f"players: expected ['yellow', 'red'], got {short_repr(list(players))}")
         return StratstoneState.from_setup(setup)

@@ -333,6 +333,11 @@ def _levels(data: Any) -> tuple[tuple[int, ...], ...]:
 
 
 def combine(sections: Mapping[str, Any], profiles: Mapping[str, Profile]) -> TerrainParams:
+    """The terrain game's parameters from its sections, checked that each piece fits a cell.
+
+    Raises:
+        ParameterError: a piece is too wide to stand in a cell with room to spare.
+    """
     b, pc = sections["board"], sections["piece"]
     room = b.cell_pitch_mm - 2 * pc.clearance_mm
     for kind, _, _ in KIND_MARKS:
@@ -364,7 +369,11 @@ def heights(board: TerrainBoard, profile: Profile) -> tuple[float, float]:
 
 def check_build_height(p: TerrainParams, printer: Printer, profile: Profile) -> None:
     """The board's highest cell must be under the printer's build height (tiling cuts
-    it across, never up)."""
+    it across, never up).
+
+    Raises:
+        ParameterError: the board's highest cells are taller than the printer's build height.
+    """
     b = p.board
     base, step = heights(b, profile)
     level = max(max(row) for row in p.heightmap)

@@ -214,7 +214,11 @@ class TerrainMove:
 
     @classmethod
     def parse(cls, text: str, ply: int = 0) -> TerrainMove:
-        """Parse ``c1-c4``, ``c1xc5``, ``e7-exit`` or ``pass``; raises :class:`MoveTextError`."""
+        """Parse ``c1-c4``, ``c1xc5``, ``e7-exit`` or ``pass``; raises :class:`MoveTextError`.
+
+        Raises:
+            MoveTextError: the text is not a terrain-game move.
+        """
         if text == "pass":
             return PASS
         m = _MOVE_RE.fullmatch(text) if isinstance(text, str) else None
@@ -483,6 +487,9 @@ class TerrainState(NoChance):
         position), ``first`` (the side to play ply 1, default red), ``score``
         (``{"red": n, "blue": n}``), ``exits`` (0 or 1 exits so far) and ``moves_played``
         (plies before ply 1, 0-199). Raises :class:`SetupError` with a one-line message.
+
+        Raises:
+            SetupError: the players are not ``["red", "blue"]``.
         """
         if list(players) != list(PLAYERS):
             raise SetupError(f"players: expected ['red', 'blue'], got {short_repr(list(players))}")
@@ -587,7 +594,11 @@ class TerrainState(NoChance):
                 yield _move(EXIT, s, -1)
 
     def random_move(self, rng: random.Random) -> TerrainMove:
-        """A legal move drawn uniformly from ``legal_moves()`` (generated in full) with ``rng``."""
+        """A legal move drawn uniformly from ``legal_moves()`` (generated in full) with ``rng``.
+
+        Raises:
+            RuleViolation: it is asked for after the game ended.
+        """
         if self._result is not None:
             raise RuleViolation("random move", self.ply + 1, "is asked for after the game ended")
         moves = list(self.legal_moves())
@@ -668,6 +679,9 @@ class TerrainState(NoChance):
         ``Exited`` for an exit, ``TurnLost`` for a pass, then ``GameOver`` when the move
         ends the game. Raises :class:`RuleViolation` naming the piece, the rule and the
         costs, e.g. ``ply 12: c3-c7 costs 6, the Lancer has 4``.
+
+        Raises:
+            RuleViolation: the move is not well formed, the game is over, or the move is not legal in this position.
         """
         if isinstance(move, str):
             move = self.parse_move(move)
@@ -1087,6 +1101,9 @@ class TerrainGame(Game):
         from ``terrain_seed`` (drawn from ``rng`` when missing too); a given heightmap gets
         ``terrain_seed: null`` unless one is given. Returns the setup with ``terrain_seed``
         and ``heightmap`` first.
+
+        Raises:
+            SetupError: the players are not two, the setup is not an object, or its terrain seed is out of range.
         """
         if n_players != 2:
             raise SetupError(f"terrain needs 2 players, got {n_players}")

@@ -98,6 +98,9 @@ def check_heightmap(value: Any, where: str = "heightmap") -> Heightmap:
     Raises :class:`TerrainError` with a one-line message naming ``where``, the square
     and the values: the wrong number of rows or levels, a non-integer level (``true`` and
     ``1.0`` are not integers), a level out of 0-20, or neighbours more than 2 apart.
+
+    Raises:
+        TerrainError: the map is not 10 rows of 10 integer levels in range, or two neighbours differ too much.
     """
     if not isinstance(value, (list, tuple)):
         raise TerrainError(f"{where}: expected 10 rows of 10 levels (rank 1 first), got {_kind(value)}")
@@ -286,6 +289,9 @@ def generate(seed: int) -> list[list[int]]:
     same map on every machine and Python version with the same ``random`` algorithm.
     The map is checked against the terrain rule and the fairness measure before it is
     returned; a candidate that failed would be redrawn (by construction none does).
+
+    Raises:
+        TerrainError: the seed is not an integer.
     """
     if type(seed) is not int:
         raise TerrainError(f"terrain seed: {_show(seed)} is not an integer")
@@ -338,7 +344,11 @@ def _looks_like_log(first: bytes) -> bool:
 
 def parse_heightmap_file(data: bytes, p: Path) -> list[list[int]]:
     """The checked heightmap in the bytes of a terrain file named ``p`` (see
-    :func:`load_heightmap_file`)."""
+    :func:`load_heightmap_file`).
+
+    Raises:
+        TerrainError: the file is not UTF-8 JSON holding a 10 x 10 heightmap.
+    """
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -365,6 +375,9 @@ def heightmap_from_log(path: str | os.PathLike[str]) -> list[list[int]]:
     Reads only the first line (at most 1 MiB, its newline not counted) of a regular file;
     does not replay the moves (use ``stratstone-cad check-log`` for that). Raises
     :class:`TerrainError` naming the file.
+
+    Raises:
+        TerrainError: the log cannot be read, or its header line is too long.
     """
     with open_regular(path, "", "a terrain-game log", TerrainError) as f:
         try:
@@ -377,7 +390,11 @@ def heightmap_from_log(path: str | os.PathLike[str]) -> list[list[int]]:
 
 
 def parse_log_header(first: bytes, p: Path) -> list[list[int]]:
-    """The checked heightmap in line 1 (``first``) of a terrain-game log named ``p``."""
+    """The checked heightmap in line 1 (``first``) of a terrain-game log named ``p``.
+
+    Raises:
+        TerrainError: line 1 is not the JSON header of a terrain-game log with its heightmap.
+    """
     try:
         header = json.loads(first.decode("utf-8"), parse_constant=_no_constant)
     except (ValueError, RecursionError):

@@ -67,6 +67,9 @@ def append_log(path: str | os.PathLike[str], records: Iterable[Mapping[str, Any]
     the reader names (``check-log``, ``record --resume``).
 
     Raises :class:`~stratstone_cad.errors.OutputError` when the file cannot be written.
+
+    Raises:
+        OutputError: the log cannot be written.
     """
     data = "".join(dumps_line(rec) + "\n" for rec in records).encode("utf-8")
     fd, st = open_regular_fd(
@@ -110,6 +113,9 @@ def write_log(path: str | os.PathLike[str], records: Iterable[Mapping[str, Any]]
     ``record``: :func:`~stratstone_cad.base.fileio.sweep_temporary`), as every export's do.
 
     Raises :class:`~stratstone_cad.errors.OutputError` when the file cannot be written.
+
+    Raises:
+        OutputError: the output is a folder, its folder does not exist, or it cannot be written.
     """
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")

@@ -82,6 +82,10 @@ def record(game_name: str, out: Path, setup: Mapping[str, Any] | None, players: 
     Stones: the colours at the table; default: the game's), ``roll`` lets the program
     roll the dice with ``seed`` (recorded in the header). With ``vs`` the engine plays
     every side but ``vs_as`` (default the first), its moves said and logged (:func:`vs_sides`).
+
+    Raises:
+        RecordError: the header is refused, the terrain game has no map, or the setup is bad.
+        OutputError: the output's name is too long to write.
     """
     engine = get_game(game_name)
     _new_out(out)
@@ -159,7 +163,11 @@ def log_game(path: Path) -> Game:
 def vs_sides(ids: Sequence[str], vs: Player | None, vs_as: str | None) -> frozenset[str]:
     """The sides the engine plays with ``--vs``: every one but the person's (``--as``,
     default the first); raises :class:`RecordError` for ``--as`` without ``--vs`` or a side
-    the game does not have."""
+    the game does not have.
+
+    Raises:
+        RecordError: --as is not a side, or comes without --vs.
+    """
     if vs is None:
         if vs_as is not None:
             raise RecordError(f"--as {short_repr(vs_as)} without --vs: expected --vs PLAYER (search, search:300) too")
@@ -211,7 +219,11 @@ def _resumable(path: Path, game_name: str | None, roll: bool) -> tuple[Game, lis
 
 
 def check_args(out: Path | None, resume_from: Path | None, game: str | None) -> None:
-    """One of ``--out`` (a new game of GAME) or ``--resume`` (an unfinished log)."""
+    """One of ``--out`` (a new game of GAME) or ``--resume`` (an unfinished log).
+
+    Raises:
+        UserError: neither --out nor --resume is given, or no game.
+    """
     if (out is None) == (resume_from is None):
         raise UserError("record: expected --out FILE.jsonl (a new game) or --resume FILE.jsonl (an unfinished one)")
     if out is not None and game is None:

@@ -256,7 +256,11 @@ class Session:
     def save(self, lost: str) -> None:
         """Write the log: the new lines appended (see :attr:`written`), or the whole log; when
         that fails (a full disk), the session ends saying what was ``lost`` and where ``record
-        --resume`` goes on from (the log is as it was)."""
+        --resume`` goes on from (the log is as it was).
+
+        Raises:
+            OutputError: the log cannot be written (the message says where ``record --resume`` goes on from).
+        """
         try:
             if self.written is not None and self.written <= len(self.records):
                 _log.append_log(self.out, self.records[self.written:])  # a move a line, not the whole log again

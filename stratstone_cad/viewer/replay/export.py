@@ -55,7 +55,11 @@ def export(rep: GameOnTable, out: Path, *, size: tuple[int, int] = DEFAULT_SIZE,
     move could reach, see :class:`Scene`; ``hold_s``: how long a GIF or MP4 shows the
     last position); returns the frames the file holds. Written whole or not at all, by
     :func:`~stratstone_cad.viewer.writer.publish`: a failed write is a one-line
-    :class:`OutputError` and leaves the target as it was."""
+    :class:`OutputError` and leaves the target as it was.
+
+    Raises:
+        ParameterError: --colours, --ply or --plies is out of range, or --ply comes without a PNG output.
+    """
     kind = check_out(out, size)
     if colours not in COLOUR_MODES:
         raise ParameterError(f"--colours {short_repr(colours)}: expected {' or '.join(COLOUR_MODES)}")

@@ -116,6 +116,9 @@ def load(path: Path, sets: dict[str, str] | None = None, params_file: Path | Non
 
     Raises :class:`LogError` (check-log's message) for an invalid log and
     :class:`ParameterError` for a bad ``--params`` file or ``--set``.
+
+    Raises:
+        UserError: the viewer has no board for the log's game.
     """
     with walk_log(path) as r:  # the whole log checked, streaming; a seek point kept every `every` plies
         header, game, initial = r.header, r.game, r.initial
