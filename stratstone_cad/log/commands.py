@@ -109,20 +109,17 @@ def play(
     """Play a whole game between built-in players and write its log.
 
     ``players`` are player kinds (``random``, ``greedy``; those ``make_player`` makes), one per player: Stratstone 2;
-    Sage Stones 2-6 (one colour each), or 2 with ``setup={"variant": "two-player"}``;
-    the terrain game 2 (red, blue). Default: all ``random``, 4 colours for Sage Stones.
-    ``seed`` ``None`` draws a fresh seed, recorded in the header. With ``out`` the log
-    is written atomically and a one-line summary is returned (``wrote out.jsonl:
-    stratstone, 16 plies, winner red (line of four)``); without it the log text itself
-    is returned, without the final newline (the CLI's ``print`` adds it).
+    Sage Stones 2-6 (one colour each), or 2 with ``setup={"variant": "two-player"}``; the terrain game 2 (red, blue).
+    Default: all ``random``, 4 colours for Sage Stones. ``seed`` ``None`` draws a fresh seed, recorded in the header.
+    With ``out`` the log is written atomically and a one-line summary is returned (``wrote out.jsonl: stratstone, 16
+    plies, winner red (line of four)``); without it the log text itself is returned, without the final newline (the
+    CLI's ``print`` adds it).
 
-    A game played on a map (the terrain game): the map is generated from ``seed``
-    unless ``map_file`` names its file, for the terrain game a JSON heightmap file (a
-    10 x 10 list of lists, rank 1 first, or ``{"heightmap": [...]}``), which is checked
-    against the terrain rule (one-line :class:`UserError` naming the square and the
-    values). A valid but unfair map is played, and its warning (naming both
-    crossing-cost lists) goes to ``on_warning`` (default: :func:`warnings.warn`
-    with :class:`GameWarning`).
+    A game played on a map (the terrain game): the map is generated from ``seed`` unless ``map_file`` names its file,
+    for the terrain game a JSON heightmap file (a 10 x 10 list of lists, rank 1 first, or ``{"heightmap": [...]}``),
+    which is checked against the terrain rule (one-line :class:`UserError` naming the square and the values). A valid
+    but unfair map is played, and its warning (naming both crossing-cost lists) goes to ``on_warning`` (default:
+    :func:`warnings.warn` with :class:`GameWarning`).
 
     Raises:
         PlayArgumentError: the seed is out of range, or a terrain file is given to another game or with a setup's map.

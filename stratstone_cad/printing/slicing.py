@@ -213,17 +213,14 @@ def _popen(args: list[str], out: IO[bytes], err: IO[bytes], env: dict[str, str],
 def slice_all(exe: str, slices: Sequence[Slice], printer: Printer, workers: int,
               done: Callable[[Slice, SliceStats], None], feed: Iterator[list[Slice]] | None = None,
               at_work: Callable[[Slice, bool, int], None] | None = None) -> None:
-    """Slice each of ``slices`` on ``printer``'s bed, ``workers`` PrusaSlicer processes at a
-    time, the costliest waiting slice first (the first given of equal cost);
-    ``done(slice, figures)`` as each finishes (here, in this thread). With ``feed``, more
-    slices come as they are made: whenever no slicer has finished (none may be running yet),
-    the next step of ``feed`` runs here (writing a plate, say) and the slices it yields join
-    those waiting. The slicers are started from this thread, each asked to die with it: a SIGKILL
-    of the build ends them too. A failing slice (BuildError naming it) or a stop that comes
-    meanwhile (Ctrl-C, SIGTERM, or one raised by ``done`` or ``feed``) kills the slicers
-    still running, then goes on. ``at_work(slice, started, running)`` says what the slicing
-    waits for, here in this thread, as each slicer starts (``started`` True) and as each one's
-    figures are read (False, before ``done``): ``running`` slicers are at work after it.
+    """Slice each of ``slices`` on ``printer``'s bed, ``workers`` PrusaSlicer processes at a time, the costliest waiting
+    slice first (the first given of equal cost); ``done(slice, figures)`` as each finishes (here, in this thread).
+    With ``feed``, more slices come as they are made: whenever no slicer has finished (none may be running yet), the
+    next step of ``feed`` runs here (writing a plate, say) and the slices it yields join those waiting. The slicers
+    are started from this thread, each asked to die with it: a SIGKILL of the build ends them too. A failing slice
+    (BuildError naming it) or a stop that comes meanwhile (Ctrl-C, SIGTERM, or one raised by ``done`` or ``feed``)
+    kills the slicers still running, then goes on. ``at_work(slice, started, running)``, here, as each slicer starts
+    (``started``) and as its figures are read (before ``done``): ``running`` slicers are at work after it.
 
     Raises:
         BuildError: PrusaSlicer does not finish a slice within the time limit.

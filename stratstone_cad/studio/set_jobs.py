@@ -73,7 +73,11 @@ class SetJobs:
                   joined: Callable[[Job], None] | None = None) -> Any:
         """``fn(*args, stop)`` in a thread of its own, shared by every request for ``key``;
         ``stop`` (a threading.Event) is set when the last request waiting for it is cancelled.
-        ``joined(job)`` is told the job this request waits for."""
+        ``joined(job)`` is told the job this request waits for.
+
+        Raises:
+            StudioBusy: as many whole builds as the studio takes are queued or running already.
+        """
         with self.lock:
             job = self.jobs.get(key)
             if job is None:
@@ -127,8 +131,12 @@ def run_build(args: list[str], stop: threading.Event, on_line: Callable[[str], N
     """``stratstone-cad build ARGS`` in a process of its own, at this thread's priority,
     until it ends or ``stop`` is set (then SIGTERM, and SIGKILL after :data:`STOP_GRACE_S`).
     Each line of its standard error (its progress, one line a step: ``[3/8] sliced ...``)
-    is handed to ``on_line`` as it comes. Raises ``_Stopped`` when stopped, UserError with
-    the build's last line when it refused its input (exit 2), BuildError with it when it failed."""
+    is handed to ``on_line`` as it comes. Raises ``_Stopped`` when stopped.
+
+    Raises:
+        UserError: the build refused its input (exit 2); the message is the build's last line.
+        BuildError: the build failed otherwise; the message names its last line.
+    """
     from stratstone_cad.base.processes import die_with_parent
 
     parent = os.getpid()

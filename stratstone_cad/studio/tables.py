@@ -35,62 +35,19 @@ from stratstone_cad.log import logfile as _log
 from stratstone_cad.log.commands import header_error
 from stratstone_cad.log.record.lock import recording
 from stratstone_cad.registry import game_names, get_game
+from stratstone_cad.studio.clock import Clock, parse_clock
 
-__all__ = ["PERSON", "THINKERS", "Clock", "Table", "Tables", "parse_clock", "to_of"]
+__all__ = ["PERSON", "THINKERS", "Table", "Tables", "to_of"]
 
 PERSON = "person"
 """The player kind of a seat a person holds (with a token); every other kind is an engine's."""
 ID = re.compile(r"[0-9a-f]{12}")
 """A table's id (and the stem of its files)."""
 SEED_MAX = 2**32 - 1
-CLOCK = re.compile(r"(\d{1,3})\+(\d{1,3})", re.ASCII)
-CLOCK_EXPECTED = "minutes+seconds a move, from 1+0 to 180+60 (e.g. 10+5)"
 FORCED = ("turn lost", "board reset")
 """The kinds of event of a ply the dice force (the roll's only move): played at once, as ``record`` does."""
 THINKERS = threading.BoundedSemaphore(2)
 """At most two engines think at once (the machine's cores); the rest wait their turn."""
-
-
-def parse_clock(text: Any) -> tuple[int, int]:
-    """``"10+5"`` -> (600, 5): the starting time and the increment, in seconds; TableError otherwise.
-
-    Raises:
-        TableError: the text is not a clock such as ``10+5``.
-    """
-    m = CLOCK.fullmatch(text) if isinstance(text, str) else None
-    if m is None or not (1 <= int(m.group(1)) <= 180 and int(m.group(2)) <= 60):
-        raise TableError(f"clock {short_repr(text)}: expected {CLOCK_EXPECTED}")
-    return int(m.group(1)) * 60, int(m.group(2))
-
-
-@dataclass
-class Clock:
-    """A time control: each side's time ``left`` (seconds), charged to the side to move
-    since ``since`` (``time.monotonic()``; None: stopped), plus ``increment`` after each move."""
-
-    spec: str
-    increment: int
-    left: dict[str, float]
-    running: str | None = None
-    since: float | None = None
-
-    def charge(self, now: float) -> str | None:
-        """The time since ``since`` taken from the running side; returns that side when its time ran out."""
-        if self.running is None or self.since is None:
-            return None
-        self.left[self.running] = max(0.0, self.left[self.running] - (now - self.since))
-        self.since = now
-        return self.running if self.left[self.running] <= 0 else None
-
-    def start(self, side: str | None, now: float) -> None:
-        self.running, self.since = side, (now if side is not None else None)
-
-    def to_json(self, now: float) -> dict[str, Any]:
-        left = dict(self.left)
-        if self.running is not None and self.since is not None:
-            left[self.running] = max(0.0, left[self.running] - (now - self.since))
-        return {"spec": self.spec, "increment": self.increment, "left": {k: round(v, 3) for k, v in left.items()},
-                "running": self.running}
 
 
 @dataclass

@@ -64,13 +64,12 @@ def _expected(kinds: Sequence[str]) -> str:
 
 
 def check_target(out: Path, kinds: Sequence[str], size: tuple[int, int] = DEFAULT_SIZE, flag: str = "--out") -> str:
-    """The kind of an output target, one of ``kinds`` (``.gif``, ``.mp4``, ``.png``, and
-    ``dir``: a new folder for PNG frames, a name without a suffix where nothing is yet),
-    refused in one line before anything is rendered: a name too long for its temporary,
-    an existing folder, a FIFO or device (or a link to one), a missing folder, another
-    suffix, an odd MP4 size. A symbolic link to a file (or to nothing yet) is a target
-    like a file: :func:`publish` writes through it, the link stays. Every export (the
-    preview's stills, sheets and turntables, the replay's) is checked here first.
+    """The kind of an output target, one of ``kinds`` (``.gif``, ``.mp4``, ``.png``, and ``dir``: a new folder for PNG
+    frames, a name without a suffix where nothing is yet), refused in one line before anything is rendered: a name too
+    long for its temporary, an existing folder, a FIFO or device (or a link to one), a missing folder, another suffix,
+    an odd MP4 size. A symbolic link to a file (or to nothing yet) is a target like a file: :func:`publish` writes
+    through it, the link stays. Every export (the preview's stills, sheets and turntables, the replay's) is checked
+    here first.
 
     Raises:
         UserError: the path is too long, has no name, its folder does not exist, or something else is there.

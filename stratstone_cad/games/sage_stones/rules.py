@@ -499,10 +499,9 @@ class SageStonesState(State):
     # -- playing -----------------------------------------------------------------------
 
     def apply(self, move: SageMove | str) -> tuple[SageStonesState, list[Event]]:
-        """Play the placement (or ``-``) for the pending roll; returns the new state and events.
-
-        Events: ``TurnLost`` (1-2-3), ``BoardReset``, or ``Placed`` followed by one
-        ``Captured`` per removed stone; then ``GameOver`` or ``ExtraTurn`` when they apply.
+        """Play the placement (or ``-``) for the pending roll; returns the new state and its events:
+        ``TurnLost`` (1-2-3), ``BoardReset``, or ``Placed`` followed by one ``Captured`` per removed
+        stone; then ``GameOver`` or ``ExtraTurn`` when they apply.
 
         Raises:
             RuleViolation: the game is over, the dice are not rolled, or the move is not legal in this position.
