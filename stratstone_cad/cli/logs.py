@@ -41,6 +41,7 @@ def add_play(sub: Any) -> None:
         add_map_flag(pl, g, "file", f"{g.NAME} game: play on this heightmap ({g.MAP_TEXT}, or a {g.NAME}-game log "
                                     "whose header holds one) instead of the map generated from --seed; an unfair map "
                                     "is played with a warning")
+    _add_kit_flag(pl)
     pl.set_defaults(run=cmd_play)
 
 
@@ -50,7 +51,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from stratstone_cad.log import commands
 
     players = players_arg(args, "player kinds", "random,greedy")
-    setup = setup_arg(args)
+    setup = _with_kit(args, setup_arg(args))
     map_file = next((file for _, _, file in map_args(args, "file") if file is not None), None)
     if args.out is not None:
         from stratstone_cad.base.fileio import refuse_reading  # no CAD: fileio imports only errors
@@ -92,7 +93,32 @@ def add_record(sub: Any) -> None:
         add_map_flag(rc, g, "seed", f"{g.NAME} game: played on the map of seed N (the board build {seed} N prints)")
         add_map_flag(rc, g, "file", f"{g.NAME} game: played on this heightmap ({g.MAP_TEXT}, or a {g.NAME}-game "
                                     "log whose header holds one)")
+    _add_kit_flag(rc)
     rc.set_defaults(run=cmd_record)
+
+
+def _add_kit_flag(p: Any) -> None:
+    from stratstone_cad.cli.kit import kit_games
+
+    if kit_games():
+        p.add_argument("--kit", action="store_true",
+                       help=f"{' or '.join(kit_games())} game: played on a map the printed kit lays (build --kit), "
+                            "picked by the seed; the log's setup says how to lay the tiles (kit setup draws it)")
+
+
+def _with_kit(args: argparse.Namespace, setup: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The setup with a map of the game's kit (--kit): the kit's parameters from the presets."""
+    if not getattr(args, "kit", False):
+        return setup
+    from stratstone_cad.cli.kit import kit_setup
+
+    if args.game is None:
+        raise UserError("--kit: expected the game, e.g. record terrain --kit")
+    maps = [(flag, value) for what in ("seed", "file") for _, flag, value in map_args(args, what) if value is not None]
+    if maps or (setup and "heightmap" in setup):
+        raise UserError(f"--kit with {maps[0][0] if maps else '--setup heightmap'}: expected one map, the kit's or "
+                        "the one given")
+    return {**(setup or {}), **kit_setup(args.game)}
 
 
 def cmd_record(args: argparse.Namespace) -> int:
@@ -125,7 +151,7 @@ def cmd_record(args: argparse.Namespace) -> int:
             line = record.resume(args.resume, args.game, roll=args.roll, stdin=stdin, say=say, interactive=interactive,
                                  vs=vs, vs_as=args.vs_as)
         else:
-            setup = setup_arg(args) or {}
+            setup = _with_kit(args, setup_arg(args)) or {}
             for g, seed, file in map_choices(args, "file"):
                 map_field, seed_field = g.MAP_FIELDS
                 if seed is not None:

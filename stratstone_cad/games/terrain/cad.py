@@ -23,8 +23,9 @@ from shapely.geometry import box
 
 from stratstone_cad.assets.makers import kernel_free
 from stratstone_cad.base.params import Profile, snap_depth, snap_height
-from stratstone_cad.games.terrain.parts import PieceBody, PieceMark, TerrainBoard, heights, mark_region
+from stratstone_cad.games.terrain.parts import PieceBody, PieceMark, TerrainBoard, TerrainKit, heights, mark_region
 from stratstone_cad.geometry.boards import Slab, circle_segments, disc, label_strokes, layered, outline, stroke_region
+from stratstone_cad.geometry.glyphs import centred_text
 from stratstone_cad.geometry.tiling import TilePlan, tiled
 from stratstone_cad.printing.checks import Mesh
 from stratstone_cad.printing.stack import face_prism, manifold_mesh, prism, stack_mesh
@@ -53,6 +54,32 @@ def board_stack(board: TerrainBoard, heightmap: tuple[tuple[int, ...], ...], pro
         top = base + heightmap[r][f] * step
         cuts.append((stroke_region(lines, board.label_stroke_mm), top - depth, top))
     return layered(columns, cuts)
+
+
+def kit_tile_stack(board: TerrainBoard, kit: TerrainKit, design: tuple[tuple[int, ...], ...], mark: str,
+                   profile: Profile) -> list[Slab]:
+    """A kit tile as a stack of slabs: a 5 x 5 quadrant of the board without its rim
+    (``design[row][col]``, row 0 its own south edge), each cell a column at its level as on
+    the board, its sides in by half the kit's clearance; under it, engraved and mirrored to
+    read from below, the design's letter and an arrow to the tile's own north (its turn)."""
+    from shapely import affinity
+
+    base, step = heights(board, profile)
+    pitch, inset, n = board.cell_pitch_mm, kit.clearance_mm / 2, len(design)
+    side = n * pitch
+    tile = box(inset, inset, side - inset, side - inset)
+    by_level: dict[int, list] = defaultdict(list)
+    for r, row in enumerate(design):
+        for c, level in enumerate(row):
+            if level > 0:
+                by_level[level].append(box(c * pitch, r * pitch, (c + 1) * pitch, (r + 1) * pitch).intersection(tile))
+    columns = [(tile, base)] + [(shapely.union_all(cells), base + level * step) for level, cells in sorted(by_level.items())]
+    h = kit.mark_height_mm
+    arrow = [[(side / 2 + h, side / 2 - h), (side / 2 + h, side / 2 + h)],
+             [(side / 2 + h * 0.6, side / 2 + h * 0.6), (side / 2 + h, side / 2 + h), (side / 2 + h * 1.4, side / 2 + h * 0.6)]]
+    region = stroke_region(centred_text(mark, h, side / 2 - h * 0.6, side / 2) + arrow, board.label_stroke_mm)
+    under = affinity.scale(region, -1.0, 1.0, origin=(side / 2, side / 2))  # read from below, north kept
+    return layered(columns, [(under, 0.0, snap_depth(board.engrave_depth_mm, profile))])
 
 
 def piece(body: PieceBody, mark: PieceMark, profile: Profile, tolerance_mm: float, angle_deg: float) -> Mesh:
@@ -97,6 +124,12 @@ def make_board(board: TerrainBoard, heightmap: tuple[tuple[int, ...], ...], prof
 
 
 @kernel_free
+def make_kit_tile(board: TerrainBoard, kit: TerrainKit, design: tuple[tuple[int, ...], ...], mark: str,
+                  profile: Profile) -> list[Mesh]:
+    return [stack_mesh(kit_tile_stack(board, kit, design, mark, profile), f"kit tile {mark}")]
+
+
+@kernel_free
 def make_piece(body: PieceBody, mark: PieceMark, profile: Profile, tolerance_mm: float,
                angular_tolerance_deg: float) -> list[Mesh]:
     return [piece(body, mark, profile, tolerance_mm, angular_tolerance_deg)]
@@ -116,6 +149,14 @@ def solid_board(board: TerrainBoard, heightmap: tuple[tuple[int, ...], ...], pro
     stack = board_stack(board, heightmap, profile, tolerance_mm)
     tiles = tiled(stack, plan, board, joint_top=base, socket_top=base + profile.layer_height_mm)
     return [stack_solid(t, "terrain board") for t in tiles]
+
+
+def solid_kit_tile(board: TerrainBoard, kit: TerrainKit, design: tuple[tuple[int, ...], ...], mark: str,
+                   profile: Profile) -> list[cq.Shape]:
+    """The kit tile as a B-rep solid, from the very slabs its mesh is made of."""
+    from stratstone_cad.occ.brep import stack_solid  # CadQuery: only where a solid is asked for
+
+    return [stack_solid(kit_tile_stack(board, kit, design, mark, profile), f"kit tile {mark}")]
 
 
 def solid_piece(body: PieceBody, mark: PieceMark, profile: Profile, tolerance_mm: float,
