@@ -82,6 +82,20 @@ def kit_tile_stack(board: TerrainBoard, kit: TerrainKit, design: tuple[tuple[int
     return layered(columns, [(under, 0.0, snap_depth(board.engrave_depth_mm, profile))])
 
 
+def kit_frame_stack(board: TerrainBoard, kit: TerrainKit, profile: Profile, tolerance_mm: float) -> list[Slab]:
+    """The kit's frame as a stack of slabs: the board's rim alone, as tall as the tiles'
+    base, its coordinates engraved on top; inside it the 10 x 10 cells' square opened by
+    half the kit's clearance, where the four tiles lie in any arrangement."""
+    base, _ = heights(board, profile)
+    grid = board.grid()
+    x0, y0, _, _ = grid.cell_box(0, 0)
+    _, _, x1, y1 = grid.cell_box(grid.cols - 1, grid.rows - 1)
+    c = kit.clearance_mm / 2
+    ring = outline(grid, tolerance_mm).difference(box(x0 - c, y0 - c, x1 + c, y1 + c))
+    labels = stroke_region(label_strokes(board.labels(), board.label_height_mm), board.label_stroke_mm)
+    return layered([(ring, base)], [(labels, base - snap_depth(board.engrave_depth_mm, profile), base)])
+
+
 def piece(body: PieceBody, mark: PieceMark, profile: Profile, tolerance_mm: float, angle_deg: float) -> Mesh:
     """A piece standing on z = 0 with its mark on its top (Runner) or on its four sides.
 
@@ -130,6 +144,15 @@ def make_kit_tile(board: TerrainBoard, kit: TerrainKit, design: tuple[tuple[int,
 
 
 @kernel_free
+def make_kit_frame(board: TerrainBoard, kit: TerrainKit, profile: Profile, plan: TilePlan,
+                   tolerance_mm: float) -> list[Mesh]:
+    base, _ = heights(board, profile)
+    tiles = tiled(kit_frame_stack(board, kit, profile, tolerance_mm), plan, board, joint_top=base,
+                  socket_top=base + profile.layer_height_mm)
+    return [stack_mesh(t, "kit frame") for t in tiles]
+
+
+@kernel_free
 def make_piece(body: PieceBody, mark: PieceMark, profile: Profile, tolerance_mm: float,
                angular_tolerance_deg: float) -> list[Mesh]:
     return [piece(body, mark, profile, tolerance_mm, angular_tolerance_deg)]
@@ -157,6 +180,17 @@ def solid_kit_tile(board: TerrainBoard, kit: TerrainKit, design: tuple[tuple[int
     from stratstone_cad.occ.brep import stack_solid  # CadQuery: only where a solid is asked for
 
     return [stack_solid(kit_tile_stack(board, kit, design, mark, profile), f"kit tile {mark}")]
+
+
+def solid_kit_frame(board: TerrainBoard, kit: TerrainKit, profile: Profile, plan: TilePlan,
+                    tolerance_mm: float) -> list[cq.Shape]:
+    """The kit's frame (or its pieces) as B-rep solids, from the very slabs its mesh is made of."""
+    from stratstone_cad.occ.brep import stack_solid  # CadQuery: only where a solid is asked for
+
+    base, _ = heights(board, profile)
+    tiles = tiled(kit_frame_stack(board, kit, profile, tolerance_mm), plan, board, joint_top=base,
+                  socket_top=base + profile.layer_height_mm)
+    return [stack_solid(t, "kit frame") for t in tiles]
 
 
 def solid_piece(body: PieceBody, mark: PieceMark, profile: Profile, tolerance_mm: float,

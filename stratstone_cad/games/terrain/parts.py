@@ -58,7 +58,7 @@ from stratstone_cad.geometry.glyphs import Polyline, pip_centres, symbol_outline
 #: The game's default parameters (package data).
 PRESET = Path(__file__).with_name("preset.toml")
 #: The CAD functions of this game's parts, in cad.py (named, not imported: see CadFunctions).
-CAD = CadFunctions("stratstone_cad.games.terrain.cad", ("make_board", "make_kit_tile", "make_piece"))
+CAD = CadFunctions("stratstone_cad.games.terrain.cad", ("make_board", "make_kit_frame", "make_kit_tile", "make_piece"))
 
 #: (kind, symbol, strength) of each piece kind, in the engine's terms: what a piece is engraved with.
 KIND_MARKS = tuple(zip(facts.KINDS, facts.SYMBOLS, facts.STRENGTH, strict=True))
@@ -410,7 +410,7 @@ def check_build_height(p: TerrainParams, printer: Printer, profile: Profile) -> 
 def plan(p: TerrainParams, printer: Printer, profiles: Mapping[str, Profile], mesh: MeshParams) -> list[Job]:
     b, pc = p.board, p.piece
     check_build_height(p, printer, profiles["board"])
-    jobs = kit_jobs(p, printer, profiles) if p.kit.print else [board_job(
+    jobs = kit_jobs(p, printer, profiles, mesh) if p.kit.print else [board_job(
         game=NAME, stem=f"board-{p.map_name}", maker=CAD.make_board,
         # the board as the CAD function sees it: the map's levels, not where they were read
         # from, so the same map from another file or seed is the same cached part
@@ -436,8 +436,9 @@ def plan(p: TerrainParams, printer: Printer, profiles: Mapping[str, Profile], me
     return jobs
 
 
-def kit_jobs(p: TerrainParams, printer: Printer, profiles: Mapping[str, Profile]) -> list[Job]:
-    """The kit's tiles, one file a design (``kit-tile-A``), two copies of each to print."""
+def kit_jobs(p: TerrainParams, printer: Printer, profiles: Mapping[str, Profile], mesh: MeshParams) -> list[Job]:
+    """The kit's tiles, one file a design (``kit-tile-a``), two copies of each to print, and
+    its frame (``kit-frame``, in pieces where it does not fit the bed)."""
     b, k = p.board, p.kit
     designs = k.kit().designs
     side = len(designs[0]) * b.cell_pitch_mm - k.clearance_mm
@@ -452,13 +453,26 @@ def kit_jobs(p: TerrainParams, printer: Printer, profiles: Mapping[str, Profile]
     jobs = []
     for i, design in enumerate(designs):
         mark = chr(ord("A") + i)
-        jobs.append(Job(f"{NAME}/kit-tile-{mark}", CAD.make_kit_tile,
+        jobs.append(Job(f"{NAME}/kit-tile-{mark.lower()}", CAD.make_kit_tile,
                         {"board": board, "kit": k, "design": design, "mark": mark, "profile": profiles["board"]},
-                        (Output(f"{NAME}/kit-tile-{mark}.stl", NAME, "kit-tile", "board", count=2,
+                        (Output(f"{NAME}/kit-tile-{mark.lower()}.stl", NAME, "kit-tile", "board", count=2,
                                 info={"kit": {"seed": k.seed, "band": k.band, "designs": k.designs, "design": mark}},
-                                plate=f"kit-tile-{mark}"),),
+                                plate=f"kit-tile-{mark.lower()}"),),
                         f"kit tile {mark} (terrain.kit seed {k.seed}, band {k.band}, {fmt(side)} mm square)", cost=1.5))
+    w, h = b.grid().size_mm
+    rim = b.rim_width_mm / 2  # the frame's pieces join under the middle of the rim
+    jobs.append(board_job(
+        game=NAME, stem="kit-frame", maker=CAD.make_kit_frame,
+        args={"board": board, "kit": k, "profile": profiles["board"], "tolerance_mm": mesh.tolerance_mm},
+        board=b, printer=printer, keep_out=functools.partial(kit_keep_out, p), what="terrain kit frame",
+        facts=f"rim {fmt(b.rim_width_mm)} mm around {len(designs[0]) * 2} x {len(designs[0]) * 2} cells",
+        cut_fix="a larger cell_pitch_mm, or smaller labels", joint_lines=([rim, w - rim], [rim, h - rim]), cost=1.0))
     return jobs
+
+
+def kit_keep_out(p: TerrainParams) -> list[tuple[str, Any]]:
+    """What a cut or a socket of the kit's frame must stay clear of: the labels on its rim."""
+    return keep_out(p)[:1]
 
 
 def for_setup(p: TerrainParams, setup: Mapping[str, Any]) -> TerrainParams:
@@ -508,7 +522,7 @@ def _kit_hook(name: str) -> Any:
 ASSETS = GameAssets(NAME, "The terrain game: 10 x 10 terrain boards from a heightmap, Runner / Lancer / Guardian",
                     PRESET, {"terrain.board": TerrainBoard, "terrain.piece": TerrainPieces, "terrain.kit": TerrainKit},
                     combine, plan, CAD,
-                    files=rf"board-(?:seed-[0-9]+|map-[0-9a-f]{{8}}){TILES}|kit-tile-[A-L]|(?:runner|lancer|guardian)-{COLOUR}",
+                    files=rf"board-(?:seed-[0-9]+|map-[0-9a-f]{{8}}){TILES}|kit-tile-[a-l]|kit-frame{TILES}|(?:runner|lancer|guardian)-{COLOUR}",
                     table=table, for_setup=for_setup,
                     start_setup=lambda p: {"heightmap": [list(row) for row in p.heightmap]},
                     kit=KitHooks(_kit_hook("play_setup"), _kit_hook("all_maps"), _kit_hook("draw")))
