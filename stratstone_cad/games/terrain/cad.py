@@ -72,8 +72,9 @@ def kit_tile_stack(board: TerrainBoard, kit: TerrainKit, design: tuple[tuple[int
     for r, row in enumerate(design):
         for c, level in enumerate(row):
             if level > 0:
-                by_level[level].append(box(c * pitch, r * pitch, (c + 1) * pitch, (r + 1) * pitch).intersection(tile))
-    columns = [(tile, base)] + [(shapely.union_all(cells), base + level * step) for level, cells in sorted(by_level.items())]
+                by_level[level].append(box(c * pitch, r * pitch, (c + 1) * pitch, (r + 1) * pitch))
+    columns = [(tile, base)] + [(shapely.union_all(cells).intersection(tile).simplify(0), base + level * step)
+                                for level, cells in sorted(by_level.items())]
     h = kit.mark_height_mm
     arrow = [[(side / 2 + h, side / 2 - h), (side / 2 + h, side / 2 + h)],
              [(side / 2 + h * 0.6, side / 2 + h * 0.6), (side / 2 + h, side / 2 + h), (side / 2 + h * 1.4, side / 2 + h * 0.6)]]
@@ -91,7 +92,7 @@ def kit_frame_stack(board: TerrainBoard, kit: TerrainKit, profile: Profile, tole
     x0, y0, _, _ = grid.cell_box(0, 0)
     _, _, x1, y1 = grid.cell_box(grid.cols - 1, grid.rows - 1)
     c = kit.clearance_mm / 2
-    ring = outline(grid, tolerance_mm).difference(box(x0 - c, y0 - c, x1 + c, y1 + c))
+    ring = outline(grid, tolerance_mm).difference(box(x0 - c, y0 - c, x1 + c, y1 + c)).simplify(0)
     labels = stroke_region(label_strokes(board.labels(), board.label_height_mm), board.label_stroke_mm)
     return layered([(ring, base)], [(labels, base - snap_depth(board.engrave_depth_mm, profile), base)])
 
