@@ -45,16 +45,21 @@ def test_every_map_of_the_kit_is_legal_fair_symmetric_and_distinct(default_kit):
         assert len(kit.maps(kit.make_kit(seed, 4, ("2-4", "1-3", "3-3")[seed % 3]))) == 192
 
 
-def test_a_hand_laid_arrangement_gives_the_heightmap_of_its_tiles(default_kit):
-    a, b = default_kit.design("A"), default_kit.design("B")
+def test_a_hand_laid_arrangement_gives_the_heightmap_of_its_tiles():
+    # two hand-made designs whose every square is told apart: 10 x row + column, and 100 more for B
+    a = tuple(tuple(10 * r + c for c in range(5)) for r in range(5))
+    b = tuple(tuple(100 + 10 * r + c for c in range(5)) for r in range(5))
+    hand = kit.Kit(0, (0, 6), (a, b))
     placed = kit.arrangement(("A", 1), ("B", 0))
     assert placed == {"sw": ("A", 1), "se": ("B", 0), "ne": ("A", 3), "nw": ("B", 2)}
-    levels = kit.heightmap(default_kit, placed)
-    # A turned a quarter counterclockwise: its own north-west corner comes to a1, its north-east to a5,
-    # its south-west to e1; B unturned: f1 is its own south-west corner, j5 its north-east
-    assert (levels[0][0], levels[4][0], levels[0][4]) == (a[4][0], a[4][4], a[0][0])
-    assert (levels[0][5], levels[4][9]) == (b[0][0], b[4][4])
-    assert levels[9][9] == a[4][0] and levels[9][0] == b[4][4]  # the copies turned by 180 degrees
+    levels = kit.heightmap(hand, placed)
+    # A turned a quarter counterclockwise: its own north-west corner (row 4, column 0) comes to a1,
+    # its north-east to a5, its south-west to e1, its south-east to e5; b1 is its own row 3, column 0
+    assert (levels[0][0], levels[4][0], levels[0][4], levels[4][4], levels[0][1]) == (40, 44, 0, 4, 30)
+    assert [levels[0][f] for f in range(5, 10)] == [100, 101, 102, 103, 104]  # B unturned: its own south row on rank 1
+    assert levels[4][9] == 144
+    # the second copies turned by 180 degrees: j10 is a1's partner, a10 is j1's
+    assert levels[9][9] == 40 and levels[9][0] == 104 and levels[5][5] == 4
     assert kit.TURN_WORDS[1] == "west"
 
 
