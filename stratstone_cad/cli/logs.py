@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import sys
 from typing import Any
 
@@ -82,7 +83,8 @@ def add_record(sub: Any) -> None:
                          "yellow,red,blue (default: the game's, 4 colours for Sage Stones)")
     rc.add_argument("--setup", metavar="JSON", default=None, help="the game's setup, as for play")
     rc.add_argument("--roll", action="store_true", help="Sage Stones: the program rolls the dice")
-    rc.add_argument("--seed", type=integer, default=None, help="with --roll: the dice's seed (recorded)")
+    rc.add_argument("--seed", type=integer, default=None,
+                    help="with --roll: the dice's seed (recorded); with --kit: the seed that picks the kit's map")
     rc.add_argument("--vs", metavar="PLAYER", default=None,
                     help="play against the engine: search (search:300, search:2s), greedy or random moves for every "
                          "side but yours; its reply is printed, to be made on the board, and logged")
@@ -131,7 +133,7 @@ def cmd_record(args: argparse.Namespace) -> int:
         from stratstone_cad.analysis.players import make_player  # OpenSpiel itself only when the search moves
 
         vs = make_player(args.vs, get_game(args.game) if args.game else record.log_game(args.resume))
-    if args.seed is not None and not args.roll:
+    if args.seed is not None and not args.roll and not getattr(args, "kit", False):
         raise UserError(f"--seed {args.seed} without --roll: the dice are typed in; add --roll to have them rolled")
     stdin = sys.stdin  # None when standard input is closed: read as an empty one
     if stdin is not None and hasattr(stdin, "reconfigure"):
@@ -152,6 +154,9 @@ def cmd_record(args: argparse.Namespace) -> int:
                                  vs=vs, vs_as=args.vs_as)
         else:
             setup = _with_kit(args, setup_arg(args)) or {}
+            if getattr(args, "kit", False):  # the map now, from --seed or a fresh one: the table lays it first
+                seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+                setup = dict(get_game(args.game).play_setup(setup, seed) or {})
             for g, seed, file in map_choices(args, "file"):
                 map_field, seed_field = g.MAP_FIELDS
                 if seed is not None:

@@ -163,3 +163,14 @@ def test_the_kit_tiles_and_frame_are_one_solid_as_mesh_and_brep_and_the_tiles_we
         lo, hi = mesh.bounds()
         assert lo == pytest.approx([p.kit.clearance_mm / 2] * 2 + [0]) and hi[2] == pytest.approx(
             base + max(map(max, design)) * step)
+
+
+def test_record_kit_lays_the_map_of_its_seed_as_play_does(tmp_path):
+    rec, played = tmp_path / "rec.jsonl", tmp_path / "play.jsonl"
+    r = subprocess.run([sys.executable, "-m", "stratstone_cad", "record", "terrain", "--kit", "--seed", "3", "--out",
+                        str(rec)], input="", capture_output=True, text=True, timeout=120)
+    assert rec.exists(), r.stderr
+    assert run("play", "terrain", "--kit", "--seed", "3", "--out", str(played)).returncode == 0
+    first = [json.loads(p.read_text().splitlines()[0])["setup"] for p in (rec, played)]
+    assert first[0]["kit"] == first[1]["kit"] and first[0]["heightmap"] == first[1]["heightmap"]
+    assert run("check-log", str(rec)).returncode == 0
