@@ -29,7 +29,8 @@ def add_kit(sub: Any) -> None:
                                    "its heightmap and the tiles' arrangement as a log's setup holds them); 'kit setup' "
                                    "draws the arrangement of a game (a log, or the seed play --kit --seed N plays) as a "
                                    "PNG to lay the tiles by.")
-    ks = k.add_subparsers(dest="kit_command", metavar="WHAT", required=True)
+    ks = k.add_subparsers(dest="kit_command", metavar="WHAT", required=True,
+                          help="maps (count or list the maps) or setup (draw how to lay one)")
     m = ks.add_parser("maps", help="count (or list, --json) every distinct map the kit lays")
     m.add_argument("--json", action="store_true", help="one JSON object a line: heightmap and kit (the arrangement)")
     add_param_flags(m)
