@@ -919,13 +919,13 @@ def _kit_map(setup: Mapping[str, Any], seed: int) -> dict[str, Any]:
     """The setup with a map of its kit (``kit``: the kit's seed, band and designs) picked by
     ``seed``: the heightmap and the arrangement of the tiles that lay it."""
     value = setup["kit"]
-    if not isinstance(value, Mapping) or "tiles" in value:
-        raise SetupError("setup.kit: a kit's map is given with its heightmap; without one, expected only the kit's "
-                         "seed, band and designs")
+    if not isinstance(value, Mapping) or set(value) != {"seed", "band", "designs"}:
+        raise SetupError(f"setup.kit: {short_repr(value)}: expected the kit's seed, band and designs (its tiles' "
+                         "arrangement only beside the heightmap they lay)")
     try:
-        k = kit.make_kit(value.get("seed"), value.get("designs"), value.get("band"))
-    except (kit.KitError, TypeError, AttributeError):
-        raise SetupError(f"setup.kit: {short_repr(dict(value))} is not a kit (seed, band such as '2-4', designs)") from None
+        k = kit.make_kit(value["seed"], value["designs"], str(value["band"]))
+    except kit.KitError as e:
+        raise SetupError(str(e).replace("terrain.kit.", "setup.kit.")) from None
     placed = kit.pick(k, seed)
     return {**setup, "terrain_seed": None, "heightmap": kit.heightmap(k, placed), "kit": kit.setup_field(k, placed)}
 
