@@ -174,3 +174,14 @@ def test_record_kit_lays_the_map_of_its_seed_as_play_does(tmp_path):
     first = [json.loads(p.read_text().splitlines()[0])["setup"] for p in (rec, played)]
     assert first[0]["kit"] == first[1]["kit"] and first[0]["heightmap"] == first[1]["heightmap"]
     assert run("check-log", str(rec)).returncode == 0
+
+
+def test_build_kit_writes_the_tiles_and_the_frame_in_place_of_the_board(tmp_path):
+    r = run("build", "terrain", "--kit", "--out", str(tmp_path), "--quiet")
+    assert r.returncode == 0, r.stderr
+    stls = sorted(p.name for p in (tmp_path / "terrain").glob("*.stl") if not p.name.startswith(("runner", "lancer",
+                                                                                                 "guardian")))
+    assert stls == [f"kit-frame-tile-{i}-of-4.stl" for i in range(1, 5)] + [f"kit-tile-{d}.stl" for d in "abcd"]
+    m = json.loads((tmp_path / "manifest.json").read_text())
+    tiles = [a for a in m["assets"] if a["part"] == "kit-tile"]
+    assert [(a["count"], a["kit"]["design"]) for a in tiles] == [(2, d) for d in "ABCD"]
