@@ -226,7 +226,7 @@ def kit(out: Path, images: Path, seed: int = 3) -> None:
     _, setup = engine.new_setup(2, engine.play_setup({"kit": {"seed": t.kit.seed, "band": t.kit.band,
                                                               "designs": t.kit.designs}}, seed), None)
     p = _plotter((1300, 1000))
-    frame = stack_mesh(cad.kit_frame_stack(t.board, t.kit, prof["board"], ps.mesh.tolerance_mm))
+    frame = stack_mesh(cad.kit_frame_stack(t.board, t.kit.clearance_mm, prof["board"], ps.mesh.tolerance_mm))
     faces = np.hstack([np.full((len(frame.triangles), 1), 3), frame.triangles]).ravel()
     p.add_mesh(pv.PolyData(frame.vertices, faces), color="#c9c2b4", smooth_shading=False, specular=0.15)
     rim, pitch = t.board.rim_width_mm, t.board.cell_pitch_mm

@@ -23,7 +23,7 @@ from shapely.geometry import box
 
 from stratstone_cad.assets.makers import kernel_free
 from stratstone_cad.base.params import Profile, snap_depth, snap_height
-from stratstone_cad.games.terrain.parts import PieceBody, PieceMark, TerrainBoard, TerrainKit, heights, mark_region
+from stratstone_cad.games.terrain.parts import PieceBody, PieceMark, TerrainBoard, heights, mark_region
 from stratstone_cad.geometry.boards import Slab, circle_segments, disc, label_strokes, layered, outline, stroke_region
 from stratstone_cad.geometry.glyphs import centred_text
 from stratstone_cad.geometry.tiling import TilePlan, tiled
@@ -56,8 +56,8 @@ def board_stack(board: TerrainBoard, heightmap: tuple[tuple[int, ...], ...], pro
     return layered(columns, cuts)
 
 
-def kit_tile_stack(board: TerrainBoard, kit: TerrainKit, design: tuple[tuple[int, ...], ...], mark: str,
-                   profile: Profile) -> list[Slab]:
+def kit_tile_stack(board: TerrainBoard, clearance_mm: float, mark_height_mm: float, design: tuple[tuple[int, ...], ...],
+                   mark: str, profile: Profile) -> list[Slab]:
     """A kit tile as a stack of slabs: a 5 x 5 quadrant of the board without its rim
     (``design[row][col]``, row 0 its own south edge), each cell a column at its level as on
     the board, its sides in by half the kit's clearance; under it, engraved and mirrored to
@@ -65,7 +65,7 @@ def kit_tile_stack(board: TerrainBoard, kit: TerrainKit, design: tuple[tuple[int
     from shapely import affinity
 
     base, step = heights(board, profile)
-    pitch, inset, n = board.cell_pitch_mm, kit.clearance_mm / 2, len(design)
+    pitch, inset, n = board.cell_pitch_mm, clearance_mm / 2, len(design)
     side = n * pitch
     tile = box(inset, inset, side - inset, side - inset)
     by_level: dict[int, list] = defaultdict(list)
@@ -75,7 +75,7 @@ def kit_tile_stack(board: TerrainBoard, kit: TerrainKit, design: tuple[tuple[int
                 by_level[level].append(box(c * pitch, r * pitch, (c + 1) * pitch, (r + 1) * pitch))
     columns = [(tile, base)] + [(shapely.union_all(cells).intersection(tile).simplify(0), base + level * step)
                                 for level, cells in sorted(by_level.items())]
-    h = kit.mark_height_mm
+    h = mark_height_mm
     arrow = [[(side / 2 + h, side / 2 - h), (side / 2 + h, side / 2 + h)],
              [(side / 2 + h * 0.6, side / 2 + h * 0.6), (side / 2 + h, side / 2 + h), (side / 2 + h * 1.4, side / 2 + h * 0.6)]]
     region = stroke_region(centred_text(mark, h, side / 2 - h * 0.6, side / 2) + arrow, board.label_stroke_mm)
@@ -83,7 +83,7 @@ def kit_tile_stack(board: TerrainBoard, kit: TerrainKit, design: tuple[tuple[int
     return layered(columns, [(under, 0.0, snap_depth(board.engrave_depth_mm, profile))])
 
 
-def kit_frame_stack(board: TerrainBoard, kit: TerrainKit, profile: Profile, tolerance_mm: float) -> list[Slab]:
+def kit_frame_stack(board: TerrainBoard, clearance_mm: float, profile: Profile, tolerance_mm: float) -> list[Slab]:
     """The kit's frame as a stack of slabs: the board's rim alone, as tall as the tiles'
     base, its coordinates engraved on top; inside it the 10 x 10 cells' square opened by
     half the kit's clearance, where the four tiles lie in any arrangement."""
@@ -91,7 +91,7 @@ def kit_frame_stack(board: TerrainBoard, kit: TerrainKit, profile: Profile, tole
     grid = board.grid()
     x0, y0, _, _ = grid.cell_box(0, 0)
     _, _, x1, y1 = grid.cell_box(grid.cols - 1, grid.rows - 1)
-    c = kit.clearance_mm / 2
+    c = clearance_mm / 2
     ring = outline(grid, tolerance_mm).difference(box(x0 - c, y0 - c, x1 + c, y1 + c)).simplify(0)
     labels = stroke_region(label_strokes(board.labels(), board.label_height_mm), board.label_stroke_mm)
     return layered([(ring, base)], [(labels, base - snap_depth(board.engrave_depth_mm, profile), base)])
@@ -139,16 +139,16 @@ def make_board(board: TerrainBoard, heightmap: tuple[tuple[int, ...], ...], prof
 
 
 @kernel_free
-def make_kit_tile(board: TerrainBoard, kit: TerrainKit, design: tuple[tuple[int, ...], ...], mark: str,
-                  profile: Profile) -> list[Mesh]:
-    return [stack_mesh(kit_tile_stack(board, kit, design, mark, profile), f"kit tile {mark}")]
+def make_kit_tile(board: TerrainBoard, clearance_mm: float, mark_height_mm: float,
+                  design: tuple[tuple[int, ...], ...], mark: str, profile: Profile) -> list[Mesh]:
+    return [stack_mesh(kit_tile_stack(board, clearance_mm, mark_height_mm, design, mark, profile), f"kit tile {mark}")]
 
 
 @kernel_free
-def make_kit_frame(board: TerrainBoard, kit: TerrainKit, profile: Profile, plan: TilePlan,
+def make_kit_frame(board: TerrainBoard, clearance_mm: float, profile: Profile, plan: TilePlan,
                    tolerance_mm: float) -> list[Mesh]:
     base, _ = heights(board, profile)
-    tiles = tiled(kit_frame_stack(board, kit, profile, tolerance_mm), plan, board, joint_top=base,
+    tiles = tiled(kit_frame_stack(board, clearance_mm, profile, tolerance_mm), plan, board, joint_top=base,
                   socket_top=base + profile.layer_height_mm)
     return [stack_mesh(t, "kit frame") for t in tiles]
 
@@ -175,21 +175,21 @@ def solid_board(board: TerrainBoard, heightmap: tuple[tuple[int, ...], ...], pro
     return [stack_solid(t, "terrain board") for t in tiles]
 
 
-def solid_kit_tile(board: TerrainBoard, kit: TerrainKit, design: tuple[tuple[int, ...], ...], mark: str,
-                   profile: Profile) -> list[cq.Shape]:
+def solid_kit_tile(board: TerrainBoard, clearance_mm: float, mark_height_mm: float,
+                   design: tuple[tuple[int, ...], ...], mark: str, profile: Profile) -> list[cq.Shape]:
     """The kit tile as a B-rep solid, from the very slabs its mesh is made of."""
     from stratstone_cad.occ.brep import stack_solid  # CadQuery: only where a solid is asked for
 
-    return [stack_solid(kit_tile_stack(board, kit, design, mark, profile), f"kit tile {mark}")]
+    return [stack_solid(kit_tile_stack(board, clearance_mm, mark_height_mm, design, mark, profile), f"kit tile {mark}")]
 
 
-def solid_kit_frame(board: TerrainBoard, kit: TerrainKit, profile: Profile, plan: TilePlan,
+def solid_kit_frame(board: TerrainBoard, clearance_mm: float, profile: Profile, plan: TilePlan,
                     tolerance_mm: float) -> list[cq.Shape]:
     """The kit's frame (or its pieces) as B-rep solids, from the very slabs its mesh is made of."""
     from stratstone_cad.occ.brep import stack_solid  # CadQuery: only where a solid is asked for
 
     base, _ = heights(board, profile)
-    tiles = tiled(kit_frame_stack(board, kit, profile, tolerance_mm), plan, board, joint_top=base,
+    tiles = tiled(kit_frame_stack(board, clearance_mm, profile, tolerance_mm), plan, board, joint_top=base,
                   socket_top=base + profile.layer_height_mm)
     return [stack_solid(t, "kit frame") for t in tiles]
 

@@ -454,7 +454,8 @@ def kit_jobs(p: TerrainParams, printer: Printer, profiles: Mapping[str, Profile]
     for i, design in enumerate(designs):
         mark = chr(ord("A") + i)
         jobs.append(Job(f"{NAME}/kit-tile-{mark.lower()}", CAD.make_kit_tile,
-                        {"board": board, "kit": k, "design": design, "mark": mark, "profile": profiles["board"]},
+                        {"board": board, "clearance_mm": k.clearance_mm, "mark_height_mm": k.mark_height_mm,
+                         "design": design, "mark": mark, "profile": profiles["board"]},
                         (Output(f"{NAME}/kit-tile-{mark.lower()}.stl", NAME, "kit-tile", "board", count=2,
                                 info={"kit": {"seed": k.seed, "band": k.band, "designs": k.designs, "design": mark}},
                                 plate=f"kit-tile-{mark.lower()}"),),
@@ -463,7 +464,8 @@ def kit_jobs(p: TerrainParams, printer: Printer, profiles: Mapping[str, Profile]
     rim = b.rim_width_mm / 2  # the frame's pieces join under the middle of the rim
     jobs.append(board_job(
         game=NAME, stem="kit-frame", maker=CAD.make_kit_frame,
-        args={"board": board, "kit": k, "profile": profiles["board"], "tolerance_mm": mesh.tolerance_mm},
+        args={"board": board, "clearance_mm": k.clearance_mm, "profile": profiles["board"],
+              "tolerance_mm": mesh.tolerance_mm},
         board=b, printer=printer, keep_out=functools.partial(kit_keep_out, p), what="terrain kit frame",
         facts=f"rim {fmt(b.rim_width_mm)} mm around {len(designs[0]) * 2} x {len(designs[0]) * 2} cells",
         cut_fix="a larger cell_pitch_mm, or smaller labels", joint_lines=([rim, w - rim], [rim, h - rim]), cost=1.0))
