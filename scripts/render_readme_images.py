@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pyvista as pv
@@ -205,6 +207,41 @@ def terrain_board(out: Path, dest: Path) -> None:
                        specular=0.3)
     _look(p, (0, -0.85, 1.1), 1.3)
     _shot(p, dest)
+
+
+def kit(out: Path, images: Path, seed: int = 3) -> None:
+    """The terrain kit (a build with --kit in ``out``) laid in its frame for the map of
+    ``play terrain --kit --seed 3``, tinted by height, and that game's setup picture
+    (``stratstone-cad kit setup 3``): the tiles' letters and arrows to lay them by."""
+    import numpy as np
+
+    from stratstone_cad.games.terrain import cad
+    from stratstone_cad.games.terrain import kit as terrain_kit
+    from stratstone_cad.printing.stack import stack_mesh
+    from stratstone_cad.registry import get_game
+
+    ps, prof = load_params(), load_profiles()
+    t = ps.params_of("terrain")
+    engine = get_game("terrain")
+    _, setup = engine.new_setup(2, engine.play_setup({"kit": {"seed": t.kit.seed, "band": t.kit.band,
+                                                              "designs": t.kit.designs}}, seed), None)
+    p = _plotter((1300, 1000))
+    frame = stack_mesh(cad.kit_frame_stack(t.board, t.kit.clearance_mm, prof["board"], ps.mesh.tolerance_mm))
+    faces = np.hstack([np.full((len(frame.triangles), 1), 3), frame.triangles]).ravel()
+    p.add_mesh(pv.PolyData(frame.vertices, faces), color="#c9c2b4", smooth_shading=False, specular=0.15)
+    rim, pitch = t.board.rim_width_mm, t.board.cell_pitch_mm
+    for q, tile in setup["kit"]["tiles"].items():
+        mesh = pv.read(out / f"terrain/kit-tile-{tile['design'].lower()}.stl")
+        mesh = mesh.rotate_z(90 * tile["turn"], point=(2.5 * pitch, 2.5 * pitch, 0), inplace=False)
+        f0, r0 = terrain_kit.ORIGIN[q]
+        mesh = mesh.translate((rim + f0 * pitch, rim + r0 * pitch, 0), inplace=False)
+        mesh["height (mm)"] = mesh.points[:, 2]
+        p.add_mesh(mesh, scalars="height (mm)", cmap="terrain", clim=(-2, 18), show_scalar_bar=False,
+                   smooth_shading=False, specular=0.15)
+    _look(p, (0, -0.85, 1.1), 1.3)
+    _shot(p, images / "kit-laid.png")
+    subprocess.run([sys.executable, "-m", "stratstone_cad", "kit", "setup", str(seed), "--out",
+                    str(images / "kit-setup.png"), "--size", "700"], check=True)
 
 
 def terrain_pieces(out: Path, dest: Path) -> None:
@@ -417,7 +454,8 @@ def main() -> None:
     ap.add_argument("--out-dir", type=Path, default=Path("output"))
     ap.add_argument("--tiled-dir", type=Path, default=None, help="a build made with a small printer")
     ap.add_argument("--images", type=Path, default=Path("docs/images"))
-    ap.add_argument("--only", choices=("dice", "plates", "labels", "studio"), help="render this picture alone")
+    ap.add_argument("--only", choices=("dice", "plates", "labels", "studio", "kit"),
+                    help="render this picture alone (kit: from a build with --kit in --out-dir)")
     a = ap.parse_args()
     a.images.mkdir(parents=True, exist_ok=True)
     if a.only == "dice":
@@ -428,6 +466,9 @@ def main() -> None:
         return
     if a.only == "studio":
         studio_page(a.images)
+        return
+    if a.only == "kit":
+        kit(a.out_dir, a.images)
         return
     if a.only == "labels":
         label_closeups(a.out_dir, a.images / "labels-closeup.png")

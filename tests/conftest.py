@@ -72,6 +72,7 @@ LONG_FILES = (
     "tests/printing/test_plates.py",
     "tests/pipeline/test_cache.py",
     "tests/printing/test_slicer_plates.py",
+    "tests/games/terrain/test_kit_print.py",
     "tests/viewer/test_replay.py",
     "tests/games/stratstone/test_models.py",
     "tests/pipeline/test_plate_slicing.py",

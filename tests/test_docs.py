@@ -33,7 +33,7 @@ def test_the_cli_page_names_every_command_and_option():
     text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     parser = cli.parser()
     commands = next(a for a in parser._actions if hasattr(a, "_choices_actions")).choices
-    assert set(commands) == {"build", "list", "play", "record", "preview", "replay", "check-log", "puzzles", "studio"}
+    assert set(commands) == {"build", "list", "play", "record", "preview", "replay", "check-log", "puzzles", "kit", "studio"}
     for name, sub in commands.items():
         assert f"\n## {name}\n" in text, name
         section = text.split(f"\n## {name}\n", 1)[1].split("\n## ", 1)[0]

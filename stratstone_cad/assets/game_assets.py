@@ -16,6 +16,21 @@ from stratstone_cad.base.printers import Printer
 
 
 @dataclass(frozen=True)
+class KitHooks:
+    """A game whose board can be printed as a kit of tiles that lays many maps (the terrain
+    game's): what ``play --kit``, ``record --kit`` and ``kit maps`` / ``kit setup`` ask of it.
+
+    ``setup(params)`` is the setup of a game on a map of the kit (the engine picks the map
+    from the game's seed); ``maps(params)`` every distinct map the kit lays, as JSON objects
+    (``heightmap`` and the arrangement); ``draw(setup, path, size)`` writes a PNG of how to lay the
+    tiles for a game's setup (one that holds a kit arrangement)."""
+
+    setup: Callable[[Any], Mapping[str, Any]]
+    maps: Callable[[Any], list[dict[str, Any]]]
+    draw: Callable[[Mapping[str, Any], Path, int], None]
+
+
+@dataclass(frozen=True)
 class GameAssets:
     """A game's printable parts, as its ``parts.py`` registers them (``ASSETS``).
 
@@ -49,6 +64,8 @@ class GameAssets:
     #: terrain game's heightmap), for the set laid out at the start (:mod:`stratstone_cad.assets.layout`);
     #: by default none (the engine's own).
     start_setup: Callable[[Any], Mapping[str, Any]] | None = None
+    #: The game's kit of tiles (:class:`KitHooks`), or ``None``: one board, one map.
+    kit: KitHooks | None = None
 
     def owns(self, file: str) -> bool:
         """Whether ``file`` (``game/name.stl``, its STEP file ``game/name.step``, the set's

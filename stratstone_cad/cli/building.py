@@ -17,6 +17,7 @@ from stratstone_cad.cli.args import (
     path_arg,
     warn,
 )
+from stratstone_cad.cli.kit import kit_games
 from stratstone_cad.errors import printable
 
 
@@ -49,6 +50,11 @@ def add_build(sub: Any) -> None:
                                    f"--set {g.MAP_PARAMETERS['seed']}=N; the preset's seed by default)")
         add_map_flag(b, g, "board file", f"{g.NAME} board: the map in FILE, {g.MAP_TEXT} or a {g.NAME}-game log whose "
                                          f"header holds one (--set {g.MAP_PARAMETERS['board file']}=FILE)")
+
+    if kit_games():
+        b.add_argument("--kit", action="store_true",
+                       help=f"{' and '.join(kit_games())}: build the kit of tiles that lays a new map every game "
+                            "(and its frame) in place of the one board (the same as --set GAME.kit.print=true)")
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     b.set_defaults(run=cmd_build)
 
@@ -65,6 +71,11 @@ def cmd_build(args: argparse.Namespace) -> int:
             sets[g.MAP_PARAMETERS["seed"]] = str(seed)
         if file is not None:
             sets[g.MAP_PARAMETERS["board file"]] = str(file)
+    if getattr(args, "kit", False):
+        from stratstone_cad.registry import FACTS
+
+        for name in kit_games():
+            sets[FACTS[name].KIT_PARAMETERS["print"]] = "true"
     report = build(args.games, args.printer, args.out, jobs, args.params, sets, progress=None if args.quiet else sys.stderr,
                    plates=args.plates, slice_plates=not args.no_slice, step=args.step,
                    on_warning=warn)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import sys
 from typing import Any
 
@@ -41,6 +42,7 @@ def add_play(sub: Any) -> None:
         add_map_flag(pl, g, "file", f"{g.NAME} game: play on this heightmap ({g.MAP_TEXT}, or a {g.NAME}-game log "
                                     "whose header holds one) instead of the map generated from --seed; an unfair map "
                                     "is played with a warning")
+    _add_kit_flag(pl)
     pl.set_defaults(run=cmd_play)
 
 
@@ -50,7 +52,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from stratstone_cad.log import commands
 
     players = players_arg(args, "player kinds", "random,greedy")
-    setup = setup_arg(args)
+    setup = _with_kit(args, setup_arg(args))
     map_file = next((file for _, _, file in map_args(args, "file") if file is not None), None)
     if args.out is not None:
         from stratstone_cad.base.fileio import refuse_reading  # no CAD: fileio imports only errors
@@ -81,7 +83,8 @@ def add_record(sub: Any) -> None:
                          "yellow,red,blue (default: the game's, 4 colours for Sage Stones)")
     rc.add_argument("--setup", metavar="JSON", default=None, help="the game's setup, as for play")
     rc.add_argument("--roll", action="store_true", help="Sage Stones: the program rolls the dice")
-    rc.add_argument("--seed", type=integer, default=None, help="with --roll: the dice's seed (recorded)")
+    rc.add_argument("--seed", type=integer, default=None,
+                    help="with --roll: the dice's seed (recorded); with --kit: the seed that picks the kit's map")
     rc.add_argument("--vs", metavar="PLAYER", default=None,
                     help="play against the engine: search (search:300, search:2s), greedy or random moves for every "
                          "side but yours; its reply is printed, to be made on the board, and logged")
@@ -93,7 +96,32 @@ def add_record(sub: Any) -> None:
                                     "with --vs and no map, one is picked and its seed printed")
         add_map_flag(rc, g, "file", f"{g.NAME} game: played on this heightmap ({g.MAP_TEXT}, or a {g.NAME}-game "
                                     "log whose header holds one)")
+    _add_kit_flag(rc)
     rc.set_defaults(run=cmd_record)
+
+
+def _add_kit_flag(p: Any) -> None:
+    from stratstone_cad.cli.kit import kit_games
+
+    if kit_games():
+        p.add_argument("--kit", action="store_true",
+                       help=f"{' or '.join(kit_games())} game: played on a map the printed kit lays (build --kit), "
+                            "picked by the seed; the log's setup says how to lay the tiles (kit setup draws it)")
+
+
+def _with_kit(args: argparse.Namespace, setup: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The setup with a map of the game's kit (--kit): the kit's parameters from the presets."""
+    if not getattr(args, "kit", False):
+        return setup
+    from stratstone_cad.cli.kit import kit_setup
+
+    if args.game is None:
+        raise UserError("--kit: expected the game, e.g. record terrain --kit")
+    maps = [(flag, value) for what in ("seed", "file") for _, flag, value in map_args(args, what) if value is not None]
+    if maps or (setup and "heightmap" in setup):
+        raise UserError(f"--kit with {maps[0][0] if maps else '--setup heightmap'}: expected one map, the kit's or "
+                        "the one given")
+    return {**(setup or {}), **kit_setup(args.game)}
 
 
 def cmd_record(args: argparse.Namespace) -> int:
@@ -111,7 +139,7 @@ def cmd_record(args: argparse.Namespace) -> int:
         from stratstone_cad.analysis.players import make_player  # OpenSpiel itself only when the search moves
 
         vs = make_player(args.vs, get_game(args.game) if args.game else record.log_game(args.resume))
-    if args.seed is not None and not args.roll:
+    if args.seed is not None and not args.roll and not getattr(args, "kit", False):
         raise UserError(f"--seed {args.seed} without --roll: the dice are typed in; add --roll to have them rolled")
     stdin = sys.stdin  # None when standard input is closed: read as an empty one
     if stdin is not None and hasattr(stdin, "reconfigure"):
@@ -131,7 +159,10 @@ def cmd_record(args: argparse.Namespace) -> int:
             line = record.resume(args.resume, args.game, roll=args.roll, stdin=stdin, say=say, interactive=interactive,
                                  vs=vs, vs_as=args.vs_as)
         else:
-            setup = setup_arg(args) or {}
+            setup = _with_kit(args, setup_arg(args)) or {}
+            if getattr(args, "kit", False):  # the map now, from --seed or a fresh one: the table lays it first
+                seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+                setup = dict(get_game(args.game).play_setup(setup, seed) or {})
             for g, seed, file in map_choices(args, "file"):
                 map_field, seed_field = g.MAP_FIELDS
                 if seed is not None:

@@ -25,6 +25,7 @@ from stratstone_cad.assets.makers import kernel_free
 from stratstone_cad.base.params import Profile, snap_depth, snap_height
 from stratstone_cad.games.terrain.parts import PieceBody, PieceMark, TerrainBoard, heights, mark_region
 from stratstone_cad.geometry.boards import Slab, circle_segments, disc, label_strokes, layered, outline, stroke_region
+from stratstone_cad.geometry.glyphs import centred_text
 from stratstone_cad.geometry.tiling import TilePlan, tiled
 from stratstone_cad.printing.checks import Mesh
 from stratstone_cad.printing.stack import face_prism, manifold_mesh, prism, stack_mesh
@@ -53,6 +54,47 @@ def board_stack(board: TerrainBoard, heightmap: tuple[tuple[int, ...], ...], pro
         top = base + heightmap[r][f] * step
         cuts.append((stroke_region(lines, board.label_stroke_mm), top - depth, top))
     return layered(columns, cuts)
+
+
+def kit_tile_stack(board: TerrainBoard, clearance_mm: float, mark_height_mm: float, design: tuple[tuple[int, ...], ...],
+                   mark: str, profile: Profile) -> list[Slab]:
+    """A kit tile as a stack of slabs: a 5 x 5 quadrant of the board without its rim
+    (``design[row][col]``, row 0 its own south edge), each cell a column at its level as on
+    the board, its sides in by half the kit's clearance; under it, engraved and mirrored to
+    read from below, the design's letter and an arrow to the tile's own north (its turn)."""
+    from shapely import affinity
+
+    base, step = heights(board, profile)
+    pitch, inset, n = board.cell_pitch_mm, clearance_mm / 2, len(design)
+    side = n * pitch
+    tile = box(inset, inset, side - inset, side - inset)
+    by_level: dict[int, list] = defaultdict(list)
+    for r, row in enumerate(design):
+        for c, level in enumerate(row):
+            if level > 0:
+                by_level[level].append(box(c * pitch, r * pitch, (c + 1) * pitch, (r + 1) * pitch))
+    columns = [(tile, base)] + [(shapely.union_all(cells).intersection(tile).simplify(0), base + level * step)
+                                for level, cells in sorted(by_level.items())]
+    h = mark_height_mm
+    arrow = [[(side / 2 + h, side / 2 - h), (side / 2 + h, side / 2 + h)],
+             [(side / 2 + h * 0.6, side / 2 + h * 0.6), (side / 2 + h, side / 2 + h), (side / 2 + h * 1.4, side / 2 + h * 0.6)]]
+    region = stroke_region(centred_text(mark, h, side / 2 - h * 0.6, side / 2) + arrow, board.label_stroke_mm)
+    under = affinity.scale(region, -1.0, 1.0, origin=(side / 2, side / 2))  # read from below, north kept
+    return layered(columns, [(under, 0.0, snap_depth(board.engrave_depth_mm, profile))])
+
+
+def kit_frame_stack(board: TerrainBoard, clearance_mm: float, profile: Profile, tolerance_mm: float) -> list[Slab]:
+    """The kit's frame as a stack of slabs: the board's rim alone, as tall as the tiles'
+    base, its coordinates engraved on top; inside it the 10 x 10 cells' square opened by
+    half the kit's clearance, where the four tiles lie in any arrangement."""
+    base, _ = heights(board, profile)
+    grid = board.grid()
+    x0, y0, _, _ = grid.cell_box(0, 0)
+    _, _, x1, y1 = grid.cell_box(grid.cols - 1, grid.rows - 1)
+    c = clearance_mm / 2
+    ring = outline(grid, tolerance_mm).difference(box(x0 - c, y0 - c, x1 + c, y1 + c)).simplify(0)
+    labels = stroke_region(label_strokes(board.labels(), board.label_height_mm), board.label_stroke_mm)
+    return layered([(ring, base)], [(labels, base - snap_depth(board.engrave_depth_mm, profile), base)])
 
 
 def piece(body: PieceBody, mark: PieceMark, profile: Profile, tolerance_mm: float, angle_deg: float) -> Mesh:
@@ -97,6 +139,21 @@ def make_board(board: TerrainBoard, heightmap: tuple[tuple[int, ...], ...], prof
 
 
 @kernel_free
+def make_kit_tile(board: TerrainBoard, clearance_mm: float, mark_height_mm: float,
+                  design: tuple[tuple[int, ...], ...], mark: str, profile: Profile) -> list[Mesh]:
+    return [stack_mesh(kit_tile_stack(board, clearance_mm, mark_height_mm, design, mark, profile), f"kit tile {mark}")]
+
+
+@kernel_free
+def make_kit_frame(board: TerrainBoard, clearance_mm: float, profile: Profile, plan: TilePlan,
+                   tolerance_mm: float) -> list[Mesh]:
+    base, _ = heights(board, profile)
+    tiles = tiled(kit_frame_stack(board, clearance_mm, profile, tolerance_mm), plan, board, joint_top=base,
+                  socket_top=base + profile.layer_height_mm)
+    return [stack_mesh(t, "kit frame") for t in tiles]
+
+
+@kernel_free
 def make_piece(body: PieceBody, mark: PieceMark, profile: Profile, tolerance_mm: float,
                angular_tolerance_deg: float) -> list[Mesh]:
     return [piece(body, mark, profile, tolerance_mm, angular_tolerance_deg)]
@@ -116,6 +173,25 @@ def solid_board(board: TerrainBoard, heightmap: tuple[tuple[int, ...], ...], pro
     stack = board_stack(board, heightmap, profile, tolerance_mm)
     tiles = tiled(stack, plan, board, joint_top=base, socket_top=base + profile.layer_height_mm)
     return [stack_solid(t, "terrain board") for t in tiles]
+
+
+def solid_kit_tile(board: TerrainBoard, clearance_mm: float, mark_height_mm: float,
+                   design: tuple[tuple[int, ...], ...], mark: str, profile: Profile) -> list[cq.Shape]:
+    """The kit tile as a B-rep solid, from the very slabs its mesh is made of."""
+    from stratstone_cad.occ.brep import stack_solid  # CadQuery: only where a solid is asked for
+
+    return [stack_solid(kit_tile_stack(board, clearance_mm, mark_height_mm, design, mark, profile), f"kit tile {mark}")]
+
+
+def solid_kit_frame(board: TerrainBoard, clearance_mm: float, profile: Profile, plan: TilePlan,
+                    tolerance_mm: float) -> list[cq.Shape]:
+    """The kit's frame (or its pieces) as B-rep solids, from the very slabs its mesh is made of."""
+    from stratstone_cad.occ.brep import stack_solid  # CadQuery: only where a solid is asked for
+
+    base, _ = heights(board, profile)
+    tiles = tiled(kit_frame_stack(board, clearance_mm, profile, tolerance_mm), plan, board, joint_top=base,
+                  socket_top=base + profile.layer_height_mm)
+    return [stack_solid(t, "kit frame") for t in tiles]
 
 
 def solid_piece(body: PieceBody, mark: PieceMark, profile: Profile, tolerance_mm: float,

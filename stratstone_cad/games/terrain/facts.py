@@ -26,6 +26,11 @@ a JSON heightmap or a log whose header holds one)."""
 MAP_PARAMETERS = {"seed": "terrain.board.seed", "board file": "terrain.board.heightmap"}
 """The board's parameters the build's map flags set."""
 MAP_TEXT = "a JSON 10 x 10 list of levels (rank 1 first)"
+KIT_QUADRANTS = ("sw", "se", "ne", "nw")
+"""The quadrants a kit's four tiles lie in (games/terrain/kit.py)."""
+KIT_PARAMETERS = {"print": "terrain.kit.print"}
+"""The game has a kit of tiles that forms many maps: the parameter build --kit sets to true
+(the kit printed in place of the one board); play --kit and record --kit play a map of it."""
 """What a heightmap file holds, for the flags' help."""
 
 #: How a move is written in the log (and typed at record's prompt), with an example.
@@ -33,6 +38,30 @@ MOVE_TEXT = "'c1-c4' (move), 'c1xc5' (attack), 'e7-exit' (exit) or 'pass', with 
 
 SQUARE = f"[{FILES[0]}-{FILES[-1]}](?:{'|'.join([*map(str, range(SIZE, 9, -1)), '[1-9]'])})"
 """A square's grammar, a regular expression: the rules', the heightmap checks' and the log schema's."""
+
+
+def _kit_schema() -> dict[str, object]:
+    """The setup's optional ``kit`` field: the tiles that lay the heightmap."""
+    return {
+        "description": "Optional: the printed kit's tiles that lay the heightmap (build --kit): the kit "
+                       "(its seed, border band and number of designs, terrain.kit.*) and, for each "
+                       "quadrant, the design (its letter, engraved under the tile) and its turn (quarter "
+                       "turns counterclockwise: the tile's arrow points north, west, south, east). The "
+                       "engine refuses an arrangement that does not lay the heightmap.",
+        "type": "object",
+        "required": ["seed", "band", "designs", "tiles"],
+        "additionalProperties": False,
+        "properties": {
+            "seed": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1},
+            "band": {"type": "string", "pattern": "^[0-9]-[0-9]$"},
+            "designs": {"type": "integer", "minimum": 2, "maximum": 12},
+            "tiles": {
+                "type": "object", "required": list(KIT_QUADRANTS), "additionalProperties": False,
+                "properties": {q: {"type": "object", "required": ["design", "turn"],
+                                   "additionalProperties": False,
+                                   "properties": {"design": {"type": "string", "pattern": "^[A-L]$"},
+                                                  "turn": {"type": "integer", "minimum": 0, "maximum": 3}}}
+                               for q in KIT_QUADRANTS}}}}
 
 
 def log_schema() -> dict[str, object]:
@@ -58,6 +87,7 @@ def log_schema() -> dict[str, object]:
                     "description": f"{SIZE} rows of {SIZE} integer levels 0-20: heightmap[0] is rank 1, heightmap[0][0] "
                                    "is a1; orthogonal neighbours differ by at most 2.",
                     "type": "array", "items": {"type": "array"}},
+                "kit": _kit_schema(),
                 "pieces": {
                     "description": "Optional start position: square -> piece. Absent: the standard start (files "
                                    f"{FILES[START_FILES[0]]}-{FILES[START_FILES[-1]]} of ranks 1 and {SIZE}).",

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from stratstone_cad.assets.game_assets import GameAssets
+from stratstone_cad.assets.game_assets import GameAssets, KitHooks
 from stratstone_cad.assets.jobs import COLOUR, TILES, Job, Output, board_job
 from stratstone_cad.assets.makers import CadFunctions
 from stratstone_cad.assets.table import Table, seats_on
@@ -58,7 +58,7 @@ from stratstone_cad.geometry.glyphs import Polyline, pip_centres, symbol_outline
 #: The game's default parameters (package data).
 PRESET = Path(__file__).with_name("preset.toml")
 #: The CAD functions of this game's parts, in cad.py (named, not imported: see CadFunctions).
-CAD = CadFunctions("stratstone_cad.games.terrain.cad", ("make_board", "make_piece"))
+CAD = CadFunctions("stratstone_cad.games.terrain.cad", ("make_board", "make_kit_frame", "make_kit_tile", "make_piece"))
 
 #: (kind, symbol, strength) of each piece kind, in the engine's terms: what a piece is engraved with.
 KIND_MARKS = tuple(zip(facts.KINDS, facts.SYMBOLS, facts.STRENGTH, strict=True))
@@ -288,12 +288,41 @@ def _largest_symbol(p: TerrainPieces, body: PieceBody, mark: PieceMark) -> float
 
 
 @dataclass(frozen=True)
+class TerrainKit(Params):
+    """The terrain kit (:mod:`stratstone_cad.games.terrain.kit`): quadrant tiles that lay a new map every game."""
+
+    PREFIX = "terrain.kit"
+
+    print: bool = param("build the kit's tiles in place of the one board (build --kit)")
+    designs: int = param("quadrant designs, each printed twice (2 x designs tiles; 16 x designs x (designs - 1) maps)",
+                         lo=2, hi=12)
+    band: str = param("levels LOW-HIGH every border square of a design keeps to (at most 2 apart, so any two "
+                      "tiles fit side by side in any turn)")
+    seed: int = param("seed of the designs", lo=0, hi=2**31 - 1)
+    clearance_mm: float = param("gap left between neighbouring tiles (half of it taken off each tile's sides)",
+                                lo=0.0, hi=1.0)
+    mark_height_mm: float = param("cap height of the design letter engraved under each tile, beside its turn arrow",
+                                  lo=5, hi=40)
+
+    def check(self) -> None:
+        from stratstone_cad.games.terrain.kit import parse_band  # pure Python, the kit's own words
+
+        parse_band(self.band)
+
+    def kit(self) -> Any:
+        from stratstone_cad.games.terrain.kit import make_kit
+
+        return make_kit(self.seed, self.designs, self.band)
+
+
+@dataclass(frozen=True)
 class TerrainParams:
     board: TerrainBoard
     piece: TerrainPieces
     heightmap: tuple[tuple[int, ...], ...]
     map_name: str  # "seed-1" or "map-<8 hex of the heightmap's sha256>": names the board's files
     map_source: dict[str, Any]  # for the manifest
+    kit: TerrainKit
 
 
 def load_map(board: TerrainBoard) -> tuple[tuple[tuple[int, ...], ...], str, dict[str, Any]]:
@@ -351,7 +380,7 @@ def combine(sections: Mapping[str, Any], profiles: Mapping[str, Profile]) -> Ter
     board = profiles["board"]
     b.check_floors(board, snap_height(b.thickness_mm, board, minimum_layers=3), ("engrave_depth_mm",))  # the rim
     levels, name, source = load_map(b)
-    return TerrainParams(b, pc, levels, name, source)
+    return TerrainParams(b, pc, levels, name, source, sections["kit"])
 
 
 def keep_out(p: TerrainParams) -> list[tuple[str, Any]]:
@@ -390,7 +419,7 @@ def check_build_height(p: TerrainParams, printer: Printer, profile: Profile) -> 
 def plan(p: TerrainParams, printer: Printer, profiles: Mapping[str, Profile], mesh: MeshParams) -> list[Job]:
     b, pc = p.board, p.piece
     check_build_height(p, printer, profiles["board"])
-    jobs = [board_job(
+    jobs = kit_jobs(p, printer, profiles, mesh) if p.kit.print else [board_job(
         game=NAME, stem=f"board-{p.map_name}", maker=CAD.make_board,
         # the board as the CAD function sees it: the map's levels, not where they were read
         # from, so the same map from another file or seed is the same cached part
@@ -414,6 +443,47 @@ def plan(p: TerrainParams, printer: Printer, profiles: Mapping[str, Profile], me
                             f"{name} (terrain.piece {kind}, strength {strength}, "
                             f"{'filled' if mark.filled else 'outlined'} symbol)", cost=0.8))
     return jobs
+
+
+def kit_jobs(p: TerrainParams, printer: Printer, profiles: Mapping[str, Profile], mesh: MeshParams) -> list[Job]:
+    """The kit's tiles, one file a design (``kit-tile-a``), two copies of each to print, and
+    its frame (``kit-frame``, in pieces where it does not fit the bed)."""
+    b, k = p.board, p.kit
+    designs = k.kit().designs
+    side = len(designs[0]) * b.cell_pitch_mm - k.clearance_mm
+    if side > min(printer.bed_x_mm, printer.bed_y_mm) - 2 * printer.margin_mm + TOL:
+        raise ParameterError(f"terrain.board.cell_pitch_mm = {fmt(b.cell_pitch_mm)}: a kit tile is {fmt(side)} mm "
+                             f"square, expected one that fits the bed of {printer.title}")
+    top = heights(b, profiles["board"])[0] + max(max(map(max, d)) for d in designs) * heights(b, profiles["board"])[1]
+    if top > printer.bed_z_mm + TOL:
+        raise ParameterError(f"terrain.board.step_mm = {fmt(b.step_mm)}: the kit's highest cell stands {fmt(top)} mm "
+                             f"tall, expected at most {fmt(printer.bed_z_mm)} mm, the build height of {printer.title}")
+    board = dataclasses.replace(b, seed=0, heightmap="")
+    jobs = []
+    for i, design in enumerate(designs):
+        mark = chr(ord("A") + i)
+        jobs.append(Job(f"{NAME}/kit-tile-{mark.lower()}", CAD.make_kit_tile,
+                        {"board": board, "clearance_mm": k.clearance_mm, "mark_height_mm": k.mark_height_mm,
+                         "design": design, "mark": mark, "profile": profiles["board"]},
+                        (Output(f"{NAME}/kit-tile-{mark.lower()}.stl", NAME, "kit-tile", "board", count=2,
+                                info={"kit": {"seed": k.seed, "band": k.band, "designs": k.designs, "design": mark}},
+                                plate=f"kit-tile-{mark.lower()}"),),
+                        f"kit tile {mark} (terrain.kit seed {k.seed}, band {k.band}, {fmt(side)} mm square)", cost=1.5))
+    w, h = b.grid().size_mm
+    rim = b.rim_width_mm / 2  # the frame's pieces join under the middle of the rim
+    jobs.append(board_job(
+        game=NAME, stem="kit-frame", maker=CAD.make_kit_frame,
+        args={"board": board, "clearance_mm": k.clearance_mm, "profile": profiles["board"],
+              "tolerance_mm": mesh.tolerance_mm},
+        board=b, printer=printer, keep_out=functools.partial(kit_keep_out, p), what="terrain kit frame",
+        facts=f"rim {fmt(b.rim_width_mm)} mm around {len(designs[0]) * 2} x {len(designs[0]) * 2} cells",
+        cut_fix="a larger cell_pitch_mm, or smaller labels", joint_lines=([rim, w - rim], [rim, h - rim]), cost=1.0))
+    return jobs
+
+
+def kit_keep_out(p: TerrainParams) -> list[tuple[str, Any]]:
+    """What a cut or a socket of the kit's frame must stay clear of: the labels on its rim."""
+    return keep_out(p)[:1]
 
 
 def for_setup(p: TerrainParams, setup: Mapping[str, Any]) -> TerrainParams:
@@ -447,8 +517,23 @@ def table(p: TerrainParams, profiles: Mapping[str, Profile], pieces: Mapping[str
                  levels={sq: p.heightmap[row][col] for sq, (col, row) in cells.items()})
 
 
+def _kit_hook(name: str) -> Any:
+    """kit_setup's function ``name``, imported when it is called (start-up speed: the kit's maps and Pillow only
+    for the commands that use them)."""
+
+    def hook(*args: Any) -> Any:
+        from stratstone_cad.games.terrain import kit_setup
+
+        return getattr(kit_setup, name)(*args)
+
+    hook.__name__ = name
+    return hook
+
+
 ASSETS = GameAssets(NAME, "The terrain game: 10 x 10 terrain boards from a heightmap, Runner / Lancer / Guardian",
-                    PRESET, {"terrain.board": TerrainBoard, "terrain.piece": TerrainPieces}, combine, plan, CAD,
-                    files=rf"board-(?:seed-[0-9]+|map-[0-9a-f]{{8}}){TILES}|(?:runner|lancer|guardian)-{COLOUR}",
+                    PRESET, {"terrain.board": TerrainBoard, "terrain.piece": TerrainPieces, "terrain.kit": TerrainKit},
+                    combine, plan, CAD,
+                    files=rf"board-(?:seed-[0-9]+|map-[0-9a-f]{{8}}){TILES}|kit-tile-[a-l]|kit-frame{TILES}|(?:runner|lancer|guardian)-{COLOUR}",
                     table=table, for_setup=for_setup,
-                    start_setup=lambda p: {"heightmap": [list(row) for row in p.heightmap]})
+                    start_setup=lambda p: {"heightmap": [list(row) for row in p.heightmap]},
+                    kit=KitHooks(_kit_hook("play_setup"), _kit_hook("all_maps"), _kit_hook("draw")))

@@ -45,6 +45,7 @@ from stratstone_cad.engine.events import (
 from stratstone_cad.engine.ledger import Piece, PieceLedger
 from stratstone_cad.engine.protocol import Game, NoChance, fast_two_sides_ply, softmax, square_cell
 from stratstone_cad.errors import MoveTextError, RuleViolation, SetupError, short_repr
+from stratstone_cad.games.terrain import kit
 from stratstone_cad.games.terrain.facts import FILES, KINDS, MAP_FIELDS, MOVE_TEXT, NAME, PLAYERS, SQUARE, STRENGTH, TITLES
 from stratstone_cad.games.terrain.terrain_map import (
     SIZE,
@@ -942,11 +943,27 @@ class TerrainState(NoChance):
 # --------------------------------------------------------------------------- setup
 
 
+def _kit_map(setup: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    """The setup with a map of its kit (``kit``: the kit's seed, band and designs) picked by
+    ``seed``: the heightmap and the arrangement of the tiles that lay it."""
+    value = setup["kit"]
+    if not isinstance(value, Mapping) or set(value) != {"seed", "band", "designs"}:
+        raise SetupError(f"setup.kit: {short_repr(value)}: expected the kit's seed, band and designs (its tiles' "
+                         "arrangement only beside the heightmap they lay)")
+    try:
+        k = kit.make_kit(value["seed"], value["designs"], str(value["band"]))
+    except kit.KitError as e:
+        raise SetupError(str(e).replace("terrain.kit.", "setup.kit.")) from None
+    placed = kit.pick(k, seed)
+    return {**setup, "terrain_seed": None, "heightmap": kit.heightmap(k, placed), "kit": kit.setup_field(k, placed)}
+
+
+
 def _setup_terrain(setup: Mapping[str, Any]) -> Terrain:
     """The setup's fields checked, and its map: ``heightmap`` (required), ``terrain_seed``."""
     if not isinstance(setup, Mapping):
         raise SetupError("setup: expected an object")
-    allowed = ("terrain_seed", "heightmap", "pieces", "first", "score", "exits", "moves_played")
+    allowed = ("terrain_seed", "heightmap", "kit", "pieces", "first", "score", "exits", "moves_played")
     unknown = sorted(str(k) for k in set(setup) - set(allowed))
     if unknown:
         raise SetupError(f"setup: unknown field {unknown[0]!r} (expected {', '.join(allowed)})")
@@ -956,9 +973,15 @@ def _setup_terrain(setup: Mapping[str, Any]) -> Terrain:
     if seed is not None and (type(seed) is not int or not 0 <= seed <= 2**63 - 1):
         raise SetupError(f"setup.terrain_seed: {short_repr(seed)} is not an integer from 0 to {2**63 - 1} or null")
     try:
-        return Terrain(setup["heightmap"], seed)
+        terrain = Terrain(setup["heightmap"], seed)
     except TerrainError as e:
         raise SetupError(f"setup.{e}") from None
+    if "kit" in setup:  # the tiles laid at the table must make the logged map
+        try:
+            kit.check_setup_field(setup["kit"], terrain.heightmap)
+        except kit.KitError as e:
+            raise SetupError(str(e)) from None
+    return terrain
 
 
 def _setup_board(raw: object) -> bytearray:
@@ -1110,6 +1133,8 @@ class TerrainGame(Game):
         if setup is not None and not isinstance(setup, Mapping):
             raise SetupError("setup: expected an object")
         given = dict(setup or {})
+        if "kit" in given and "heightmap" not in given:  # a map of the kit, picked by the seed
+            given = _kit_map(given, rng.randrange(2**32))
         if "heightmap" in given:
             seed = given.pop("terrain_seed", None)
             heightmap = given.pop("heightmap")
@@ -1141,6 +1166,8 @@ class TerrainGame(Game):
 
     def play_setup(self, setup: Mapping[str, Any] | None, seed: int) -> Mapping[str, Any] | None:
         """``play``'s map is the fair map of its seed, unless the setup gives a map or a map seed."""
+        if setup and "kit" in setup and "heightmap" not in setup:
+            return _kit_map(setup, seed)
         if setup and ("heightmap" in setup or "terrain_seed" in setup):
             return setup
         return {**(setup or {}), "terrain_seed": seed}
