@@ -58,7 +58,11 @@ def _kit_assets(args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 def kit_setup(game: str, params_file: Any = None, sets: list[str] | None = None) -> dict[str, Any]:
-    """The setup of a game of ``game`` on a map of its kit (play --kit, record --kit)."""
+    """The setup of a game of ``game`` on a map of its kit (play --kit, record --kit).
+
+    Raises:
+        UserError: the game has no kit.
+    """
     from stratstone_cad.base.overrides import parse_set
     from stratstone_cad.registry import ASSETS, load_params
 
@@ -82,6 +86,11 @@ def cmd_kit_maps(args: argparse.Namespace) -> int:
 
 
 def cmd_kit_setup(args: argparse.Namespace) -> int:
+    """``kit setup LOG_OR_SEED --out PNG``: draw the arrangement to lay out before a game.
+
+    Raises:
+        UserError: the picture's size is not a width from 200 to 4000 pixels.
+    """
     from stratstone_cad.registry import get_game
 
     assets, p = _kit_assets(args)

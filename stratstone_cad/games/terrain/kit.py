@@ -64,7 +64,11 @@ def letter(index: int) -> str:
 
 def parse_band(text: str, where: str = "terrain.kit.band") -> tuple[int, int]:
     """``"2-4"`` -> ``(2, 4)``; a :class:`KitError` naming ``where`` for a band that cannot
-    form a map: not two levels, out of the kit's levels, empty or wider than a step."""
+    form a map: not two levels, out of the kit's levels, empty or wider than a step.
+
+    Raises:
+        KitError: the band is not two levels LOW-HIGH in range, at most a step apart.
+    """
     parts = text.strip().split("-")
     if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
         raise KitError(f"{where} = {text!r}: expected two levels LOW-HIGH such as 2-4")
@@ -103,6 +107,9 @@ def make_kit(seed: int, designs: int, band: str) -> Kit:
     the kit's 16 K (K - 1) arrangements are 16 K (K - 1) distinct maps. Raises
     :class:`KitError` for fewer than two designs (a map needs two), more than
     :data:`DESIGNS_MAX`, or a band that cannot form a map.
+
+    Raises:
+        KitError: the seed or the number of designs is out of range, or the band cannot form a map.
     """
     if type(seed) is not int or not 0 <= seed <= 2**31 - 1:
         raise KitError(f"terrain.kit.seed = {seed!r}: expected an integer from 0 to {2**31 - 1}")
@@ -211,7 +218,11 @@ def setup_field(kit: Kit, placed: Mapping[str, Placement]) -> dict[str, Any]:
 
 def check_setup_field(value: Any, levels: Any) -> None:
     """Refuse a log setup's ``kit`` field that does not lay the setup's heightmap ``levels``
-    (a checked heightmap), or that uses a design more than twice, in one line."""
+    (a checked heightmap), or that uses a design more than twice, in one line.
+
+    Raises:
+        KitError: the field is not a kit's arrangement, or it does not lay the heightmap.
+    """
     if not isinstance(value, Mapping) or set(value) != {"seed", "band", "designs", "tiles"}:
         raise KitError("setup.kit: expected an object with seed, band, designs and tiles")
     if not isinstance(value["band"], str):

@@ -447,7 +447,11 @@ def plan(p: TerrainParams, printer: Printer, profiles: Mapping[str, Profile], me
 
 def kit_jobs(p: TerrainParams, printer: Printer, profiles: Mapping[str, Profile], mesh: MeshParams) -> list[Job]:
     """The kit's tiles, one file a design (``kit-tile-a``), two copies of each to print, and
-    its frame (``kit-frame``, in pieces where it does not fit the bed)."""
+    its frame (``kit-frame``, in pieces where it does not fit the bed).
+
+    Raises:
+        ParameterError: the board's cell pitch or step makes a tile that does not fit the kit.
+    """
     b, k = p.board, p.kit
     designs = k.kit().designs
     side = len(designs[0]) * b.cell_pitch_mm - k.clearance_mm
