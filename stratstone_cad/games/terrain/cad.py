@@ -92,7 +92,8 @@ def make_board(board: TerrainBoard, heightmap: tuple[tuple[int, ...], ...], prof
                tolerance_mm: float) -> list[Mesh]:
     base, _ = heights(board, profile)
     stack = board_stack(board, heightmap, profile, tolerance_mm)
-    tiles = tiled(stack, plan, board, joint_top=base, socket_top=base + profile.layer_height_mm)
+    tiles = tiled(stack, plan, board, joint_top=base, socket_top=base + profile.layer_height_mm,
+                  profile=profile)
     return [stack_mesh(t, "terrain board") for t in tiles]
 
 
@@ -114,7 +115,8 @@ def solid_board(board: TerrainBoard, heightmap: tuple[tuple[int, ...], ...], pro
 
     base, _ = heights(board, profile)
     stack = board_stack(board, heightmap, profile, tolerance_mm)
-    tiles = tiled(stack, plan, board, joint_top=base, socket_top=base + profile.layer_height_mm)
+    tiles = tiled(stack, plan, board, joint_top=base, socket_top=base + profile.layer_height_mm,
+                  profile=profile)
     return [stack_solid(t, "terrain board") for t in tiles]
 
 
