@@ -449,12 +449,40 @@ def studio_page(images: Path) -> None:
             p.wait(30)
 
 
+def shell_undersides(dest: Path) -> None:
+    """The Stratstone board and a terrain tile as the build makes them (shells), seen from
+    underneath: a cavity under every cell, a wall under every cell edge."""
+    import importlib
+
+    import numpy as np
+
+    from stratstone_cad.base.printers import get_printer
+    from stratstone_cad.registry import get_parts
+
+    ps, prof = load_params(), load_profiles()
+    p = _plotter((1400, 700))
+    x = 0.0
+    for g in get_parts(None):
+        if g.name not in ("stratstone", "terrain"):
+            continue
+        job = next(j for j in g.plan(ps.params_of(g.name), get_printer("prusa-mk4"), prof, ps.mesh)
+                   if "board" in j.maker)
+        module, func = job.maker.split(":")
+        m = getattr(importlib.import_module(module), func)(**job.args)[0]
+        faces = np.hstack([np.full((len(m.triangles), 1), 3), m.triangles]).ravel()
+        mesh = pv.PolyData(m.vertices, faces).translate((x - m.bounds()[0][0], 0, 0), inplace=False)
+        p.add_mesh(mesh, color=BOARD if g.name == "stratstone" else TERRAIN, smooth_shading=False, specular=0.2)
+        x += m.bounds()[1][0] - m.bounds()[0][0] + 25
+    _look(p, (0.0, -0.7, -1.3), 1.3)
+    _shot(p, dest)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out-dir", type=Path, default=Path("output"))
     ap.add_argument("--tiled-dir", type=Path, default=None, help="a build made with a small printer")
     ap.add_argument("--images", type=Path, default=Path("docs/images"))
-    ap.add_argument("--only", choices=("dice", "plates", "labels", "studio", "kit"),
+    ap.add_argument("--only", choices=("dice", "plates", "labels", "studio", "kit", "shells"),
                     help="render this picture alone (kit: from a build with --kit in --out-dir)")
     a = ap.parse_args()
     a.images.mkdir(parents=True, exist_ok=True)
@@ -470,6 +498,9 @@ def main() -> None:
     if a.only == "kit":
         kit(a.out_dir, a.images)
         return
+    if a.only == "shells":
+        shell_undersides(a.images / "shell-undersides.png")
+        return
     if a.only == "labels":
         label_closeups(a.out_dir, a.images / "labels-closeup.png")
         return
@@ -481,6 +512,7 @@ def main() -> None:
     terrain_board(a.out_dir, a.images / "terrain-board.png")
     terrain_pieces(a.out_dir, a.images / "terrain-pieces.png")
     label_closeups(a.out_dir, a.images / "labels-closeup.png")
+    shell_undersides(a.images / "shell-undersides.png")
     sheets(a.images)
     replays(a.images)
     web_replay(a.images)

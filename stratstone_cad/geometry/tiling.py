@@ -22,10 +22,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from stratstone_cad.base.params import MIN_WALL_MM
+from stratstone_cad.base.params import MIN_WALL_MM, Profile
 from stratstone_cad.base.printers import Printer
 from stratstone_cad.errors import ParameterError
-from stratstone_cad.geometry.boards import Slab, polygonal
+from stratstone_cad.geometry.boards import BoardParams, Slab, polygonal
+from stratstone_cad.geometry.shells import Shell, shelled
 
 
 @dataclass(frozen=True)
@@ -322,6 +323,13 @@ def tile_stack(slabs: list, plan: TilePlan, joint_length: float, joint_width: fl
     return out
 
 
+def _box(x0: float, y0: float, x1: float, y1: float) -> Any:
+    # start-up speed: shapely (and numpy) only where a region is drawn: an unchanged rebuild draws none
+    from shapely.geometry import box
+
+    return box(x0, y0, x1, y1)
+
+
 def lay_on_bed(stacks: list[list], plan: TilePlan) -> list[list]:
     """Tiles turned by 90 degrees about z when the plan lays them rotated on the bed."""
     if not plan.rotated:
@@ -333,14 +341,27 @@ def lay_on_bed(stacks: list[list], plan: TilePlan) -> list[list]:
 
 
 def tiled(slabs: list, plan: TilePlan, params, joint_top: float | None = None,
-          socket_top: float | None = None) -> list[list]:
+          socket_top: float | None = None, profile: Profile | None = None) -> list[list]:
     """A board's stack as the plan cuts it: itself when it fits the bed, else its tiles,
     laid on the bed (turned a quarter when the plan says so, a whole board too: a slicer's
     command line does not turn a part to fit). ``params`` holds the joint sizes
     (``joint_length_mm``, ``joint_width_mm``, ``joint_clearance_mm``);
-    ``joint_top``/``socket_top`` as in :func:`tile_stack`."""
+    ``joint_top``/``socket_top`` as in :func:`tile_stack`.
+
+    A board's parameters (:class:`~stratstone_cad.geometry.boards.BoardParams`) also say
+    whether it prints as a shell (``shell``): each tile (or the whole board) is then
+    hollowed from underneath (:func:`stratstone_cad.geometry.shells.shelled`) in whole
+    layers of ``profile``, which a board must therefore be given."""
+    if isinstance(params, BoardParams) and profile is None:
+        raise TypeError("tiled: a board's tiles need its print profile (the shell's layers)")
     if plan.count == 1:
-        return lay_on_bed([slabs], plan)
-    tiles = tile_stack(slabs, plan, params.joint_length_mm, params.joint_width_mm, params.joint_clearance_mm,
-                       joint_top, socket_top)
+        tiles = [slabs]
+    else:
+        tiles = tile_stack(slabs, plan, params.joint_length_mm, params.joint_width_mm, params.joint_clearance_mm,
+                           joint_top, socket_top)
+    if isinstance(params, BoardParams) and params.shell and profile is not None:
+        shell = Shell.of(params.shell_top_layers, params.shell_wall_extrusions, profile)
+        lowest = profile.first_layer_height_mm + profile.layer_height_mm
+        boxes = [None] if plan.count == 1 else [(t.x0, t.y0, t.x1, t.y1) for t in plan.tiles()]
+        tiles = [shelled(t, params.grid(), shell, lowest, box and _box(*box)) for t, box in zip(tiles, boxes, strict=True)]
     return lay_on_bed(tiles, plan)

@@ -134,7 +134,7 @@ def die(shape: DieShape, profile: Profile, tolerance_mm: float) -> Mesh:
 def make_board(board: SageBoard, well_diameter_mm: float, profile: Profile, plan: TilePlan,
                tolerance_mm: float) -> list[Mesh]:
     stack = board_stack(board, well_diameter_mm, profile, tolerance_mm)
-    return [stack_mesh(t, "sage stones board") for t in tiled(stack, plan, board)]
+    return [stack_mesh(t, "sage stones board") for t in tiled(stack, plan, board, profile=profile)]
 
 
 @kernel_free
@@ -159,7 +159,7 @@ def solid_board(board: SageBoard, well_diameter_mm: float, profile: Profile, pla
     from stratstone_cad.occ.brep import stack_solid  # CadQuery: only where a solid is asked for
 
     stack = board_stack(board, well_diameter_mm, profile, tolerance_mm)
-    return [stack_solid(t, "sage stones board") for t in tiled(stack, plan, board)]
+    return [stack_solid(t, "sage stones board") for t in tiled(stack, plan, board, profile=profile)]
 
 
 def solid_gem(shape: GemShape, mark: MarkSpec | None, profile: Profile, tolerance_mm: float,

@@ -178,7 +178,7 @@ def make_board(board: StratstoneBoard, recess_diameter_mm: float, profile: Profi
                tolerance_mm: float) -> list[Mesh]:
     """The board, or its tiles as ``plan`` (made by the plan for a printer) cuts it."""
     stack = board_stack(board, recess_diameter_mm, profile, tolerance_mm)
-    return [stack_mesh(t, "stratstone board") for t in tiled(stack, plan, board)]
+    return [stack_mesh(t, "stratstone board") for t in tiled(stack, plan, board, profile=profile)]
 
 
 # --------------------------------------------------------------------------- B-rep solids
@@ -198,4 +198,4 @@ def solid_board(board: StratstoneBoard, recess_diameter_mm: float, profile: Prof
     from stratstone_cad.occ.brep import stack_solid  # CadQuery: only where a solid is asked for
 
     stack = board_stack(board, recess_diameter_mm, profile, tolerance_mm)
-    return [stack_solid(t, "stratstone board") for t in tiled(stack, plan, board)]
+    return [stack_solid(t, "stratstone board") for t in tiled(stack, plan, board, profile=profile)]

@@ -14,6 +14,7 @@ faces and built without CadQuery (see :mod:`stratstone_cad.geometry.boards` for 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import defaultdict
 from typing import TYPE_CHECKING
@@ -83,6 +84,12 @@ def kit_tile_stack(board: TerrainBoard, clearance_mm: float, mark_height_mm: flo
     return layered(columns, [(under, 0.0, snap_depth(board.engrave_depth_mm, profile))])
 
 
+def _solid_frame(board: TerrainBoard) -> TerrainBoard:
+    """The board's parameters for the kit's frame: printed solid (a rim 3 mm tall leaves no
+    room for a shell's top and walls over a cavity)."""
+    return dataclasses.replace(board, shell=False)
+
+
 def kit_frame_stack(board: TerrainBoard, clearance_mm: float, profile: Profile, tolerance_mm: float) -> list[Slab]:
     """The kit's frame as a stack of slabs: the board's rim alone, as tall as the tiles'
     base, its coordinates engraved on top; inside it the 10 x 10 cells' square opened by
@@ -134,7 +141,8 @@ def make_board(board: TerrainBoard, heightmap: tuple[tuple[int, ...], ...], prof
                tolerance_mm: float) -> list[Mesh]:
     base, _ = heights(board, profile)
     stack = board_stack(board, heightmap, profile, tolerance_mm)
-    tiles = tiled(stack, plan, board, joint_top=base, socket_top=base + profile.layer_height_mm)
+    tiles = tiled(stack, plan, board, joint_top=base, socket_top=base + profile.layer_height_mm,
+                  profile=profile)
     return [stack_mesh(t, "terrain board") for t in tiles]
 
 
@@ -148,8 +156,8 @@ def make_kit_tile(board: TerrainBoard, clearance_mm: float, mark_height_mm: floa
 def make_kit_frame(board: TerrainBoard, clearance_mm: float, profile: Profile, plan: TilePlan,
                    tolerance_mm: float) -> list[Mesh]:
     base, _ = heights(board, profile)
-    tiles = tiled(kit_frame_stack(board, clearance_mm, profile, tolerance_mm), plan, board, joint_top=base,
-                  socket_top=base + profile.layer_height_mm)
+    tiles = tiled(kit_frame_stack(board, clearance_mm, profile, tolerance_mm), plan, _solid_frame(board), joint_top=base,
+                  socket_top=base + profile.layer_height_mm, profile=profile)
     return [stack_mesh(t, "kit frame") for t in tiles]
 
 
@@ -171,7 +179,8 @@ def solid_board(board: TerrainBoard, heightmap: tuple[tuple[int, ...], ...], pro
 
     base, _ = heights(board, profile)
     stack = board_stack(board, heightmap, profile, tolerance_mm)
-    tiles = tiled(stack, plan, board, joint_top=base, socket_top=base + profile.layer_height_mm)
+    tiles = tiled(stack, plan, board, joint_top=base, socket_top=base + profile.layer_height_mm,
+                  profile=profile)
     return [stack_solid(t, "terrain board") for t in tiles]
 
 
@@ -189,8 +198,8 @@ def solid_kit_frame(board: TerrainBoard, clearance_mm: float, profile: Profile, 
     from stratstone_cad.occ.brep import stack_solid  # CadQuery: only where a solid is asked for
 
     base, _ = heights(board, profile)
-    tiles = tiled(kit_frame_stack(board, clearance_mm, profile, tolerance_mm), plan, board, joint_top=base,
-                  socket_top=base + profile.layer_height_mm)
+    tiles = tiled(kit_frame_stack(board, clearance_mm, profile, tolerance_mm), plan, _solid_frame(board), joint_top=base,
+                  socket_top=base + profile.layer_height_mm, profile=profile)
     return [stack_solid(t, "kit frame") for t in tiles]
 
 

@@ -129,7 +129,7 @@ def test_tiles_fit_the_bed_and_join_in_the_base_only(terrain, profiles, params):
     base = snap_height(b.thickness_mm, profiles["board"], minimum_layers=3)
     ux, uy = MK4.usable_mm
     stacks = T.tiled(T.board_stack(b, terrain.heightmap, profiles["board"], params.mesh.tolerance_mm), plan, b,
-                     joint_top=base, socket_top=base + profiles["board"].layer_height_mm)
+                     joint_top=base, socket_top=base + profiles["board"].layer_height_mm, profile=profiles["board"])
     for tile, stack in zip(tiles, stacks, strict=True):
         check_mesh(tile, "terrain tile")
         lo, hi = tile.bounds()

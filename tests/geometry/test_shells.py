@@ -1,0 +1,161 @@
+"""Boards as shells (stratstone_cad.geometry.shells): every board of every game, built as the
+build builds it (its tiles for the default printer), shell and solid. Measured on the
+meshes, independently of how the cavities were found: the same top surface at every
+cell's centre and on a 3 mm grid over the whole board (wells, marks, engravings), tops
+at least the shell's thickness over every cavity under a cell's centre, walls at least
+the shell's thickness in the first layer, no ceiling wider than a cell, watertight."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+import shapely
+import trimesh
+from shapely.geometry import Polygon
+
+from stratstone_cad.base.printers import get_printer, load_profiles
+from stratstone_cad.geometry.boards import BoardParams
+from stratstone_cad.geometry.shells import Shell
+from stratstone_cad.registry import get_parts, load_params
+from tests.meshtools import normals
+
+GAMES = [g.name for g in get_parts(None)]
+
+
+def _boards(shell: bool):
+    sets = {f"{g}.board.shell": str(shell).lower() for g in GAMES}
+    ps, profiles = load_params(sets=sets), load_profiles()
+    out = {}
+    for g in get_parts(None):
+        for j in g.plan(ps.params_of(g.name), get_printer("prusa-mk4"), profiles, ps.mesh):
+            board = j.args.get("board")
+            if isinstance(board, BoardParams) and "plan" in j.args:
+                module, func = j.maker.split(":")
+                out[g.name] = (j, getattr(importlib.import_module(module), func)(**j.args))
+    return out
+
+
+@pytest.fixture(scope="module")
+def boards():
+    shells, solids = _boards(True), _boards(False)
+    assert set(shells) == set(solids) == set(GAMES)
+    return {g: (shells[g][0], shells[g][1], solids[g][1]) for g in GAMES}
+
+
+def _flat(mesh, up: bool):
+    """The horizontal triangles facing up (or down) as (2D triangles, z)."""
+    n = normals(mesh)[:, 2]
+    pick = n > 1 - 1e-9 if up else n < -1 + 1e-9
+    tri = mesh.vertices[mesh.triangles][pick]
+    return tri[:, :, :2], tri[:, 0, 2]
+
+
+def _heights_at(tris, zs, points: np.ndarray) -> list[list[float]]:
+    """For each point, the z of every flat triangle over it (edges included)."""
+    tree = shapely.STRtree([Polygon(t) for t in tris])
+    pt, tri = tree.query(shapely.points(points), predicate="intersects")
+    out: list[list[float]] = [[] for _ in points]
+    for i, j in zip(pt, tri, strict=True):
+        out[i].append(float(zs[j]))
+    return [sorted(h) for h in out]
+
+
+def _tops(meshes, points):
+    """The highest up-facing surface over each point across a board's tiles (None: no board there)."""
+    best: list[float | None] = [None] * len(points)
+    for m in meshes:
+        for i, zs in enumerate(_heights_at(*_flat(m, True), points)):
+            if zs and (best[i] is None or zs[-1] > best[i]):
+                best[i] = zs[-1]
+    return best
+
+
+def _centres(job):
+    board, plan = job.args["board"], job.args["plan"]
+    centres = np.array(board.grid().centres())
+    return centres @ np.array([[0.0, 1.0], [-1.0, 0.0]]) if plan.rotated else centres  # laid a quarter turned
+
+
+def _shell(job) -> Shell:
+    b = job.args["board"]
+    return Shell.of(b.shell_top_layers, b.shell_wall_extrusions, job.args["profile"])
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_shell_has_the_solid_boards_top_everywhere(boards, game):
+    job, shell, solid = boards[game]
+    assert len(shell) == len(solid)
+    lo = np.min([m.bounds()[0] for m in solid], axis=0)
+    hi = np.max([m.bounds()[1] for m in solid], axis=0)
+    xs, ys = np.arange(lo[0] + 0.37, hi[0], 3.0), np.arange(lo[1] + 0.41, hi[1], 3.0)
+    grid = np.array([(x, y) for x in xs for y in ys])
+    for points in (_centres(job), grid):
+        got, want = _tops(shell, points), _tops(solid, points)
+        bad = [(tuple(p), g, w) for p, g, w in zip(points, got, want, strict=True)
+               if (g is None) != (w is None) or (g is not None and abs(g - w) > 0.01)]
+        assert not bad, bad[:5]
+    assert sum(m.volume_mm3() for m in shell) < 0.8 * sum(m.volume_mm3() for m in solid)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_shells_tops_are_thick_over_every_cavity(boards, game):
+    job, shell, _ = boards[game]
+    top_mm = _shell(job).top_mm
+    centres = _centres(job)
+    hollow = 0
+    for m in shell:
+        ups, downs = _heights_at(*_flat(m, True), centres), _heights_at(*_flat(m, False), centres)
+        for up, down in zip(ups, downs, strict=True):
+            if not up:
+                continue
+            ceilings = [z for z in down if 1e-6 < z < up[-1]]
+            if ceilings:
+                hollow += 1
+                assert up[-1] - max(ceilings) >= top_mm - 1e-6
+                assert min(z for z in up if z > max(ceilings)) - max(ceilings) >= top_mm - 1e-6
+    assert hollow == len(centres)  # every cell is hollow under its centre
+
+
+def _ground(mesh):
+    """The first layer's region: the union of the down-facing triangles on the bed."""
+    tris, zs = _flat(mesh, False)
+    return shapely.union_all([Polygon(t) for t in tris[np.abs(zs) < 1e-9]]).buffer(0)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_shells_walls_are_thick_and_its_spans_short(boards, game):
+    job, shell, _ = boards[game]
+    wall = _shell(job).wall_mm
+    pitch = job.args["board"].cell_pitch_mm
+    for m in shell:
+        assert trimesh.Trimesh(m.vertices, m.triangles, process=False).is_watertight
+        ground = _ground(m)
+        r = wall / 2 - 0.02  # every part of the first layer holds a disc as wide as the wall
+        opened = ground.buffer(-r, join_style="mitre").buffer(r, join_style="mitre")
+        assert opened.area >= ground.area * 0.995
+        assert len(ground.interiors if isinstance(ground, Polygon) else
+                   [h for g in ground.geoms for h in g.interiors]) > 0  # it is hollow
+        assert longest_span(m) <= pitch - wall + 1e-6  # at most a cell between the walls under its edges
+
+
+def longest_span(mesh) -> float:
+    """The widest ceiling over air: twice the largest distance from a down-facing face above
+    the bed to its nearest support (the edge of the ceiling, where a wall or a lower face is)."""
+    tris, zs = _flat(mesh, False)
+    worst = 0.0
+    for z in sorted(set(np.round(zs, 6))):
+        if z < 1e-6:
+            continue
+        region = shapely.union_all([Polygon(t) for t in tris[np.isclose(zs, z, atol=1e-6)]])
+        for poly in getattr(region, "geoms", [region]):
+            worst = max(worst, 2 * shapely.maximum_inscribed_circle(poly, 0.05).length)
+    return worst
+
+
+def test_the_solid_board_stays_a_parameter(boards):
+    for game in GAMES:
+        job, _, solid = boards[game]
+        assert job.args["board"].shell
+        assert longest_span(solid[0]) == 0.0  # a solid board has no ceiling over air
