@@ -8,7 +8,7 @@ from stratstone_cad.geometry.boards import BoardParams, GridBoard
 
 _SIZES = {"cell_pitch_mm": 30.0, "rim_width_mm": 12.0, "thickness_mm": 6.0, "corner_radius_mm": 4.0,
           "label_height_mm": 6.0, "label_stroke_mm": 1.0, "engrave_depth_mm": 0.6, "joint_clearance_mm": 0.2,
-          "joint_width_mm": 10.0, "joint_length_mm": 6.0}
+          "joint_width_mm": 10.0, "joint_length_mm": 6.0, "shell": True, "shell_top_layers": 3, "shell_wall_extrusions": 2}
 
 
 @dataclass(frozen=True)

@@ -116,9 +116,12 @@ def _stand_ins_running() -> list[int]:
 
 
 def test_a_build_writes_its_plates_while_the_slicers_work_costliest_first(stand_in, tmp_path, monkeypatch):
-    """terrain: its two plates of pieces (many layers of outlines each) are written and
-    sliced before its four board plates, and the first slicer starts before the last plate
+    """terrain: its six plates (two of pieces, four of the board's tiles) are written and
+    sliced in the order of their estimated cost (the outlines of all their layers:
+    ``slice_cost``, the costliest first), and the first slicer starts before the last plate
     is written."""
+    from stratstone_cad.printing import plating
+
     monkeypatch.setenv("PAUSE", "0.3")
     events: list[str] = []  # in the order the build did them
     real_write, real_popen = plate_phase.atomic_write, slicing._popen
@@ -134,16 +137,26 @@ def test_a_build_writes_its_plates_while_the_slicers_work_costliest_first(stand_
 
     monkeypatch.setattr(plate_phase, "atomic_write", write)
     monkeypatch.setattr(slicing, "_popen", popen)
+    costs: dict[str, float] = {}
+    real_cost = plating.slice_cost
+
+    def cost(pj, out_dir):
+        costs[Path(pj.file).name] = real_cost(pj, out_dir)
+        return costs[Path(pj.file).name]
+
+    monkeypatch.setattr(plating, "slice_cost", cost)
     out = tmp_path / "out"
     B.build(["terrain"], None, out, jobs=2, progress=None, plates=True)
     written = [e for e in events if e != "slicer"]
-    assert written[:2] == ["pieces-red.3mf", "pieces-blue.3mf"] and len(written) == 6
+    assert len(written) == 6 and {"pieces-red.3mf", "pieces-blue.3mf"} <= set(written)
+    assert [costs[f] for f in written] == sorted((costs[f] for f in written), reverse=True), costs
     starts = _started(stand_in)
     assert len(starts) == events.count("slicer") == 6 + 2, "each plate as set, the pieces' without ironing too"
     assert events.index("slicer") < events.index(written[-1]), "the first slicer started after the last plate"
-    # the first two runs: a plate of pieces (about 460 kB) as set and without ironing, not a board's (50-70 kB)
-    pieces = [(out / "terrain" / f).stat().st_size for f in ("pieces-red.3mf", "pieces-blue.3mf")]
-    assert all(min(abs(n - p) for p in pieces) < 1000 for _, n in starts[:2]), (starts, pieces)
+    # the first run: the costliest plate (the first written), not another
+    sizes = {f: (out / "terrain" / f).stat().st_size for f in written}
+    assert abs(starts[0][1] - sizes[written[0]]) < 1000 < min(abs(starts[0][1] - n) for f, n in sizes.items()
+                                                               if costs[f] < costs[written[0]]), (starts, sizes)
     plates = json.loads((out / "manifest.json").read_text())["plates"]
     assert all(e["print"]["time_s"] == 62 for e in plates)
 

@@ -10,6 +10,7 @@ from stratstone_cad.analysis.review import PlyReview
 from stratstone_cad.viewer import gltf
 from stratstone_cad.viewer import replay as R
 from stratstone_cad.viewer.overlays.plan import Plan
+from stratstone_cad.viewer.replay.scene import KEY_MIN_WIDTH
 from tests import LOGS, golden_logs
 from tests.viewer.test_gltf import Glb
 
@@ -43,7 +44,7 @@ def test_each_mark_drawn_is_named_in_the_key(game, loaded):
 def test_the_caption_and_the_page_carry_the_key_and_the_strips(loaded):
     rep = loaded["terrain"]
     k = next(p.number for p in rep.plies if any(n.event.kind == "attacked" for n in p.named))
-    scene = R.Scene(rep, (640, 360), reach=True)
+    scene = R.Scene(rep, (KEY_MIN_WIDTH, 720), reach=True)
     try:
         scene.show(k)
         caption = scene.overlays.caption.text

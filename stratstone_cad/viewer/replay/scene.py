@@ -36,6 +36,10 @@ SHADOW_OPACITY = 0.3  # how much light a shadow takes away
 ELEVATIONS_FLAT = (34.0, 38.0, 42.0, 46.0, 50.0)  # degrees above the board the camera may look from
 ELEVATIONS_LEVELS = (30.0, 32.0, 34.0)  # lower over a board of levels: the sides of the levels show
 TEXT_LINES = 3  # the overlay's lines the camera keeps the board clear of at least (a move, the facts, the result)
+#: The key of the marks (the caption's last lines) is drawn on an image at least this wide (the
+#: default size): on a smaller one its text would shrink the board under it to a corner (a
+#: 640 x 360 GIF's moves merged into still frames). The page always carries it.
+KEY_MIN_WIDTH = 1280
 CAPTION_SAMPLES = 200  # the plies whose captions are measured for the lines the camera keeps clear of
 STILL_SCALE = 2  # a still is rendered this many times larger and averaged down (anti-aliasing)
 
@@ -210,6 +214,8 @@ class Scene:
 
     def _text(self, ply: int, done: bool) -> str:
         """The caption of ``ply``: what :func:`_overlay` says, then the key of the marks drawn."""
+        if self.p.window_size[0] < KEY_MIN_WIDTH:
+            return _overlay(self.rep, ply, done)
         key = self.overlays.key(self.rep.plies[ply - 1] if ply else None)
         return _overlay(self.rep, ply, done) + (f"\n{key}" if key else "")
 

@@ -1050,7 +1050,7 @@ _SCORE = 'setup.score: expected {"red": n, "blue": n} with n from 0 to 2, got '
     ({"moves_played": -1}, "setup.moves_played: -1 is not an integer from 0 to 199"),
     ({"moves_played": True}, "setup.moves_played: True is not an integer from 0 to 199"),
     ({"moves_played": _LONG}, f"setup.moves_played: {_CUT} is not an integer from 0 to 199"),
-    ({"bogus": 1}, "setup: unknown field 'bogus' (expected terrain_seed, heightmap, pieces, first, score, exits, "
+    ({"bogus": 1}, "setup: unknown field 'bogus' (expected terrain_seed, heightmap, kit, pieces, first, score, exits, "
      "moves_played)"),
 ])
 def test_a_bad_position_setup_is_refused_in_one_line(extra, message):
