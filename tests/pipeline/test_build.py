@@ -70,6 +70,12 @@ def test_written_meshes_are_watertight_and_within_tolerance(built, manifest, par
 
     p = params.params_of("stratstone")
     stack = S.board_stack(p.board, p.recess_diameter_mm, profiles["board"], params.mesh.tolerance_mm)
+    if p.board.shell:  # printed as a shell: the same stack hollowed as the build hollows it (one plate, untiled)
+        from stratstone_cad.geometry.shells import Shell, shelled
+
+        prof = profiles["board"]
+        shell = Shell.of(p.board.shell_top_layers, p.board.shell_wall_extrusions, prof)
+        stack = shelled(stack, p.board.grid(), shell, prof.first_layer_height_mm + prof.layer_height_mm)
     tm = trimesh.load_mesh(built / "stratstone/board.stl")
     assert tm.volume == pytest.approx(stack_volume(stack), rel=1e-6)  # float32 coordinates in the file
     s = p.stone

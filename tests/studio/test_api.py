@@ -407,8 +407,8 @@ def test_a_plate_waits_in_view_and_a_superseded_one_is_never_built(tmp_path: Pat
             while len(queue) < 2:
                 await asyncio.sleep(0.01)  # poll: B queued
             c3 = ask("7.5")
-            while not b.done() or len([r for r in queue if not r.stop.is_set()]) < 2:
-                await asyncio.sleep(0.01)  # poll: B answered, C queued
+            while not b.done() or len([r for r in queue if not r.stop.is_set()]) != 2:
+                await asyncio.sleep(0.01)  # poll: B answered and its job stopped, C queued behind A
             seen.append((await c.get("/api/plate-progress?client=c")).json())
             gate.set()
             answers = list(await asyncio.gather(a, b, c3))

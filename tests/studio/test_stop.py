@@ -67,8 +67,12 @@ def _ask(url: str) -> None:
 def test_sighup_stops_the_studio_as_sigterm_does_and_leaves_nothing_in_tmpdir(tmp_path: Path) -> None:
     """The terminal closed (SIGHUP): the studio stops as on SIGTERM, and multiprocessing's
     ``pymp-*`` folder (the fork server's socket) goes from ``$TMPDIR`` with it."""
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
+    import tempfile
+
+    # a short TMPDIR: the fork server's socket path (TMPDIR/pymp-*/listener-*) must fit AF_UNIX's
+    # 108 bytes, which a worker's pytest folder (/tmp/pytest-of-root/pytest-N/popen-gw1/...) passes
+    tmp = Path(tempfile.mkdtemp(prefix="hup-", dir="/tmp"))
+    request_cleanup = tmp  # removed below whatever happens
     p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "studio", "--no-browser", "--port", "0",
                           "--out", str(tmp_path / "studio")], env={**os.environ, "TMPDIR": str(tmp)},
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
@@ -76,7 +80,7 @@ def test_sighup_stops_the_studio_as_sigterm_does_and_leaves_nothing_in_tmpdir(tm
         p.stdout.readline()
         deadline = time.monotonic() + 60
         while not list(tmp.glob("pymp-*")):  # the fork server is listening
-            assert time.monotonic() < deadline and p.poll() is None
+            assert time.monotonic() < deadline and p.poll() is None, p.poll() is not None and p.communicate()
             time.sleep(0.05)  # poll: the fork server's folder
         p.send_signal(signal.SIGHUP)
         _, err = p.communicate(timeout=30)
@@ -90,6 +94,7 @@ def test_sighup_stops_the_studio_as_sigterm_does_and_leaves_nothing_in_tmpdir(tm
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
             p.wait()
+        shutil.rmtree(request_cleanup, ignore_errors=True)
 
 
 def test_ctrl_c_answers_the_requests_in_flight_503_not_500(tmp_path: Path) -> None:

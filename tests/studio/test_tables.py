@@ -400,7 +400,12 @@ def test_a_clock_running_out_ends_the_game_with_no_request(tmp_path: Path) -> No
             await table.changed(table.version, 1.0)
         return table
 
-    table = asyncio.run(game())
+    # in a thread of its own: a browser test's Playwright may hold this thread's event loop
+    # (the same pytest worker), where asyncio.run refuses to start another
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        table = pool.submit(asyncio.run, game()).result(timeout=60)
     assert table.result is not None and table.result.to_json() == {"winner": "red", "reason": "out of time"}
     assert [r.get("player") for r in table.records[1:-1]] == ["red"]
     check_log(table.path)
