@@ -235,10 +235,12 @@ def test_a_dead_worker_or_fork_server_is_one_line_and_the_manifest_stays_true(tm
     assert "Traceback" not in err, err
     listed = _manifest_never_lies(out)
     on_disk = {q.relative_to(out).as_posix() for q in out.rglob("*.stl")}
-    if victim == "server":
+    if victim == "server" and p.returncode == 0:
         # killed before it forked a worker: multiprocessing starts a new server, the build goes on
-        assert p.returncode == 0 and on_disk == set(listed) and len(listed) == 43, err
+        assert on_disk == set(listed) and len(listed) == 43, err
         return
+    # (a server whose kill lands after it forked the pool's workers takes them with it: the
+    # build then stops as for killed workers, seen in one clean clone in three)
     assert p.returncode == 1, err
     assert err.splitlines()[-1].startswith("stratstone-cad: error: build: a worker process died"), err
     # a worker killed with the server between its part's rename and its report leaves that
