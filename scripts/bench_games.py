@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchlib import loadavg, machine, pin_cpu  # noqa: E402  (scripts/ is on the path when run as a script)
+from benchlib import loadavg, machine_block, pin_cpu, rate  # noqa: E402  (scripts/ is on the path when run as a script)
 
 from stratstone_cad.games.sage_stones.rules import SageStonesState  # noqa: E402
 from stratstone_cad.games.stratstone.rules import StratstoneState  # noqa: E402
@@ -40,34 +40,30 @@ TARGET_SAGE_PLIES = 20_000
 def stratstone_games(seconds: float, seed: int) -> float:
     """Random Stratstone games per second."""
     rng = random.Random(seed)
-    games = 0
-    start = time.perf_counter()
-    end = start + seconds
-    while True:
+
+    def one_game() -> int:
         state = StratstoneState.start()
         while not state.is_terminal():
             state, _ = state.apply(state.random_move(rng))
-        games += 1
-        now = time.perf_counter()
-        if now >= end:
-            return games / (now - start)
+        return 1
+
+    return rate(seconds, one_game)
 
 
 def sage_plies(seconds: float, seed: int) -> float:
     """Random Sage Stones plies per second, 4 colours."""
     rng = random.Random(seed)
-    plies = 0
-    start = time.perf_counter()
-    end = start + seconds
-    while True:
+
+    def one_game() -> int:
+        plies = 0
         state = SageStonesState.start()
         while not state.is_terminal():
             state, _ = state.apply_chance(state.roll(rng))
             state, _ = state.apply(state.random_move(rng))
             plies += 1
-        now = time.perf_counter()
-        if now >= end:
-            return plies / (now - start)
+        return plies
+
+    return rate(seconds, one_game)
 
 
 def play_vs_check(game: str, n_games: int, seed: int, folder: Path) -> dict[str, float]:
@@ -116,7 +112,6 @@ def main() -> None:
             pvc[game] = {k: [r[k] for r in runs] for k in ("play_mem", "play_file", "check", "plies")}
 
     med = statistics.median
-    m = machine()
     rows = [
         (
             "Stratstone, random games (engine)",
@@ -170,15 +165,7 @@ def main() -> None:
         )
     out += [
         "",
-        "Machine:",
-        "",
-        f"- `uname -a`: `{m['uname']}`",
-        f"- `nproc`: {m['nproc']}",
-        f"- CPU: {m['cpu']}",
-        f"- Python {m['python']}",
-        f"- 1-minute load average before / after the runs: {load_before} / {loadavg()}"
-        " (the machine is shared; a load above 1 means another process competed for the cores)",
-        "",
+        *machine_block(load_before),
     ]
     text = "\n".join(out)
     print(text)

@@ -20,6 +20,7 @@ Targets (issue 4): random games >= 2,000 plies/s; generation >= 50 fair maps/s. 
 from __future__ import annotations
 
 import argparse
+import itertools
 import random
 import statistics
 import sys
@@ -30,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchlib import loadavg, machine, pin_cpu  # noqa: E402  (scripts/ is on the path when run as a script)
+from benchlib import loadavg, machine_block, pin_cpu, rate  # noqa: E402  (scripts/ is on the path when run as a script)
 
 from stratstone_cad.games.terrain.rules import TerrainState  # noqa: E402
 from stratstone_cad.games.terrain.terrain_map import generate  # noqa: E402
@@ -61,15 +62,13 @@ def plies_per_second(seconds: float, seed: int, greedy: bool = False) -> float:
 
 def maps_per_second(seconds: float, seed: int) -> float:
     """Fair maps per second from consecutive seeds."""
-    n = 0
-    start = time.perf_counter()
-    end = start + seconds
-    while True:
-        generate(seed * 1_000_000 + n)
-        n += 1
-        now = time.perf_counter()
-        if now >= end:
-            return n / (now - start)
+    n = itertools.count()
+
+    def one_map() -> int:
+        generate(seed * 1_000_000 + next(n))
+        return 1
+
+    return rate(seconds, one_map)
 
 
 def play_vs_check(n_games: int, seed: int, folder: Path) -> dict[str, float]:
@@ -111,7 +110,6 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         pvc = [play_vs_check(args.games, 1 + i, Path(tmp)) for i in range(args.runs)]
     med = statistics.median
-    m = machine()
     play_runs = [r["play"] for r in pvc]
     check_runs = [r["check"] for r in pvc]
     plies_per_run = int(med([r["plies"] for r in pvc]))
@@ -148,15 +146,7 @@ def main() -> None:
         f"- play plies/s: {', '.join(f'{x:,.0f}' for x in play_runs)}; check-log plies/s: "
         f"{', '.join(f'{x:,.0f}' for x in check_runs)} ({plies_per_run:,} plies per run)",
         "",
-        "Machine:",
-        "",
-        f"- `uname -a`: `{m['uname']}`",
-        f"- `nproc`: {m['nproc']}",
-        f"- CPU: {m['cpu']}",
-        f"- Python {m['python']}",
-        f"- 1-minute load average before / after the runs: {load_before} / {loadavg()}"
-        " (the machine is shared; a load above 1 means another process competed for the cores)",
-        "",
+        *machine_block(load_before),
     ]
     text = "\n".join(out)
     print(text)

@@ -7,6 +7,7 @@ import platform
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -27,6 +28,36 @@ def machine() -> dict[str, str]:
 def machine_line() -> str:
     m = machine()
     return f"{m['cpu']}, {m['nproc']} cores, Python {m['python']}, {platform.system()} {platform.release()}"
+
+
+def machine_block(load_before: str) -> list[str]:
+    """The Markdown lines a benchmark's report ends with: the machine and its load
+    before and after the runs."""
+    m = machine()
+    return [
+        "Machine:",
+        "",
+        f"- `uname -a`: `{m['uname']}`",
+        f"- `nproc`: {m['nproc']}",
+        f"- CPU: {m['cpu']}",
+        f"- Python {m['python']}",
+        f"- 1-minute load average before / after the runs: {load_before} / {loadavg()}"
+        " (the machine is shared; a load above 1 means another process competed for the cores)",
+        "",
+    ]
+
+
+def rate(seconds: float, one_round: Callable[[], int]) -> float:
+    """Units per second: ``one_round()`` (returning how many units it did) run again and
+    again until ``seconds`` have passed, the last round finished."""
+    done = 0
+    start = time.perf_counter()
+    end = start + seconds
+    while True:
+        done += one_round()
+        now = time.perf_counter()
+        if now >= end:
+            return done / (now - start)
 
 
 def loadavg() -> str:
