@@ -13,7 +13,7 @@ import pytest
 
 from stratstone_cad.errors import SetupError
 from stratstone_cad.games.terrain import kit
-from stratstone_cad.games.terrain.terrain_map import check_heightmap, is_fair
+from stratstone_cad.games.terrain.terrain_map import TerrainError, check_heightmap, is_fair, load_heightmap_file
 from stratstone_cad.log.commands import play_records
 
 KIT = {"seed": 1, "band": "2-4", "designs": 4}
@@ -87,6 +87,12 @@ def test_the_log_carries_the_arrangement_and_refuses_one_that_does_not_lay_its_m
     log.write_text("".join(json.dumps(r) + "\n" for r in records))
     r = run("check-log", str(log))
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "the arrangement does not lay this map" in r.stderr, r.stderr
+    # read as a map (play --terrain, build --heightmap: load_heightmap_file), refused in the same words
+    r = run("play", "terrain", "--terrain", str(log), "--out", str(tmp_path / "p.jsonl"))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "the arrangement does not lay this map" in r.stderr, r.stderr
+    assert not (tmp_path / "p.jsonl").exists()
+    with pytest.raises(TerrainError, match=r"kit.jsonl: line 1: setup.kit: the tiles give .* does not lay this map"):
+        load_heightmap_file(log)
     from stratstone_cad.games.terrain.rules import GAME
 
     with pytest.raises(SetupError, match="design A in 4 quadrants"):
