@@ -138,6 +138,7 @@ def test_the_kit_tiles_and_frame_are_one_solid_as_mesh_and_brep_and_the_tiles_we
 
     from stratstone_cad.base.printers import get_printer, load_profiles
     from stratstone_cad.games.terrain.parts import heights
+    from stratstone_cad.occ.step import part_step, read_step
     from stratstone_cad.printing.checks import check_mesh
     from stratstone_cad.registry import ASSETS, load_params
     from tests.games.test_solids import _mesh_and_solids, assert_same_solid
@@ -156,6 +157,8 @@ def test_the_kit_tiles_and_frame_are_one_solid_as_mesh_and_brep_and_the_tiles_we
         meshes, solids = _mesh_and_solids(job, ps.mesh)
         for mesh, solid, out in zip(meshes, solids, job.outputs, strict=True):
             assert_same_solid(mesh, solid, out.file)
+        if job is kit_jobs[0]:  # the shell tile's STEP file read back: one valid solid, the mesh's volume
+            assert_same_solid(meshes[0], read_step(part_step(solids[0], "kit-tile-a")), "kit-tile-a.step")
     for job in kit_jobs[:-1]:  # the solid tiles (terrain.board.shell=false): the shells are test_kit_shell.py's
         mesh = cad.make_kit_tile(**{**job.args, "board": dataclasses.replace(job.args["board"], shell=False)})[0]
         check_mesh(mesh, job.id)
