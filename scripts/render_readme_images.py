@@ -242,6 +242,20 @@ def kit(out: Path, images: Path, seed: int = 3) -> None:
     _shot(p, images / "kit-laid.png")
     subprocess.run([sys.executable, "-m", "stratstone_cad", "kit", "setup", str(seed), "--out",
                     str(images / "kit-setup.png"), "--size", "700"], check=True)
+    kit_underside(out, images / "kit-tile-underside.png")
+
+
+def kit_underside(out: Path, dest: Path) -> None:
+    """Kit tile A as the build writes it (a shell), seen from underneath: a cavity under
+    every cell, a wall under every cell edge, and the design letter and turn arrow engraved
+    in the two solid rectangles the shell leaves under them."""
+    p = _plotter((1000, 900))
+    tile = pv.read(out / "terrain/kit-tile-a.stl").rotate_y(180, inplace=False)  # turned over, north kept
+    p.add_mesh(tile, color=TERRAIN, smooth_shading=False, specular=0.2)
+    c = tile.center
+    _raking(p, (c[0], c[1], c[2]), (-0.6, -0.5, 0.6))
+    _look(p, (0.0, -0.6, 1.3), 1.25)
+    _shot(p, dest)
 
 
 def terrain_pieces(out: Path, dest: Path) -> None:

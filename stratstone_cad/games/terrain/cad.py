@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import defaultdict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import shapely
 from shapely.geometry import box
@@ -25,7 +25,7 @@ from shapely.geometry import box
 from stratstone_cad.assets.makers import kernel_free
 from stratstone_cad.base.params import Profile, snap_depth, snap_height
 from stratstone_cad.games.terrain.parts import PieceBody, PieceMark, TerrainBoard, heights, mark_region
-from stratstone_cad.geometry.boards import Slab, circle_segments, disc, label_strokes, layered, outline, stroke_region
+from stratstone_cad.geometry.boards import GridBoard, Slab, circle_segments, disc, label_strokes, layered, outline, stroke_region
 from stratstone_cad.geometry.glyphs import centred_text
 from stratstone_cad.geometry.tiling import TilePlan, tiled
 from stratstone_cad.printing.checks import Mesh
@@ -62,7 +62,28 @@ def kit_tile_stack(board: TerrainBoard, clearance_mm: float, mark_height_mm: flo
     """A kit tile as a stack of slabs: a 5 x 5 quadrant of the board without its rim
     (``design[row][col]``, row 0 its own south edge), each cell a column at its level as on
     the board, its sides in by half the kit's clearance; under it, engraved and mirrored to
-    read from below, the design's letter and an arrow to the tile's own north (its turn)."""
+    read from below, the design's letter and an arrow to the tile's own north (its turn).
+
+    A shell as the board is when ``board.shell`` (:func:`stratstone_cad.geometry.shells.shelled`:
+    the same tops, a wall under every cell edge), except under the mark: the rectangles
+    around the letter and around the arrow stay solid from the bed up (``within`` leaves
+    them out, and the shell keeps its wall from each stroke), so the engraving is cut into
+    flat faces of its own and reads as on the solid tile (a cavity beside a stroke would
+    leave the letter a groove along a thin rib)."""
+    from stratstone_cad.geometry.shells import Shell, shelled
+
+    solid, mark_box = _kit_tile_solid(board, clearance_mm, mark_height_mm, design, mark, profile)
+    if not board.shell:
+        return solid
+    n, pitch = len(design), board.cell_pitch_mm
+    shell = Shell.of(board.shell_top_layers, board.shell_wall_extrusions, profile)
+    lowest = profile.first_layer_height_mm + profile.layer_height_mm  # as tiled() hollows a board
+    return shelled(solid, GridBoard(n, n, pitch, 0.0, 0.0), shell, lowest, box(0, 0, n * pitch, n * pitch).difference(mark_box))
+
+
+def _kit_tile_solid(board: TerrainBoard, clearance_mm: float, mark_height_mm: float,
+                    design: tuple[tuple[int, ...], ...], mark: str, profile: Profile) -> tuple[list[Slab], Any]:
+    """The solid kit tile's stack (:func:`kit_tile_stack`) and the rectangle of its mark."""
     from shapely import affinity
 
     base, step = heights(board, profile)
@@ -81,7 +102,8 @@ def kit_tile_stack(board: TerrainBoard, clearance_mm: float, mark_height_mm: flo
              [(side / 2 + h * 0.6, side / 2 + h * 0.6), (side / 2 + h, side / 2 + h), (side / 2 + h * 1.4, side / 2 + h * 0.6)]]
     region = stroke_region(centred_text(mark, h, side / 2 - h * 0.6, side / 2) + arrow, board.label_stroke_mm)
     under = affinity.scale(region, -1.0, 1.0, origin=(side / 2, side / 2))  # read from below, north kept
-    return layered(columns, [(under, 0.0, snap_depth(board.engrave_depth_mm, profile))])
+    stack = layered(columns, [(under, 0.0, snap_depth(board.engrave_depth_mm, profile))])
+    return stack, shapely.union_all([box(*g.bounds) for g in getattr(under, "geoms", [under])])
 
 
 def _solid_frame(board: TerrainBoard) -> TerrainBoard:

@@ -393,7 +393,8 @@ def parse_log_header(first: bytes, p: Path) -> list[list[int]]:
     """The checked heightmap in line 1 (``first``) of a terrain-game log named ``p``.
 
     Raises:
-        TerrainError: line 1 is not the JSON header of a terrain-game log with its heightmap.
+        TerrainError: line 1 is not the JSON header of a terrain-game log with its heightmap, or
+            its kit arrangement (``setup.kit``) does not lay that heightmap.
     """
     try:
         header = json.loads(first.decode("utf-8"), parse_constant=_no_constant)
@@ -404,6 +405,13 @@ def parse_log_header(first: bytes, p: Path) -> list[list[int]]:
     if "heightmap" not in header["setup"]:
         raise TerrainError(f"{p}: line 1: setup.heightmap is missing")
     rows = check_heightmap(header["setup"]["heightmap"], f"{p}: line 1: setup.heightmap")
+    if "kit" in header["setup"]:  # a kit's log: its tiles must lay this map, as check-log says
+        from stratstone_cad.games.terrain.kit import KitError, check_setup_field  # pure Python, the kit's own words
+
+        try:
+            check_setup_field(header["setup"]["kit"], rows)
+        except KitError as e:
+            raise TerrainError(f"{p}: line 1: {e}") from None
     return [list(row) for row in rows]
 
 

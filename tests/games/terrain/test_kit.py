@@ -13,7 +13,7 @@ import pytest
 
 from stratstone_cad.errors import SetupError
 from stratstone_cad.games.terrain import kit
-from stratstone_cad.games.terrain.terrain_map import check_heightmap, is_fair
+from stratstone_cad.games.terrain.terrain_map import TerrainError, check_heightmap, is_fair, load_heightmap_file
 from stratstone_cad.log.commands import play_records
 
 KIT = {"seed": 1, "band": "2-4", "designs": 4}
@@ -87,6 +87,12 @@ def test_the_log_carries_the_arrangement_and_refuses_one_that_does_not_lay_its_m
     log.write_text("".join(json.dumps(r) + "\n" for r in records))
     r = run("check-log", str(log))
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "the arrangement does not lay this map" in r.stderr, r.stderr
+    # read as a map (play --terrain, build --heightmap: load_heightmap_file), refused in the same words
+    r = run("play", "terrain", "--terrain", str(log), "--out", str(tmp_path / "p.jsonl"))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "the arrangement does not lay this map" in r.stderr, r.stderr
+    assert not (tmp_path / "p.jsonl").exists()
+    with pytest.raises(TerrainError, match=r"kit.jsonl: line 1: setup.kit: the tiles give .* does not lay this map"):
+        load_heightmap_file(log)
     from stratstone_cad.games.terrain.rules import GAME
 
     with pytest.raises(SetupError, match="design A in 4 quadrants"):
@@ -125,12 +131,14 @@ def test_kit_commands_count_list_and_draw_and_play_picks_a_kit_map(tmp_path):
 
 
 def test_the_kit_tiles_and_frame_are_one_solid_as_mesh_and_brep_and_the_tiles_weigh_their_levels():
+    import dataclasses
     import importlib
 
     import trimesh
 
     from stratstone_cad.base.printers import get_printer, load_profiles
     from stratstone_cad.games.terrain.parts import heights
+    from stratstone_cad.occ.step import part_step, read_step
     from stratstone_cad.printing.checks import check_mesh
     from stratstone_cad.registry import ASSETS, load_params
     from tests.games.test_solids import _mesh_and_solids, assert_same_solid
@@ -149,8 +157,10 @@ def test_the_kit_tiles_and_frame_are_one_solid_as_mesh_and_brep_and_the_tiles_we
         meshes, solids = _mesh_and_solids(job, ps.mesh)
         for mesh, solid, out in zip(meshes, solids, job.outputs, strict=True):
             assert_same_solid(mesh, solid, out.file)
-    for job in kit_jobs[:-1]:
-        mesh = cad.make_kit_tile(**job.args)[0]
+        if job is kit_jobs[0]:  # the shell tile's STEP file read back: one valid solid, the mesh's volume
+            assert_same_solid(meshes[0], read_step(part_step(solids[0], "kit-tile-a")), "kit-tile-a.step")
+    for job in kit_jobs[:-1]:  # the solid tiles (terrain.board.shell=false): the shells are test_kit_shell.py's
+        mesh = cad.make_kit_tile(**{**job.args, "board": dataclasses.replace(job.args["board"], shell=False)})[0]
         check_mesh(mesh, job.id)
         assert trimesh.Trimesh(mesh.vertices, mesh.triangles).is_watertight
         design = job.args["design"]
