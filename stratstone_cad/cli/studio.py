@@ -30,7 +30,7 @@ def add_studio(sub: Any) -> None:
     st.add_argument("--max-cache-mb", metavar="N", type=integer, default=2000,
                     help="the most the parts and sets it builds in its folder may take, in MB (default 2000): the "
                          "least recently used are dropped first (made again when asked for)")
-    st.add_argument("--puzzles", metavar="FILE", type=path_arg, nargs="+", default=[],
+    st.add_argument("--puzzles", metavar="FILE", type=path_arg, nargs="+", action="extend", default=[],
                     help="puzzle files ('puzzles' writes them) the Training page offers after the package's own")
     st.set_defaults(run=cmd_studio)
 

@@ -116,8 +116,10 @@ def read_set(path: Path, game: str) -> list[TrainingPuzzle]:
                 raise ValueError
             puzzle.state().parse_move(puzzle.solution)
         except (ValueError, KeyError, TypeError, AttributeError, GameError, LogError) as e:
-            raise LogError(f"{path} line {n}: not a puzzle of {game} ({str(e)[:120] or type(e).__name__}); "
-                           "expected a line stratstone-cad puzzles writes") from None
+            why = f"no {e} field" if isinstance(e, KeyError) else (str(e).splitlines()[0][:120] if str(e) else
+                                                                  type(e).__name__)
+            raise LogError(f"{path} line {n}: not a puzzle of {game} ({why}); expected a line stratstone-cad "
+                           "puzzles writes") from None
         out.append(puzzle)
     return out
 

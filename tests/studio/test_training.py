@@ -139,9 +139,10 @@ def test_a_win_in_two_moves_answers_the_studios_reply_then_judges_the_second(
     state = position(puzzle_file, two)
     first = judged(client, two, DEPTH3_MOVES[1])  # the other first move that forces the win counts too
     assert (first["right"], first["done"]) == (True, False), first
-    then = state.apply(DEPTH3_MOVES[1])[0].apply(first["reply"])[0]  # the reply is legal
+    after = state.apply(DEPTH3_MOVES[1])[0]
+    then = after.apply(first["reply"])[0]  # the reply is legal, and resists best: it leaves the fewest wins
     finishing = wins(then)
-    assert finishing
+    assert 0 < len(finishing) == min(len(wins(after.apply(r)[0])) for r in after.legal_moves())
     assert judged(client, two, DEPTH3_MOVES[1], first["reply"], finishing[0])["solved"]
     missed = next(str(m) for m in then.legal_moves() if str(m) not in finishing)
     v = judged(client, two, DEPTH3_MOVES[1], first["reply"], missed)
@@ -245,3 +246,17 @@ def test_a_puzzle_is_solved_by_clicking_and_a_wrong_click_shows_the_refutation(
     assert b.js("document.querySelector('#verdict').dataset.result") == "wrong", text
     assert text.split("refutation: ")[1] in wins(state.apply(wrong)[0]), text
     assert b.errors == []
+
+
+def test_a_bad_puzzle_file_stops_the_studio_before_it_starts(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from stratstone_cad.cli import main
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"game": "stratstone", "kind": "win"}\n')
+    out = tmp_path / "studio"
+    assert main(["studio", "--no-browser", "--port", "0", "--out", str(out), "--puzzles", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"stratstone-cad: error: {bad} line 1: not a puzzle of stratstone (no 'position' field); "
+                   "expected a line stratstone-cad puzzles writes\n")
+    assert not out.exists()
