@@ -40,6 +40,8 @@ __all__ = ["PROGRESS_FILE", "Progress", "Trainer", "TrainingPuzzle", "TrainingRo
 
 SHIPPED = "puzzles.jsonl"
 """The name of the puzzle set a game ships in its folder of the package."""
+PAGES_KEPT = 4
+"""The 3D pages kept made (about 2.5 MB each)."""
 PROGRESS_FILE = "training.json"
 """The progress, in the studio's folder: each puzzle's last result."""
 
@@ -342,6 +344,8 @@ class TrainingRoom:
 
     def __init__(self, folder: Path, extra: Sequence[Path] = ()) -> None:
         self.trainer = Trainer(folder, extra)
+        self.folder = folder
+        self._pages: dict[tuple[str, tuple[str, ...]], str] = {}  # the last 3D pages made
 
     async def page(self, request: Request) -> Response:
         from stratstone_cad.studio.app import _page_file
@@ -385,6 +389,21 @@ class TrainingRoom:
         progress = self.trainer.progress.of(self.trainer.puzzles(puzzle.game))
         return JSONResponse({**verdict, "progress": {k: v for k, v in progress.items() if k != "results"}})
 
+    async def view3d(self, request: Request) -> Response:
+        """The position after ``?move=...`` in the replay page's player (the printed set's meshes),
+        its log ``training/<id>.jsonl`` in the studio's folder."""
+        from stratstone_cad.studio.app import in_thread
+
+        puzzle = self.trainer.get(request.path_params["id"])
+        moves = tuple(request.query_params.getlist("move")[:3])
+        key = (puzzle.id, moves)
+        if key not in self._pages:
+            html = await in_thread(_replay_page, puzzle, moves, self.folder / "training")
+            while len(self._pages) >= PAGES_KEPT:
+                self._pages.pop(next(iter(self._pages)))
+            self._pages[key] = html
+        return HTMLResponse(self._pages[key])
+
     async def progress(self, request: Request) -> Response:
         """Every game's solved, failed and total."""
         out = {}
@@ -394,11 +413,31 @@ class TrainingRoom:
         return JSONResponse({"games": out, "file": PROGRESS_FILE})
 
 
+def _replay_page(puzzle: TrainingPuzzle, moves: Sequence[str], folder: Path) -> str:
+    """The replay page of the puzzle's log and ``moves`` after it (each checked legal)."""
+    from stratstone_cad.viewer import gltf
+    from stratstone_cad.viewer.replay import load
+    from stratstone_cad.viewer.web import page
+
+    records, state = list(puzzle.records), puzzle.state()
+    chance = get_game(puzzle.game).chance_field
+    for i, m in enumerate(moves):
+        rolled = (chance, puzzle.dice) if i == 0 and chance and puzzle.dice is not None else None
+        records.append(_log.ply_record(len(records), str(state.to_move()), m, rolled))
+        state = _play(state, m, f"move {i + 1}")
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{puzzle.id}.jsonl"
+    _log.write_log(path, records)
+    rep = load(path)
+    return page(gltf.replay_bytes(rep, path, 0.6, "levels", True), f"{rep.title}: puzzle {puzzle.number}")
+
+
 def routes(folder: Path, extra: Sequence[Path] = ()) -> list[Route]:
     """The Training page's routes (the studio's app registers them)."""
     room = TrainingRoom(folder, extra)
     return [Route("/training", room.page), Route("/api/training/progress", room.progress),
             Route("/api/training/puzzle/{id}", room.position),
             Route("/api/training/puzzle/{id}/reach/{square}", room.reach),
+            Route("/api/training/puzzle/{id}/view3d", room.view3d),
             Route("/api/training/puzzle/{id}/move", room.move, methods=["POST"]),
             Route("/api/training/{game}", room.listing)]

@@ -171,6 +171,7 @@ def test_refused_requests_answer_one_line_and_record_nothing(studio: tuple[httpx
         (client.post(f"/api/training/puzzle/{two['id']}/move", json={"moves": [DEPTH3_MOVES[0], "a1 N", "a1 N"]}), 400,
          "move 2 'a1 N': not the studio's reply; expected "),
         (client.get(f"{base}?move=z9-z10"), 400, "move 1 'z9-z10': "),
+        (client.get(f"{base}/view3d?move=z9-z10"), 400, "move 1 'z9-z10': "),
     ]
     for r, status, start in cases:
         assert (r.status_code, r.text.startswith(start), "\n" in r.text.strip()) == (status, True, False), r.text

@@ -84,6 +84,8 @@
       tr.position = pos; tr.shown = what; selected = null; reach = [];
       board.draw();
       $('board2d').setAttribute('data-shown', what);
+      $('to3d').href = base() + '/view3d' + (moves.length ? '?' + line(moves) : '') + '#ply=' +
+        (tr.puzzle.ply - 1 + moves.length);
       others();
       tr.ready = true;
     });
