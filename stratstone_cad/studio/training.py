@@ -190,12 +190,31 @@ def _play(state: State, move: Any, what: str) -> State:
         raise TableError(f"{what} {short_repr(move)}: {str(e).splitlines()[0]}") from None
 
 
-def line_state(puzzle: TrainingPuzzle, moves: Sequence[Any]) -> State:
-    """The position after ``moves`` (each checked legal; 400 otherwise) from the puzzle's."""
-    state = puzzle.state()
+def line_state(puzzle: TrainingPuzzle, moves: Sequence[Any], dice: Sequence[str] = ()) -> State:
+    """The position after ``moves`` (each checked legal; 400 otherwise) from the puzzle's; where
+    dice come before a move, the next of ``dice`` (``1-2-3``) falls.
+
+    Raises:
+        TableError: dice are due and none or bad ones are given.
+    """
+    state, rolls = puzzle.state(), list(dice)
     for i, m in enumerate(moves):
+        if state.is_chance():
+            state = state.apply_chance(_dice(rolls.pop(0) if rolls else None, state))[0]
         state = _play(state, m, f"move {i + 1}")
     return state
+
+
+def _dice(text: str | None, state: State) -> tuple[int, ...]:
+    outcomes = [tuple(d) for d, _ in state.chance_outcomes()]
+    try:
+        dice = tuple(int(x) for x in (text or "").split("-"))
+    except ValueError:
+        dice = ()
+    if dice not in outcomes:
+        raise TableError(f"dice {short_repr(text, 20)}: expected a roll such as {'-'.join(map(str, outcomes[0]))} "
+                         "before this move (dice=...)")
+    return dice
 
 
 def judge(puzzle: TrainingPuzzle, moves: Sequence[Any]) -> dict[str, Any]:
@@ -226,14 +245,33 @@ def judge(puzzle: TrainingPuzzle, moves: Sequence[Any]) -> dict[str, Any]:
     if _won(final, player):
         return _verdict(True, True, [], [], f"{moves[2]} wins: solved")
     wins = _wins(then, player)
-    threats = _threats(final)
-    why = f"lets {final.to_move()} win with {threats[0]}" if threats else "does not win at once"
-    return _verdict(False, True, threats[:1], wins[:1], f"{moves[2]} {why}; {wins[0]} was the move")
+    threat = _threat(final, player)
+    refutation, why = _refuted(threat, final) if threat is not None else ([], "does not win at once")
+    return _verdict(False, True, refutation, wins[:1], f"{moves[2]} {why}; {wins[0]} was the move")
 
 
-def _threats(after: State) -> list[str]:
-    """The moves that win at once for the player to move in ``after`` (none where it waits for no move)."""
-    return _wins(after, str(after.to_move())) if _open(after) else []
+def _threat(after: State, player: str) -> tuple[tuple[int, ...] | None, str] | None:
+    """How another player wins at once after ``player``'s move: ``(dice, move)``, the first roll
+    (when dice come first; else None) and the next mover's winning move; None when none can."""
+    if after.is_terminal():
+        return None
+    if after.is_chance():
+        for dice, _ in after.chance_outcomes():
+            found = _threat(after.apply_chance(dice)[0], player)
+            if found is not None:
+                return tuple(dice), found[1]
+        return None
+    mover = str(after.to_move())
+    wins = _wins(after, mover) if mover != player else []
+    return (None, wins[0]) if wins else None
+
+
+def _refuted(threat: tuple[tuple[int, ...] | None, str], after: State) -> tuple[list[str], str]:
+    """The refutation's moves and words: ``lets blue win with h8-exit`` (``... if the dice fall 1-2-3``)."""
+    dice, move = threat
+    roll = f" if the dice fall {'-'.join(map(str, dice))}" if dice is not None else ""
+    mover = after.apply_chance(dice)[0].to_move() if dice is not None else after.to_move()
+    return [move], f"lets {mover} win with {move}{roll}"
 
 
 def _judge_first(puzzle: TrainingPuzzle, move: str, after: State) -> dict[str, Any]:
@@ -241,10 +279,11 @@ def _judge_first(puzzle: TrainingPuzzle, move: str, after: State) -> dict[str, A
     if _won(after, player):
         return _verdict(puzzle.kind == "win", True, [], [puzzle.solution],
                         f"{move} wins{': solved' if puzzle.kind == 'win' else ''}")
-    threats = _threats(after)
-    if threats:
-        return _verdict(False, True, threats[:1], [puzzle.solution],
-                        f"{move} lets {other} win with {threats[0]}; {puzzle.solution} was the move")
+    threat = _threat(after, player)
+    if threat is not None:
+        refutation, why = _refuted(threat, after)
+        return {**_verdict(False, True, refutation, [puzzle.solution], f"{move} {why}; {puzzle.solution} was the move"),
+                "dice": list(threat[0]) if threat[0] is not None else None}
     if puzzle.kind == "save":
         return _verdict(True, True, [], [puzzle.solution], f"{move} saves the game: solved")
     if puzzle.depth == 3:
@@ -259,7 +298,7 @@ def _judge_first(puzzle: TrainingPuzzle, move: str, after: State) -> dict[str, A
 
 def _verdict(right: bool, done: bool, refutation: list[str], solution: list[str], message: str) -> dict[str, Any]:
     return {"right": right, "done": done, "solved": right and done, "reply": None, "refutation": refutation,
-            "solution": solution, "message": message}
+            "dice": None, "solution": solution, "message": message}
 
 
 # ---------------------------------------------------------------------- progress
@@ -365,7 +404,7 @@ class TrainingRoom:
     async def position(self, request: Request) -> Response:
         """The position after the puzzle's moves so far (``?move=...`` each): the board, the legal moves, who moves."""
         puzzle = self.trainer.get(request.path_params["id"])
-        state = line_state(puzzle, request.query_params.getlist("move")[:3])
+        state = line_state(puzzle, request.query_params.getlist("move")[:3], request.query_params.getlist("dice")[:3])
         result = state.result()
         return JSONResponse({**puzzle.to_json(), "board": position_board(get_game(puzzle.game), state),
                              "to_move": None if state.is_terminal() else state.to_move(),
@@ -396,9 +435,11 @@ class TrainingRoom:
 
         puzzle = self.trainer.get(request.path_params["id"])
         moves = tuple(request.query_params.getlist("move")[:3])
-        key = (puzzle.id, moves)
+        dice = tuple(request.query_params.getlist("dice")[:3])
+        line_state(puzzle, moves, dice)  # checked before anything is made
+        key = (puzzle.id, moves + dice)
         if key not in self._pages:
-            html = await in_thread(_replay_page, puzzle, moves, self.folder / "training")
+            html = await in_thread(_replay_page, puzzle, moves, dice, self.folder / "training")
             while len(self._pages) >= PAGES_KEPT:
                 self._pages.pop(next(iter(self._pages)))
             self._pages[key] = html
@@ -413,16 +454,19 @@ class TrainingRoom:
         return JSONResponse({"games": out, "file": PROGRESS_FILE})
 
 
-def _replay_page(puzzle: TrainingPuzzle, moves: Sequence[str], folder: Path) -> str:
-    """The replay page of the puzzle's log and ``moves`` after it (each checked legal)."""
+def _replay_page(puzzle: TrainingPuzzle, moves: Sequence[str], dice: Sequence[str], folder: Path) -> str:
+    """The replay page of the puzzle's log and ``moves`` after it (checked: :func:`line_state`)."""
     from stratstone_cad.viewer import gltf
     from stratstone_cad.viewer.replay import load
     from stratstone_cad.viewer.web import page
 
-    records, state = list(puzzle.records), puzzle.state()
+    records, state, rolls = list(puzzle.records), puzzle.state(), list(dice)
     chance = get_game(puzzle.game).chance_field
     for i, m in enumerate(moves):
         rolled = (chance, puzzle.dice) if i == 0 and chance and puzzle.dice is not None else None
+        if state.is_chance():
+            fell = _dice(rolls.pop(0) if rolls else None, state)
+            state, rolled = state.apply_chance(fell)[0], (str(chance), fell)
         records.append(_log.ply_record(len(records), str(state.to_move()), m, rolled))
         state = _play(state, m, f"move {i + 1}")
     folder.mkdir(exist_ok=True)

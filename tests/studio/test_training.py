@@ -30,6 +30,10 @@ DEPTH3_PLY = 13
 DEPTH3_MOVES = ("c4 WSW", "c4 WWS")
 """The two first moves after which every reply of red leaves yellow a win at once."""
 
+SAGE_SEED, SAGE_PLY, SAGE_SAVE = 10, 43, "7-1"
+"""In Sage Stones' two-player game of seed 10 (greedy against random), p2's ply 43 (dice 3-3-1):
+7-1 is the one move after which no roll lets p1 win at once."""
+
 
 @pytest.fixture(scope="module")
 def puzzle_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -44,8 +48,12 @@ def puzzle_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     two = {"game": "stratstone", "rules": records[0]["rules"], "source": "stratstone-2.jsonl", "ply": DEPTH3_PLY,
            "player": records[DEPTH3_PLY]["player"], "kind": "win", "depth": 3, "solution": DEPTH3_MOVES[0],
            "played": records[DEPTH3_PLY]["move"], "position": {"log": records[:DEPTH3_PLY]}}
+    sage = play_records("sage-stones", SAGE_SEED, ["greedy", "random"], {"variant": "two-player"})
+    save = {"game": "sage-stones", "rules": sage[0]["rules"], "source": "sage-stones-10.jsonl", "ply": SAGE_PLY,
+            "player": sage[SAGE_PLY]["player"], "kind": "save", "depth": 1, "solution": SAGE_SAVE,
+            "played": sage[SAGE_PLY]["move"], "position": {"log": sage[:SAGE_PLY], "dice": sage[SAGE_PLY]["dice"]}}
     with out.open("a", encoding="utf-8") as f:
-        f.write(json.dumps(two) + "\n")
+        f.write(json.dumps(two) + "\n" + json.dumps(save) + "\n")
     return out
 
 
@@ -73,7 +81,7 @@ def listed(client: httpx.Client, game: str, kind: str, depth: int = 1) -> dict[s
     """The puzzle of ``game`` from the test's file (its source) of that kind and depth."""
     r = client.get(f"/api/training/{game}")
     assert r.status_code == 200, r.text
-    found = [p for p in r.json()["puzzles"] if p["source"].endswith(("terrain-7.jsonl", "stratstone-2.jsonl"))
+    found = [p for p in r.json()["puzzles"] if p["source"].endswith(("terrain-7.jsonl", "-2.jsonl", "-10.jsonl"))
              and p["kind"] == kind and p["depth"] == depth]
     assert len(found) == 1, r.json()["puzzles"]
     return found[0]
@@ -112,7 +120,7 @@ def test_the_right_move_solves_and_a_wrong_ones_refutation_is_a_legal_reply_that
     state = position(puzzle_file, save)
     right = solution_of(puzzle_file, save["ply"])
     assert judged(client, save, right) | {"progress": None} == {
-        "right": True, "done": True, "solved": True, "reply": None, "refutation": [], "solution": [right],
+        "right": True, "done": True, "solved": True, "reply": None, "refutation": [], "dice": None, "solution": [right],
         "message": f"{right} saves the game: solved", "progress": None}
     for wrong in [str(m) for m in state.legal_moves() if str(m) != right][:3]:
         v = judged(client, save, wrong)
@@ -152,6 +160,23 @@ def test_a_win_in_two_moves_answers_the_studios_reply_then_judges_the_second(
     (reply,) = v["refutation"]
     after = state.apply(wrong)[0].apply(reply)[0]  # a legal reply after which no move wins at once
     assert not wins(after) and (v["right"], v["done"]) == (False, True), v
+
+
+def test_where_dice_come_next_the_refutation_is_a_roll_and_a_winning_move_after_it(
+        studio: tuple[httpx.Client, Path], puzzle_file: Path) -> None:
+    client, _ = studio
+    save = listed(client, "sage-stones", "save")
+    assert save["dice"] == [3, 3, 1] and "(dice 3-3-1)" in save["task"]
+    state = position(puzzle_file, save).apply_chance(tuple(save["dice"]))[0]
+    assert judged(client, save, SAGE_SAVE)["solved"]
+    wrong = next(str(m) for m in state.legal_moves() if str(m) != SAGE_SAVE)
+    v = judged(client, save, wrong)
+    (reply,) = v["refutation"]
+    rolled = state.apply(wrong)[0].apply_chance(tuple(v["dice"]))[0]
+    assert (v["right"], v["solution"]) == (False, [SAGE_SAVE]) and reply in wins(rolled), v
+    shown = client.get(f"/api/training/puzzle/{save['id']}", params=[("move", wrong), ("move", reply),
+                                                                     ("dice", "-".join(map(str, v["dice"])))])
+    assert shown.json()["result"]["winner"] == rolled.to_move(), shown.text
 
 
 def test_refused_requests_answer_one_line_and_record_nothing(studio: tuple[httpx.Client, Path]) -> None:

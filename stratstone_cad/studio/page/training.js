@@ -19,7 +19,10 @@
     if (r.ok) return r.json();
     return r.text().then(function (t) { throw new Error(t); });
   }
-  function line(moves) { return moves.map(function (m) { return 'move=' + encodeURIComponent(m); }).join('&'); }
+  function line(moves, dice) {  // the moves from the puzzle's position (and the dice that fall before one)
+    return moves.map(function (m) { return 'move=' + encodeURIComponent(m); })
+      .concat(dice ? ['dice=' + dice.join('-')] : []).join('&');
+  }
   function base() { return '/api/training/puzzle/' + tr.puzzle.id; }
 
   // ------------------------------------------------------------------ the game's puzzles
@@ -77,14 +80,14 @@
     say('', ''); $('again').hidden = $('show').hidden = true;
     return show([], 'puzzle');
   }
-  function show(moves, what) {
+  function show(moves, what, dice) {
     var n = ++pending;
-    return fetch(base() + (moves.length ? '?' + line(moves) : '')).then(json).then(function (pos) {
+    return fetch(base() + (moves.length ? '?' + line(moves, dice) : '')).then(json).then(function (pos) {
       if (n !== pending) return;
       tr.position = pos; tr.shown = what; selected = null; reach = [];
       board.draw();
       $('board2d').setAttribute('data-shown', what);
-      $('to3d').href = base() + '/view3d' + (moves.length ? '?' + line(moves) : '') + '#ply=' +
+      $('to3d').href = base() + '/view3d' + (moves.length ? '?' + line(moves, dice) : '') + '#ply=' +
         (tr.puzzle.ply - 1 + moves.length);
       others();
       tr.ready = true;
@@ -168,7 +171,7 @@
     $('again').hidden = false; $('show').hidden = !v.solution.length;
     show(moves, 'wrong').then(function () {
       if (!v.refutation.length) return null;
-      return later(700).then(function () { return show(moves.concat(v.refutation), 'refutation'); })
+      return later(700).then(function () { return show(moves.concat(v.refutation), 'refutation', v.dice); })
         .then(function () {
           $('verdict').textContent += '\nthe refutation: ' + v.refutation.join(', ');
           v.refutation.forEach(function (m) {  // the squares the refutation names, marked
