@@ -77,6 +77,8 @@
     $('heading').textContent = 'puzzle ' + p.number + ' of ' + tr.puzzles.length + ' (' + tr.game +
       (p.depth === 3 ? ', depth 3' : '') + ')';
     $('task').textContent = p.task;
+    $('hint').textContent = tr.game === 'sage-stones' ? 'Click a column, then a lit square in it: the studio judges ' +
+      'the move.' : 'Click a piece, then the square it goes to (the lit ones): the studio judges the move.';
     say('', ''); $('again').hidden = $('show').hidden = true;
     return show([], 'puzzle');
   }
@@ -175,7 +177,9 @@
         .then(function () {
           $('verdict').textContent += '\nthe refutation: ' + v.refutation.join(', ');
           v.refutation.forEach(function (m) {  // the squares the refutation names, marked
-            (m.match(/[a-z]+[0-9]+/g) || []).forEach(function (s) { var g = board.node(s); if (g) g.classList.add('moved'); });
+            [m].concat(m.match(/[a-z]+[0-9]+/g) || []).forEach(function (s) {
+              var g = board.node(s); if (g) g.classList.add('moved');
+            });
           });
         });
     });
