@@ -30,6 +30,8 @@ def add_studio(sub: Any) -> None:
     st.add_argument("--max-cache-mb", metavar="N", type=integer, default=2000,
                     help="the most the parts and sets it builds in its folder may take, in MB (default 2000): the "
                          "least recently used are dropped first (made again when asked for)")
+    st.add_argument("--puzzles", metavar="FILE", type=path_arg, nargs="+", action="extend", default=[],
+                    help="puzzle files ('puzzles' writes them) the Training page offers after the package's own")
     st.set_defaults(run=cmd_studio)
 
 
@@ -53,5 +55,9 @@ def cmd_studio(args: argparse.Namespace) -> int:
         raise UserError(f"--port {args.port}: expected a port from 0 to 65535 (0: any free port)")
     if args.max_cache_mb < 1:
         raise UserError(f"--max-cache-mb {args.max_cache_mb}: expected a size in MB of at least 1 (default 2000)")
+    if args.puzzles:
+        from stratstone_cad.studio.training import check_files
+
+        check_files(args.puzzles)
     return serve(args.game, args.host, args.port, not args.no_browser, args.out, args.printer, max(1, usable_cores()),
-                 args.max_cache_mb)
+                 args.max_cache_mb, tuple(args.puzzles))

@@ -4,7 +4,8 @@ the downloads, each answer made from the settings of its query (``set=NAME=VALUE
 
 Refused: a Host header that is not the address the client connected to (DNS rebinding), a
 request another site's page makes (its ``Origin`` or ``Sec-Fetch-Site`` says so), any
-method but GET and HEAD (and POST to the Play room's /api/table/), a frame of another site's page (every answer says so); the page
+method but GET and HEAD (and POST to the Play room's /api/table/ and the Training page's /api/training/), a
+frame of another site's page (every answer says so); the page
 opened from another site builds nothing until the person asks. A value the checks refuse is HTTP 400 with the build's one-line
 message as plain text; a file the plan does not make, 404. File names come from the plan."""
 
@@ -27,7 +28,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from stratstone_cad.base.colours import display_colour, load_colours
 from stratstone_cad.errors import BuildError, TableError, UserError
 from stratstone_cad.registry import game_names
-from stratstone_cad.studio import play_page, play_routes
+from stratstone_cad.studio import play_page, play_routes, training
 from stratstone_cad.studio.cache_cap import DEFAULT_MB, Cap, HeldFileResponse
 from stratstone_cad.studio.part_making import PartMaker
 from stratstone_cad.studio.play_routes import PlayRoom
@@ -35,10 +36,13 @@ from stratstone_cad.studio.set_builds import SetBuilds, Ticket
 from stratstone_cad.studio.set_jobs import SetJobs
 from stratstone_cad.studio.settings import Planned, form, plan, sets_of
 
+#: The paths a POST may go to: the Play room's tables, the Training page's moves.
+POSTED = ("/api/table/", "/api/training/")
 #: What :meth:`Studio.ticketed` answers for a request its client's newer one superseded.
 SUPERSEDED = object()
 
-PAGE_FILES = {"studio.js": "text/javascript", "studio.css": "text/css", "play.js": "text/javascript"}
+PAGE_FILES = {"studio.js": "text/javascript", "studio.css": "text/css", "play.js": "text/javascript",
+              "board2d.js": "text/javascript", "training.js": "text/javascript"}
 FILE_NAME = r"[a-z0-9][a-z0-9._-]{0,120}"
 #: The answer to a request still open when the studio stops (Ctrl-C, SIGTERM): uvicorn
 #: cancels it after its graceful wait, and would answer 500.
@@ -91,6 +95,7 @@ class Studio:
         self.out, self.maker, self.builds, self.printer, self.game = out, maker, builds, printer, game
         self.room: PlayRoom | None = None  # the Play room's tables (app() makes it)
         self.host_names: tuple[str, ...] = ()  # studio --host NAME: a Host header may name it (a second device)
+        self.puzzle_files: tuple[Path, ...] = ()  # studio --puzzles FILE...: the Training page's own puzzles
         self.set_jobs = SetJobs()
         self.cap = maker.cap = builds.cap = Cap(out, max_cache_mb * 10**6)  # what it builds in out: capped
 
@@ -282,7 +287,7 @@ def app(studio: Studio) -> ASGIApp:
               Route("/download/{game}.zip", s.zipped),
               Route("/download/{game}/{file}", s.download)]
     room = PlayRoom(s.out)
-    routes += play_page.routes(room) + play_routes.routes(room)
+    routes += play_page.routes(room) + play_routes.routes(room) + training.routes(s.out, s.puzzle_files)
     s.room = room
     inner = Starlette(routes=routes, exception_handlers={UserError: _refused, BuildError: _unavailable,
                                                          TableError: play_routes.refused})
@@ -352,6 +357,7 @@ def refusal(scope: Scope, names: tuple[str, ...] = ()) -> str | None:
     navigation = headers.get("sec-fetch-mode") == "navigate" and scope["path"] == "/"  # a shared link opens the page
     if headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none") and not navigation:
         return f"Sec-Fetch-Site {headers['sec-fetch-site'][:20]!r}: a request from another site's page; expected same-origin"
-    if scope["method"] not in ("GET", "HEAD") and not (scope["method"] == "POST" and scope["path"].startswith("/api/table/")):
-        return f"method {scope['method'][:10]}: not allowed; expected GET or HEAD (POST to the Play room's /api/table/)"
+    if scope["method"] not in ("GET", "HEAD") and not (scope["method"] == "POST" and scope["path"].startswith(POSTED)):
+        return f"method {scope['method'][:10]}: not allowed; expected GET or HEAD (POST to the Play room's /api/table/ " \
+               "or the Training page's /api/training/)"
     return None

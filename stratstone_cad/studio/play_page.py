@@ -17,12 +17,13 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
+from stratstone_cad.engine.protocol import Game, State
 from stratstone_cad.errors import GameError, TableError, UserError
 from stratstone_cad.registry import game_names, get_game
 from stratstone_cad.studio.play_routes import PlayRoom
 from stratstone_cad.studio.tables import Table
 
-__all__ = ["LEVEL_NAMES", "levels_of", "options", "routes"]
+__all__ = ["LEVEL_NAMES", "levels_of", "options", "position_board", "routes"]
 
 LEVEL_NAMES = ("quick", "steady", "strong")
 """The search's named levels: a twentieth, a quarter and all of the game's default budget."""
@@ -62,15 +63,15 @@ def options() -> dict[str, Any]:
     return {"games": games, "kinds": ["person", "greedy", "random", "search"]}
 
 
-def _rules(table: Table) -> Any:
-    return sys.modules[type(table.state).__module__]
-
-
 def board(table: Table, seat: str = "") -> dict[str, Any]:
-    """The squares to draw: each one's name, file or column (``x``), rank or row (``y``), level
+    """The squares to draw (:func:`position_board`), the table's ``ply`` and ``you``: the side ``seat`` holds."""
+    return {**position_board(table.game, table.state), "ply": table.ply, "you": _side(table, seat)}
+
+
+def position_board(game: Game, state: State) -> dict[str, Any]:
+    """The squares of ``state`` to draw: each one's name, file or column (``x``), rank or row (``y``), level
     (the terrain's) and pieces bottom first (colour and kind); the board's width and height;
-    the rank each side exits beyond (the terrain game); ``you``: the side ``seat`` holds."""
-    game, state = table.game, table.state
+    the rank each side exits beyond (the terrain game)."""
     ledger = game.ledger(state)
     levels = getattr(getattr(state, "terrain", None), "levels", None)
     squares = []
@@ -84,13 +85,12 @@ def board(table: Table, seat: str = "") -> dict[str, Any]:
         squares.append(one)
     return {"game": game.name, "width": 1 + max(s["x"] for s in squares), "height": 1 + max(s["y"] for s in squares),
             "squares": squares, "symbols": SYMBOLS if game.name == "terrain" else None,
-            "text": state.board_text(), "ply": table.ply, "you": _side(table, seat),
-            "exit_rank": _exit_ranks(table)}
+            "text": state.board_text(), "exit_rank": _exit_ranks(state)}
 
 
-def _exit_ranks(table: Table) -> dict[str, int] | None:
+def _exit_ranks(state: State) -> dict[str, int] | None:
     """The 0-based rank each side exits beyond (the terrain game's), as its rules hold them."""
-    rules = _rules(table)
+    rules = sys.modules[type(state).__module__]
     last, sides = getattr(rules, "_LAST_RANK", None), getattr(rules, "PLAYERS", None)
     return dict(zip(sides, last, strict=True)) if last and sides else None
 

@@ -94,7 +94,7 @@ def url_of(sock: socket.socket) -> str:
 
 
 def serve(game: str | None, host: str, port: int, browser: bool, out: Path | None, printer: str | None,
-          jobs: int, max_cache_mb: int = 2000) -> int:
+          jobs: int, max_cache_mb: int = 2000, puzzles: tuple[Path, ...] = ()) -> int:
     """Serve the studio until Ctrl-C, SIGTERM or SIGHUP (which the caller turns into KeyboardInterrupt)."""
     import uvicorn
 
@@ -118,6 +118,7 @@ def serve(game: str | None, host: str, port: int, browser: bool, out: Path | Non
     maker = PartMaker(out, worker_pool(jobs), run_job, new_pool=lambda: worker_pool(jobs))
     studio = Studio(out, maker, SetBuilds(out, jobs), printer, game, max_cache_mb)
     studio.host_names = (host,)  # the address as given: a name is accepted in the Host header too
+    studio.puzzle_files = puzzles  # studio --puzzles: the Training page's own
     GuardedH11.cap = max_connections()  # slow clients timed out, connections capped: studio/limits.py
     config = uvicorn.Config(app(studio), log_level="warning", timeout_graceful_shutdown=STOP_WAIT_S, lifespan="off",
                             access_log=False, http=GuardedH11, loop="asyncio")

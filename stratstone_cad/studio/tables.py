@@ -37,7 +37,7 @@ from stratstone_cad.log.record.lock import recording
 from stratstone_cad.registry import game_names, get_game
 from stratstone_cad.studio.clock import Clock, parse_clock
 
-__all__ = ["PERSON", "THINKERS", "Table", "Tables", "to_of"]
+__all__ = ["PERSON", "THINKERS", "Table", "Tables", "reach_of", "to_of"]
 
 PERSON = "person"
 """The player kind of a seat a person holds (with a token); every other kind is an engine's."""
@@ -117,30 +117,11 @@ class Table:
                 "draw_offer": self.offer, "plies": plies, "version": self.version}
 
     def reach(self, square: str) -> list[dict[str, Any]]:
-        """What the piece or stack on ``square`` can do: one object a legal move, with ``move``,
-        ``to`` (a square, or ``exit``) and, for a game whose moves cost (the terrain game),
-        ``cost`` and ``kind`` (``move``, ``attack``, ``exit``, ``special``), all the engine's."""
-        state = self.state
+        """What the piece or stack on ``square`` can do (:func:`reach_of`); nothing once the
+        game is over or while the dice are to be rolled."""
         if self.result is not None or self.roll_due():
             return []
-        costs = state.reach(square)
-        if costs is None:
-            texts = [str(m) for m in state.legal_moves()]
-            costs = [(t, None) for t in texts if t == square or (t.startswith(square) and not t[len(square)].isalnum())]
-        out = []
-        for text, cost in costs:
-            events = state.apply(text)[1]
-            one: dict[str, Any] = {"move": text, "to": to_of(events)}
-            if cost is not None:
-                moved = next((e for e in events if e.kind == "moved"), None)
-                special = bool(moved is not None and moved.special)
-                one["kind"] = "special" if special else ("exit" if one["to"] == "exit" else
-                                                         "attack" if any(e.kind == "attacked" for e in events) else "move")
-                number = re.match(r"\d+", cost)
-                one["cost"] = int(number.group()) if number else (moved.points if moved is not None else None)
-                one["why"] = cost
-            out.append(one)
-        return out
+        return reach_of(self.state, square)
 
     # -- seats ------------------------------------------------------------------------------
 
@@ -574,3 +555,26 @@ def _checked(game: Game, body: Mapping[str, Any]) -> tuple[list[str], int, Any, 
                          + (" or \"entered\" (the physical dice)" if game.chance_field else f"; {game.name} has no dice"))
     return kinds, seed, setup, clock, dice == "entered"
 
+
+def reach_of(state: State, square: str) -> list[dict[str, Any]]:
+    """What the piece or stack on ``square`` can do in ``state``: one object a legal move, with ``move``,
+    ``to`` (a square, or ``exit``) and, for a game whose moves cost (the terrain game),
+    ``cost`` and ``kind`` (``move``, ``attack``, ``exit``, ``special``), all the engine's."""
+    costs = state.reach(square)
+    if costs is None:
+        texts = [str(m) for m in state.legal_moves()]
+        costs = [(t, None) for t in texts if t == square or (t.startswith(square) and not t[len(square)].isalnum())]
+    out = []
+    for text, cost in costs:
+        events = state.apply(text)[1]
+        one: dict[str, Any] = {"move": text, "to": to_of(events)}
+        if cost is not None:
+            moved = next((e for e in events if e.kind == "moved"), None)
+            special = bool(moved is not None and moved.special)
+            one["kind"] = "special" if special else ("exit" if one["to"] == "exit" else
+                                                     "attack" if any(e.kind == "attacked" for e in events) else "move")
+            number = re.match(r"\d+", cost)
+            one["cost"] = int(number.group()) if number else (moved.points if moved is not None else None)
+            one["why"] = cost
+        out.append(one)
+    return out
