@@ -109,19 +109,25 @@ def game_names() -> list[str]:
 
 def get_parts(names: list[str] | None) -> list[GameAssets]:
     """The games named (all when none), checked; an unknown name raises :class:`UnknownGameError`.
+    ``fit-test`` names the fit test's set (:mod:`stratstone_cad.assets.fit_test`), which the
+    build knows beside the games: each game's fits at three clearances.
 
     Raises:
         UnknownGameError: no game has that name.
     """
     if not names:
         return list(_all_assets().values())
+    from stratstone_cad.assets.fit_test import FIT_TEST, fit_test_set  # with the parts only
+
+    sets = {**_all_assets(), FIT_TEST: None}
     out = []
     for n in names:
-        if n not in _all_assets():
-            raise UnknownGameError(f"game {short_repr(n)}: unknown, expected one of {', '.join(_all_assets())}"
-                                   f"{did_you_mean(n, _all_assets())}")
-        if _all_assets()[n] not in out:
-            out.append(_all_assets()[n])
+        if n not in sets:
+            raise UnknownGameError(f"game {short_repr(n)}: unknown, expected one of {', '.join(sets)}"
+                                   f"{did_you_mean(n, sets)}")
+        chosen = sets[n] or fit_test_set(list(_all_assets().values()))
+        if all(g.name != chosen.name for g in out):
+            out.append(chosen)
     return out
 
 
@@ -137,7 +143,10 @@ class ParamSet:
     plates: PlateParams
 
     def params_of(self, name: str) -> Any:
-        return self.games[name]
+        """The parameters of the game ``name``; of the fit test (``fit-test``), every game's by name."""
+        from stratstone_cad.assets.fit_test import FIT_TEST
+
+        return dict(self.games) if name == FIT_TEST else self.games[name]
 
     def section(self, prefix: str) -> dict[str, Any]:
         """The plain values of one section, e.g. ``"stratstone.stone"``."""
@@ -168,7 +177,9 @@ def load_params(params_file: Path | None = None, sets: dict[str, str] | None = N
                   [*(g.preset for g in _all_assets().values()), *(presets_dir / f for f in SHARED_PRESETS)],
                   params_file, sets)
     profiles = load_profiles(presets_dir)
-    chosen = set(_all_assets()) if games is None else set(games)
+    from stratstone_cad.assets.fit_test import FIT_TEST
+
+    chosen = set(_all_assets()) if games is None or FIT_TEST in games else set(games)  # the fit test reads every game
     combined = {}
     for g in _all_assets().values():
         sections = {p.rsplit(".", 1)[1]: cls(**raw[p]) for p, cls in g.sections.items()}

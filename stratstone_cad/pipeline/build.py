@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from stratstone_cad.assets.fit_test import FIT_TEST
 from stratstone_cad.assets.game_assets import GameAssets
 from stratstone_cad.assets.jobs import Job, Output
 from stratstone_cad.base.colours import load_colours
@@ -190,9 +191,9 @@ def _plan(games: list[str] | None, printer_name: str | None, params_file: Path |
     profiles = load_profiles()
     colours = load_colours()  # the plates' display colours: checked before anything is written
     plan: list[Job] = [j for g in chosen for j in g.plan(ps.params_of(g.name), printer, profiles, ps.mesh)]
-    if step:
+    if step:  # each game's STEP files and set (the fit test's coupons are test prints: no set to assemble)
         plan += [cad_files_job(g, ps.params_of(g.name), printer, profiles, ps.mesh,
-                               [j for j in plan if j.outputs[0].game == g.name]) for g in chosen]
+                               [j for j in plan if j.outputs[0].game == g.name]) for g in chosen if g.name != FIT_TEST]
     return _Planned(chosen, ps, printer, profiles, colours, plan)
 
 
