@@ -109,25 +109,19 @@ def game_names() -> list[str]:
 
 def get_parts(names: list[str] | None) -> list[GameAssets]:
     """The games named (all when none), checked; an unknown name raises :class:`UnknownGameError`.
-    ``fit-test`` names the fit test's set (:mod:`stratstone_cad.assets.fit_test`), which the
-    build knows beside the games: each game's fits at three clearances.
 
     Raises:
         UnknownGameError: no game has that name.
     """
     if not names:
         return list(_all_assets().values())
-    from stratstone_cad.assets.fit_test import FIT_TEST, fit_test_set  # with the parts only
-
-    sets = {**_all_assets(), FIT_TEST: None}
     out = []
     for n in names:
-        if n not in sets:
-            raise UnknownGameError(f"game {short_repr(n)}: unknown, expected one of {', '.join(sets)}"
-                                   f"{did_you_mean(n, sets)}")
-        chosen = sets[n] or fit_test_set(list(_all_assets().values()))
-        if all(g.name != chosen.name for g in out):
-            out.append(chosen)
+        if n not in _all_assets():
+            raise UnknownGameError(f"game {short_repr(n)}: unknown, expected one of {', '.join(_all_assets())}"
+                                   f"{did_you_mean(n, _all_assets())}")
+        if _all_assets()[n] not in out:
+            out.append(_all_assets()[n])
     return out
 
 

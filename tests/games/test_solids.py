@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from OCP.BRepCheck import BRepCheck_Analyzer
 
+from stratstone_cad.assets.fit_test import fit_test_set
 from stratstone_cad.assets.makers import solid_maker
 from stratstone_cad.base.printers import get_printer, load_profiles
 from stratstone_cad.occ.shapes import horizontal_face_heights, volume
@@ -88,7 +89,7 @@ def test_every_part_of_every_game_is_one_solid_as_mesh_and_brep():
 def test_the_fit_tests_coupons_are_one_solid_as_mesh_and_brep():
     """The fit test's coupons (build fit-test): each game's fit makers have B-rep twins too."""
     ps = load_params()
-    (fit,) = get_parts(["fit-test"])
+    fit = fit_test_set(get_parts(None))
     for job in fit.plan(ps.params_of("fit-test"), get_printer("prusa-mk4"), load_profiles(), ps.mesh):
         meshes, solids = _mesh_and_solids(job, ps.mesh)
         for mesh, solid, out in zip(meshes, solids, job.outputs, strict=True):

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import trimesh
 
-from stratstone_cad.assets.fit_test import FIT_TEST, at
+from stratstone_cad.assets.fit_test import FIT_TEST, at, fit_test_set
 from stratstone_cad.base.printers import get_printer, load_profiles
 from stratstone_cad.geometry.boards import Label, label_strokes, stroke_region
 from stratstone_cad.geometry.coupons import LABEL_HEIGHT_MM, clearance_text
@@ -149,7 +149,7 @@ def test_one_set_of_a_clearance_reaches_the_set_and_its_coupons():
     sets = {"sage-stones.board.clearance_mm": "0.3", "sage-stones.board.joint_clearance_mm": "0.15",
             "stratstone.board.clearance_mm": "0.4"}
     ps, printer, profiles = load_params(sets=sets), get_printer(None), load_profiles()
-    jobs = {j.id: j for g in get_parts(["sage-stones", "stratstone", FIT_TEST])
+    jobs = {j.id: j for g in [*get_parts(["sage-stones", "stratstone"]), fit_test_set(get_parts(None))]
             for j in g.plan(ps.params_of(g.name), printer, profiles, ps.mesh)}
     assert jobs["sage-stones/board"].args["well_diameter_mm"] == pytest.approx(SAGE.gem.diameter_mm + 0.6)
     assert jobs["fit-test/gem-well"].args["clearances"] == pytest.approx((0.2, 0.3, 0.4))
@@ -161,7 +161,7 @@ def test_one_set_of_a_clearance_reaches_the_set_and_its_coupons():
 
 def test_a_clearance_at_the_end_of_its_range_keeps_three_clearances_within_it():
     ps = load_params(sets={"sage-stones.board.joint_clearance_mm": "0.05"})
-    (fit,) = get_parts([FIT_TEST])
+    fit = fit_test_set(get_parts(None))
     jobs = {j.id: j for j in fit.plan(ps.params_of(FIT_TEST), get_printer(None), load_profiles(), ps.mesh)}
     assert jobs["fit-test/joint"].args["clearances"] == pytest.approx((0.05, 0.15, 0.25))
 
