@@ -1,15 +1,16 @@
 """The fit test's coupons (``stratstone-cad build fit-test``): small pieces of a board's own
 stack of slabs, each holding one fit of the set at one clearance, the clearance engraved
-beside it.
+on a tab beside it.
 
 A coupon is cut from the very stack the board is made of (its ``board_stack``, given the
 clearance to test in place of the parameter's value), so a fit that works on the coupon
-works on the board: a cell with its well or recess (:func:`cell_coupon`), or the two sides
-of one tile joint, cut by the tiling's own dovetail code (:func:`joint_coupons`). A strip
-beside the fit carries the clearance, engraved as the board's coordinates are. Pure 2D
-regions, as the rest of :mod:`stratstone_cad.geometry.boards`; the games' ``cad.py`` meshes
-them (and makes the part that goes into the fit: a gem, a stone's widest slice, a dovetail).
-"""
+works on the board: a cell's well or recess with a ring of the board round it, from the
+pocket's floor up (:func:`cell_coupon`), or the two sides of one tile joint, cut by the
+tiling's own dovetail code (:func:`joint_coupons`). What is left out (the board's body
+under a pocket, the joint's full height) holds no fit and would only add print time: the
+plate prints in under 30 minutes. Pure 2D regions, as the rest of
+:mod:`stratstone_cad.geometry.boards`; the games' ``cad.py`` meshes them, and makes what goes
+into each fit (a gem's foot, the widest stone's foot)."""
 
 from __future__ import annotations
 
