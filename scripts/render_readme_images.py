@@ -534,6 +534,8 @@ def main() -> None:
     studio_page(a.images)
     if (a.out_dir / "stratstone/stones-red.3mf").exists():
         plates(a.out_dir, a.images / "print-plates.png")
+    if (a.out_dir / "fit-test/fit-test.3mf").exists():
+        fit_test(a.out_dir, a.images / "fit-test.png")
     if a.tiled_dir:
         tiles(a.tiled_dir, a.images / "stratstone-tiles.png")
 
