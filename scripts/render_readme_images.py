@@ -374,6 +374,18 @@ def plates(out: Path, dest: Path) -> None:
     p.screenshot(dest)
 
 
+def fit_test(out: Path, dest: Path) -> None:
+    """The fit test's plate (stratstone-cad build fit-test --plates) seen from the front, from
+    above, close enough to read the clearances engraved on the coupons."""
+    p = pv.Plotter(off_screen=True, window_size=(1400, 900))
+    p.set_background("white")
+    for mesh, _colour in _plate_meshes(out / "fit-test/fit-test.3mf"):
+        p.add_mesh(mesh, color=BOARD, smooth_shading=False, specular=0.2)
+    p.add_light(pv.Light(position=(0, -200, 300), focal_point=(120, 100, 0), intensity=0.5))
+    _look(p, (0.0, -0.45, 1.0), 1.35)
+    _shot(p, dest)
+
+
 def sheets(images: Path) -> None:
     """A contact sheet of each game's assets, made by the viewer (stratstone-cad preview --sheet)."""
     from stratstone_cad.viewer.meshes import list_assets, select
@@ -496,7 +508,7 @@ def main() -> None:
     ap.add_argument("--out-dir", type=Path, default=Path("output"))
     ap.add_argument("--tiled-dir", type=Path, default=None, help="a build made with a small printer")
     ap.add_argument("--images", type=Path, default=Path("docs/images"))
-    ap.add_argument("--only", choices=("dice", "plates", "labels", "studio", "kit", "shells"),
+    ap.add_argument("--only", choices=("dice", "plates", "labels", "studio", "kit", "shells", "fit-test"),
                     help="render this picture alone (kit: from a build with --kit in --out-dir)")
     a = ap.parse_args()
     a.images.mkdir(parents=True, exist_ok=True)
@@ -514,6 +526,9 @@ def main() -> None:
         return
     if a.only == "shells":
         shell_undersides(a.images / "shell-undersides.png")
+        return
+    if a.only == "fit-test":  # from a build of fit-test --plates in --out-dir
+        fit_test(a.out_dir, a.images / "fit-test.png")
         return
     if a.only == "labels":
         label_closeups(a.out_dir, a.images / "labels-closeup.png")
@@ -533,6 +548,8 @@ def main() -> None:
     studio_page(a.images)
     if (a.out_dir / "stratstone/stones-red.3mf").exists():
         plates(a.out_dir, a.images / "print-plates.png")
+    if (a.out_dir / "fit-test/fit-test.3mf").exists():
+        fit_test(a.out_dir, a.images / "fit-test.png")
     if a.tiled_dir:
         tiles(a.tiled_dir, a.images / "stratstone-tiles.png")
 

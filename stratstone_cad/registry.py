@@ -137,7 +137,10 @@ class ParamSet:
     plates: PlateParams
 
     def params_of(self, name: str) -> Any:
-        return self.games[name]
+        """The parameters of the game ``name``; of the fit test (``fit-test``), every game's by name."""
+        from stratstone_cad.assets.fit_test import FIT_TEST
+
+        return dict(self.games) if name == FIT_TEST else self.games[name]
 
     def section(self, prefix: str) -> dict[str, Any]:
         """The plain values of one section, e.g. ``"stratstone.stone"``."""
@@ -168,7 +171,9 @@ def load_params(params_file: Path | None = None, sets: dict[str, str] | None = N
                   [*(g.preset for g in _all_assets().values()), *(presets_dir / f for f in SHARED_PRESETS)],
                   params_file, sets)
     profiles = load_profiles(presets_dir)
-    chosen = set(_all_assets()) if games is None else set(games)
+    from stratstone_cad.assets.fit_test import FIT_TEST
+
+    chosen = set(_all_assets()) if games is None or FIT_TEST in games else set(games)  # the fit test reads every game
     combined = {}
     for g in _all_assets().values():
         sections = {p.rsplit(".", 1)[1]: cls(**raw[p]) for p, cls in g.sections.items()}

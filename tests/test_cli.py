@@ -48,7 +48,7 @@ def test_list_shows_parameters_defaults_units_and_printers():
     (["build", "--set", "stratstone.stone.heigth_mm=9"], "(did you mean 'stratstone.stone.height_mm'?)"),
     (["build", "--printer", "prusa-mk5"], "printer 'prusa-mk5': unknown, expected one of"),
     (["build", "stratstonee"],
-     f"game 'stratstonee': unknown, expected one of {', '.join(FACTS)} (did you mean 'stratstone'?)"),
+     f"game 'stratstonee': unknown, expected one of {', '.join(FACTS)}, fit-test (did you mean 'stratstone'?)"),
     (["build", "--jobs", "0"], "--jobs 0: expected a number of parallel jobs of at least 1"),
     (["build", "--jobs", "two"], "argument --jobs: expected a whole number in the digits 0-9, got 'two'"),
     (["build", "--params", "missing.toml"], "--params file missing.toml: file not found"),

@@ -66,6 +66,9 @@ class GameAssets:
     start_setup: Callable[[Any], Mapping[str, Any]] | None = None
     #: The game's kit of tiles (:class:`KitHooks`), or ``None``: one board, one map.
     kit: KitHooks | None = None
+    #: ``fits(params, printer, profiles, mesh)``: the jobs of the fit test's coupons of this
+    #: game's fits (:mod:`stratstone_cad.assets.fit_test`), or ``None``: a game with none.
+    fits: Callable[[Any, Printer, Mapping[str, Profile], MeshParams], list[Job]] | None = None
 
     def owns(self, file: str) -> bool:
         """Whether ``file`` (``game/name.stl``, its STEP file ``game/name.step``, the set's

@@ -30,7 +30,8 @@ def add_build(sub: Any) -> None:
                                    "and print-report.md (PrusaSlicer's times and filament unless --no-slice); with "
                                    "--step a STEP file beside each STL and each game's set as GAME/set.step and "
                                    "GAME/set.glb. Unchanged assets are taken from the cache.")
-    b.add_argument("games", nargs="*", metavar="GAME", help="games to build (default: all)")
+    b.add_argument("games", nargs="*", metavar="GAME", help="games to build (default: all), or fit-test: a small plate "
+                                                            "of the set's fits at three clearances to print first")
     b.add_argument("--printer", metavar="NAME", help="printer whose bed a part must fit (see 'list')")
     b.add_argument("--out", metavar="DIR", type=path_arg, default=Path("output"), help="output folder (default: output)")
     b.add_argument("--jobs", metavar="N", type=integer, default=None,

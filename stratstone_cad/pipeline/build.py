@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from stratstone_cad.assets.fit_test import FIT_TEST, fit_test_set
 from stratstone_cad.assets.game_assets import GameAssets
 from stratstone_cad.assets.jobs import Job, Output
 from stratstone_cad.base.colours import load_colours
@@ -36,7 +37,7 @@ from stratstone_cad.base.fileio import atomic_write_all, describe_os_error, ensu
 from stratstone_cad.base.params import MeshParams, Profile
 from stratstone_cad.base.printers import get_printer, load_profiles
 from stratstone_cad.base.progress import ProgressBar
-from stratstone_cad.errors import GeometryError, OutputError, UserError
+from stratstone_cad.errors import GeometryError, OutputError, UnknownGameError, UserError, did_you_mean, short_repr
 from stratstone_cad.pipeline.build_report import BuildReport
 from stratstone_cad.pipeline.cad_files import cad_files_job
 from stratstone_cad.pipeline.keys import job_key
@@ -184,16 +185,33 @@ class _Planned:
 def _plan(games: list[str] | None, printer_name: str | None, params_file: Path | None, sets: dict[str, str] | None,
           step: bool) -> _Planned:
     """The games, parameters, printer and jobs of a build, every one checked."""
-    chosen = get_parts(games)
+    chosen = _sets(games)
     ps = load_params(params_file, sets, games=[g.name for g in chosen])
     printer = get_printer(printer_name)
     profiles = load_profiles()
     colours = load_colours()  # the plates' display colours: checked before anything is written
     plan: list[Job] = [j for g in chosen for j in g.plan(ps.params_of(g.name), printer, profiles, ps.mesh)]
-    if step:
+    if step:  # each game's STEP files and set (the fit test's coupons are test prints: no set to assemble)
         plan += [cad_files_job(g, ps.params_of(g.name), printer, profiles, ps.mesh,
-                               [j for j in plan if j.outputs[0].game == g.name]) for g in chosen]
+                               [j for j in plan if j.outputs[0].game == g.name]) for g in chosen if g.name != FIT_TEST]
     return _Planned(chosen, ps, printer, profiles, colours, plan)
+
+
+def _sets(names: list[str] | None) -> list[GameAssets]:
+    """The games named (all when none), and the fit test's set when ``fit-test`` is named: a
+    set the build knows beside the games (:mod:`stratstone_cad.assets.fit_test`), not a game.
+
+    Raises:
+        UnknownGameError: a name is neither a game nor ``fit-test``.
+    """
+    known = [*(g.name for g in get_parts(None)), FIT_TEST]
+    for n in names or []:
+        if n not in known:
+            raise UnknownGameError(f"game {short_repr(n)}: unknown, expected one of {', '.join(known)}"
+                                   f"{did_you_mean(n, known)}")
+    games = [n for n in names or [] if n != FIT_TEST]
+    chosen = get_parts(games) if games or not names else []
+    return chosen + [fit_test_set(get_parts(None))] if names and FIT_TEST in names else chosen
 
 
 def _checked_out_dir(out_dir: Path, plan: list[Job], plates: bool) -> Path:

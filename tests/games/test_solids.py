@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from OCP.BRepCheck import BRepCheck_Analyzer
 
+from stratstone_cad.assets.fit_test import fit_test_set
 from stratstone_cad.assets.makers import solid_maker
 from stratstone_cad.base.printers import get_printer, load_profiles
 from stratstone_cad.occ.shapes import horizontal_face_heights, volume
@@ -37,9 +38,9 @@ def _mesh_and_solids(job, mesh_params):
     return meshes, solids
 
 
-def assert_same_solid(mesh: Mesh, solid, what: str, valid: bool = True) -> None:
+def assert_same_solid(mesh: Mesh, solid, what: str, valid: bool = True, rel: float = 2e-3) -> None:
     v_mesh, v_solid = mesh.volume_mm3(), volume(solid)
-    assert v_solid == pytest.approx(v_mesh, rel=2e-3), what
+    assert v_solid == pytest.approx(v_mesh, rel=rel), what
     lo, hi = mesh.bounds()
     bb = solid.BoundingBox()
     assert np.allclose([bb.xmin, bb.ymin, bb.zmin], lo, atol=0.05), (what, lo, bb.xmin, bb.ymin, bb.zmin)
@@ -83,6 +84,18 @@ def test_every_part_of_every_game_is_one_solid_as_mesh_and_brep():
             # BRepCheck takes seconds on a board of thousands of faces: the boards are
             # checked once each (below and in the STEP tests), every other part here
             assert_same_solid(mesh, solid, out.file, valid=out.part != "board")
+
+
+def test_the_fit_tests_coupons_are_one_solid_as_mesh_and_brep():
+    """The fit test's coupons (build fit-test): each game's fit makers have B-rep twins too."""
+    ps = load_params()
+    fit = fit_test_set(get_parts(None))
+    for job in fit.plan(ps.params_of("fit-test"), get_printer("prusa-mk4"), load_profiles(), ps.mesh):
+        meshes, solids = _mesh_and_solids(job, ps.mesh)
+        for mesh, solid, out in zip(meshes, solids, job.outputs, strict=True):
+            # a pocket is its true circle in the B-rep, its polygon touching it from outside in
+            # the mesh (within the mesh tolerance): 0.7 % of a recess coupon's thin ring
+            assert_same_solid(mesh, solid, out.file, rel=1e-2)
 
 
 @pytest.mark.slow

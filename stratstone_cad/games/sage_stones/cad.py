@@ -27,6 +27,7 @@ from stratstone_cad.geometry.boards import (
     outline,
     stroke_region,
 )
+from stratstone_cad.geometry.coupons import cell_coupon, clearance_text, joint_coupons
 from stratstone_cad.geometry.glyphs import mark_strokes
 from stratstone_cad.geometry.marks import MarkSpec
 from stratstone_cad.geometry.tiling import TilePlan, tiled
@@ -35,6 +36,10 @@ from stratstone_cad.printing.stack import manifold_mesh, prism, stack_mesh
 
 if TYPE_CHECKING:  # CadQuery loads in the functions that use it: building a board never pays for it
     import cadquery as cq
+
+
+#: The width of the fit test's gem foot, inside its side (mm).
+FOOT_BAND_MM = 2.4
 
 
 def board_stack(board: SageBoard, well_diameter_mm: float, profile: Profile, tolerance_mm: float) -> list[Slab]:
@@ -69,12 +74,14 @@ def gem_profile(shape: GemShape, height: float, tolerance_mm: float, angle_deg: 
     return [(0.0, 0.0), (a, 0.0), (a, e), *arc, (b, height), (0.0, height)]
 
 
-def gem(shape: GemShape, mark: MarkSpec | None, profile: Profile, tolerance_mm: float, angle_deg: float) -> Mesh:
+def gem(shape: GemShape, mark: MarkSpec | None, profile: Profile, tolerance_mm: float, angle_deg: float,
+        foot_mm: float | None = None) -> Mesh:
     """One gem standing on z = 0: a revolved side-and-dome section (see :func:`gem_profile`)
     with its mark engraved in the flat top. Built from 2D regions with manifold3d, like
     the boards: the mark's floor and the top are exact planes on the layers, the round
     surfaces polygons within ``tolerance_mm`` whose neighbouring facets turn by at most
-    ``angle_deg``."""
+    ``angle_deg``. With ``foot_mm``, only the gem's lowest ``foot_mm``, a band
+    :data:`FOOT_BAND_MM` wide inside its side (the fit test's gem: what meets a well's wall)."""
     # start-up speed: manifold3d only where a mesh is made
     import manifold3d
 
@@ -87,6 +94,9 @@ def gem(shape: GemShape, mark: MarkSpec | None, profile: Profile, tolerance_mm: 
         region = mark_region(mark_strokes(mark.kind, mark.size_mm, mark.stroke_mm), mark.stroke_mm,
                              math.ceil(90 / angle_deg))
         body = body - prism(region, height - depth, height + 1.0)
+    if foot_mm is not None:  # the fit test's gem: its foot, a band inside its side
+        body = body.trim_by_plane((0.0, 0.0, -1.0), -foot_mm) - manifold3d.Manifold.cylinder(
+            foot_mm + 2.0, shape.diameter_mm / 2 - FOOT_BAND_MM, circular_segments=around).translate((0.0, 0.0, -1.0))
     return manifold_mesh(body, "gem")
 
 
@@ -148,6 +158,37 @@ def make_die(shape: DieShape, profile: Profile, tolerance_mm: float) -> list[Mes
     return [die(shape, profile, tolerance_mm)]
 
 
+def fit_well_stacks(board: SageBoard, gem_diameter_mm: float, clearances: tuple[float, ...], profile: Profile,
+                    tolerance_mm: float) -> list[list[Slab]]:
+    """The fit test's gem wells: the first cell of the board made with each clearance, engraved with it."""
+    return [cell_coupon(board_stack(board, gem_diameter_mm + 2 * c, profile, tolerance_mm), board, 0, 0,
+                        (gem_diameter_mm + 2 * c, board.well_depth_mm), clearance_text(c), profile) for c in clearances]
+
+
+def fit_joint_stacks(board: SageBoard, clearances: tuple[float, ...], profile: Profile) -> list[list[Slab]]:
+    """The fit test's tile joint: the dovetail's side, then the socket's side at each clearance."""
+    return joint_coupons(board, clearances, profile)
+
+
+@kernel_free
+def make_fit_wells(board: SageBoard, gem_diameter_mm: float, clearances: tuple[float, ...], profile: Profile,
+                   tolerance_mm: float) -> list[Mesh]:
+    return [stack_mesh(s, "gem well coupon") for s in
+            fit_well_stacks(board, gem_diameter_mm, clearances, profile, tolerance_mm)]
+
+
+@kernel_free
+def make_fit_gem(shape: GemShape, profile: Profile, tolerance_mm: float, angular_tolerance_deg: float,
+                 foot_mm: float) -> list[Mesh]:
+    """The fit test's gem: the set's gem (as :func:`make_gem` makes it) up to ``foot_mm``, what sits in a well."""
+    return [gem(shape, None, profile, tolerance_mm, angular_tolerance_deg, foot_mm)]
+
+
+@kernel_free
+def make_fit_joint(board: SageBoard, clearances: tuple[float, ...], profile: Profile) -> list[Mesh]:
+    return [stack_mesh(s, "tile joint coupon") for s in fit_joint_stacks(board, clearances, profile)]
+
+
 # --------------------------------------------------------------------------- B-rep solids
 # The same parts as CadQuery solids (STEP files, stratstone_cad.models), given what the
 # make_* function of the same name is given: one solid per output.
@@ -207,3 +248,30 @@ def solid_die(shape: DieShape, profile: Profile, tolerance_mm: float) -> list[cq
                 cyl = cyl.rotate(cq.Vector(0, 0, 0), cq.Vector(*axis), angle)
         body = body.cut(cyl.translate(cq.Vector(*pip.centre)))
     return [checked(body, "die")]
+
+
+def solid_fit_wells(board: SageBoard, gem_diameter_mm: float, clearances: tuple[float, ...], profile: Profile,
+                    tolerance_mm: float) -> list[cq.Shape]:
+    from stratstone_cad.occ.brep import stack_solid  # CadQuery: only where a solid is asked for
+
+    return [stack_solid(s, "gem well coupon") for s in
+            fit_well_stacks(board, gem_diameter_mm, clearances, profile, tolerance_mm)]
+
+
+def solid_fit_joint(board: SageBoard, clearances: tuple[float, ...], profile: Profile) -> list[cq.Shape]:
+    from stratstone_cad.occ.brep import stack_solid  # CadQuery: only where a solid is asked for
+
+    return [stack_solid(s, "tile joint coupon") for s in fit_joint_stacks(board, clearances, profile)]
+
+
+def solid_fit_gem(shape: GemShape, profile: Profile, tolerance_mm: float, angular_tolerance_deg: float,
+                  foot_mm: float) -> list[cq.Shape]:
+    import cadquery as cq
+
+    from stratstone_cad.occ.shapes import checked
+
+    (body,) = solid_gem(shape, None, profile, tolerance_mm, angular_tolerance_deg)
+    keep = cq.Solid.makeBox(2 * shape.diameter_mm, 2 * shape.diameter_mm, foot_mm,
+                            cq.Vector(-shape.diameter_mm, -shape.diameter_mm, 0))
+    hole = cq.Solid.makeCylinder(shape.diameter_mm / 2 - FOOT_BAND_MM, foot_mm + 2.0, cq.Vector(0, 0, -1.0))
+    return [checked(body.intersect(keep).cut(hole), "the gem's foot")]

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from stratstone_cad.assets.fit_test import at, fit_output
 from stratstone_cad.assets.game_assets import GameAssets
 from stratstone_cad.assets.jobs import BOARD_FILES, COLOUR, Job, Output, board_job, subset
 from stratstone_cad.assets.makers import CadFunctions
@@ -55,13 +56,15 @@ from stratstone_cad.games.sage_stones.facts import COLUMNS as N_COLUMNS
 from stratstone_cad.games.sage_stones.facts import FIRST_COLUMN, NAME
 from stratstone_cad.games.sage_stones.facts import ROWS as N_ROWS
 from stratstone_cad.geometry.boards import BoardParams, GridBoard, Label, edge_labels, label_strokes, stroke_region
+from stratstone_cad.geometry.coupons import clearances
 from stratstone_cad.geometry.glyphs import Polyline
 from stratstone_cad.geometry.marks import MarkParams, MarkSpec, check_mark_floor, check_marks, mark_spec
 
 #: The game's default parameters (package data).
 PRESET = Path(__file__).with_name("preset.toml")
 #: The CAD functions of this game's parts, in cad.py (named, not imported: see CadFunctions).
-CAD = CadFunctions("stratstone_cad.games.sage_stones.cad", ("make_board", "make_gem", "make_die"))
+CAD = CadFunctions("stratstone_cad.games.sage_stones.cad", ("make_board", "make_gem", "make_die", "make_fit_wells",
+                                                           "make_fit_gem", "make_fit_joint"))
 
 COLUMNS = tuple(str(FIRST_COLUMN + c) for c in range(N_COLUMNS))  # 3-9, the totals of three 3-sided dice
 ROWS = tuple(str(r) for r in range(1, N_ROWS + 1))
@@ -351,6 +354,37 @@ def plan(p: SageParams, printer: Printer, profiles: Mapping[str, Profile], mesh:
     return jobs
 
 
+def fits(p: SageParams, printer: Printer, profiles: Mapping[str, Profile], mesh: MeshParams) -> list[Job]:
+    """The fit test's coupons (:mod:`stratstone_cad.assets.fit_test`): a cell of the board with
+    its well at three clearances (``sage-stones.board.clearance_mm``) and a gem of the set
+    up to the wells' depth (what sits in one) to try in them; the two sides of a tile joint, the socket at three clearances
+    (``sage-stones.board.joint_clearance_mm``), as the board's tiles are cut."""
+    b, g = p.board, p.gem
+    wells = clearances(b.clearance_mm, *_range(b, "clearance_mm"))
+    joints = clearances(b.joint_clearance_mm, *_range(b, "joint_clearance_mm"))
+    return [
+        Job("fit-test/gem-well", CAD.make_fit_wells,
+            {"board": b, "gem_diameter_mm": g.diameter_mm, "clearances": wells, "profile": profiles["board"],
+             "tolerance_mm": mesh.tolerance_mm},
+            tuple(fit_output(at("gem-well", c), "gem-well") for c in wells),
+            f"gem wells at {', '.join(f'{c:g}' for c in wells)} mm (sage-stones.board.clearance_mm)"),
+        Job("fit-test/gem", CAD.make_fit_gem,
+            {"shape": subset(g, GemShape), "profile": profiles["piece"], "tolerance_mm": mesh.tolerance_mm,
+             "angular_tolerance_deg": mesh.angular_tolerance_deg,
+             "foot_mm": snap_depth(b.well_depth_mm, profiles["board"])},
+            (fit_output("gem", "gem"),), f"a gem's foot (sage-stones.gem {g.diameter_mm:g} mm)"),
+        Job("fit-test/joint", CAD.make_fit_joint, {"board": b, "clearances": joints, "profile": profiles["board"]},
+            (fit_output("joint-dovetail", "joint-dovetail"),
+             *(fit_output(at("joint-socket", c), "joint-socket") for c in joints)),
+            f"tile joint sockets at {', '.join(f'{c:g}' for c in joints)} mm (sage-stones.board.joint_clearance_mm)"),
+    ]
+
+
+def _range(params: Any, field: str) -> tuple[float, float]:
+    meta = params.__dataclass_fields__[field].metadata
+    return meta["lo"], meta["hi"]
+
+
 def table(p: SageParams, profiles: Mapping[str, Profile], pieces: Mapping[str, Any], engine: Any) -> Table:
     """Gems rest on their well's floor; square ``5-7`` (the engine's parser) is column 5, row 7.
     Each colour's gems in hand stand beside the board in a block of two columns, the colours
@@ -389,4 +423,4 @@ def _hands(size_mm: tuple[float, float], diameter_mm: float, pieces: Mapping[str
 
 ASSETS = GameAssets(NAME, "Sage Stones: 7 x 9 board with wells for 18 mm gems, printable gems and three dice",
                     PRESET, {"sage-stones.board": SageBoard, "sage-stones.gem": SageGems, "sage-stones.die": SageDice},
-                    combine, plan, CAD, files=rf"{BOARD_FILES}|gem-{COLOUR}|die", table=table)
+                    combine, plan, CAD, files=rf"{BOARD_FILES}|gem-{COLOUR}|die", table=table, fits=fits)

@@ -23,6 +23,7 @@ from stratstone_cad.assets.makers import kernel_free
 from stratstone_cad.base.params import Profile, snap_depth, snap_height
 from stratstone_cad.games.stratstone.parts import PebbleParams, StratstoneBoard
 from stratstone_cad.geometry.boards import Slab, discs, label_strokes, layered, outline, stroke_region
+from stratstone_cad.geometry.coupons import cell_coupon, clearance_text
 from stratstone_cad.geometry.glyphs import mark_strokes
 from stratstone_cad.geometry.marks import MarkSpec
 from stratstone_cad.geometry.tiling import TilePlan, tiled
@@ -46,6 +47,8 @@ _BULGE_AT = 0.40
 _SECTIONS_BELOW = 2  # sections from the bed up to the bulge (the bulge itself is the next)
 _SECTIONS_ABOVE = 6  # sections from the bulge over the shoulder to the plateau
 _OUTLINE_POINTS = 36
+#: The width of the fit test's stone foot, inside its outline (mm).
+FOOT_BAND_MM = 2.4
 
 
 @dataclass(frozen=True)
@@ -181,6 +184,46 @@ def make_board(board: StratstoneBoard, recess_diameter_mm: float, profile: Profi
     return [stack_mesh(t, "stratstone board") for t in tiled(stack, plan, board, profile=profile)]
 
 
+def fit_recess_stacks(board: StratstoneBoard, footprint_mm: float, clearances: tuple[float, ...], profile: Profile,
+                      tolerance_mm: float) -> list[list[Slab]]:
+    """The fit test's recesses: the first cell of the board made with each clearance, engraved with it."""
+    return [cell_coupon(board_stack(board, footprint_mm + 2 * c, profile, tolerance_mm), board, 0, 0,
+                        (footprint_mm + 2 * c, board.recess_depth_mm), clearance_text(c), profile) for c in clearances]
+
+
+def largest_stone(shape: PebbleParams, sets: int, per_colour: int, profile: Profile) -> tuple[int, int]:
+    """(colour set, index) of the set's widest stone: the one its recesses must take."""
+    def width(ci: tuple[int, int]) -> float:
+        return max(math.hypot(x, y) for x, y in pebble_shape(shape, ci[0], ci[1], profile).outline)
+
+    return max(((c, i) for c in range(sets) for i in range(per_colour)), key=width)
+
+
+@kernel_free
+def make_fit_recesses(board: StratstoneBoard, footprint_mm: float, clearances: tuple[float, ...], profile: Profile,
+                      tolerance_mm: float) -> list[Mesh]:
+    return [stack_mesh(s, "stone recess coupon") for s in
+            fit_recess_stacks(board, footprint_mm, clearances, profile, tolerance_mm)]
+
+
+def make_fit_stone(shape: PebbleParams, sets: int, per_colour: int, profile: Profile, foot_mm: float) -> list[cq.Shape]:
+    """The foot of the set's widest stone (:func:`largest_stone`, made as the set's is): its
+    lowest ``foot_mm``, the part that sits in a recess, as a band :data:`FOOT_BAND_MM` wide
+    inside its outline (what meets the recess's wall), in a fraction of the stone's print time."""
+    import cadquery as cq
+
+    from stratstone_cad.occ.shapes import checked
+
+    c, i = largest_stone(shape, sets, per_colour, profile)
+    solid = stone(shape, c, i, None, profile, f"stone {c + 1}-{i + 1}")
+    keep = cq.Solid.makeBox(4 * shape.footprint_mm, 4 * shape.footprint_mm, foot_mm,
+                            cq.Vector(-2 * shape.footprint_mm, -2 * shape.footprint_mm, 0))
+    pebble = pebble_shape(shape, c, i, profile)
+    inner = min(math.hypot(x, y) for x, y in pebble.outline) * pebble.bottom_scale - FOOT_BAND_MM
+    hole = cq.Solid.makeCylinder(inner, foot_mm + 2.0, cq.Vector(0, 0, -1.0))
+    return [checked(solid.intersect(keep).cut(hole), "the largest stone's foot")]
+
+
 # --------------------------------------------------------------------------- B-rep solids
 # The same parts as CadQuery solids (STEP files, stratstone_cad.models): given what the
 # make_* function of the same name is given, they return a solid per output. A stone is
@@ -199,3 +242,15 @@ def solid_board(board: StratstoneBoard, recess_diameter_mm: float, profile: Prof
 
     stack = board_stack(board, recess_diameter_mm, profile, tolerance_mm)
     return [stack_solid(t, "stratstone board") for t in tiled(stack, plan, board, profile=profile)]
+
+
+def solid_fit_recesses(board: StratstoneBoard, footprint_mm: float, clearances: tuple[float, ...], profile: Profile,
+                       tolerance_mm: float) -> list[cq.Shape]:
+    from stratstone_cad.occ.brep import stack_solid  # CadQuery: only where a solid is asked for
+
+    return [stack_solid(s, "stone recess coupon") for s in
+            fit_recess_stacks(board, footprint_mm, clearances, profile, tolerance_mm)]
+
+
+def solid_fit_stone(shape: PebbleParams, sets: int, per_colour: int, profile: Profile, foot_mm: float) -> list[cq.Shape]:
+    return make_fit_stone(shape, sets, per_colour, profile, foot_mm)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from stratstone_cad.assets.fit_test import at, fit_output
 from stratstone_cad.assets.game_assets import GameAssets
 from stratstone_cad.assets.jobs import BOARD_FILES, COLOUR, Job, Output, board_job, subset
 from stratstone_cad.assets.makers import CadFunctions
@@ -34,12 +35,14 @@ from stratstone_cad.base.printers import Printer
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.games.stratstone.facts import NAME, SETS, SIZE, STONES_PER_PLAYER, TAN_STONES, TITLE
 from stratstone_cad.geometry.boards import BoardParams, GridBoard, label_strokes, stroke_region
+from stratstone_cad.geometry.coupons import clearances
 from stratstone_cad.geometry.marks import MarkParams, MarkSpec, check_mark_floor, check_marks, mark_spec
 
 #: The game's default parameters (package data).
 PRESET = Path(__file__).with_name("preset.toml")
 #: The CAD functions of this game's parts, in cad.py (named, not imported: see CadFunctions).
-CAD = CadFunctions("stratstone_cad.games.stratstone.cad", ("make_board", "make_stone"))
+CAD = CadFunctions("stratstone_cad.games.stratstone.cad", ("make_board", "make_stone", "make_fit_recesses",
+                                                          "make_fit_stone"))
 
 #: The letters of the files of a board of up to 8 cells (the game's own 4 are facts.FILES).
 CELL_LETTERS = string.ascii_lowercase[:8]
@@ -185,6 +188,27 @@ def plan(p: StratstoneParams, printer: Printer, profiles: Mapping[str, Profile],
     return jobs
 
 
+def fits(p: StratstoneParams, printer: Printer, profiles: Mapping[str, Profile], mesh: MeshParams) -> list[Job]:
+    """The fit test's coupons (:mod:`stratstone_cad.assets.fit_test`): a cell of the board with
+    its recess at three clearances (``stratstone.board.clearance_mm``), and the set's
+    largest stone's foot (what sits in a recess: its depth) to try in them."""
+    b, s = p.board, p.stone
+    field = b.__dataclass_fields__["clearance_mm"].metadata
+    values = clearances(b.clearance_mm, field["lo"], field["hi"])
+    return [
+        Job("fit-test/stone-recess", CAD.make_fit_recesses,
+            {"board": b, "footprint_mm": s.footprint_mm, "clearances": values, "profile": profiles["board"],
+             "tolerance_mm": mesh.tolerance_mm},
+            tuple(fit_output(at("stone-recess", c), "stone-recess") for c in values),
+            f"stone recesses at {', '.join(f'{c:g}' for c in values)} mm (stratstone.board.clearance_mm)"),
+        Job("fit-test/stone", CAD.make_fit_stone,
+            {"shape": subset(s, PebbleParams), "sets": len(s.colours), "per_colour": s.per_colour,
+             "profile": profiles["piece"],
+             "foot_mm": snap_depth(b.recess_depth_mm, profiles["board"])},
+            (fit_output("stone", "stone"),), f"the largest stone's foot (stratstone.stone seed {s.seed})"),
+    ]
+
+
 def table(p: StratstoneParams, profiles: Mapping[str, Profile], pieces: Mapping[str, Any], engine: Any) -> Table:
     """Stones rest on their recess's floor (the engine's square, parsed by the engine, is
     the grid's cell); a player's stones in hand stand in two columns beside the board, the
@@ -218,4 +242,4 @@ def table(p: StratstoneParams, profiles: Mapping[str, Profile], pieces: Mapping[
 
 ASSETS = GameAssets(NAME, f"{TITLE}: {SIZE} x {SIZE} board and {2 * STONES_PER_PLAYER + TAN_STONES} pebble stones", PRESET,
                     {"stratstone.board": StratstoneBoard, "stratstone.stone": StratstoneStones}, combine, plan, CAD,
-                    files=rf"{BOARD_FILES}|stone-{COLOUR}-[0-9]{{2}}", table=table)
+                    files=rf"{BOARD_FILES}|stone-{COLOUR}-[0-9]{{2}}", table=table, fits=fits)
