@@ -52,21 +52,22 @@ def _options(table: Table, square: str, seats: Any) -> list[Any]:
     return list(best.values())
 
 
-def reach_drawing(rep: Any, table: Table, square: str) -> dict[str, Any]:
+def reach_drawing(rep: Any, table: Table, square: str, lit: list[str] | None = None) -> dict[str, Any]:
     """What the 3D view draws when the piece on ``square`` is selected: ``draw`` (the
     replay's drawings' form: ``lit``, ``stars``, ``costs``, ``edges`` the selected square's
     frame) and ``targets``: each lit place ``[x, y, z, to]`` (``to`` a square, or ``exit``)
-    where a click chooses the moves ending there."""
+    where a click chooses the moves ending there. ``lit``: the squares the page lit itself
+    (Sage Stones' column: the table's legal moves there), drawn in place of the reach."""
     from stratstone_cad.viewer.gltf import drawing_extras
     from stratstone_cad.viewer.overlays import shapes
-    from stratstone_cad.viewer.overlays.plan import Drawing, Plan
+    from stratstone_cad.viewer.overlays.plan import Drawing, Option, Plan
     from stratstone_cad.viewer.overlays.style import LIFT_MM
 
     seats = rep.table.seats
     if square not in seats:
         return {"square": square, "draw": {}, "targets": []}
     plan = Plan(rep)
-    moves = _options(table, square, seats)
+    moves = _options(table, square, seats) if lit is None else [Option(q, "", "move") for q in lit if q in seats]
     lit, stars, costs = plan.lights(moves)
     x, y, z = plan.at(square, LIFT_MM)
     half = plan.pitch / 2

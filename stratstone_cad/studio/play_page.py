@@ -239,7 +239,9 @@ class PlayPage:
         from stratstone_cad.studio import play3d
 
         t = self._table(request)
-        return JSONResponse(play3d.reach_drawing(await self._rep(t), t, request.path_params["square"][:8]))
+        lit = request.query_params.get("lit")
+        squares = lit[:2000].split(",")[:200] if lit is not None else None
+        return JSONResponse(play3d.reach_drawing(await self._rep(t), t, request.path_params["square"][:8], squares))
 
 
 def _kit_png(table: Table) -> bytes:

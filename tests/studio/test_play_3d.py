@@ -117,3 +117,27 @@ def test_a_table_from_the_kit_lays_play_kits_map_and_shows_kit_setups_picture(
     plain, _ = new(client, "terrain", players=["person", "person"], seed=seed)
     refused = client.get(f"/api/table/{plain}/kit-setup.png")
     assert refused.status_code == 404 and "no kit" in refused.text
+
+
+@pytest.mark.parametrize(("game", "body", "square"), [
+    ("stratstone", {"seed": 3}, "a1"),
+    ("sage-stones", {"seed": 5, "setup": {"variant": "two-player"}}, None),
+])
+def test_the_3d_view_lights_what_the_2d_view_lights_in_every_game(play_studio: tuple[httpx.Client, Path], game: str,
+                                                                  body: dict[str, Any], square: str | None) -> None:
+    client, _ = play_studio
+    table, _ = new(client, game, players=["person", "person"], **body)
+    t = client.get(f"/api/table/{table}").json()
+    places = client.get(f"/api/table/{table}/squares3d").json()
+    board = client.get(f"/api/table/{table}/board").json()
+    assert set(places["squares"]) == {s["square"] for s in board["squares"]}
+    if square is None:  # Sage Stones: the page lights the roll's column from the legal moves, and asks it drawn
+        legal = [m for m in t["legal"] if m in places["squares"]]
+        square, query, want = legal[0], "?lit=" + ",".join(legal), set(legal)
+    else:
+        query, want = "", {m["to"] for m in client.get(f"/api/table/{table}/reach/{square}").json()}
+    r = client.get(f"/api/table/{table}/reach3d/{square}{query}").json()
+    assert {p[3] for p in r["targets"]} == want and want
+    assert len(r["draw"]["lit"]) == len(want) and len(r["draw"]["edges"]) == 4
+    for x, _y, z, to in r["targets"]:  # each lit place over its square
+        assert abs(x - places["squares"][to][0]) < 1e-6 and abs(z - places["squares"][to][2]) < 1e-6

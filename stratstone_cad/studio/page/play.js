@@ -374,8 +374,11 @@
     return best;
   }
   function lit3d() {
-    var square = selected, t0 = performance.now();
-    fetch('/api/table/' + tableId + '/reach3d/' + square).then(json).then(function (r) {
+    var square = selected, t0 = performance.now(), also = '';
+    if (play.board.game === 'sage-stones') {  // the roll's column, as the 2D view lit it
+      also = '?lit=' + encodeURIComponent(reach.map(function (m) { return m.to; }).join(','));
+    }
+    fetch('/api/table/' + tableId + '/reach3d/' + square + also).then(json).then(function (r) {
       if (selected !== square || !play.view3d) return;
       targets = r.targets;
       play.view3d.overlay(r.draw);
