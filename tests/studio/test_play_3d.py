@@ -51,6 +51,18 @@ def test_a_move_clicked_in_the_3d_view_reaches_the_log(play_studio: tuple[httpx.
     t = client.get(f"/api/table/{table}").json()
     frm, to = _runner_first(client, table, t)
     places = client.get(f"/api/table/{table}/squares3d").json()["squares"]
+    x, y = frame.evaluate(f"window.stratstone.projectPoint({json.dumps(places[frm])})")
+    box = page.locator("#view3d").bounding_box()
+    page.mouse.move(box["x"] + x, box["y"] + y)  # an orbit's drag from the piece: it turns the view, selects nothing
+    page.mouse.down()
+    page.mouse.move(box["x"] + x + 40, box["y"] + y, steps=4)
+    page.mouse.up()
+    assert page.evaluate("window.play.selected === undefined")  # a click's selection is made in its handler
+    page.mouse.move(box["x"] + x, box["y"] + y, steps=4)  # the view turned back for the clicks
+    page.mouse.down()
+    page.mouse.move(box["x"] + x - 40, box["y"] + y, steps=4)
+    page.mouse.up()
+    assert page.evaluate("window.play.selected === undefined")
     _click3d(page, frame, places[frm])  # the piece standing there is what the ray meets
     until(page, f"window.play.lit3d && window.play.lit3d.square === {json.dumps(frm)}")
     lit = page.evaluate("window.play.lit3d.targets")

@@ -278,7 +278,7 @@
   }
   function select(square) {
     var t0 = performance.now(), t = play.table;
-    selected = square;
+    selected = play.selected = square;
     var got;
     if (play.board.game === 'sage-stones') {  // the roll's column: the legal squares the server listed there
       var x = play.board.squares.filter(function (s) { return s.square === square; })[0].x;
