@@ -8,7 +8,7 @@
   var NS = 'http://www.w3.org/2000/svg';
   var CELL = 52;
   var q = new URLSearchParams(location.search);
-  var play = window.play = { ready: false, version: -1, reachMs: [], table: null, board: null };
+  var play = window.play = { ready: false, version: -1, reachMs: [], reach3dMs: [], table: null, board: null };
   var tableId = q.get('table'), view = q.get('view') || '3d';
   var seats = {}, selected = null, reach = [], options = null;
   var COLOURS = { red: '#c62828', blue: '#1e5bd8', yellow: '#f2c200', green: '#2e7d32', white: '#f5f5f5',
@@ -289,10 +289,11 @@
     } else {
       got = fetch('/api/table/' + tableId + '/reach/' + square).then(json);
     }
+    if (view === '3d' && play.board.game !== 'sage-stones') lit3d(t0);  // asked beside the reach: its own
     got.then(function (moves) {
       if (selected !== square) return;
       reach = moves; clear(); lit();
-      if (view === '3d') lit3d();
+      if (view === '3d' && play.board.game === 'sage-stones') lit3d(t0);  // its column: what the 2D view lit
       requestAnimationFrame(function () { play.reachMs.push(performance.now() - t0); });  // drawn: the next frame
       if (!moves.length) whyNot(square, null);
       explainAttacks(moves);
@@ -357,7 +358,7 @@
           if (sq) clicked(sq);
         });
         play.view3d = w.stratstone; targets = [];
-        if (selected) lit3d();
+        if (selected) lit3d(performance.now());
       }());
     };
   }
@@ -373,8 +374,8 @@
     Object.keys(places.squares).forEach(function (s) { near(places.squares[s], s, 0.75); });
     return best;
   }
-  function lit3d() {
-    var square = selected, t0 = performance.now(), also = '';
+  function lit3d(t0) {  // t0: the click's time; play.reach3dMs: each reach drawn, by the page's clock
+    var square = selected, also = '';
     if (play.board.game === 'sage-stones') {  // the roll's column, as the 2D view lit it
       also = '?lit=' + encodeURIComponent(reach.map(function (m) { return m.to; }).join(','));
     }
@@ -382,7 +383,10 @@
       if (selected !== square || !play.view3d) return;
       targets = r.targets;
       play.view3d.overlay(r.draw);
-      play.lit3d = { square: square, targets: r.targets, ms: performance.now() - t0 };
+      play.lit3d = { square: square, targets: r.targets };
+      $('view3d').contentWindow.requestAnimationFrame(function () {  // after the player's frame with it
+        play.reach3dMs.push(performance.now() - t0);
+      });
     });
   }
 
