@@ -344,10 +344,12 @@
   // the board's point or the piece it meets, the server's places of the squares name the square.
   var places = null, targets = [];
   function hook3d() {
-    fetch('/api/table/' + tableId + '/squares3d').then(json).then(function (p) { places = p; });
     $('view3d').onload = function () {
       var w = $('view3d').contentWindow;
-      (function ready() {
+      var got = places ? Promise.resolve() : fetch('/api/table/' + tableId + '/squares3d').then(json)
+        .then(function (p) { places = p; });
+      got.then(function ready() {  // the squares' places known, then the player ready: clicks are taken
+        if (w.stratstone && w.stratstone.error) return;  // no 3D view (no WebGL): the page says why
         if (!w.stratstone || !w.stratstone.ready) { w.requestAnimationFrame(ready); return; }
         var canvas = w.document.querySelector('canvas'), down = [0, 0];
         canvas.addEventListener('pointerdown', function (e) { down = [e.clientX, e.clientY]; });
@@ -359,7 +361,7 @@
         });
         play.view3d = w.stratstone; targets = [];
         if (selected) lit3d(performance.now());
-      }());
+      });
     };
   }
   function at3d(p) {  // the lit place (a reach's target, an exit's arrow) or else the square nearest p
