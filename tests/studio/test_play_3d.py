@@ -21,8 +21,6 @@ from tests.pages import Browser, chromium
 from tests.studio.test_play_page import LOOPBACK, SEED, _runner_first, opened, until, url
 from tests.studio.test_tables import new
 
-SHOTS = Path(__file__).resolve().parents[2] / "output" / "test-shots"
-
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
@@ -71,16 +69,12 @@ def test_a_move_clicked_in_the_3d_view_reaches_the_log(play_studio: tuple[httpx.
     cheapest: dict[str, int] = {}
     for m in reach:
         cheapest[m["to"]] = min(cheapest.get(m["to"], 99), m["cost"])
-    frame.evaluate("window.stratstone.redraw()")
-    until(page, "true")
     drawn = frame.evaluate("window.stratstone.drawn()")
     assert "reach" in drawn and "band-edge" in drawn, drawn  # the squares lit, the selected one framed
     chips = sorted(c["text"] for c in frame.evaluate("window.stratstone.chips()") if c["kind"] == "cost")
     want = sorted(f"exit {c}" if sq == "exit" else str(c) for sq, c in cheapest.items()
                   if sq == "exit" or next(m for m in reach if m["to"] == sq)["kind"] != "special")
     assert chips == want
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "play-3d-reach.png"))
     target = next(p for p in lit if p[3] == to)
     _click3d(page, frame, places[to] if to != "exit" else target[:3])
     until(page, "window.play.table.ply === 1")
@@ -125,7 +119,6 @@ def test_a_table_from_the_kit_lays_play_kits_map_and_shows_kit_setups_picture(
     words = page.locator("#kit p").text_content()
     for q, tile in played["kit"]["tiles"].items():
         assert f"{q.upper()}: tile {tile['design']}, turn {tile['turn']}" in words
-    page.screenshot(path=str(SHOTS / "play-kit-setup.png"))
     plain, _ = new(client, "terrain", players=["person", "person"], seed=seed)
     refused = client.get(f"/api/table/{plain}/kit-setup.png")
     assert refused.status_code == 404 and "no kit" in refused.text
