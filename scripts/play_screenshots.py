@@ -1,5 +1,6 @@
 """The Play room's screenshots for docs/images/: each game in the 2D view with a piece selected
-(its reach lit) and in the 3D view (the printed set's meshes), on a studio started for it.
+(its reach lit) and in the 3D view (the printed set's meshes) with the same piece selected by a
+click in the 3D canvas (its reach lit there), on a studio started for it.
 
     .venv/bin/python scripts/play_screenshots.py [--out docs/images]
 """
@@ -52,6 +53,14 @@ def shoot(b: Browser, client: object, game: str, out: Path) -> None:
         if time.monotonic() > deadline:
             raise TimeoutError("the 3D view never became ready")
         time.sleep(0.1)  # poll: the 3D view drawn
+    until(b.page, "window.play.view3d")
+    # the same piece selected in the 3D view: a click where its square is seen
+    at = client.get(f"/api/table/{table}/squares3d").json()["squares"][square]  # type: ignore[attr-defined]
+    x, y = next(f for f in b.page.frames if "/view3d" in f.url).evaluate(f"window.stratstone.projectPoint({at})")
+    box = b.page.locator("#view3d").bounding_box()
+    b.page.mouse.click(box["x"] + x, box["y"] + y)
+    until(b.page, f"window.play.lit3d && window.play.lit3d.square === '{square}'")
+    time.sleep(0.2)  # not a wait: a frame drawn with the reach
     b.page.screenshot(path=str(out / f"play-{game}-3d.png"))
 
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import random
 import sys
+import tempfile
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from starlette.requests import Request
@@ -30,6 +32,8 @@ LEVEL_NAMES = ("quick", "steady", "strong")
 _SHARES = (20, 4, 1)
 PAGES_KEPT = 8
 """The 3D pages kept made (about 2.5 MB each): a table's newest, of the tables last shown."""
+KIT_PICTURE_PX = 600
+"""The kit setup's picture's width in the page (pixels)."""
 SYMBOLS = {"runner": "triangle", "lancer": "diamond", "guardian": "pentagon"}
 """The terrain game's 2D symbols: what each kind of piece is drawn as."""
 
@@ -50,13 +54,26 @@ def _sides(name: str, variant: str | None) -> tuple[str, ...]:
     return tuple(g.new_setup(n, setup, random.Random(0))[0])
 
 
+@cache
+def kit_of(name: str) -> dict[str, Any] | None:
+    """The setup of a game on a map of ``name``'s printed kit (its presets' kit, as ``play
+    --kit`` lays it: the table's seed picks the map), or None for a game with no kit."""
+    from stratstone_cad.registry import ASSETS, load_params
+
+    hooks = ASSETS[name].kit
+    return None if hooks is None else dict(hooks.setup(load_params(games=[name]).games[name]))
+
+
 def options() -> dict[str, Any]:
-    """The games (the registry's), their sides, the opponents' kinds and the search's levels."""
+    """The games (the registry's), their sides, the opponents' kinds, the search's levels
+    and, for a game with a printed kit, ``kit``: the setup that plays on a map of the kit."""
     games = []
     for name in game_names():
         g = get_game(name)
         one: dict[str, Any] = {"name": name, "sides": list(_sides(name, None)),
                                "levels": levels_of(g.search_simulations), "chance": g.chance_field is not None}
+        if kit_of(name) is not None:
+            one["kit"] = kit_of(name)
         if name == "sage-stones":
             one["variants"] = {v: list(_sides(name, v)) for v in ("standard", "two-player")}
         games.append(one)
@@ -137,6 +154,8 @@ class PlayPage:
     def __init__(self, room: PlayRoom) -> None:
         self.room = room
         self._pages: dict[tuple[str, int, int], str] = {}  # the last 3D pages made, a table's newest
+        self._reps: dict[str, Any] = {}  # the tables' logs loaded for their 3D scenes (the board's places)
+        self._kit_pictures: dict[str, bytes] = {}  # the kit setups drawn, by table
 
     def _table(self, request: Request) -> Table:
         return self.room.tables.get(request.path_params["id"])
@@ -182,6 +201,71 @@ class PlayPage:
         return HTMLResponse(self._pages[key])
 
 
+    async def kit_setup(self, request: Request) -> Response:
+        """The picture of how to lay the printed kit's tiles for the table's map (``kit setup``'s PNG).
+
+        Raises:
+            TableError: the table's map is not one of a kit.
+        """
+        from stratstone_cad.studio.app import in_thread
+
+        t = self._table(request)
+        if t.id not in self._kit_pictures:
+            self._kit_pictures[t.id] = await in_thread(_kit_png, t)
+            while len(self._kit_pictures) > PAGES_KEPT:
+                self._kit_pictures.pop(next(iter(self._kit_pictures)))
+        return Response(self._kit_pictures[t.id], media_type="image/png", headers={"Cache-Control": "no-store"})
+
+    async def _rep(self, t: Table) -> Any:
+        """The table's log loaded as the 3D view's scene is (its squares' places do not change
+        as the game goes on): loaded once, the last few tables' kept."""
+        from stratstone_cad.studio.app import in_thread
+
+        if t.id not in self._reps:
+            rep = await in_thread(_load, t)
+            while len(self._reps) >= PAGES_KEPT:
+                self._reps.pop(next(iter(self._reps)))
+            self._reps[t.id] = rep
+        return self._reps[t.id]
+
+    async def squares3d(self, request: Request) -> Response:
+        """Each square's place in the table's 3D view (play3d.squares)."""
+        from stratstone_cad.studio import play3d
+
+        return JSONResponse(play3d.squares(await self._rep(self._table(request))))
+
+    async def reach3d(self, request: Request) -> Response:
+        """The reach of the piece on a square drawn in the 3D view (play3d.reach_drawing)."""
+        from stratstone_cad.studio import play3d
+
+        t = self._table(request)
+        lit = request.query_params.get("lit")
+        squares = lit[:2000].split(",")[:200] if lit is not None else None
+        return JSONResponse(play3d.reach_drawing(await self._rep(t), t, request.path_params["square"][:8], squares))
+
+
+def _kit_png(table: Table) -> bytes:
+    from stratstone_cad.registry import ASSETS
+
+    setup = table.records[0]["setup"] or {}
+    hooks = ASSETS[table.game.name].kit
+    if hooks is None or "kit" not in setup:
+        raise TableError(f"table {table.id}: its map is not one of the printed kit (its setup has no kit)", 404)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "kit-setup.png"
+        hooks.draw(setup, path, KIT_PICTURE_PX)
+        return path.read_bytes()
+
+
+def _load(table: Table) -> Any:
+    from stratstone_cad.viewer.replay import load
+
+    try:
+        return load(table.path)
+    except UserError as e:
+        raise TableError(f"table {table.id}: no 3D view ({e})", 409) from None
+
+
 def _budget(text: str | None, table: Table) -> int:
     """``review=1``: the review at the game's default budget a ply; ``review=N``: N simulations."""
     if text is None:
@@ -216,4 +300,5 @@ def routes(room: PlayRoom) -> list[Route]:
     p = PlayPage(room)
     return [Route("/play", p.page), Route("/api/play/options", p.options),
             Route("/api/table/{id}/board", p.board), Route("/api/table/{id}/words", p.words),
-            Route("/api/table/{id}/view3d", p.view3d)]
+            Route("/api/table/{id}/view3d", p.view3d), Route("/api/table/{id}/squares3d", p.squares3d),
+            Route("/api/table/{id}/reach3d/{square}", p.reach3d), Route("/api/table/{id}/kit-setup.png", p.kit_setup)]

@@ -23,21 +23,10 @@ from stratstone_cad.engine.protocol import State
 from stratstone_cad.registry import game_names, get_game
 from stratstone_cad.studio.tables import to_of
 from tests.pages import Browser, chromium
-from tests.studio.test_tables import _cheapest, new, start, stop
+from tests.studio.test_tables import _cheapest, new
 
 LOOPBACK = ["--proxy-bypass-list=127.0.0.1"]
 SEED = 7  # a terrain where the Runners reach the far edge in a few moves each
-
-
-@pytest.fixture(scope="module")
-def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[httpx.Client, Path]]:
-    folder = tmp_path_factory.mktemp("play")
-    p, client = start(folder)
-    try:
-        yield client, folder
-    finally:
-        client.close()
-        stop(p)
 
 
 @pytest.fixture(scope="module")
@@ -114,8 +103,8 @@ def _runner_first(client: httpx.Client, table: str, t: dict[str, Any]) -> tuple[
     return best[1], best[2]
 
 
-def test_two_screens_play_a_whole_terrain_game(studio: tuple[httpx.Client, Path], browser: Browser) -> None:
-    client, folder = studio
+def test_two_screens_play_a_whole_terrain_game(play_studio: tuple[httpx.Client, Path], browser: Browser) -> None:
+    client, folder = play_studio
     table, seats = new(client, "terrain", players=["person", "person"], seed=SEED)
     other = browser.browser.new_context(viewport={"width": 1000, "height": 860})
     try:
@@ -153,9 +142,9 @@ def test_two_screens_play_a_whole_terrain_game(studio: tuple[httpx.Client, Path]
     ("stratstone", {"seed": 3}, "a1"),
     ("sage-stones", {"seed": 5, "setup": {"variant": "two-player"}}, None),
 ])
-def test_the_lit_squares_are_the_engines_moves(studio: tuple[httpx.Client, Path], browser: Browser, game: str,
+def test_the_lit_squares_are_the_engines_moves(play_studio: tuple[httpx.Client, Path], browser: Browser, game: str,
                                                body: dict[str, Any], square: str | None) -> None:
-    client, _ = studio
+    client, _ = play_studio
     table, seats = new(client, game, players=["person", "person"], **body)
     t = client.get(f"/api/table/{table}").json()
     page = opened(browser, browser.page, f"{url(client)}/play?table={table}&seat={seats[t['to_move']]}&view=2d")
@@ -176,8 +165,8 @@ def test_the_lit_squares_are_the_engines_moves(studio: tuple[httpx.Client, Path]
         assert all(int(cost) == cheapest[sq] for sq, cost in shown.items()), (shown, cheapest)
 
 
-def test_a_click_out_of_reach_says_why_in_the_engines_words(studio: tuple[httpx.Client, Path], browser: Browser) -> None:
-    client, _ = studio
+def test_a_click_out_of_reach_says_why_in_the_engines_words(play_studio: tuple[httpx.Client, Path], browser: Browser) -> None:
+    client, _ = play_studio
     table, seats = new(client, "terrain", players=["person", "greedy"], seed=SEED)
     page = opened(browser, browser.page, f"{url(client)}/play?table={table}&seat={seats['red']}&view=2d")
     state = state_of(client.get(f"/api/table/{table}").json())
@@ -189,9 +178,9 @@ def test_a_click_out_of_reach_says_why_in_the_engines_words(studio: tuple[httpx.
     assert page.locator("#why").text_content() == str(refused.value)
 
 
-def test_the_form_makes_a_table_for_a_second_device_with_a_clock(studio: tuple[httpx.Client, Path],
+def test_the_form_makes_a_table_for_a_second_device_with_a_clock(play_studio: tuple[httpx.Client, Path],
                                                                  browser: Browser) -> None:
-    client, _ = studio
+    client, _ = play_studio
     page = browser.page
     page.goto(f"{url(client)}/play")
     until(page, "window.play.ready")
@@ -229,8 +218,8 @@ def test_the_form_makes_a_table_for_a_second_device_with_a_clock(studio: tuple[h
         other.close()
 
 
-def test_against_the_search_a_takeback_and_the_review(studio: tuple[httpx.Client, Path], browser: Browser) -> None:
-    client, _ = studio
+def test_against_the_search_a_takeback_and_the_review(play_studio: tuple[httpx.Client, Path], browser: Browser) -> None:
+    client, _ = play_studio
     page = browser.page
     page.goto(f"{url(client)}/play")
     until(page, "window.play.ready")
@@ -258,8 +247,8 @@ def test_against_the_search_a_takeback_and_the_review(studio: tuple[httpx.Client
     assert page.locator("#strip").is_visible()
 
 
-def test_the_form_takes_a_heightmap_file(studio: tuple[httpx.Client, Path], browser: Browser, tmp_path: Path) -> None:
-    client, _ = studio
+def test_the_form_takes_a_heightmap_file(play_studio: tuple[httpx.Client, Path], browser: Browser, tmp_path: Path) -> None:
+    client, _ = play_studio
     levels = [[(r + f) // 4 for f in range(10)] for r in range(10)]
     (tmp_path / "map.json").write_text(json.dumps({"heightmap": levels}))
     page = browser.page
@@ -275,8 +264,8 @@ def test_the_form_takes_a_heightmap_file(studio: tuple[httpx.Client, Path], brow
     assert shown[:10] == [str(lv) for lv in levels[0]]  # each square's level as the server gave it
 
 
-def test_sage_stones_dice_entered_from_the_printed_ones(studio: tuple[httpx.Client, Path], browser: Browser) -> None:
-    client, _ = studio
+def test_sage_stones_dice_entered_from_the_printed_ones(play_studio: tuple[httpx.Client, Path], browser: Browser) -> None:
+    client, _ = play_studio
     table, seats = new(client, "sage-stones", players=["person", "person"], setup={"variant": "two-player"},
                        dice="entered")
     page = opened(browser, browser.page, f"{url(client)}/play?table={table}&seat={seats['p1']}&view=2d")
@@ -290,8 +279,8 @@ def test_sage_stones_dice_entered_from_the_printed_ones(studio: tuple[httpx.Clie
     assert set(lit(page, t["legal"][0])) == {m for m in t["legal"] if m != "-"}
 
 
-def test_an_attack_shows_its_sums_and_a_runner_its_stars(studio: tuple[httpx.Client, Path], browser: Browser) -> None:
-    client, _ = studio
+def test_an_attack_shows_its_sums_and_a_runner_its_stars(play_studio: tuple[httpx.Client, Path], browser: Browser) -> None:
+    client, _ = play_studio
     setup = {"heightmap": [[0 if (r, f) in ((0, 2), (2, 2)) else 2 for f in range(10)] for r in range(10)],
              "pieces": {"c1": "red runner", "a10": "blue guardian", "e1": "red lancer", "e3": "blue runner",
                         "j10": "blue lancer"}}

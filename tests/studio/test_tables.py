@@ -47,17 +47,6 @@ def stop(p: subprocess.Popen) -> None:
             p.kill()
 
 
-@pytest.fixture(scope="module")
-def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[httpx.Client, Path]]:
-    folder = tmp_path_factory.mktemp("studio")
-    p, client = start(folder)
-    try:
-        yield client, folder
-    finally:
-        client.close()
-        stop(p)
-
-
 def new(client: httpx.Client, game: str, **body: Any) -> tuple[str, dict[str, str]]:
     r = client.post(f"/api/table/{game}", json=body)
     assert r.status_code == 201, r.text
@@ -95,8 +84,8 @@ def replayed(t: dict[str, Any]) -> State:
     return state
 
 
-def test_a_whole_game_between_two_seats_leaves_a_log_check_log_accepts(studio: tuple[httpx.Client, Path]) -> None:
-    client, folder = studio
+def test_a_whole_game_between_two_seats_leaves_a_log_check_log_accepts(play_studio: tuple[httpx.Client, Path]) -> None:
+    client, folder = play_studio
     table, seats = new(client, "stratstone", players=["person", "person"], seed=3)
     rng, sent = random.Random(5), []
     t = client.get(f"/api/table/{table}").json()
@@ -114,8 +103,8 @@ def test_a_whole_game_between_two_seats_leaves_a_log_check_log_accepts(studio: t
     assert client.post(f"/api/table/{table}/move", json={"move": sent[0], "ply": t["ply"], "seat": seats["red"]}).status_code == 409
 
 
-def test_the_engine_replies_without_another_request_and_a_takeback_undoes_both(studio: tuple[httpx.Client, Path]) -> None:
-    client, folder = studio
+def test_the_engine_replies_without_another_request_and_a_takeback_undoes_both(play_studio: tuple[httpx.Client, Path]) -> None:
+    client, folder = play_studio
     table, seats = new(client, "terrain", players=["person", "greedy"], seed=7)
     t = client.get(f"/api/table/{table}").json()
     assert t["kinds"] == {"red": "person", "blue": "greedy"} and list(seats) == ["red"]
@@ -128,8 +117,8 @@ def test_the_engine_replies_without_another_request_and_a_takeback_undoes_both(s
     check_log(folder / back["log"])
 
 
-def test_refused_requests_answer_one_line_and_write_nothing(studio: tuple[httpx.Client, Path]) -> None:
-    client, folder = studio
+def test_refused_requests_answer_one_line_and_write_nothing(play_studio: tuple[httpx.Client, Path]) -> None:
+    client, folder = play_studio
     table, seats = new(client, "stratstone", players=["person", "person"], seed=1)
     log = folder / "tables" / f"{table}.jsonl"
     t = client.get(f"/api/table/{table}").json()
@@ -162,8 +151,8 @@ def test_refused_requests_answer_one_line_and_write_nothing(studio: tuple[httpx.
     assert client.get("/api/table/zzz").status_code == 404
 
 
-def test_another_sites_page_cannot_make_or_play_a_table(studio: tuple[httpx.Client, Path]) -> None:
-    client, folder = studio
+def test_another_sites_page_cannot_make_or_play_a_table(play_studio: tuple[httpx.Client, Path]) -> None:
+    client, folder = play_studio
     files = sorted((folder / "tables").iterdir()) if (folder / "tables").exists() else []
     for headers in ({"Origin": "http://evil.example"}, {"Host": "evil.example"}, {"Sec-Fetch-Site": "cross-site"}):
         r = client.post("/api/table/stratstone", json={"players": ["person", "person"]}, headers=headers)
@@ -172,8 +161,8 @@ def test_another_sites_page_cannot_make_or_play_a_table(studio: tuple[httpx.Clie
     assert client.put("/api/table/stratstone").status_code == 405
 
 
-def test_reach_is_the_engines_moves_and_the_terrain_costs_the_cheapest_paths(studio: tuple[httpx.Client, Path]) -> None:
-    client, _ = studio
+def test_reach_is_the_engines_moves_and_the_terrain_costs_the_cheapest_paths(play_studio: tuple[httpx.Client, Path]) -> None:
+    client, _ = play_studio
     table, seats = new(client, "terrain", players=["person", "person"], seed=11)
     rng = random.Random(2)
     for _ in range(6):  # a few plies in: pieces in the way, costs through the hills
@@ -233,8 +222,8 @@ def _cheapest(levels: list[int], state: State, start: str) -> dict[str, int]:
     return dist
 
 
-def test_the_other_seat_follows_a_move_live(studio: tuple[httpx.Client, Path]) -> None:
-    client, _ = studio
+def test_the_other_seat_follows_a_move_live(play_studio: tuple[httpx.Client, Path]) -> None:
+    client, _ = play_studio
     table, seats = new(client, "stratstone", players=["person", "person"], seed=9)
     t = client.get(f"/api/table/{table}").json()
     move = t["legal"][3]
@@ -255,8 +244,8 @@ def test_the_other_seat_follows_a_move_live(studio: tuple[httpx.Client, Path]) -
     assert seen["ply"] == 1 and seen["plies"] == [{"ply": 1, "player": "yellow", "move": move}]
 
 
-def test_draw_agreed_and_resignation_end_the_log_as_record_does(studio: tuple[httpx.Client, Path]) -> None:
-    client, folder = studio
+def test_draw_agreed_and_resignation_end_the_log_as_record_does(play_studio: tuple[httpx.Client, Path]) -> None:
+    client, folder = play_studio
     table, seats = new(client, "stratstone", players=["person", "person"], seed=2)
     assert client.post(f"/api/table/{table}/draw", json={"seat": seats["yellow"]}).json()["draw"] == "offered"
     t = client.post(f"/api/table/{table}/draw", json={"seat": seats["red"]}).json()
@@ -269,8 +258,8 @@ def test_draw_agreed_and_resignation_end_the_log_as_record_does(studio: tuple[ht
     check_log(folder / t["log"])
 
 
-def test_sage_stones_entered_dice_go_into_the_log_as_its_chance_lines(studio: tuple[httpx.Client, Path]) -> None:
-    client, folder = studio
+def test_sage_stones_entered_dice_go_into_the_log_as_its_chance_lines(play_studio: tuple[httpx.Client, Path]) -> None:
+    client, folder = play_studio
     table, seats = new(client, "sage-stones", players=["person", "greedy"], setup={"variant": "two-player"},
                        dice="entered", seed=4)
     t = client.get(f"/api/table/{table}").json()
@@ -290,8 +279,8 @@ def test_sage_stones_entered_dice_go_into_the_log_as_its_chance_lines(studio: tu
     check_log(folder / t["log"])
 
 
-def test_the_studios_dice_fall_from_the_seed_as_record_rolls_them(studio: tuple[httpx.Client, Path]) -> None:
-    client, folder = studio
+def test_the_studios_dice_fall_from_the_seed_as_record_rolls_them(play_studio: tuple[httpx.Client, Path]) -> None:
+    client, folder = play_studio
     table, seats = new(client, "sage-stones", players=["person", "person"], setup={"variant": "two-player"}, seed=8)
     t = client.get(f"/api/table/{table}").json()
     for _ in range(6):
@@ -307,8 +296,8 @@ def test_the_studios_dice_fall_from_the_seed_as_record_rolls_them(studio: tuple[
     check_log(folder / t["log"])
 
 
-def test_a_join_link_is_a_qr_code_of_the_seats_address(studio: tuple[httpx.Client, Path]) -> None:
-    client, _ = studio
+def test_a_join_link_is_a_qr_code_of_the_seats_address(play_studio: tuple[httpx.Client, Path]) -> None:
+    client, _ = play_studio
     table, seats = new(client, "stratstone", players=["person", "person"])
     r = client.get(f"/api/table/{table}/join.svg", params={"seat": seats["red"]})
     link = f"{client.base_url}/play?table={table}&amp;seat={seats['red']}"

@@ -19,7 +19,8 @@
 // winning line; the legend of levels in the upper right corner. One key light casts
 // shadows. With a review (replay --review): each ply's class in the overlay, the best move
 // as a green ghost where the one played was a mistake or a blunder, and the evaluation
-// strip along the timeline (a click goes to its ply).
+// strip along the timeline (a click goes to its ply). The studio's Play room draws a selected
+// piece's reach over the position (api.overlay) and finds what a click meets (api.pick).
 
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
@@ -567,6 +568,34 @@ export function start() {
     const v = new THREE.Vector3(p[0], p[1], p[2]).project(camera);
     const rect = renderer.domElement.getBoundingClientRect();
     return [rect.left + (v.x + 1) / 2 * rect.width, rect.top + (1 - v.y) / 2 * rect.height];
+  };
+
+  api.overlay = (draw) => {
+    // the studio's Play room: a selection's drawings (its reach lit with the costs, in the extras'
+    // form) over the position shown, in place of the ply's own; null: the ply's own again
+    if (!drawings) return;
+    drawings.set(draw || (ply ? plies[ply - 1].draw : null));
+    drawings.showReach(draw ? true : reachOn);
+    drawn = draw ? -1 : ply;
+    dirty = true;
+  };
+  const raycaster = new THREE.Raycaster();
+  api.pick = (x, y) => {
+    // what a click at (x, y) (CSS pixels of this page) meets first: the board or a piece shown, as
+    // {node: its name, point: where the ray meets it, centre: the node's middle} (metres, Y up); null: nothing
+    const rect = renderer.domElement.getBoundingClientRect();
+    raycaster.setFromCamera(new THREE.Vector2((x - rect.left) / rect.width * 2 - 1,
+      1 - (y - rect.top) / rect.height * 2), camera);
+    root.updateMatrixWorld(true);
+    const shown = (o) => { for (; o; o = o.parent) if (!o.visible || o.scale.x === 0) return false; return true; };
+    for (const hit of raycaster.intersectObject(root, true)) {
+      if (!shown(hit.object)) continue;
+      let node = hit.object;
+      while (node.parent && node.parent !== root) node = node.parent;
+      const centre = new THREE.Box3().setFromObject(node).getCenter(new THREE.Vector3());
+      return { node: node.name, point: hit.point.toArray(), centre: centre.toArray() };
+    }
+    return null;
   };
 
   // the view's size changes with the overlay's lines: drawn at once at the new size (not a

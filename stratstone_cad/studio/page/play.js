@@ -6,7 +6,7 @@
   'use strict';
   var $ = function (id) { return document.getElementById(id); };
   var q = new URLSearchParams(location.search);
-  var play = window.play = { ready: false, version: -1, reachMs: [], table: null, board: null };
+  var play = window.play = { ready: false, version: -1, reachMs: [], reach3dMs: [], table: null, board: null };
   var tableId = q.get('table'), view = q.get('view') || '3d';
   var seats = {}, selected = null, reach = [], options = null;
   var board = board2d($('board2d'), { board: function () { return play.board; }, selected: function () { return selected; },
@@ -56,6 +56,7 @@
     var g = game(), side = $('side'), opp = $('opponent');
     $('variant-row').hidden = $('dice-row').hidden = !g.variants;
     $('terrain-map').hidden = g.name !== 'terrain';
+    $('kit-row').hidden = !g.kit;
     side.innerHTML = ''; opp.innerHTML = '';
     sides().forEach(function (s) { side.add(new Option(s, s)); });
     opp.add(new Option('a person at this screen', 'person'));
@@ -83,7 +84,11 @@
     if (g.variants) { setupBody.variant = $('variant').value; body.dice = $('dice').value; }
     readMap().then(function (map) {
       if (g.name === 'terrain') {
-        if (map) setupBody.heightmap = map;
+        if (g.kit && $('from-kit').checked) {  // a map of the printed kit: the seed (or a fresh one) picks it
+          if (map) throw new Error('from the kit or a heightmap file: choose one');
+          Object.assign(setupBody, g.kit);
+          if ($('seed').value !== '') body.seed = Number($('seed').value);
+        } else if (map) setupBody.heightmap = map;
         else if ($('seed').value !== '') body.seed = Number($('seed').value);
       }
       if (Object.keys(setupBody).length) body.setup = setupBody;
@@ -107,6 +112,7 @@
     $('draw').onclick = function () { act('draw'); };
     $('takeback').onclick = function () { act('takeback'); };
     setView(view);
+    hook3d();
     var events = new EventSource('/api/table/' + tableId + '/events');
     events.addEventListener('table', function (e) { shown(JSON.parse(e.data)); });
     events.onerror = function () { status('connection lost: trying again'); };
@@ -169,7 +175,7 @@
   }
   function select(square) {
     var t0 = performance.now(), t = play.table;
-    selected = square;
+    selected = play.selected = square;
     var got;
     if (play.board.game === 'sage-stones') {  // the roll's column: the legal squares the server listed there
       var x = play.board.squares.filter(function (s) { return s.square === square; })[0].x;
@@ -180,9 +186,11 @@
     } else {
       got = fetch('/api/table/' + tableId + '/reach/' + square).then(json);
     }
+    if (view === '3d' && play.board.game !== 'sage-stones') lit3d(t0);  // asked beside the reach: its own
     got.then(function (moves) {
       if (selected !== square) return;
       reach = moves; board.clear(); board.lit();
+      if (view === '3d' && play.board.game === 'sage-stones') lit3d(t0);  // its column: what the 2D view lit
       requestAnimationFrame(function () { play.reachMs.push(performance.now() - t0); });  // drawn: the next frame
       if (!moves.length) whyNot(square, null);
       explainAttacks(moves);
@@ -228,6 +236,59 @@
       .catch(function (e) { $('why').textContent = e.message; });
   }
 
+  // ------------------------------------------------------------------ the 3D view's clicks
+  // A click in the 3D view is the 2D view's click on the square under it: the player's ray finds
+  // the board's point or the piece it meets, the server's places of the squares name the square.
+  var places = null, targets = [];
+  function hook3d() {
+    $('view3d').onload = function () {
+      var w = $('view3d').contentWindow;
+      var got = places ? Promise.resolve() : fetch('/api/table/' + tableId + '/squares3d').then(json)
+        .then(function (p) { places = p; });
+      got.then(function ready() {  // the squares' places known, then the player ready: clicks are taken
+        if (w.stratstone && w.stratstone.error) return;  // no 3D view (no WebGL): the page says why
+        if (!w.stratstone || !w.stratstone.ready) { w.requestAnimationFrame(ready); return; }
+        var canvas = w.document.querySelector('canvas'), down = [0, 0];
+        canvas.addEventListener('pointerdown', function (e) { down = [e.clientX, e.clientY]; });
+        canvas.addEventListener('click', function (e) {
+          if (Math.abs(e.clientX - down[0]) + Math.abs(e.clientY - down[1]) > 6) return;  // an orbit's drag
+          var hit = w.stratstone.pick(e.clientX, e.clientY);
+          var sq = hit && at3d(hit.node === 'board' ? hit.point : hit.centre);
+          if (sq) clicked(sq);
+        });
+        play.view3d = w.stratstone; targets = [];
+        if (selected) lit3d(performance.now());
+      });
+    };
+  }
+  function at3d(p) {  // the lit place (a reach's target, an exit's arrow) or else the square nearest p
+    if (!places) return null;
+    var best = null, d = Infinity;
+    function near(q, name, within) {
+      var e = Math.hypot(q[0] - p[0], q[2] - p[2]);
+      if (e < d && e < within * places.pitch) { best = name; d = e; }
+    }
+    targets.forEach(function (t) { near(t, t[3], 0.6); });
+    if (best) return best;
+    Object.keys(places.squares).forEach(function (s) { near(places.squares[s], s, 0.75); });
+    return best;
+  }
+  function lit3d(t0) {  // t0: the click's time; play.reach3dMs: each reach drawn, by the page's clock
+    var square = selected, also = '';
+    if (play.board.game === 'sage-stones') {  // the roll's column, as the 2D view lit it
+      also = '?lit=' + encodeURIComponent(reach.map(function (m) { return m.to; }).join(','));
+    }
+    fetch('/api/table/' + tableId + '/reach3d/' + square + also).then(json).then(function (r) {
+      if (selected !== square || !play.view3d) return;
+      targets = r.targets;
+      play.view3d.overlay(r.draw);
+      play.lit3d = { square: square, targets: r.targets };
+      $('view3d').contentWindow.requestAnimationFrame(function () {  // after the player's frame with it
+        play.reach3dMs.push(performance.now() - t0);
+      });
+    });
+  }
+
   // ------------------------------------------------------------------ the panel
   function panel() {
     var t = play.table;
@@ -240,6 +301,7 @@
     $('draw').textContent = t.draw_offer && !seats[t.draw_offer] ? 'accept the draw' : 'offer a draw';
     $('plies').textContent = t.plies.map(function (p) { return p.ply + '. ' + p.player + ' ' + p.move; }).join('\n');
     joins(t);
+    kitSetup(t);
     $('others').innerHTML = '';
     if (play.board.game === 'sage-stones') others(t.legal.filter(function (m) { return !/^[0-9]+-[0-9]+$/.test(m); }));
     if (t.over) {
@@ -254,6 +316,18 @@
       $('over').append(p, a, document.createElement('br'), rv);
       $('actions').hidden = true;
     }
+  }
+  function kitSetup(t) {  // a map of the printed kit: how to lay its tiles (kit setup's picture)
+    var kit = t.setup && t.setup.kit, box = $('kit');
+    if (!kit || !kit.tiles || box.childElementCount) return;
+    var words = Object.keys(kit.tiles).map(function (q) {
+      return q.toUpperCase() + ': tile ' + kit.tiles[q].design + ', turn ' + kit.tiles[q].turn;
+    }).join('; ');
+    var p = document.createElement('p'); p.textContent = 'lay the printed kit: ' + words;
+    var img = document.createElement('img'); img.id = 'kit-setup'; img.alt = 'how to lay the kit\'s tiles: ' + words;
+    img.src = '/api/table/' + t.id + '/kit-setup.png';
+    var a = document.createElement('a'); a.href = img.src; a.target = '_blank'; a.appendChild(img);  // full size
+    box.append(p, a);
   }
   function rollForm() {
     var box = $('dice-box'); box.innerHTML = 'the printed dice: ';

@@ -17,7 +17,7 @@ from stratstone_cad.errors import GameError, LogError, short_repr
 from stratstone_cad.viewer.overlays import shapes
 from stratstone_cad.viewer.overlays.style import END, GHOSTED, LIFT_MM, TUBE
 
-__all__ = ["Drawing", "Option", "Plan", "options"]
+__all__ = ["Drawing", "Option", "Plan", "options", "options_from"]
 
 
 class Option(NamedTuple):
@@ -38,7 +38,14 @@ def options(before: Any, events: Sequence[Any]) -> tuple[Option, ...]:
     for a game whose moves have no cost and for a ply that moves no piece."""
     square = next((e.path[0] for e in events if isinstance(e, Moved)), None) or next(
         (e.square for e in events if isinstance(e, Exited)), None)
-    moves = before.reach(square) if square is not None else None
+    return options_from(before, square) if square is not None else ()
+
+
+def options_from(before: Any, square: str) -> tuple[Option, ...]:
+    """The moves the piece on ``square`` has in ``before`` (the engine's ``reach``), each
+    with the square it ends on (read from its own events), its cost and its kind; empty
+    for a game whose moves have no cost."""
+    moves = before.reach(square)
     out = []
     for text, cost in moves or ():
         _, played = before.apply(text)
@@ -448,22 +455,38 @@ class Plan:
         """The squares the piece to move could reach from where the ply began, lit, with
         their costs; its special moves starred; its exit an arrow on the rim beyond the
         edge: (lit, stars, costs)."""
-        moves = options(ply.before, [n.event for n in ply.named]) if self.reach else ()
+        return self.lights(options(ply.before, [n.event for n in ply.named]) if self.reach else ())
+
+    def lights(self, moves: Sequence[Option]) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...],
+                                                     tuple[tuple[np.ndarray, str], ...]]:
+        """The squares of ``moves`` lit, each with its cost (none where a move has none: a
+        game whose moves cost nothing), special moves starred, an exit an arrow on the rim
+        beyond the edge: (lit, stars, costs)."""
         lit, stars, labels = [], [], []
-        lo, hi = self.rep.board_bounds
         for o in moves:
-            c = self.at(o.square, LIFT_MM)
+            c = self.target(o)
             cost = o.cost.split(" ")[0]
             if o.kind == "special":
                 stars.append(shapes.star(c[0], c[1], c[2] + 0.05, 0.32 * self.pitch))
             elif o.kind == "exit":
-                far = hi[1] - c[1] < c[1] - lo[1]
+                far = c[1] > self.at(o.square)[1]
                 edge = self.cells[1][1] if far else self.cells[0][1]
-                rim = hi[1] if far else lo[1]
-                y = (edge + rim) / 2
-                lit.append(shapes.arrow(c[0], y, self.rim + LIFT_MM, 1.0 if far else -1.0, 0.8 * abs(rim - edge)))
-                labels.append((np.array([c[0] + 0.45 * self.pitch, y, self.rim]), f"exit {cost}"))
+                lit.append(shapes.arrow(c[0], c[1], c[2], 1.0 if far else -1.0, 1.6 * abs(c[1] - edge)))
+                labels.append((np.array([c[0] + 0.45 * self.pitch, c[1], self.rim]), f"exit {cost}"))
             else:
                 lit.append(shapes.square(c[0], c[1], c[2], 0.4 * self.pitch))
-                labels.append((c + np.array([0.3 * self.pitch, -0.3 * self.pitch, 0.0]), cost))
+                if cost:
+                    labels.append((c + np.array([0.3 * self.pitch, -0.3 * self.pitch, 0.0]), cost))
         return tuple(lit), tuple(stars), tuple(labels)
+
+    def target(self, o: Option) -> np.ndarray:
+        """Where the option ``o`` is drawn: over its square's surface, or for an exit the
+        middle of the rim beyond the edge it leaves by (the arrow's)."""
+        c = self.at(o.square, LIFT_MM)
+        if o.kind != "exit":
+            return c
+        lo, hi = self.rep.board_bounds
+        far = hi[1] - c[1] < c[1] - lo[1]
+        edge = self.cells[1][1] if far else self.cells[0][1]
+        rim = hi[1] if far else lo[1]
+        return np.array([c[0], (edge + rim) / 2, self.rim + LIFT_MM])
