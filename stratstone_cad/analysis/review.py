@@ -58,6 +58,11 @@ CLASSES = ("best", "excellent", "good", "inaccuracy", "mistake", "blunder", FORC
 """Every class, best to worst, then ``forced``."""
 PLAYED_SHARE = 4
 """The played move gets at least one in this many of the root's simulations."""
+POOL_MIN_SIMULATIONS, POOL_MIN_PLIES = 4_000, 4
+"""A review of fewer simulations in all (plies x budget), or of fewer plies, is searched in the
+calling process: a pool's start (its fork server, OpenSpiel imported by each worker: a second or
+two on a busy machine) would cost about what it saves. A Stratstone game of 14 plies or more at
+its own 300 simulations is searched by the pool (a review of it takes 15 s or more)."""
 
 
 def parse_budget(text: str) -> int:
@@ -266,15 +271,18 @@ def review_log(path: Path, simulations: int | None = None, jobs: int | None = No
     the review with the same :class:`~stratstone_cad.errors.LogError`.
 
     The plies are searched by ``jobs`` processes (None: one a CPU this process may use,
-    :func:`review_jobs`): each ply's search is its own (seeded by its ply number, sharing
-    nothing with another ply's), so the review says the same with any number of them."""
+    :func:`review_jobs`, unless the review is smaller than :data:`POOL_MIN_SIMULATIONS` says):
+    each ply's search is its own (seeded by its ply number, sharing nothing with another
+    ply's), so the review says the same with any number of them."""
     with _log.walk_log(path) as r:
         budget = r.game.search_simulations if simulations is None else simulations
         tasks = []
         for step in r:
             state = step.before if step.chance is None else step.before.apply_chance(step.chance)[0]
             tasks.append((r.game, state, state.parse_move(step.move), budget, step.ply))
-    jobs = min(review_jobs() if jobs is None else jobs, len(tasks))
+    if jobs is None:  # a small review in this process: a pool's start would cost more than it saves
+        jobs = review_jobs() if len(tasks) >= POOL_MIN_PLIES and len(tasks) * budget >= POOL_MIN_SIMULATIONS else 1
+    jobs = min(jobs, len(tasks))
     if jobs <= 1:
         yield from (review_position(*task) for task in tasks)
         return
