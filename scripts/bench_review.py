@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchlib import loadavg, machine_line  # noqa: E402  (scripts/ is on the path when run as a script)
 
-from stratstone_cad.analysis.review import budget_of, review_log  # noqa: E402
+from stratstone_cad.analysis.review import budget_of, review_jobs, review_log  # noqa: E402
 from stratstone_cad.log import logfile as _log  # noqa: E402
 from stratstone_cad.log.commands import play_records  # noqa: E402
 from stratstone_cad.registry import game_names  # noqa: E402
@@ -52,7 +52,7 @@ def main() -> int:
     ap.add_argument("--tries", type=int, default=20)
     ap.add_argument("--only", default=None)
     args = ap.parse_args()
-    print(machine_line())
+    print(machine_line(), f"(the review's processes: {review_jobs()})")
     games = game_names() if args.only is None else [args.only]
     with tempfile.TemporaryDirectory() as folder:
         for name in games:

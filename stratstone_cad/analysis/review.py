@@ -58,6 +58,11 @@ CLASSES = ("best", "excellent", "good", "inaccuracy", "mistake", "blunder", FORC
 """Every class, best to worst, then ``forced``."""
 PLAYED_SHARE = 4
 """The played move gets at least one in this many of the root's simulations."""
+POOL_MIN_SIMULATIONS, POOL_MIN_PLIES = 4_000, 4
+"""A review of fewer simulations in all (plies x budget), or of fewer plies, is searched in the
+calling process: a pool's start (its fork server, OpenSpiel imported by each worker: a second or
+two on a busy machine) would cost about what it saves. A Stratstone game of 14 plies or more at
+its own 300 simulations is searched by the pool (a review of it takes 15 s or more)."""
 
 
 def parse_budget(text: str) -> int:
@@ -259,16 +264,70 @@ def _bot_class() -> type:
     return ReviewBot
 
 
-def review_log(path: Path, simulations: int | None = None) -> Iterator[PlyReview]:
-    """Each ply of the log ``path`` reviewed, as it goes, with ``simulations`` a ply (None:
-    the game's own budget, :func:`budget_of`); the log is checked as check-log checks it (a
-    log of another rules version is refused by its header) and a fault stops the review
-    with the same :class:`~stratstone_cad.errors.LogError`."""
+def review_log(path: Path, simulations: int | None = None, jobs: int | None = None) -> Iterator[PlyReview]:
+    """Each ply of the log ``path`` reviewed, in order, as it comes, with ``simulations`` a
+    ply (None: the game's own budget, :func:`budget_of`); the log is checked as check-log
+    checks it (a log of another rules version is refused by its header) and a fault stops
+    the review with the same :class:`~stratstone_cad.errors.LogError`.
+
+    The plies are searched by ``jobs`` processes (None: one a CPU this process may use,
+    :func:`review_jobs`, unless the review is smaller than :data:`POOL_MIN_SIMULATIONS` says):
+    each ply's search is its own (seeded by its ply number, sharing nothing with another
+    ply's), so the review says the same with any number of them."""
     with _log.walk_log(path) as r:
         budget = r.game.search_simulations if simulations is None else simulations
+        tasks = []
         for step in r:
             state = step.before if step.chance is None else step.before.apply_chance(step.chance)[0]
-            yield review_position(r.game, state, state.parse_move(step.move), budget, step.ply)
+            tasks.append((r.game, state, state.parse_move(step.move), budget, step.ply))
+    if jobs is None:  # a small review in this process: a pool's start would cost more than it saves
+        jobs = review_jobs() if len(tasks) >= POOL_MIN_PLIES and len(tasks) * budget >= POOL_MIN_SIMULATIONS else 1
+    jobs = min(jobs, len(tasks))
+    if jobs <= 1:
+        yield from (review_position(*task) for task in tasks)
+        return
+    yield from _in_processes(tasks, jobs)
+
+
+def review_jobs() -> int:
+    """The processes a review searches with: one a CPU this process may run on."""
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _in_processes(tasks: Sequence[tuple[Any, ...]], jobs: int) -> Iterator[PlyReview]:
+    """``review_position`` of each task, in ``jobs`` worker processes (started by a fork
+    server with this module loaded: no fork of a process that may hold threads), yielded in
+    the tasks' order as each is done. The workers die with the command; Ctrl-C stops the
+    command, not them (they ignore it and are ended with it)."""
+    import concurrent.futures
+    import multiprocessing
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context, initializer=_worker_start) as pool:
+        try:
+            yield from pool.map(_review_task, tasks)
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            for process in list((getattr(pool, "_processes", None) or {}).values()):  # a stopped review's searches end with it
+                process.kill()
+            raise
+
+
+def _worker_start() -> None:
+    """A review worker: dies with its parent, leaves Ctrl-C to the command."""
+    import signal
+
+    from stratstone_cad.base.processes import die_with_parent
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent()
+
+
+def _review_task(task: tuple[Any, ...]) -> PlyReview:
+    return review_position(*task)
 
 
 def review_lines(path: Path, simulations: int | None = None, *, as_json: bool = False) -> Iterator[str]:

@@ -136,10 +136,16 @@ class EngineGame(pyspiel.Game):
             max_game_length=max_plies,
         )
         super().__init__(game_type(engine.name), info, values)
+        self._initial: State | None = None
 
     def new_initial_state(self) -> EngineState:
-        """The state before ply 1 of the game with this game's setup."""
-        return EngineState(self, self.engine.initial_state(self.player_ids, self.setup))
+        """The state before ply 1 of the game with this game's setup. The engine's state is
+        made once and shared (an engine state is a value no move changes, as clones share
+        theirs, :class:`_Shared`): OpenSpiel's ``clone()`` of a Python state starts from a new
+        initial state, once for every simulation of a search."""
+        if self._initial is None:
+            self._initial = self.engine.initial_state(self.player_ids, self.setup)
+        return EngineState(self, self._initial)
 
     def state_of(self, state: State) -> EngineState:
         """``state`` (an engine state of this game, with as many players) as an OpenSpiel state."""

@@ -24,7 +24,9 @@ class Table:
     waits (a player's hand beside the board), for those that are shown there; ``tops``: the
     height of a square's surface where it is not its seat's (a recess or well is lower);
     ``levels``: each square's level on a board of levels (the terrain's heightmap), empty on
-    a flat board: the viewer colours the cells by it.
+    a flat board: the viewer colours the cells by it. A game that rolls dice: ``dice``, where
+    each die stands on the table (its bottom centre), ``die`` its part, ``die_faces`` the
+    face each number is on, by its outward axis in the part's mesh (``{1: "+x", ...}``).
     """
 
     board: str
@@ -34,6 +36,9 @@ class Table:
     reserve: Mapping[str, Point] = field(default_factory=dict)
     tops: Mapping[str, float] = field(default_factory=dict)
     levels: Mapping[str, int] = field(default_factory=dict)
+    dice: tuple[Point, ...] = ()
+    die: str = ""
+    die_faces: Mapping[int, str] = field(default_factory=dict)
 
 
 def seats_on(grid: Any, game: Any, z: Callable[[int, int], float], what: str) -> dict[str, Point]:

@@ -14,7 +14,9 @@ def add_review_flags(ck: Any) -> None:
     ck.add_argument("--review", action="store_true",
                     help="review every move with the search (OpenSpiel's MCTS): one line a ply beginning with its "
                          "number (its class: best, excellent, good, inaccuracy, mistake, blunder or forced; the best "
-                         "move; the mover's expected score before and after), then each player's accuracy and counts")
+                         "move; the mover's expected score before and after), then each player's accuracy and counts; the plies "
+                         "are searched by one process a CPU, each ply's search seeded by its number: the same review on "
+                         "any machine")
     ck.add_argument("--budget", metavar="N", default=None,
                     help="with --review: simulations a ply (default: the game's own search budget, as the search player's: "
                          "Sage Stones 2,000, the others 300, about 1 s a Stratstone ply)")

@@ -287,12 +287,17 @@ def replay_glb(rep: Any, seconds_per_ply: float = 1.0, header: Mapping[str, Any]
     levelled = level_mesh(b, rep.table.board, rep, shape, board.colour) if colours == "levels" else None
     b.node({"name": "board", "mesh": b.mesh(rep.table.board, shape, board.colour) if levelled is None else levelled})
     _animated_pieces(b, rep, seconds_per_ply)
+    dice = _dice_nodes(b, rep)
     plies = _ply_extras(rep, seconds_per_ply, words)
     b.doc["scenes"][0]["name"] = rep.title
     extras: dict[str, Any] = {"kind": "replay", "title": rep.title, "game": rep.game, "header": dict(header or {}),
                               "start": [*start_lines(rep), *filter(None, [Plan(rep).key(None)])],
                               "secondsPerPly": seconds_per_ply, "pitch": rep.table.pitch_mm / 1000,
                               "overlay": {**overlay_style(rep.table.pitch_mm), "showReach": reach}}
+    if dice:  # the dice's nodes and their turns, each ply's roll face up (the ply's "dice")
+        extras["dice"] = dice
+    if getattr(rep, "puzzle", ()):  # a puzzle's position (the last ply's): its task, and its answer on request
+        extras["puzzle"] = list(rep.puzzle)
     if rep.review:  # the evaluation strip along the timeline
         extras["review"] = page_review(rep.review, rep.players)
     if rep.review or getattr(rep, "answer", None):  # how the ghost is drawn
@@ -302,6 +307,25 @@ def replay_glb(rep: Any, seconds_per_ply: float = 1.0, header: Mapping[str, Any]
         extras["levels"] = [[level, palette[level]] for level in sorted(palette, reverse=True)]
     b.doc["scenes"][0]["extras"] = {**extras, "plies": plies, "result": rep.result}
     return b.glb()
+
+
+def _dice_nodes(b: GlbBuilder, rep: Any) -> dict[str, Any] | None:
+    """A node for each of the game's dice (:mod:`~stratstone_cad.viewer.replay.dice`), the
+    set's die mesh centred on the node, standing on its place as before a roll; the page
+    turns them to each ply's roll. None for a game without dice."""
+    from stratstone_cad.viewer.meshes import asset_mesh
+    from stratstone_cad.viewer.replay import dice
+
+    extras = dice.page_dice(rep)
+    if extras is None:
+        return None
+    asset = rep.assets[rep.table.die]
+    shape = asset_mesh(asset)
+    centred = Mesh(np.asarray(shape.vertices, np.float64) - dice.die_centre(rep), shape.triangles)
+    for name, place, turns in zip(extras["nodes"], dice.places(rep), extras["turns"], strict=True):
+        b.node({"name": name, "mesh": b.mesh("die-centred", centred, asset.colour),
+                "translation": _place(tuple(place), np.zeros(3)), "rotation": turns["unrolled"]})
+    return extras
 
 
 def _piece_tracks(rep: Any, seconds_per_ply: float) -> dict[str, list[tuple[float, Point | None]]]:

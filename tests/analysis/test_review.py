@@ -219,3 +219,14 @@ def test_the_review_searches_with_the_games_own_budget_and_says_it(tmp_path, cap
     assert own != [r.to_json() for r in review.review_log(log, 300)]
     assert main(["check-log", "--review", str(log)]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "reviewed at 2,000 simulations a ply"
+
+
+def test_the_review_says_the_same_searched_in_one_process_or_several(tmp_path):
+    """Each ply's search is its own (seeded by its ply), so the plies searched by a pool of
+    processes (check-log --review's default: one a CPU) give the review of one process,
+    ply for ply and in order."""
+    log = tmp_path / "game.jsonl"
+    _log.write_log(log, play_records("stratstone", 3, ["greedy", "random"]))
+    alone = list(review.review_log(log, 20, jobs=1))
+    assert len(alone) > 4 and review.review_jobs() >= 1
+    assert list(review.review_log(log, 20, jobs=3)) == alone

@@ -183,8 +183,10 @@ def test_each_pebble_is_its_own_mesh_and_alike_pieces_share_one_in_metres(writte
     pebbles = [n for n in stones.doc["nodes"] if n["name"].startswith(("yellow-", "red-", "tan-"))]
     assert len(pebbles) == 24 and len({n["mesh"] for n in pebbles}) == 24
     gems = Glb(written["sage-stones"][1].read_bytes())
-    gem_nodes = [n for n in gems.doc["nodes"] if n["name"] != "board"]
+    gem_nodes = [n for n in gems.doc["nodes"] if n["name"] != "board" and not n["name"].startswith("die-")]
     assert len(gem_nodes) == 40 and len({n["mesh"] for n in gem_nodes}) == 4  # one mesh a colour
+    dice = [n for n in gems.doc["nodes"] if n["name"].startswith("die-")]
+    assert len(dice) == 3 and len({n["mesh"] for n in dice}) == 1  # the three dice share the die's mesh
     board = stones.doc["meshes"][stones.doc["nodes"][stones.nodes()["board"]]["mesh"]]
     lo = np.array(stones.doc["accessors"][board["primitives"][0]["attributes"]["POSITION"]]["min"])
     hi = np.array(stones.doc["accessors"][board["primitives"][0]["attributes"]["POSITION"]]["max"])

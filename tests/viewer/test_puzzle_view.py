@@ -103,3 +103,30 @@ def test_the_answer_is_the_piece_itself_translucent_where_it_would_rest_and_its_
     glb = Glb(gltf.replay_glb(rep))
     draw = glb.doc["scenes"][0]["extras"]["plies"][-1]["draw"]
     assert draw["ghostPiece"]["node"] == pid and draw["ghost"] and draw["ghostSquare"]
+
+
+def test_the_page_opens_at_the_puzzle_and_says_its_task_and_the_answer_only_on_request(puzzles, tmp_path):
+    """``replay puzzles.jsonl --puzzle 1 --out p.html``, in a real Chromium: the page opens at
+    the puzzle's position, its overlay says whose move it is, to win or save and how deep
+    (the puzzle's heading), the solution only with --solution."""
+    from tests.pages import Browser, chromium
+    from tests.viewer.test_web import _open
+
+    out, first = puzzles
+    heading = read_puzzle(out, 1, tmp_path).heading
+    pages = {}
+    for name, extra in (("p", []), ("s", ["--solution"])):
+        pages[name] = tmp_path / f"{name}.html"
+        assert main(["replay", str(out), "--puzzle", "1", "--out", str(pages[name]), *extra]) == 0
+    chromium()
+    with Browser((800, 500)) as b:
+        overlay = {}
+        for name, path in pages.items():
+            _open(b, path)
+            assert b.js("location.hash") == "#ply=14"  # the position (after the 14 plies before it), not the start
+            overlay[name] = b.js("document.getElementById('overlay').textContent").splitlines()
+        assert b.console_errors() == []
+    assert overlay["p"][0] == heading == "puzzle 1: yellow to move, win in one"
+    assert overlay["p"][1].startswith("the position after ply 14/14 ")
+    assert not any(first["solution"] in line for line in overlay["p"])
+    assert overlay["s"][:2] == [heading, f"solution: {first['solution']}"]

@@ -320,6 +320,12 @@ export function start() {
       const p = plies[ply - 1];
       let head = `ply ${p.ply}/${count}   ${p.player}   ${p.move}`;
       if (p.dice) head += `   dice ${p.dice.join('-')}`;
+      if (extras.puzzle && ply === count) {
+        // a puzzle's position: its task (whose move, win or save, how deep; the answer on request), as the window's
+        lines.push(...extras.puzzle, `the position after ${head.replace(/   /g, ' ')}`);
+        if (p.key) lines.push(p.key);
+        return lines.join('\n');
+      }
       lines.push(head);
       if (p.review) lines.push(p.review.caption);
       if (p.words) lines.push(p.words);
@@ -341,6 +347,31 @@ export function start() {
       mark.visible = Boolean(at) && !(i === 1 && squares.length === 1);
       if (mark.visible) mark.position.set(at[0], at[1] + 0.0006, at[2]);
     });
+  }
+
+  function showDice() {
+    // a game's dice (Sage Stones' three), the set's own die: each turned to the ply's roll
+    // face up; before the first roll as printed and see-through (stratstone_cad/viewer/replay/dice.py)
+    const dice = extras.dice;
+    if (!dice) return;
+    const roll = ply ? (plies[ply - 1].dice || null) : null;
+    dice.nodes.forEach((name, i) => {
+      const node = nodes[name];
+      if (!node) return;
+      const value = roll && roll[i] !== undefined ? String(roll[i]) : null;
+      node.quaternion.fromArray(dice.turns[i][value === null ? 'unrolled' : value]);
+      node.traverse((o) => {
+        if (!o.isMesh) return;
+        if (!o.userData.ownMaterial) { // the die's own: its colour's material may be another part's too
+          o.material = o.material.clone();
+          o.userData.ownMaterial = true;
+        }
+        o.material.transparent = value === null;
+        o.material.opacity = value === null ? dice.unrolledOpacity : 1;
+        o.castShadow = value !== null;
+      });
+    });
+    renderer.shadowMap.needsUpdate = true;
   }
 
   function showReach(on) {
@@ -389,6 +420,7 @@ export function start() {
     slider.value = String(ply);
     overlay.textContent = overlayText();
     showMarks();
+    showDice();
     if (drawings && drawn !== ply) {
       drawings.set(ply ? plies[ply - 1].draw : null);
       drawings.showReach(reachOn);
@@ -753,7 +785,7 @@ export function start() {
     frameBoard(framed);
     document.title = `${extras.title}: replay`;
     const k = fromHash();
-    go(k === null ? 0 : k);
+    go(k === null ? (extras.puzzle ? count : 0) : k); // a puzzle opens at its position
     api.ready = true;
     requestAnimationFrame(tick);
   }, (error) => {

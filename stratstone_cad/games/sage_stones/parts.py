@@ -389,15 +389,19 @@ def table(p: SageParams, profiles: Mapping[str, Profile], pieces: Mapping[str, A
     """Gems rest on their well's floor; square ``5-7`` (the engine's parser) is column 5, row 7.
     Each colour's gems in hand stand beside the board in a block of two columns, the colours
     in play order alternating left and right, two blocks above each other on a side (a third
-    pair of colours further out)."""
+    pair of colours further out); the dice in a row in front of the board's near edge."""
     b, g = p.board, p.gem
     grid = b.grid()
     top = snap_height(b.thickness_mm, profiles["board"], minimum_layers=3)
     floor = top - snap_depth(b.well_depth_mm, profiles["board"])
     seats = seats_on(grid, engine, lambda col, row: floor, "the Sage Stones board")
     assets = {pid: f"gem-{g.colours[ENGINE_COLOURS.index(piece.colour)]}" for pid, piece in pieces.items()}
+    size = die_size(subset(p.die, DieShape), profiles["piece"])
+    w, _ = grid.size_mm
+    dice = tuple((w / 2 + (i - (p.die.count - 1) / 2) * 1.6 * size, -1.2 * size, 0.0) for i in range(p.die.count))
     return Table("board", seats, b.cell_pitch_mm, assets, _hands(grid.size_mm, g.diameter_mm, pieces),
-                 tops=dict.fromkeys(seats, top))
+                 tops=dict.fromkeys(seats, top), dice=dice, die="die",
+                 die_faces={n: face for face, n in DIE_FACES.items() if face[0] == "+"})
 
 
 def _hands(size_mm: tuple[float, float], diameter_mm: float, pieces: Mapping[str, Any]) -> dict[str, tuple[float, float, float]]:

@@ -528,7 +528,10 @@ def winning_moves(state: StratstoneState) -> list[StratstoneMove]:
     Exact without enumerating paths: for each origin and line a dynamic programme runs
     over the path backwards (the last stone dropped on a square is its top), with the
     state (square, previous square, which squares of the line are already decided).
-    An empty list means no move wins now.
+    An empty list means no move wins now. The programme's answer depends only on the
+    origin, which stones of the picked-up stack are the mover's, the line and which of the
+    line's other squares the mover already tops, so it is memoised on those
+    (:func:`_win_along`): a search's playouts ask the same questions over and over.
     """
     if state.is_terminal():
         return []
@@ -538,24 +541,28 @@ def winning_moves(state: StratstoneState) -> list[StratstoneMove]:
     for origin, st in enumerate(state.stacks):
         if not st:
             continue
-        stack = (*st, c)
-        n = len(stack)
-        for line in LINES:
-            move = _win_along(origin, stack, n, line, c, tops)
+        mine = (*(s == c for s in st), True)  # the stack picked up with the mover's stone on top
+        for k, line in enumerate(LINES):
+            ok_unfixed = 0
+            for i, q in enumerate(line):
+                if q != origin and tops[q] == c:
+                    ok_unfixed |= 1 << i
+            move = _win_along(origin, mine, k, ok_unfixed)
             if move is not None:
                 found.append(move)
     return found
 
 
-def _win_along(
-    origin: int, stack: tuple[int, ...], n: int, line: tuple[int, int, int, int], c: int, tops: list[int]
-) -> StratstoneMove | None:
+@lru_cache(maxsize=1 << 16)
+def _win_along(origin: int, mine: tuple[bool, ...], k: int, ok_unfixed: int) -> StratstoneMove | None:
+    """A move from ``origin`` that tops every square of line ``k`` with the mover's stone:
+    ``mine`` says which stones of the stack sown (bottom first, the mover's own on top) are
+    the mover's, ``ok_unfixed`` which of the line's squares (a bit each, in the line's
+    order) the mover tops already and no stone need change; None when there is none."""
+    line = LINES[k]
+    n = len(mine)
     bit = {q: 1 << i for i, q in enumerate(line)}
     full = 15
-    ok_unfixed = 0
-    for q in line:
-        if q != origin and tops[q] == c:
-            ok_unfixed |= bit[q]
     need = full & ~ok_unfixed
     if bin(need).count("1") > n:
         return None
@@ -571,7 +578,7 @@ def _win_along(
         level[(q, -1, bit.get(q, 0))] = None  # the last stone (the mover's) lands on q
     history = [level]
     for j in range(1, n):
-        level = _step_back(level, stack[n - 1 - j] == c, n - j, _DIST[origin], bit)
+        level = _step_back(level, mine[n - 1 - j], n - j, _DIST[origin], bit)
         history.append(level)
         if not level:
             return None

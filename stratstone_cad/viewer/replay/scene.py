@@ -21,6 +21,7 @@ from stratstone_cad.viewer.meshes import asset_mesh
 from stratstone_cad.viewer.overlays.actors import Overlays
 from stratstone_cad.viewer.overlays.text import font_px
 from stratstone_cad.viewer.preview import BACKGROUND, new_plotter, polydata, project
+from stratstone_cad.viewer.replay.dice import DiceActors
 from stratstone_cad.viewer.replay.loading import GameOnTable, start_lines
 from stratstone_cad.viewer.review_strip import caption_line
 
@@ -74,7 +75,7 @@ def _view_points(rep: GameOnTable) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     r = rep.table.pitch_mm / 2  # a piece in hand reaches about half a cell round its spot
     boxes = [(lo, np.array([hi[0], hi[1], top]))]
     boxes += [(np.array([x - r, y - r, z]), np.array([x + r, y + r, z + tallest]))
-              for x, y, z in rep.table.reserve.values()]
+              for x, y, z in [*rep.table.reserve.values(), *rep.table.dice]]  # the hands, the dice
     pts = np.concatenate([_box_edges(a, b) for a, b in boxes])
     cells = np.array([(x, y, hi[2]) for x in (seats[:, 0].min(initial=lo[0]) - r, seats[:, 0].max(initial=hi[0]) + r)
                       for y in (seats[:, 1].min(initial=lo[1]) - r, seats[:, 1].max(initial=hi[1]) + r)])[[0, 1, 3, 2]]
@@ -152,6 +153,7 @@ class Scene:
         self.actors: dict[str, Any] = {}
         self.shadows: dict[str, Any] = {}
         self._add_pieces()
+        self.dice = DiceActors(self.p, rep)  # a game's dice, each ply's roll face up
         # the shadows blend in VTK's plain translucent pass: its order-independent one, the
         # default, cost about 30 % more a frame (docs/benchmarks.md)
         self.p.renderer.SetUseOIT(False)
@@ -399,6 +401,7 @@ class Scene:
                 a = rep.anchors[pid]
                 actor.SetPosition(pos[0] - a[0], pos[1] - a[1], pos[2] - a[2])
                 actor.SetVisibility(True)
+        self.dice.show(ply)
         done = ply == 0 or u >= 1.0
         if (ply, done) != self.shown:
             self.overlays.show(ply, done, self._text(ply, done))
