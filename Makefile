@@ -39,7 +39,9 @@ build: $(BIN)/stratstone-cad
 # The tests run in one process per core (pytest-xdist), a test file's tests in one of
 # them (--dist loadfile: a file's module fixtures, a build, are made once), the files in
 # the order tests/conftest.py collects them, the longest first (--no-loadscope-reorder:
-# xdist would order them by their number of tests, and the long files have few).
+# xdist would order them by their number of tests, and the long files have few). The
+# session's builds (every game, with its plates, the Stratstone set) are made once for
+# both processes (tests/conftest.py's shared(): the first to ask makes, the other waits).
 test: $(BIN)/stratstone-cad
 	$(BIN)/python -m pytest -q -n $(JOBS) --dist loadfile --no-loadscope-reorder
 

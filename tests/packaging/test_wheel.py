@@ -101,11 +101,12 @@ def test_the_installed_command_lists_builds_plays_and_checks(installed, tmp_path
     listed = _run(installed, "list", cwd=tmp_path)
     assert listed.returncode == 0, listed.stderr
     assert "stratstone.stone.height_mm = 7.4" in listed.stdout and "printers (--printer NAME):" in listed.stdout
-    built = _run(installed, "build", "stratstone", "--out", "out", "--jobs", "1", "--quiet", cwd=tmp_path)
+    built = _run(installed, "build", "stratstone", "--set", "stratstone.stone.per_colour=1", "--out", "out", "--jobs",
+                 "1", "--quiet", cwd=tmp_path)  # the board and a stone of each colour (each mark): not 24 stones
     assert built.returncode == 0, built.stderr
     manifest = json.loads((tmp_path / "out/manifest.json").read_text())
     files = {a["file"] for a in manifest["assets"]}
-    assert "stratstone/board.stl" in files and len(files) == 25
+    assert "stratstone/board.stl" in files and len(files) == 4
     played = _run(installed, "play", "sage-stones", "--seed", "3", "--out", "game.jsonl", cwd=tmp_path)
     assert played.returncode == 0, played.stderr
     checked = _run(installed, "check-log", "game.jsonl", cwd=tmp_path)

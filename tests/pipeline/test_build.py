@@ -255,7 +255,8 @@ def test_a_failing_part_is_an_error_naming_it_and_no_file(tmp_path, monkeypatch)
 
     monkeypatch.setattr(checks, "check_mesh", reject)
     with pytest.raises(GeometryError, match=r"^stone-red-03 \(stratstone.stone seed 2024, .*\): the mesh is not watertight$"):
-        B.build(["stratstone"], None, tmp_path, jobs=1, progress=None)
+        # three stones a colour: stone-red-03 the sixth stone made, not the eleventh
+        B.build(["stratstone"], None, tmp_path, jobs=1, progress=None, sets={"stratstone.stone.per_colour": "3"})
     assert not (tmp_path / "stratstone/stone-red-03.stl").exists()
     assert "stratstone/stone-red-03.stl" not in {a["file"] for a in B.assets_for(tmp_path)}
 
@@ -293,19 +294,21 @@ def test_a_failing_part_in_a_parallel_build_stops_it_and_keeps_the_manifest_true
     import subprocess
     import sys
 
+    # four stones a colour: 13 parts, the last stone (tan-04) the twelfth the two workers make
     p = subprocess.Popen([sys.executable, "-m", "stratstone_cad", "build", "stratstone", "--out", str(tmp_path),
-                          "--jobs", "2"], stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                          "--jobs", "2", "--set", "stratstone.stone.per_colour=4"],
+                         stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert p.stderr is not None
     first = p.stderr.readline()  # the first part is done: the last stones are not
-    assert first.startswith("[1/25]"), first
-    (tmp_path / "stratstone" / "stone-tan-08.stl").mkdir()
+    assert first.startswith("[1/13]"), first
+    (tmp_path / "stratstone" / "stone-tan-04.stl").mkdir()
     _, err = p.communicate(timeout=120)
-    assert p.returncode == 2 and err.endswith("stone-tan-08.stl: is a folder, expected a regular file (or none)\n"), err
+    assert p.returncode == 2 and err.endswith("stone-tan-04.stl: is a folder, expected a regular file (or none)\n"), err
     assert err.count("stratstone-cad: error:") == 1 and "Traceback" not in err
     files = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file() and p.name != LOCK)
     listed = sorted(a["file"] for a in B.assets_for(tmp_path))
     assert files == sorted([*listed, "manifest.json"])
-    assert listed and "stratstone/stone-tan-08.stl" not in listed
+    assert listed and "stratstone/stone-tan-04.stl" not in listed
     assert not list(tmp_path.rglob("*.tmp"))
 
 

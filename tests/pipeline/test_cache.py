@@ -43,8 +43,8 @@ def test_a_change_to_one_games_cad_code_rebuilds_that_games_parts_only(game, bui
     monkeypatch.setattr(Path, "read_bytes", lambda p: real(p) + (b"\n# changed\n" if p == target else b""))
     monkeypatch.setattr(Path, "read_text", lambda p, *a, **k: real_text(p, *a, **k) + ("\n# changed\n" if p == target else ""))
     forget_code()
-    try:
-        r = B.build(None, None, out, jobs=1, progress=None)
+    try:  # two stones a colour (of the eight built): every part of the game is made again all the same
+        r = B.build(None, None, out, jobs=1, progress=None, sets={"stratstone.stone.per_colour": "2"})
     finally:
         forget_code()
     assert r.built and {f.split("/")[0] for f in r.built} == {game}

@@ -67,6 +67,7 @@ def _gated_build(tmp_path: Path, out: Path, at: tuple[str, int], *args: str, tex
 #: builds of every game, and the stones are most of one; 31 parts are still many more than
 #: the kills' 24th (the workers busy on theirs) and the plan is the same but for its count.
 HALF_THE_STONES = {"stratstone.stone.per_colour": "4"}
+HALF_THE_STONES_ARGS = tuple(x for k, v in HALF_THE_STONES.items() for x in ("--set", f"{k}={v}"))
 
 
 def test_sighup_stops_a_build_as_sigterm_does_and_sweeps_its_temporary_folders(tmp_path, monkeypatch):
@@ -94,7 +95,7 @@ def test_sighup_stops_a_build_as_sigterm_does_and_sweeps_its_temporary_folders(t
                                          (signal.SIGKILL, (LISTING, 24)), (signal.SIGTERM, (LISTING, 4))])
 def test_a_killed_build_leaves_nothing_running_and_a_true_manifest(tmp_path, sig, at):
     out = tmp_path / "out"
-    p = _gated_build(tmp_path, out, at, *(x for k, v in HALF_THE_STONES.items() for x in ("--set", f"{k}={v}")))
+    p = _gated_build(tmp_path, out, at, *HALF_THE_STONES_ARGS)
     try:
         family = descendants(p.pid)
         os.kill(p.pid, sig)  # the build only, as `kill PID` does: not its process group
@@ -210,7 +211,8 @@ def test_a_dead_worker_or_fork_server_is_one_line_and_the_manifest_stays_true(tm
     for its workers (the server loading) or as it starts its own parts (the workers forked)."""
     out = tmp_path / "out"
     before_the_pool = ("stratstone_cad.pipeline.scheduler:worker_pool", 1)
-    p = _gated_build(tmp_path, out, before_the_pool if victim == "server" else FIRST_PART, text=True)
+    p = _gated_build(tmp_path, out, before_the_pool if victim == "server" else FIRST_PART, *HALF_THE_STONES_ARGS,
+                     text=True)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -237,7 +239,7 @@ def test_a_dead_worker_or_fork_server_is_one_line_and_the_manifest_stays_true(tm
     on_disk = {q.relative_to(out).as_posix() for q in out.rglob("*.stl")}
     if victim == "server" and p.returncode == 0:
         # killed before it forked a worker: multiprocessing starts a new server, the build goes on
-        assert on_disk == set(listed) and len(listed) == 43, err
+        assert on_disk == set(listed) and len(listed) == 31, err
         return
     # (a server whose kill lands after it forked the pool's workers takes them with it: the
     # build then stops as for killed workers, seen in one clean clone in three)
@@ -245,7 +247,7 @@ def test_a_dead_worker_or_fork_server_is_one_line_and_the_manifest_stays_true(tm
     assert err.splitlines()[-1].startswith("stratstone-cad: error: build: a worker process died"), err
     # a worker killed with the server between its part's rename and its report leaves that
     # part on disk unlisted (the one window the manifest allows; the next build remakes it)
-    assert set(listed) <= on_disk and len(on_disk - set(listed)) <= 2 and len(listed) < 43, \
+    assert set(listed) <= on_disk and len(on_disk - set(listed)) <= 2 and len(listed) < 31, \
         sorted(on_disk - set(listed))
 
 
@@ -489,24 +491,16 @@ def test_the_workers_parts_are_listed_while_the_build_makes_its_own(tmp_path, mo
 
     monkeypatch.setattr(scheduler._Run, "__init__", init)
     monkeypatch.setattr(B.ProgressBar, "step", step)
-    B.build(None, None, out, jobs=2, progress=None)
+    B.build(None, None, out, jobs=2, progress=None, sets=HALF_THE_STONES)
     assert len(own) > 3 and listed_then, "no worker's stone was listed while the build made its own parts"
 
 
-@pytest.fixture(scope="module")
-def parts_only(tmp_path_factory):
-    """Every part of every game, no plates: a build with --plates then only writes plates."""
-    out = tmp_path_factory.mktemp("parts")
-    B.build(None, None, out, jobs=2, progress=None)
-    return out
-
-
 @pytest.mark.parametrize("plate", [1, 6, 12, 18])  # killed as it writes its Nth plate (of 18)
-def test_a_build_killed_while_it_writes_plates_leaves_a_true_manifest(parts_only, tmp_path, plate):
+def test_a_build_killed_while_it_writes_plates_leaves_a_true_manifest(built_all, tmp_path, plate):
     import shutil
 
     out = tmp_path / "out"
-    shutil.copytree(parts_only, out)
+    shutil.copytree(built_all, out)
     gate = tmp_path / "gate"
     p = subprocess.Popen([*gated.command(gate, "stratstone_cad.pipeline.plate_phase:atomic_write", plate, r"\.3mf$"),
                           "build", "--out", str(out), "--plates", "--no-slice"],
@@ -532,13 +526,13 @@ def test_a_build_killed_while_it_writes_plates_leaves_a_true_manifest(parts_only
             os.killpg(p.pid, signal.SIGKILL)
 
 
-def test_a_stop_in_the_middle_of_the_plates_keeps_the_written_ones_listed(parts_only, tmp_path, monkeypatch):
+def test_a_stop_in_the_middle_of_the_plates_keeps_the_written_ones_listed(built_all, tmp_path, monkeypatch):
     """Ctrl-C as the third plate is renamed into place: the two before and the third, whole
     on disk, are listed with their sha256, and the next build finishes the job."""
     import shutil
 
     out = tmp_path / "out"
-    shutil.copytree(parts_only, out)
+    shutil.copytree(built_all, out)
     real = plate_phase.atomic_write
     written = []
 

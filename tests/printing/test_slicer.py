@@ -22,7 +22,8 @@ from tests.printing.slicer_cli import bed_shape, need_slicer, slice_each, slicer
 pytestmark = pytest.mark.slicer
 
 
-TILED = {"stratstone.board.cell_pitch_mm": "44"}  # on a Prusa MINI: a board cut into tiles
+#: On a Prusa MINI: a board cut into tiles (only its tiles are read: one stone a colour)
+TILED = {"stratstone.board.cell_pitch_mm": "44", "stratstone.stone.per_colour": "1"}
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +70,16 @@ def test_prusaslicer_reads_every_file_as_manifold(built_all, tiled):
 
 
 def test_prusaslicer_slices_every_file_with_its_profile_and_layers_hit_every_face(built_all, tiled, tmp_path):
-    assets = _assets(built_all, tiled)
+    """Every kind of file, a slicer run each: every part but the stones after the first of
+    each colour and the tiles after a board's first (20 of the 47 files). The 24 stones are
+    one CAD function at one profile, differing in their seeds, and every stone's horizontal
+    faces are on that profile's layers (tests/games/stratstone/test_models.py); a board's
+    tiles are one cut of one shell board at one profile (each tile's layers, on its plate,
+    tests/printing/test_slicer_plates.py), and a shell board is PrusaSlicer's slowest file
+    (the Sage Stones board took over 300 s at a load of 25 on 2 cores)."""
+    assets = [(path, a) for path, a in _assets(built_all, tiled)
+              if a["part"] not in ("stone", "board-tile") or a["index"] == 1]
+    assert len(assets) == 47 - 21 - 6
     seam = load_params().plates.seam
     runs = []
     gcode = [tmp_path / f"{i:02d}-{path.stem}.gcode" for i, (path, _) in enumerate(assets)]  # three boards' "board"
@@ -101,14 +111,17 @@ def test_prusaslicer_slices_every_file_with_its_profile_and_layers_hit_every_fac
         assert ";TYPE:External perimeter" in text
 
 
+SMALL_SET = {"stratstone.stone.per_colour": "1", "stratstone.board.cells": "2"}
+
+
 def test_the_print_report_has_prusaslicers_figures_for_every_plate_and_keeps_them(tmp_path):
-    """One stone of each colour keeps it quick: 4 plates, each sliced as it is, the piece
-    plates again without ironing and at flat layers."""
+    """One stone of each colour and a board of 2 x 2 cells (a shell board is PrusaSlicer's
+    slowest plate) keep it quick: 4 plates, each sliced as it is, the piece plates again
+    without ironing and at flat layers."""
     import json
 
     out = tmp_path / "o"
-    r = build(["stratstone"], None, out, jobs=2, progress=None, plates=True,
-              sets={"stratstone.stone.per_colour": "1"})
+    r = build(["stratstone"], None, out, jobs=2, progress=None, plates=True, sets=SMALL_SET)
     assert sorted(r.sliced) == ["stratstone/board.3mf", "stratstone/stones-red.3mf", "stratstone/stones-tan.3mf",
                                 "stratstone/stones-yellow.3mf"]
     m = json.loads((out / "manifest.json").read_text())
@@ -131,8 +144,7 @@ def test_the_print_report_has_prusaslicers_figures_for_every_plate_and_keeps_the
         row = next(line for line in text.splitlines() if line.startswith(f"| {plate['file']} |"))
         assert re.search(r"\| (\d+ h \d\d min|\d+ min) \| [0-9.]+ g, [0-9.]+ m \|", row), row
     assert "**stratstone, all plates**" in text
-    again = build(["stratstone"], None, out, jobs=2, progress=None, plates=True,
-                  sets={"stratstone.stone.per_colour": "1"})
+    again = build(["stratstone"], None, out, jobs=2, progress=None, plates=True, sets=SMALL_SET)
     assert not again.sliced and not again.plates_built  # the figures stay with the unchanged plates
     assert (out / "print-report.md").read_text() == text
 

@@ -19,10 +19,12 @@ pytestmark = pytest.mark.slicer
 
 
 def test_prusaslicer_slices_the_kit_plates_and_the_report_lists_them(tmp_path):
-    """Two designs keep it quick: 4 tiles on 4 plates (two alike per design, sliced once) and the frame in 4 pieces."""
+    """Two designs keep it quick: 4 tiles on 4 plates (two alike per design, sliced once) and the frame in 4 pieces;
+    the pieces' plates (not what is tested) one piece a kind and unironed: two slices of them, not four of twice as many."""
     out = tmp_path / "o"
     build(["terrain"], None, out, jobs=2, progress=None, plates=True,
-          sets={"terrain.kit.print": "true", "terrain.kit.designs": "2"})
+          sets={"terrain.kit.print": "true", "terrain.kit.designs": "2", "terrain.piece.per_kind": "1",
+                "plates.piece_ironing": "none"})
     m = json.loads((out / "manifest.json").read_text())
     kit = [p for p in m["plates"] if "/kit-" in p["file"]]
     assert sorted(p["file"] for p in kit) == [f"terrain/kit-frame-plate-{i}-of-4.3mf" for i in range(1, 5)] + [
