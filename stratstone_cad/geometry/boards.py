@@ -432,6 +432,7 @@ def _pinch_points(geom: Any) -> list[tuple[float, float]]:
     """Points where a region's boundary touches itself: a ring passing a vertex twice, or
     two parts, two holes or a part and a hole meeting at a point."""
     # start-up speed: shapely (and numpy) only where a region is drawn: an unchanged rebuild draws none
+    import numpy as np
     import shapely
 
     if geom.is_empty:
@@ -439,19 +440,18 @@ def _pinch_points(geom: Any) -> list[tuple[float, float]]:
     polys = list(getattr(geom, "geoms", [geom]))
     rings = [r for p in polys for r in (p.exterior, *p.interiors)]
     out: set[tuple[float, float]] = set()
-    for ring in rings:
-        seen: set[tuple[float, float]] = set()
-        for c in ring.coords[:-1]:
-            if c in seen:
-                out.add(c)
-            seen.add(c)
+    xy, which = shapely.get_coordinates(rings, return_index=True)  # every ring's points at once
+    last = np.r_[which[1:] != which[:-1], True]  # a ring's closing point repeats its first
+    keyed = np.column_stack([which[~last], xy[~last]])
+    rows, counts = np.unique(keyed, axis=0, return_counts=True)
+    out |= {(float(x), float(y)) for _, x, y in rows[counts > 1].tolist()}
     if len(rings) > 1:
         tree = shapely.STRtree(rings)
-        for i, ring in enumerate(rings):
-            for j in tree.query(ring, predicate="intersects"):
-                if j > i:
-                    touch = ring.intersection(rings[j])
-                    out |= {(p.x, p.y) for p in getattr(touch, "geoms", [touch]) if p.geom_type == "Point"}
+        left, right = tree.query(rings, predicate="intersects")  # every pair at once: one call, not one a ring
+        for i, j in zip(left.tolist(), right.tolist(), strict=True):
+            if j > i:
+                touch = rings[i].intersection(rings[j])
+                out |= {(p.x, p.y) for p in getattr(touch, "geoms", [touch]) if p.geom_type == "Point"}
     return sorted(out)
 
 

@@ -1,17 +1,38 @@
 """Boards printed as shells: the same stack of slabs, hollowed from underneath.
 
 A shell keeps every top surface, height, well, mark and engraving of the solid board and
-removes the material below them: under each cell (and each piece of rim between the cell
-edges' lines) a cavity open to the bed reaches up to ``top_mm`` below the lowest surface
-above it, so every top is at least ``top_mm`` thick (whole layers of the board's profile).
-A wall ``wall_mm`` thick (whole extrusion widths) stands inside every outer face of the
-footprint (the tile's outline, its dovetails' sockets) and on each side of every cell
-edge's line, so no ceiling spans more than one cell between the walls beneath it (a
-bridge a printer makes: about 30 mm, where a whole tile's 150 mm is not). Each cavity
-has one flat ceiling, anchored on all its walls, so nothing floats over the cavity and
-the shell prints as laid on the plate without supports. Cavities narrower than
-:data:`MIN_CAVITY_MM` or smaller than :data:`MIN_CAVITY_AREA_MM2` (a dovetail's head, a
-sliver beside a socket) stay solid.
+removes the material below them: cavities open to the bed, each a column up to one flat
+ceiling ``top_mm`` (whole layers of the board's profile) under the surface above it. A
+wall ``wall_mm`` thick (whole extrusion widths) stands on every cell edge's line, inside
+every outer face (the outline, a dovetail's socket) and between any two cavities, so every
+ceiling is anchored on walls all round, none spans more than one cell between the walls
+beneath it (a bridge a printer makes: about 30 mm, where a whole tile's 150 mm is not),
+nothing overhangs a cavity, and the shell prints as laid on the plate without supports.
+
+Why each rule, and what it weighs (PrusaSlicer 2.5's estimates: docs/parts.md):
+
+- Ceilings as high as they may be, found for the whole board at once (:func:`columns`):
+  a point may be hollow up to h when no air (the outline, a socket, a well, a recess, an
+  engraving, a lower neighbour) comes within a wall of it below h + ``top_mm``, so the top
+  over it is whole and its sides a wall thick. The highest cavities are taken first and
+  each lower one keeps a wall from them: the corners of a Sage Stones cell round its well
+  reach 2.4 mm above the well's floor, the rim round a Stratstone recess and the rim
+  round the engraved letters too (one flat ceiling a cell took the lowest surface's
+  height or left the higher part solid). This took the Stratstone board from 40.7 to
+  39.9 cm3 of plastic, Sage Stones' from 75.5 to 72.0, the terrain board's from 164.5
+  to 160.6.
+- A wall on a cell edge's line is one, centred on it: the cells on either side share it.
+- A cavity rising out of a lower one's ceiling (no wall between them) would weigh less
+  (Sage Stones 63.7 cm3) but leave that ceiling's edge hanging over air beside the higher
+  cavity, a bridge not anchored all round: not done.
+- A top is whole layers (3 x 0.30 mm: what PrusaSlicer prints as solid top layers) and a
+  wall whole extrusions (2 x 0.4 mm: two perimeters): thinner would not print solid.
+- A cavity narrower than :data:`MIN_CAVITY_MM` or smaller than
+  :data:`MIN_CAVITY_AREA_MM2` (a dovetail's head, a sliver beside a socket or between a
+  well's wall and a cell's) stays solid: a slicer would fill it with perimeters anyway.
+- Speed: one intersection and one inward buffer for each set of slabs under a possible
+  top, one opening a ceiling height, however many cells and wells a board has (a board's
+  cavities were found cell by cell, with shapely operations for every cell and dip).
 
 Pure 2D regions (shapely), as the rest of :mod:`stratstone_cad.geometry.boards`: the mesh
 and the B-rep solid are made from the very slabs this returns.
@@ -64,86 +85,84 @@ def cavity_base(footprint: Any, grid: GridBoard, wall_mm: float) -> Any:
     return footprint.difference(shapely.union_all(walls))
 
 
-def _pieces(region: Any) -> list[Any]:
-    """``region`` opened by :data:`MIN_CAVITY_MM`, in parts no smaller than :data:`MIN_CAVITY_AREA_MM2`."""
+def _opened(region: Any) -> Any:
+    """``region`` opened by :data:`MIN_CAVITY_MM`, less its parts smaller than
+    :data:`MIN_CAVITY_AREA_MM2`."""
+    # start-up speed: shapely (and numpy) only where a region is drawn: an unchanged rebuild draws none
+    import shapely
+
     if region.is_empty:
-        return []
+        return region
     half = MIN_CAVITY_MM / 2
     opened = polygonal(region.buffer(-half, join_style="mitre").buffer(half, join_style="mitre").intersection(region))
     pieces = [p for p in getattr(opened, "geoms", [opened]) if p.area >= MIN_CAVITY_AREA_MM2]
-    return sorted(pieces, key=lambda p: (round(p.bounds[1], 6), round(p.bounds[0], 6)))
+    return polygonal(shapely.MultiPolygon(pieces))
 
 
-def _surface(slabs: Sequence[Slab], region: Any) -> tuple[float, float, Any]:
-    """(highest, lowest, dips): the highest and lowest surface over ``region``, and the
-    part of it whose surface is lower than the highest."""
-    top = max(s.z1 for s in slabs if s.region.intersection(region).area > _AREA_EPS)
-    low = 0.0
-    for s in slabs:
-        if s.z0 > low + 1e-9 or region.difference(s.region).area > _AREA_EPS:
-            break
-        low = s.z1
-    below = next(s for s in slabs if s.z0 < top - 1e-9 <= s.z1)
-    return top, low, polygonal(region.difference(below.region))
+def _levels(slabs: Sequence[Slab], shell: Shell, lowest: float) -> list[float]:
+    """Every height a ceiling may have, lowest first: ``shell.top_mm`` under a slab's top,
+    or where a slab starts (air beside it may begin there); none under ``lowest``."""
+    zs = {round(s.z1 - shell.top_mm, 6) for s in slabs} | {round(s.z0, 6) for s in slabs}
+    return sorted(z for z in zs if z >= lowest - 1e-9)
 
 
-def _walled(slabs: Sequence[Slab], region: Any, ceiling: float, shell: Shell, lowest: float) -> list[tuple[Any, float]]:
-    """``region``'s cavities up to ``ceiling``: kept ``shell.wall_mm`` from any air beside
-    them below the ceiling (the outline, a socket, a lower neighbour's side)."""
+def _covered(slabs: Sequence[Slab], h: float, roof: float) -> bool:
+    """Whether the stack's slabs fill the heights from ``h`` to ``roof`` (a top can lie there)."""
+    return sum(max(0.0, min(s.z1, roof) - max(s.z0, h)) for s in slabs) >= roof - h - 1e-9
+
+
+def columns(slabs: Sequence[Slab], grid: GridBoard, shell: Shell, min_height_mm: float,
+            within: Any = None) -> list[tuple[float, Any]]:
+    """(ceiling, region) of every cavity, highest first: each a column open to the bed up to
+    its one flat ceiling, a wall (``shell.wall_mm``) from every other cavity and from the
+    cell edges' lines, so its ceiling is anchored on walls all round.
+
+    A point of a cell (within ``within``) may be hollow up to h when every slab that starts
+    below h + ``shell.top_mm`` holds it and all of its surroundings a wall wide: the top
+    over it is whole, and no air (the outline, a socket, a well, a recess, an engraving, a
+    lower neighbour) comes within a wall of the cavity below that top's upper face. That is
+    the intersection of those slabs' regions, shrunk by a wall: one region for each set of
+    slabs, however many cells and wells. The highest ceilings are taken first; a lower
+    cavity keeps a wall from them."""
     # start-up speed: shapely (and numpy) only where a region is drawn: an unchanged rebuild draws none
     import shapely
-    from shapely.geometry import box
 
-    if ceiling < lowest - 1e-9:
+    slabs = sorted((s for s in slabs if not s.region.is_empty), key=lambda s: s.z0)
+    if not slabs:
         return []
-    frame = box(*region.buffer(shell.wall_mm + 1.0).bounds)
-    air = shapely.union_all([frame.difference(s.region) for s in slabs if s.z0 < ceiling - 1e-9])
-    return [(p, round(ceiling, 6)) for p in _pieces(region.difference(air.buffer(shell.wall_mm, join_style="mitre")))]
-
-
-def _hollow(slabs: Sequence[Slab], region: Any, shell: Shell, lowest: float) -> list[tuple[Any, float]]:
-    """The cavities under ``region``, each piece of it hollowed the better of two ways:
-    one cavity up to ``shell.top_mm`` below its lowest surface; or one under its highest
-    surface, walled off by ``shell.wall_mm`` from every dip in it (a well, a recess, an
-    engraving), and under each dip its own cavities, found the same way."""
-    out: list[tuple[Any, float]] = []
-    for piece in _pieces(region):
-        top, low, dips = _surface(slabs, piece)
-        flat = _walled(slabs, piece, low - shell.top_mm, shell, lowest)
-        if dips.area <= _AREA_EPS or top - shell.top_mm < lowest - 1e-9:
-            out += flat
+    free = slabs[0].region if within is None else slabs[0].region.intersection(within)
+    walled = cavity_base(free, grid, shell.wall_mm)
+    reach: dict[int, tuple[float, Any]] = {}  # slabs under the roof -> (highest h, the slabs' solid less a wall)
+    solid, counted = None, 0  # the intersection of the first ``counted`` slabs' regions
+    for h in _levels(slabs, shell, min_height_mm):
+        roof = h + shell.top_mm
+        if not _covered(slabs, h, roof):
             continue
-        high = piece.difference(dips.buffer(shell.wall_mm, join_style="mitre"))
-        nested = _walled(slabs, high, top - shell.top_mm, shell, lowest)
-        nested += _hollow(slabs, dips.intersection(piece), shell, lowest)
-        out += max(flat, nested, key=_volume)
+        below = sum(1 for s in slabs if s.z0 < roof - 1e-9)
+        while counted < below:
+            solid = slabs[counted].region if solid is None else shapely.intersection(solid, slabs[counted].region)
+            counted += 1
+        inner = reach[below][1] if below in reach else solid.buffer(-shell.wall_mm, join_style="mitre")
+        reach[below] = (h, inner)
+    out: list[tuple[float, Any]] = []
+    taken = None  # the higher cavities, widened by a wall
+    for h, inner in sorted(reach.values(), key=lambda hr: -hr[0]):
+        region = walled.intersection(inner)
+        region = _opened(polygonal(region if taken is None else region.difference(taken)))
+        if region.area > _AREA_EPS:
+            out.append((round(h, 6), region))
+            grown = region.buffer(shell.wall_mm, join_style="mitre")
+            taken = grown if taken is None else shapely.union(taken, grown)
     return out
-
-
-def _volume(cavities: Sequence[tuple[Any, float]]) -> float:
-    return sum(r.area * c for r, c in cavities)
 
 
 def cavities(slabs: Sequence[Slab], grid: GridBoard, shell: Shell, min_height_mm: float,
              within: Any = None) -> list[tuple[Any, float]]:
-    """(region, ceiling) of every cavity of a stack: open from the bed up to the ceiling,
-    ``shell.top_mm`` below the surface over it; none lower than ``min_height_mm``, none
-    outside ``within`` (a tile's rectangle: its dovetails stay solid)."""
-    # start-up speed: shapely (and numpy) only where a region is drawn: an unchanged rebuild draws none
-    from shapely.geometry import box
-
-    if not slabs:
-        return []
-    slabs = sorted(slabs, key=lambda s: s.z0)
-    margin = shell.wall_mm + 2.0
-    out: list[tuple[Any, float]] = []
-    base = cavity_base(slabs[0].region, grid, shell.wall_mm)
-    for piece in _pieces(base if within is None else base.intersection(within)):
-        x0, y0, x1, y1 = piece.bounds
-        window = box(x0 - margin, y0 - margin, x1 + margin, y1 + margin)
-        local = [Slab(s.z0, s.z1, polygonal(s.region.intersection(window))) for s in slabs]
-        out += _hollow(local, piece, shell, min_height_mm)
-    return out
+    """(region, ceiling) of every cavity of a stack, highest ceiling first (:func:`columns`):
+    open from the bed up to the ceiling, ``shell.top_mm`` below the surface over it; none
+    lower than ``min_height_mm``, none outside ``within`` (a tile's rectangle: its dovetails
+    stay solid)."""
+    return [(r, h) for h, r in columns(slabs, grid, shell, min_height_mm, within)]
 
 
 def shelled(slabs: Sequence[Slab], grid: GridBoard, shell: Shell, min_height_mm: float,
@@ -154,15 +173,18 @@ def shelled(slabs: Sequence[Slab], grid: GridBoard, shell: Shell, min_height_mm:
     # start-up speed: shapely (and numpy) only where a region is drawn: an unchanged rebuild draws none
     import shapely
 
-    holes = cavities(slabs, grid, shell, min_height_mm, within)
+    holes = columns(slabs, grid, shell, min_height_mm, within)
     if not holes:
         return list(slabs)
+    ceilings = [h for h, _ in holes]  # highest first
+    hollow = list(itertools.accumulate((r for _, r in holes), shapely.union))  # what is hollow up to each ceiling
+    holes = list(zip(ceilings, hollow, strict=True))
     out: list[Slab] = []
-    for s in slabs:
-        cuts = sorted({c for _, c in holes if s.z0 + 1e-9 < c < s.z1 - 1e-9})
+    for s in sorted(slabs, key=lambda s: s.z0):
+        cuts = [c for c in reversed(ceilings) if s.z0 + 1e-9 < c < s.z1 - 1e-9]
         for z0, z1 in itertools.pairwise([s.z0, *cuts, s.z1]):
-            over = [r for r, c in holes if c >= z1 - 1e-9]
-            region = polygonal(s.region.difference(shapely.union_all(over))) if over else s.region
+            over = [r for h, r in holes if h >= z1 - 1e-9]  # the last: the widest hollow reaching z1
+            region = polygonal(s.region.difference(over[-1])) if over else s.region
             if region.is_empty:
                 continue
             if out and math.isclose(out[-1].z1, z0) and out[-1].region.equals(region):

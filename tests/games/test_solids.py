@@ -40,7 +40,11 @@ def _mesh_and_solids(job, mesh_params):
 
 def assert_same_solid(mesh: Mesh, solid, what: str, valid: bool = True, rel: float = 2e-3) -> None:
     v_mesh, v_solid = mesh.volume_mm3(), volume(solid)
-    assert v_solid == pytest.approx(v_mesh, rel=rel), what
+    # a mesh stays within the tolerance of every curved face (a well's, a stone's): the volumes
+    # differ by at most that times their area (a shell board is light beside its wells' walls)
+    curved = sum(f.Area() for f in solid.Faces() if f.geomType() != "PLANE")
+    slack = max(rel * v_mesh, load_params().mesh.tolerance_mm * curved)
+    assert abs(v_solid - v_mesh) <= slack, (what, v_solid, v_mesh, slack)
     lo, hi = mesh.bounds()
     bb = solid.BoundingBox()
     assert np.allclose([bb.xmin, bb.ymin, bb.zmin], lo, atol=0.05), (what, lo, bb.xmin, bb.ymin, bb.zmin)

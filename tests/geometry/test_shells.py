@@ -8,16 +8,17 @@ the shell's thickness in the first layer, no ceiling wider than a cell, watertig
 from __future__ import annotations
 
 import importlib
+import itertools
 
 import numpy as np
 import pytest
 import shapely
 import trimesh
-from shapely.geometry import Polygon
+from shapely.geometry import MultiPolygon, Point, Polygon, box
 
 from stratstone_cad.base.printers import get_printer, load_profiles
-from stratstone_cad.geometry.boards import BoardParams
-from stratstone_cad.geometry.shells import Shell
+from stratstone_cad.geometry.boards import BoardParams, GridBoard, Slab, _pinch_points, stack_volume
+from stratstone_cad.geometry.shells import Shell, cavities, shelled
 from stratstone_cad.registry import get_parts, load_params
 from tests.meshtools import normals
 
@@ -159,3 +160,55 @@ def test_the_solid_board_stays_a_parameter(boards):
         job, _, solid = boards[game]
         assert job.args["board"].shell
         assert longest_span(solid[0]) == 0.0  # a solid board has no ceiling over air
+
+
+# --------------------------------------------------------------------------- the rules on a hand-built cell
+# One 30 mm cell, 4.8 mm thick, with a round well 2.4 mm deep (r 10) and a groove 0.6 mm
+# deep (shallower than a top): the ceilings and walls known in closed form.
+
+_CELL = GridBoard(cols=1, rows=1, pitch_mm=30.0, rim_x_mm=0.0, rim_y_mm=0.0)
+_SHELL = Shell(top_mm=0.9, wall_mm=0.8)
+
+
+def _cell_stack():
+    square = box(0, 0, 30, 30)
+    well = Point(15, 15).buffer(10, quad_segs=32)
+    groove = box(1.5, 27, 28.5, 28)
+    return [Slab(0.0, 2.4, square), Slab(2.4, 4.2, square.difference(well)),
+            Slab(4.2, 4.8, square.difference(well).difference(groove))], well, groove
+
+
+def test_a_cavity_rises_beside_a_dip_to_a_top_under_the_higher_surface():
+    stack, well, _ = _cell_stack()
+    bands = {c: r for r, c in cavities(stack, _CELL, _SHELL, 0.6)}
+    assert sorted(bands) == [1.5, 3.3, 3.9]  # under the well's floor, the groove and the cell's top
+    ring = box(0.8, 0.8, 29.2, 29.2).difference(well.buffer(0.8, join_style="mitre"))  # a wall from the outline
+    assert bands[3.9].area > 0.9 * ring.difference(box(0, 26.2, 30, 30)).area  # all but beside the groove
+    assert bands[3.9].difference(ring).area < 1e-6
+    assert well.buffer(-0.5).difference(bands[1.5]).area < 1e-6  # all under the well's floor is hollow
+    assert bands[3.3].within(box(0.8, 26.2, 29.2, 29.2))  # under the groove, and a wall beside it
+    hollow = stack_volume(stack) - stack_volume(shelled(stack, _CELL, _SHELL, 0.6))
+    assert hollow == pytest.approx(sum(r.area * c for c, r in bands.items()), rel=1e-9)
+
+
+def test_a_cavity_keeps_a_wall_from_a_dip_shallower_than_a_top_and_from_every_other_cavity():
+    stack, well, groove = _cell_stack()
+    found = cavities(stack, _CELL, _SHELL, 0.6)
+    for region, ceiling in found:
+        # air lower than the ceiling plus a top lies a wall away: the well (from 2.4 up), the groove (from 4.2 up)
+        if ceiling > 2.4 - 0.9:
+            assert region.distance(well) >= 0.8 - 1e-6, ceiling
+        if ceiling > 4.2 - 0.9:
+            assert region.distance(groove) >= 0.8 - 1e-6, ceiling
+    for (a, _), (b, _) in itertools.combinations(found, 2):
+        assert a.distance(b) >= 0.8 - 1e-6  # each ceiling anchored on walls all round
+
+
+def test_pinch_points_are_the_points_where_a_boundary_touches_itself():
+    two = MultiPolygon([box(0, 0, 1, 1), box(1, 1, 2, 2)])  # two squares meeting at a corner
+    ring = Polygon([(0, 0), (4, 0), (4, 4), (0, 4)], [[(2, 0), (3, 1), (1, 1)]])  # a hole touching the outline
+    twice = Polygon([(0, 0), (2, 0), (2, 2), (1, 1), (0, 2), (1, 1)])  # its ring passes (1, 1) twice
+    assert _pinch_points(two) == [(1.0, 1.0)]
+    assert _pinch_points(ring) == [(2.0, 0.0)]
+    assert (1.0, 1.0) in _pinch_points(twice)
+    assert _pinch_points(box(0, 0, 3, 3).difference(box(1, 1, 2, 2))) == []
