@@ -3,10 +3,10 @@
 For every registered game (the registry's, never a list written here) the search plays
 against itself (``search:B`` on both sides, as ``stratstone-cad play GAME --players
 search:B,search:B --seed N`` plays it), seeds 1, 2, ... in turn, and each game's puzzles
-are found to depth 3 (``puzzles --depth 3``: a win or save in one, and a win in two moves
-where OpenSpiel's exact search can judge the game: not Sage Stones, whose dice it does not
-take). Seeds go on until the set holds ``--least`` puzzles and, where depth 3 is searched,
-``--least-deep`` wins in two moves. Each puzzle's ``source`` names its game reproducibly
+are found: to depth 3 (``puzzles --depth 3``: a win or save in one, and a win in two moves)
+until ``--least-deep`` wins in two moves are found where OpenSpiel's exact search can judge
+the game (not Sage Stones, whose dice it does not take), then to depth 1 (several times
+faster) until the set holds ``--least`` puzzles. Each puzzle's ``source`` names its game reproducibly
 (``self-play search:30 vs search:30 seed 12``); the file is written atomically. A game is
 deterministic for its seed and budget, so the same arguments write the same files.
 
@@ -57,35 +57,45 @@ def game_log(game: str, seed: int, budget: int, folder: Path) -> Path:
     return log
 
 
-def seed_puzzles(task: tuple[str, int, int, Path]) -> list[dict]:
-    """The puzzles (depth 3) of the self-play game of one seed, kept beside its log."""
-    game, seed, budget, folder = task
+def seed_puzzles(task: tuple[str, int, int, Path, int]) -> list[dict]:
+    """The puzzles (to ``depth``) of the self-play game of one seed, kept beside its log (a
+    game's depth-1 puzzles are those of depth 1 among its depth-3 ones, when kept)."""
+    game, seed, budget, folder, depth = task
     log = game_log(game, seed, budget, folder)
-    kept = log.with_suffix(".puzzles.jsonl")
-    if kept.exists():
-        return [json.loads(line) for line in kept.read_text().splitlines()]
+    kept = {3: log.with_suffix(".puzzles.jsonl"), 1: log.with_suffix(".puzzles1.jsonl")}
+    for d in (depth, 3):
+        if kept[d].exists():
+            return [p for p in map(json.loads, kept[d].read_text().splitlines()) if p["depth"] <= depth]
     puzzles = []
-    for p in find_puzzles(log, depth=3):
+    for p in find_puzzles(log, depth=depth):
         p["source"] = f"self-play search:{budget} vs search:{budget} seed {seed}"
         puzzles.append(p)
-    atomic_write(kept, "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in puzzles).encode("utf-8"))
+    atomic_write(kept[depth], "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in puzzles).encode("utf-8"))
     return puzzles
 
 
 def puzzle_set(game: str, budget: int, least: int, least_deep: int, folder: Path, jobs: int) -> tuple[list[dict], int]:
-    """The puzzles of seeds 1, 2, ... until ``least`` of them (``least_deep`` of depth 3 where
-    the game can be searched that deep); and the number of games played. ``jobs`` processes
-    find them, the seeds taken in order: the result does not depend on ``jobs``."""
-    deep = deep_search(get_game(game), 2)
+    """The puzzles of seeds 1, 2, ...: to depth 3 until ``least_deep`` of depth 3 are found
+    (where the game can be searched that deep), then to depth 1 until ``least`` in all (a
+    depth-3 search costs several times a depth-1 one); and the number of games played.
+    ``jobs`` processes find them, the seeds taken in order: the result does not depend on ``jobs``."""
+    deep = least_deep if deep_search(get_game(game), 2) else 0
     puzzles: list[dict] = []
-    tasks = ((game, seed, budget, folder) for seed in range(1, MOST_SEEDS + 1))
-    with multiprocessing.Pool(jobs) as pool:
-        for seed, found in enumerate(pool.imap(seed_puzzles, tasks), 1):
-            puzzles.extend(found)
-            if len(puzzles) >= least and (not deep or sum(p["depth"] == 3 for p in puzzles) >= least_deep):
-                pool.terminate()
-                return puzzles, seed
-    raise SystemExit(f"{game}: {len(puzzles)} puzzles in {MOST_SEEDS} games, fewer than asked")
+    seed = 0
+    for depth, enough in ((3, lambda: sum(p["depth"] == 3 for p in puzzles) >= deep), (1, lambda: len(puzzles) >= least)):
+        if enough():
+            continue
+        first = seed + 1
+        tasks = ((game, s, budget, folder, depth) for s in range(first, MOST_SEEDS + 1))
+        with multiprocessing.Pool(jobs) as pool:  # a pool a depth: the first depth's tasks end with it
+            for n, found in enumerate(pool.imap(seed_puzzles, tasks)):
+                puzzles.extend(found)
+                seed = first + n
+                if enough():
+                    break
+            else:
+                raise SystemExit(f"{game}: {len(puzzles)} puzzles in {MOST_SEEDS} games, fewer than asked")
+    return puzzles, seed
 
 
 def main() -> int:
