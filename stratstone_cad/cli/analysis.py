@@ -5,8 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from stratstone_cad.cli.args import file_path
+from stratstone_cad.cli.args import file_path, integer
 from stratstone_cad.errors import UserError, printable
+
+DEPTHS = (1, 3)
+"""puzzles --depth: as stratstone_cad.analysis.puzzles.DEPTHS (not imported here: start-up speed)."""
 
 
 def add_review_flags(ck: Any) -> None:
@@ -52,9 +55,14 @@ def add_puzzles(sub: Any) -> None:
                                     "the legal moves wins at once, or (where none wins) is the only one after which "
                                     "the next player cannot win at once. Writes one JSON line a puzzle: the game, the "
                                     "source log and ply, the player, the solution, the move played and the position "
-                                    "(replay FILE --puzzle N shows it).")
+                                    "(replay FILE --puzzle N shows it). With --depth 3, also the positions where "
+                                    "exactly one move wins in two moves (every reply leaves a win at once), proven by "
+                                    "OpenSpiel's alpha-beta search.")
     pz.add_argument("logs", nargs="+", metavar="LOG", type=file_path, help="engine logs (JSON Lines)")
     pz.add_argument("--out", metavar="FILE.jsonl", type=file_path, required=True, help="the puzzle file to write")
+    pz.add_argument("--depth", metavar="N", type=integer, choices=DEPTHS, default=1,
+                    help="plies to look ahead: 1 (win or save in one, the default) or 3 (also a win in two moves; "
+                         "games without dice and of two players only: Sage Stones gets depth 1)")
     pz.set_defaults(run=cmd_puzzles)
 
 
@@ -64,5 +72,5 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
     from stratstone_cad.base.fileio import refuse_reading
 
     refuse_reading(args.out, [("log", log) for log in args.logs])
-    print(printable(write_puzzles(args.logs, args.out)))
+    print(printable(write_puzzles(args.logs, args.out, args.depth)))
     return 0

@@ -15,10 +15,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from stratstone_cad.analysis.puzzles import PUZZLE_FILE_LIMIT
+from stratstone_cad.analysis.puzzles import PUZZLE_FILE_LIMIT, shipped_puzzles
 from stratstone_cad.base.fileio import atomic_write, read_user_file
 from stratstone_cad.engine.protocol import State
 from stratstone_cad.errors import GameError, LogError, PuzzleError, TableError, UserError, short_repr
@@ -38,8 +36,6 @@ from stratstone_cad.studio.tables import reach_of
 
 __all__ = ["PROGRESS_FILE", "Progress", "Trainer", "TrainingPuzzle", "TrainingRoom", "judge", "routes", "shipped_file"]
 
-SHIPPED = "puzzles.jsonl"
-"""The name of the puzzle set a game ships in its folder of the package."""
 PAGES_KEPT = 4
 """The 3D pages kept made (about 2.5 MB each)."""
 PROGRESS_FILE = "training.json"
@@ -47,10 +43,10 @@ PROGRESS_FILE = "training.json"
 
 
 def shipped_file(game: str) -> Path | None:
-    """The puzzle set the package ships for ``game`` (``games/<folder>/puzzles.jsonl``), or None."""
-    package = sys.modules[type(get_game(game)).__module__].__package__ or ""
-    found = resources.files(package) / SHIPPED
-    return Path(str(found)) if found.is_file() else None
+    """The puzzle set the package ships for ``game`` (:func:`shipped_puzzles`), or None
+    where a game ships none (a game registered beside the three)."""
+    found = shipped_puzzles(game)
+    return found if found.is_file() else None
 
 
 @dataclass(frozen=True)

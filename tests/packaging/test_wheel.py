@@ -3,7 +3,7 @@ and run from a folder outside it, lists, builds, plays and checks a log.
 
 The wheel goes in with ``--no-deps`` into a target folder put first on the path of this
 venv's Python (whose dependencies are the wheel's), so nothing of the checkout is on the
-path: a preset or schema the wheel does not carry fails here, as it would for ``pipx
+path: a preset, schema or puzzle set the wheel does not carry fails here, as it would for ``pipx
 install``.
 """
 
@@ -46,7 +46,8 @@ def test_the_wheel_carries_the_presets_and_the_schema(installed):
     for needed in ("stratstone_cad/log/schema.json", "stratstone_cad/base/presets/printers.toml",
                    "stratstone_cad/base/presets/profiles.toml", "stratstone_cad/base/presets/colours.toml",
                    "stratstone_cad/games/stratstone/preset.toml", "stratstone_cad/games/sage_stones/preset.toml",
-                   "stratstone_cad/games/terrain/preset.toml"):
+                   "stratstone_cad/games/terrain/preset.toml", "stratstone_cad/games/stratstone/puzzles.jsonl",
+                   "stratstone_cad/games/sage_stones/puzzles.jsonl", "stratstone_cad/games/terrain/puzzles.jsonl"):
         assert needed in names, needed
     assert not any(n.startswith("tests/") for n in names)
 
