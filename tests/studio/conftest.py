@@ -1,5 +1,6 @@
-"""The studio's tests' shared fixture: a studio run as users run it (uvicorn, a free loopback
-port) on a folder of its own, one a test module, for the Play room's tests."""
+"""The studio's tests' shared fixtures: a studio run as users run it (uvicorn, a free loopback
+port) on a folder of its own, one a test module, for the Play room's tests; a Chromium window
+of the Play room's size, one a test module (a module with a ``browser`` of its own keeps it)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,21 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.pages import Browser, chromium
 from tests.studio.test_tables import start, stop
+
+LOOPBACK = ["--proxy-bypass-list=127.0.0.1"]  # the studio's port on 127.0.0.1 goes to no proxy
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Headless Chromium at 1280 x 860 (the Play room's page with its 3D view and panel)."""
+    chromium()
+    b = Browser((1280, 860), flags=LOOPBACK)
+    try:
+        yield b
+    finally:
+        b.close()
 
 
 @pytest.fixture(scope="module")

@@ -10,26 +10,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.pages import Browser, chromium
-from tests.studio.test_play_page import LOOPBACK, SEED, _runner_first, opened, until, url
+from tests.pages import Browser
+from tests.studio.test_play_page import SEED, _runner_first, opened, until, url
 from tests.studio.test_tables import new
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    chromium()
-    b = Browser((1280, 860), flags=LOOPBACK)
-    try:
-        yield b
-    finally:
-        b.close()
 
 
 def _click3d(page: Any, frame: Any, point: list[float]) -> None:

@@ -11,7 +11,6 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,21 +21,10 @@ from playwright.sync_api import Error as PlaywrightError
 from stratstone_cad.engine.protocol import State
 from stratstone_cad.registry import game_names, get_game
 from stratstone_cad.studio.tables import to_of
-from tests.pages import Browser, chromium
+from tests.pages import Browser
 from tests.studio.test_tables import _cheapest, new
 
-LOOPBACK = ["--proxy-bypass-list=127.0.0.1"]
 SEED = 7  # a terrain where the Runners reach the far edge in a few moves each
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    chromium()
-    b = Browser((1280, 860), flags=LOOPBACK)
-    try:
-        yield b
-    finally:
-        b.close()
 
 
 def until(page: Any, expression: str, timeout: float = 30) -> None:

@@ -22,7 +22,7 @@ from stratstone_cad.engine.protocol import State
 from stratstone_cad.log import logfile as _log
 from stratstone_cad.log.commands import play_records
 from stratstone_cad.studio.training import PROGRESS_FILE
-from tests.pages import Browser, chromium
+from tests.pages import Browser
 from tests.studio.test_tables import stop
 
 DEPTH3_PLY = 13
@@ -227,16 +227,6 @@ def test_progress_is_kept_in_the_studios_folder_across_a_restart(tmp_path: Path,
         client.close()
         stop(p)
     assert [f.name for f in tmp_path.iterdir() if f.name.startswith(PROGRESS_FILE[:8])] == [PROGRESS_FILE]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    chromium()
-    b = Browser((1280, 800), flags=["--proxy-bypass-list=127.0.0.1"])
-    try:
-        yield b
-    finally:
-        b.close()
 
 
 def test_a_puzzle_is_solved_by_clicking_and_a_wrong_click_shows_the_refutation(
