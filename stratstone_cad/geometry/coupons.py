@@ -42,6 +42,13 @@ def clearances(value: float, lo: float, hi: float, step: float = CLEARANCE_STEP_
     return tuple(round(first + k * step, 6) for k in range(3))  # type: ignore[return-value]
 
 
+def clearances_of(params: Any, field: str) -> tuple[float, float, float]:
+    """:func:`clearances` about the value of ``params``' field ``field`` (``clearance_mm``,
+    ``joint_clearance_mm``), within the range that field's :func:`~stratstone_cad.base.params.param` declares."""
+    meta = params.__dataclass_fields__[field].metadata
+    return clearances(getattr(params, field), meta["lo"], meta["hi"])
+
+
 def clearance_text(value: float) -> str:
     """How a clearance is engraved: ``0.5``, ``0.15`` (mm, no unit)."""
     return f"{round(value, 2):g}"

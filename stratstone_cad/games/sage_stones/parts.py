@@ -56,7 +56,7 @@ from stratstone_cad.games.sage_stones.facts import COLUMNS as N_COLUMNS
 from stratstone_cad.games.sage_stones.facts import FIRST_COLUMN, NAME
 from stratstone_cad.games.sage_stones.facts import ROWS as N_ROWS
 from stratstone_cad.geometry.boards import BoardParams, GridBoard, Label, edge_labels, label_strokes, stroke_region
-from stratstone_cad.geometry.coupons import clearances
+from stratstone_cad.geometry.coupons import clearances_of
 from stratstone_cad.geometry.glyphs import Polyline
 from stratstone_cad.geometry.marks import MarkParams, MarkSpec, check_mark_floor, check_marks, mark_spec
 
@@ -360,8 +360,8 @@ def fits(p: SageParams, printer: Printer, profiles: Mapping[str, Profile], mesh:
     up to the wells' depth (what sits in one) to try in them; the two sides of a tile joint, the socket at three clearances
     (``sage-stones.board.joint_clearance_mm``), as the board's tiles are cut."""
     b, g = p.board, p.gem
-    wells = clearances(b.clearance_mm, *_range(b, "clearance_mm"))
-    joints = clearances(b.joint_clearance_mm, *_range(b, "joint_clearance_mm"))
+    wells = clearances_of(b, "clearance_mm")
+    joints = clearances_of(b, "joint_clearance_mm")
     return [
         Job("fit-test/gem-well", CAD.make_fit_wells,
             {"board": b, "gem_diameter_mm": g.diameter_mm, "clearances": wells, "profile": profiles["board"],
@@ -378,11 +378,6 @@ def fits(p: SageParams, printer: Printer, profiles: Mapping[str, Profile], mesh:
              *(fit_output(at("joint-socket", c), "joint-socket") for c in joints)),
             f"tile joint sockets at {', '.join(f'{c:g}' for c in joints)} mm (sage-stones.board.joint_clearance_mm)"),
     ]
-
-
-def _range(params: Any, field: str) -> tuple[float, float]:
-    meta = params.__dataclass_fields__[field].metadata
-    return meta["lo"], meta["hi"]
 
 
 def table(p: SageParams, profiles: Mapping[str, Profile], pieces: Mapping[str, Any], engine: Any) -> Table:

@@ -35,7 +35,7 @@ from stratstone_cad.base.printers import Printer
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.games.stratstone.facts import NAME, SETS, SIZE, STONES_PER_PLAYER, TAN_STONES, TITLE
 from stratstone_cad.geometry.boards import BoardParams, GridBoard, label_strokes, stroke_region
-from stratstone_cad.geometry.coupons import clearances
+from stratstone_cad.geometry.coupons import clearances_of
 from stratstone_cad.geometry.marks import MarkParams, MarkSpec, check_mark_floor, check_marks, mark_spec
 
 #: The game's default parameters (package data).
@@ -193,8 +193,7 @@ def fits(p: StratstoneParams, printer: Printer, profiles: Mapping[str, Profile],
     its recess at three clearances (``stratstone.board.clearance_mm``), and the set's
     largest stone's foot (what sits in a recess: its depth) to try in them."""
     b, s = p.board, p.stone
-    field = b.__dataclass_fields__["clearance_mm"].metadata
-    values = clearances(b.clearance_mm, field["lo"], field["hi"])
+    values = clearances_of(b, "clearance_mm")
     return [
         Job("fit-test/stone-recess", CAD.make_fit_recesses,
             {"board": b, "footprint_mm": s.footprint_mm, "clearances": values, "profile": profiles["board"],
