@@ -21,7 +21,7 @@ from stratstone_cad.pipeline import build as B
 from stratstone_cad.pipeline import plate_phase
 from stratstone_cad.pipeline.lock import LOCK
 from tests import ROOT, gated
-from tests.procs import descendants, in_session
+from tests.procs import cpu_ticks, descendants, in_session
 
 
 def _alive(pid: int) -> bool:
@@ -170,15 +170,6 @@ def test_sigterm_stops_the_build_with_one_line(tmp_path, at):
 BUSY_TICKS = 10
 
 
-def _cpu_ticks(pid: int) -> int:
-    """The CPU time ``pid`` has used (user and system, clock ticks), 0 once it has gone."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return 0
-    return int(fields[11]) + int(fields[12])
-
-
 def _workers(pid: int) -> list[int]:
     """The build ``pid``'s workers: the children of its fork server."""
     return [w for q in _children(pid) if "forkserver" in _cmdline(q) for w in _children(q)]
@@ -220,7 +211,7 @@ def test_a_dead_worker_or_fork_server_is_one_line_and_the_manifest_stays_true(tm
             workers = [w for q in server for w in _children(q)]
             targets = {"server": server, "server-after-fork": server if workers else [], "workers": workers}[victim]
             if targets:
-                while victim != "server" and not all(_cpu_ticks(w) >= BUSY_TICKS for w in workers) \
+                while victim != "server" and not all(cpu_ticks([w]) >= BUSY_TICKS for w in workers) \
                         and time.monotonic() < deadline:
                     time.sleep(0.02)  # poll: the workers busy with a part
                 for q in targets:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.procs import descendants, in_session
+from tests.procs import cpu_ticks, descendants, in_session
 
 
 def _slicing(pid: int) -> bool:
@@ -124,7 +124,7 @@ def test_ctrl_c_answers_the_requests_in_flight_503_not_500(tmp_path: Path) -> No
         for t in asked:
             t.start()
         busy = time.monotonic() + 60
-        while _cpu_ticks_below(p.pid) < 30:  # the work under way: 0.3 s of CPU in the studio's processes
+        while cpu_ticks(descendants(p.pid)) < 30:  # the work under way: 0.3 s of CPU in the studio's processes
             assert time.monotonic() < busy and p.poll() is None
             time.sleep(0.05)  # poll: the studio's processes at work
         assert answers == {}  # all three still building
@@ -146,16 +146,6 @@ def test_ctrl_c_answers_the_requests_in_flight_503_not_500(tmp_path: Path) -> No
             p.wait()
 
 
-def _cpu_ticks_below(pid: int) -> int:
-    """The CPU time the processes below ``pid`` have used (user and system, clock ticks)."""
-    total = 0
-    for q in descendants(pid):
-        try:
-            fields = Path(f"/proc/{q}/stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        total += int(fields[11]) + int(fields[12])
-    return total
 
 
 def _get(url: str) -> tuple[int, str]:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from stratstone_cad.studio.set_jobs import MAX_SET_JOBS
-from tests.procs import descendants
+from tests.procs import cpu_ticks, descendants
 
 #: How soon work nobody waits for must have stopped (seconds), the issue's bound.
 STOPPED_WITHIN_S = 20
@@ -44,16 +44,9 @@ def studio(tmp_path: Path) -> Iterator[tuple[subprocess.Popen, str]]:
         yield started
 
 
-def cpu_ticks(pid: int) -> int:
+def tree_ticks(pid: int) -> int:
     """CPU time (user and system, clock ticks) of ``pid`` and every process below it."""
-    total = 0
-    for q in {pid, *descendants(pid)}:
-        try:
-            fields = Path(f"/proc/{q}/stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        total += int(fields[11]) + int(fields[12])
-    return total
+    return cpu_ticks({pid, *descendants(pid)})
 
 
 def building(pid: int) -> set[int]:
@@ -103,8 +96,8 @@ def test_abandoned_zip_downloads_stop_within_20_s_and_the_queue_is_bounded(
     p, url = studio
     clients = [asked(url, zip_path(i)) for i in range(MAX_SET_JOBS)]
     busy = time.monotonic() + 120
-    start = cpu_ticks(p.pid)
-    while cpu_ticks(p.pid) - start < 300:  # the builds at work: 3 s of CPU
+    start = tree_ticks(p.pid)
+    while tree_ticks(p.pid) - start < 300:  # the builds at work: 3 s of CPU
         assert time.monotonic() < busy and p.poll() is None
         time.sleep(0.1)  # poll: the builds' CPU time
     extra = asked(url, zip_path(MAX_SET_JOBS))
@@ -116,10 +109,10 @@ def test_abandoned_zip_downloads_stop_within_20_s_and_the_queue_is_bounded(
     for c in clients:
         c.close()
     left = time.monotonic()
-    quiet_since, ticks = None, cpu_ticks(p.pid)
+    quiet_since, ticks = None, tree_ticks(p.pid)
     while True:
         time.sleep(0.1)  # poll: the studio's processes idle
-        now, before, ticks = time.monotonic(), ticks, cpu_ticks(p.pid)
+        now, before, ticks = time.monotonic(), ticks, tree_ticks(p.pid)
         idle = not building(p.pid) and ticks - before <= 2  # 20 ms of CPU a tenth of a second at most
         quiet_since = (quiet_since or now) if idle else None
         if quiet_since is not None and now - quiet_since >= 1:
