@@ -10,7 +10,7 @@ entry in the log format (its facts' ``log_schema()``, which the log's schema is 
 from); docs/architecture.md says how to add a game.
 
 :func:`load_params` merges the presets (each game's ``preset.toml``, the shared
-``base/presets/mesh.toml`` and ``plates.toml``), a ``--params`` file and ``--set``
+``base/presets/mesh.toml``, ``plates.toml`` and ``fit.toml``), a ``--params`` file and ``--set``
 overrides, constructs every section (which checks it), then lets each game check what
 its sections say together.
 """
@@ -28,7 +28,7 @@ from stratstone_cad.errors import UnknownGameError, did_you_mean, short_repr
 
 if TYPE_CHECKING:
     from stratstone_cad.assets.game_assets import GameAssets
-    from stratstone_cad.base.params import MeshParams, Params, PlateParams
+    from stratstone_cad.base.params import FitParams, MeshParams, Params, PlateParams
     from stratstone_cad.engine.protocol import Game
 
 #: Every game, registered once: its folder under stratstone_cad/games/.
@@ -43,10 +43,10 @@ _FOLDER_OF = dict(zip(FACTS, FOLDERS, strict=True))
 #: Every game's printable parts (its ``parts.ASSETS``), by the game's name; made on first use
 #: (:func:`__getattr__`): the log commands need one engine and none of the parts.
 ASSETS: dict[str, GameAssets]
-#: Every parameter section: prefix -> Params class (the games' sections, then the mesh and the plates).
+#: Every parameter section: prefix -> Params class (the games' sections, then the mesh, the plates and the fits).
 SCHEMA: dict[str, type[Params]]
 #: The shared presets beside the games' own (each game's ``preset``).
-SHARED_PRESETS = ("mesh.toml", "plates.toml")
+SHARED_PRESETS = ("mesh.toml", "plates.toml", "fit.toml")
 
 
 def _load_assets(folder: str) -> GameAssets:
@@ -62,12 +62,12 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     if name in globals():
         return globals()[name]
-    from stratstone_cad.base.params import MeshParams, PlateParams  # start-up speed: with the parts only
+    from stratstone_cad.base.params import FitParams, MeshParams, PlateParams  # start-up speed: with the parts only
 
     games = {a.name: a for a in map(_load_assets, FOLDERS)}
     globals()["ASSETS"] = games
     globals()["SCHEMA"] = {**{p: c for g in games.values() for p, c in g.sections.items()}, "mesh": MeshParams,
-                           "plates": PlateParams}
+                           "plates": PlateParams, "fit": FitParams}
     return globals()[name]
 
 
@@ -127,7 +127,8 @@ def get_parts(names: list[str] | None) -> list[GameAssets]:
 
 @dataclasses.dataclass(frozen=True)
 class ParamSet:
-    """Every game's parameters, checked, the mesh settings and the print plates'.
+    """Every game's parameters, checked, the mesh settings, the print plates' and the shared
+    fits (each game's field that follows one of them already holds its value).
 
     ``ps.params_of("sage-stones")`` is the object that game's ``combine`` returned.
     """
@@ -135,6 +136,7 @@ class ParamSet:
     games: dict[str, Any]
     mesh: MeshParams
     plates: PlateParams
+    fit: FitParams
 
     def params_of(self, name: str) -> Any:
         """The parameters of the game ``name``; of the fit test (``fit-test``), every game's by name."""
@@ -144,7 +146,7 @@ class ParamSet:
 
     def section(self, prefix: str) -> dict[str, Any]:
         """The plain values of one section, e.g. ``"stratstone.stone"``."""
-        if prefix in ("mesh", "plates"):
+        if prefix in ("mesh", "plates", "fit"):
             return getattr(self, prefix).as_dict()
         for g in _all_assets().values():
             if prefix in g.sections:
@@ -162,7 +164,7 @@ def load_params(params_file: Path | None = None, sets: dict[str, str] | None = N
     """
     # start-up speed: the parameters only for the commands that read them, not check-log or play
     from stratstone_cad.base.overrides import resolve
-    from stratstone_cad.base.params import MeshParams, PlateParams
+    from stratstone_cad.base.params import FitParams, MeshParams, PlateParams
     from stratstone_cad.base.preset_files import PRESETS_DIR
     from stratstone_cad.base.printers import load_profiles
 
@@ -171,6 +173,7 @@ def load_params(params_file: Path | None = None, sets: dict[str, str] | None = N
                   [*(g.preset for g in _all_assets().values()), *(presets_dir / f for f in SHARED_PRESETS)],
                   params_file, sets)
     profiles = load_profiles(presets_dir)
+    fit = FitParams(**raw["fit"])  # first: a shared value out of range is named as given, not as a board's that follows it
     from stratstone_cad.assets.fit_test import FIT_TEST
 
     chosen = set(_all_assets()) if games is None or FIT_TEST in games else set(games)  # the fit test reads every game
@@ -179,4 +182,4 @@ def load_params(params_file: Path | None = None, sets: dict[str, str] | None = N
         sections = {p.rsplit(".", 1)[1]: cls(**raw[p]) for p, cls in g.sections.items()}
         if g.name in chosen:
             combined[g.name] = g.combine(sections, profiles)
-    return ParamSet(combined, MeshParams(**raw["mesh"]), PlateParams(**raw["plates"]))
+    return ParamSet(combined, MeshParams(**raw["mesh"]), PlateParams(**raw["plates"]), fit)

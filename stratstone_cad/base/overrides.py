@@ -93,7 +93,11 @@ def resolve(
     """Merge presets, a ``--params`` file and ``--set`` overrides into raw field values.
 
     ``schema`` maps a prefix (``"stratstone.stone"``) to its Params class. Returns
-    ``{prefix: {field: value}}``, not yet constructed (constructing checks them).
+    ``{prefix: {field: value}}``, not yet constructed (constructing checks them). A field
+    that ``follows`` a shared one (:func:`~stratstone_cad.base.params.param`) and is given no
+    value of its own, by a preset, the file or ``--set``, takes the shared field's: one
+    ``--set fit.joint_clearance_mm=0.3`` reaches every board, and a board's own value, wherever
+    given, wins over it (the more specific name, as a game's section wins over nothing else).
     Unknown names anywhere raise ParameterError with the closest valid name.
 
     Raises:
@@ -116,7 +120,9 @@ def resolve(
     for path in preset_files:
         for key, value in flatten(load_toml(path, "preset")).items():
             put(key, value, str(path), False)
-    missing = [key for key, (prefix, f) in fields.items() if f.name not in values[prefix]]
+    following = {key: f.metadata["follows"] for key, (prefix, f) in fields.items()
+                 if f.metadata.get("follows") and f.name not in values[prefix]}
+    missing = [key for key, (prefix, f) in fields.items() if f.name not in values[prefix] and key not in following]
     if missing:  # the presets are the defaults' one place: each field has its value there
         raise ParameterError(f"presets {', '.join(str(p) for p in preset_files)}: no value for {missing[0]}"
                              f"{f' (and {len(missing) - 1} more)' if len(missing) > 1 else ''}, expected one for "
@@ -126,4 +132,8 @@ def resolve(
             put(key, value, str(params_file), False)
     for key, text in (sets or {}).items():
         put(key, text, "--set", True)
+    for key, shared in following.items():  # a field that follows a shared one and was given no value of its own
+        prefix, f = fields[key]
+        if f.name not in values[prefix]:
+            values[prefix][f.name] = values[fields[shared][0]][fields[shared][1].name]
     return values

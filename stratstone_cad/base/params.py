@@ -41,11 +41,15 @@ def param(
     hi: float | None = None,
     choices: tuple[str, ...] | None = None,
     length: int | None = None,
+    follows: str | None = None,
 ) -> Any:
     """A dataclass field with its description, range or choices in the metadata. It has no
     default: the defaults live in one place, the presets (each game's ``preset.toml``,
-    ``base/presets/*.toml``), and a preset that leaves a field out is refused."""
-    return field(metadata={"doc": doc, "lo": lo, "hi": hi, "choices": choices, "length": length})
+    ``base/presets/*.toml``), and a preset that leaves a field out is refused, except a field
+    that ``follows`` a shared one (``"fit.joint_clearance_mm"``): left out, it takes that
+    field's value (:func:`~stratstone_cad.base.overrides.resolve`), so one measurement sets
+    every board's, and a value given to the field itself overrides it."""
+    return field(metadata={"doc": doc, "lo": lo, "hi": hi, "choices": choices, "length": length, "follows": follows})
 
 
 def field_expected(f: dataclasses.Field) -> str:
@@ -290,6 +294,22 @@ class MeshParams(Params):
     tolerance_mm: float = param("largest distance of the mesh from the true surface", lo=0.001, hi=1)
     angular_tolerance_deg: float = param("largest turn of a curved surface within one facet (neighbouring "
                                          "facets of a smooth side then differ by 8 degrees at most)", lo=1, hi=45)
+
+
+# --------------------------------------------------------------------------- fits
+
+
+@dataclass(frozen=True)
+class FitParams(Params):
+    """The fits one printer decides for every set alike (``build fit-test`` prints them at
+    three clearances): each game's field that ``follows`` one of these takes its value
+    unless that field is given its own."""
+
+    PREFIX = "fit"
+
+    joint_clearance_mm: float = param("gap between a dovetail and its socket, per side: every board's tile "
+                                      "joints and the kit frame's (a board's own joint_clearance_mm overrides it)",
+                                      lo=0.05, hi=1)
 
 
 # --------------------------------------------------------------------------- print plates

@@ -109,6 +109,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     lines += _section_lines("mesh", SCHEMA["mesh"], ps, defaults)
     lines.append("plates: print plates (build --plates)")
     lines += _section_lines("plates", SCHEMA["plates"], ps, defaults)
+    lines.append("fit: the fits every set shares (build fit-test prints them at three clearances)")
+    lines += _section_lines("fit", SCHEMA["fit"], ps, defaults)
     lines.append("")
     lines.append("profiles (layer boundaries at first + n x layer):")
     for pr in load_profiles().values():

@@ -192,7 +192,8 @@ class BoardParams(Params, ABC):
     label_stroke_mm: float = param("groove width of the engraved coordinates (two 0.4 mm extrusions at least)",
                                    lo=MIN_WALL_MM, hi=4)
     engrave_depth_mm: float = param("depth of the engraved coordinates, snapped to whole layers", lo=0.3, hi=3)
-    joint_clearance_mm: float = param("gap between a dovetail and its socket when tiled, per side", lo=0.05, hi=1)
+    joint_clearance_mm: float = param("gap between a dovetail and its socket when tiled, per side (left out: "
+                                      "fit.joint_clearance_mm)", lo=0.05, hi=1, follows="fit.joint_clearance_mm")
     joint_width_mm: float = param("width of a tile joint's dovetail head", lo=4, hi=40)
     joint_length_mm: float = param("how far a dovetail reaches into the next tile", lo=2, hi=20)
     shell: bool = param("print the board as a shell: its tops and walls solid, hollow underneath with a wall "

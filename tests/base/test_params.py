@@ -24,11 +24,15 @@ def test_the_defaults_are_written_in_the_presets_only():
     presets = {}
     for f in [*(g.preset for g in ASSETS.values()), *(PRESETS_DIR / f for f in SHARED_PRESETS)]:
         presets.update(tomllib.loads(f.read_text()))
-    for prefix, cls in SCHEMA.items():  # and each preset gives every field of its sections, and nothing else
-        table = presets
+    for prefix, cls in SCHEMA.items():  # and each preset gives every field of its sections, and nothing else,
+        table = presets  # but a field that follows a shared one (its one default is the shared field's)
         for part in prefix.split("."):
             table = table[part]
-        assert set(table) == {f.name for f in dataclasses.fields(cls)}, prefix
+        assert set(table) == {f.name for f in dataclasses.fields(cls) if not f.metadata["follows"]}, prefix
+        for f in dataclasses.fields(cls):
+            if f.metadata["follows"]:
+                shared, name = f.metadata["follows"].rsplit(".", 1)
+                assert shared in SCHEMA and name in SCHEMA[shared].__dataclass_fields__, (prefix, f.name)
 
 
 def test_a_preset_that_leaves_a_parameter_out_is_refused(tmp_path):
@@ -36,7 +40,7 @@ def test_a_preset_that_leaves_a_parameter_out_is_refused(tmp_path):
     shutil.copytree(PRESETS_DIR, presets)
     plates = presets / "plates.toml"
     plates.write_text("\n".join(line for line in plates.read_text().splitlines() if not line.startswith("spacing_mm")))
-    with pytest.raises(ParameterError, match=r"^presets .*plates.toml: no value for plates.spacing_mm, expected one "
+    with pytest.raises(ParameterError, match=r"^presets .*plates.toml(, \S+)*: no value for plates.spacing_mm, expected one "
                                              r"for every parameter$"):
         load_params(presets_dir=presets)
 
@@ -201,9 +205,11 @@ def test_param_declares_a_field_with_its_description_and_limits():
     that a fault in it is seen (and so the mutation tests reach it)."""
     f = param("a length", lo=1.0, hi=9.0)
     assert f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING  # the presets hold it
-    assert dict(f.metadata) == {"doc": "a length", "lo": 1.0, "hi": 9.0, "choices": None, "length": None}
-    g = param("names", choices=("a", "b", "c"), length=2)
-    assert dict(g.metadata) == {"doc": "names", "lo": None, "hi": None, "choices": ("a", "b", "c"), "length": 2}
+    assert dict(f.metadata) == {"doc": "a length", "lo": 1.0, "hi": 9.0, "choices": None, "length": None,
+                                "follows": None}
+    g = param("names", choices=("a", "b", "c"), length=2, follows="fit.names")
+    assert dict(g.metadata) == {"doc": "names", "lo": None, "hi": None, "choices": ("a", "b", "c"), "length": 2,
+                                "follows": "fit.names"}
 
 
 def _p(default, doc, **limits):

@@ -358,7 +358,8 @@ def fits(p: SageParams, printer: Printer, profiles: Mapping[str, Profile], mesh:
     """The fit test's coupons (:mod:`stratstone_cad.assets.fit_test`): a cell of the board with
     its well at three clearances (``sage-stones.board.clearance_mm``) and a gem of the set
     up to the wells' depth (what sits in one) to try in them; the two sides of a tile joint, the socket at three clearances
-    (``sage-stones.board.joint_clearance_mm``), as the board's tiles are cut."""
+    about the board's ``joint_clearance_mm``, as the board's tiles are cut (the value of the shared
+    ``fit.joint_clearance_mm`` that every board's joints follow, unless this board's own is set)."""
     b, g = p.board, p.gem
     wells = clearances_of(b, "clearance_mm")
     joints = clearances_of(b, "joint_clearance_mm")
@@ -376,7 +377,7 @@ def fits(p: SageParams, printer: Printer, profiles: Mapping[str, Profile], mesh:
         Job("fit-test/joint", CAD.make_fit_joint, {"board": b, "clearances": joints, "profile": profiles["board"]},
             (fit_output("joint-dovetail", "joint-dovetail"),
              *(fit_output(at("joint-socket", c), "joint-socket") for c in joints)),
-            f"tile joint sockets at {', '.join(f'{c:g}' for c in joints)} mm (sage-stones.board.joint_clearance_mm)"),
+            f"tile joint sockets at {', '.join(f'{c:g}' for c in joints)} mm (fit.joint_clearance_mm)"),
     ]
 
 
