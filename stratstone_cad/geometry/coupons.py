@@ -27,8 +27,12 @@ CLEARANCE_STEP_MM = 0.1
 #: How much of the board a cell coupon keeps around its pocket (mm): the wall between two
 #: pockets of the board is about this or less.
 RING_MM = 1.6
-#: A joint coupon's height in layers: enough to hold the clearance's engraving under a floor.
-JOINT_LAYERS = 6
+#: A flat coupon's height in layers (a joint's, the kit frame's): the default engraving's four
+#: layers over a floor of one (:func:`flat_top`: more when the engraving is deeper).
+JOINT_LAYERS = 5
+#: What a joint coupon keeps past a socket's two walls, at the side and behind (mm): room for
+#: the clearance's own growth of the socket (at most 1 mm, so a wall of 1.1 mm at least is left).
+JOINT_MARGIN_MM = 0.5
 #: The width of the engraved clearance's tab, less its walls (mm): three characters.
 TAB_MM = 11.0
 #: The engraved clearance's cap height (mm): three or four characters beside a 22 mm cell.
@@ -47,6 +51,13 @@ def clearances_of(params: Any, field: str) -> tuple[float, float, float]:
     ``joint_clearance_mm``), within the range that field's :func:`~stratstone_cad.base.params.param` declares."""
     meta = params.__dataclass_fields__[field].metadata
     return clearances(getattr(params, field), meta["lo"], meta["hi"])
+
+
+def flat_top(board: BoardParams, profile: Profile) -> float:
+    """The top (mm) of a flat coupon, one whose fit is in the plane: :data:`JOINT_LAYERS`
+    layers of ``profile``, or the board's engraving and one layer under it if that is more."""
+    layers = max(JOINT_LAYERS, round(snap_depth(board.engrave_depth_mm, profile) / profile.layer_height_mm) + 1)
+    return round(profile.first_layer_height_mm + (layers - 1) * profile.layer_height_mm, 9)
 
 
 def clearance_text(value: float) -> str:
@@ -116,8 +127,8 @@ def cell_coupon(stack: Sequence[Slab], board: BoardParams, col: int, row: int, p
 
 
 def joint_coupons(board: BoardParams, values: Sequence[float], profile: Profile) -> list[list[Slab]]:
-    """The two sides of one tile joint of a board, :data:`JOINT_LAYERS` layers of ``profile``
-    thick (the fit is in the plane; the board's full height prints for nothing): the dovetail's side, then
+    """The two sides of one tile joint of a board, :func:`flat_top` high (the fit is in the
+    plane; the board's full height prints for nothing): the dovetail's side, then
     a socket's side for each clearance of ``values``, engraved with it beside the socket;
     each moved to the origin. The tiling's own code cuts them
     (:func:`~stratstone_cad.geometry.tiling.tile_stack`) from a plain piece of the board (as
@@ -127,12 +138,12 @@ def joint_coupons(board: BoardParams, values: Sequence[float], profile: Profile)
     from shapely.geometry import box
 
     cut, mid = 100.0, 100.0  # where the joint is on the plain piece (any place: nothing else is on it)
-    reach = board.joint_length_mm + 2 * MIN_WALL_MM + 2.0  # the dovetail's side, from the cut
-    half = board.joint_width_mm / 2 + 2 * MIN_WALL_MM + 2.0
+    reach = board.joint_length_mm + 2 * MIN_WALL_MM + JOINT_MARGIN_MM  # the dovetail's side, from the cut
+    half = board.joint_width_mm / 2 + 2 * MIN_WALL_MM + JOINT_MARGIN_MM
     beside = LABEL_HEIGHT_MM + board.label_stroke_mm + 2 * MIN_WALL_MM  # the clearance's strip, behind the socket
     depth = reach + beside
     plan = TilePlan((2 * cut, 2 * mid), [cut], [], [Joint("x", cut, mid)])
-    top = round(profile.first_layer_height_mm + (JOINT_LAYERS - 1) * profile.layer_height_mm, 9)
+    top = flat_top(board, profile)
     plain = [Slab(0.0, min(top, board.thickness_mm), box(cut - reach, mid - half, cut + depth, mid + half))]
     out = []
     for k, value in enumerate([values[0], *values]):

@@ -26,7 +26,9 @@ PS = load_params()
 SAGE, STRAT = PS.params_of("sage-stones"), PS.params_of("stratstone")
 WELLS = (0.4, 0.5, 0.6)  # about sage-stones.board.clearance_mm = 0.5
 RECESSES = (0.5, 0.6, 0.7)  # about stratstone.board.clearance_mm = 0.6
-JOINTS = (0.1, 0.2, 0.3)  # about sage-stones.board.joint_clearance_mm = 0.2
+JOINTS = (0.1, 0.2, 0.3)  # about fit.joint_clearance_mm = 0.2, which every board's joint_clearance_mm follows
+KIT = PS.params_of("terrain").kit
+FRAMES = (0.2, 0.3, 0.4)  # about terrain.kit.clearance_mm = 0.3
 
 
 @pytest.fixture(scope="module")
@@ -72,8 +74,9 @@ def _widest(mesh: trimesh.Trimesh, centre: tuple[float, float]) -> float:
 
 def test_the_fit_test_writes_its_coupons_at_the_clearances_about_each_parameter(out):
     names = sorted(p.stem for p in (out / FIT_TEST).glob("*.stl"))
-    assert names == sorted(["gem", "stone", "joint-dovetail", *(at("gem-well", c) for c in WELLS),
-                            *(at("stone-recess", c) for c in RECESSES), *(at("joint-socket", c) for c in JOINTS)])
+    assert names == sorted(["gem", "stone", "joint-dovetail", "kit-tile", *(at("gem-well", c) for c in WELLS),
+                            *(at("stone-recess", c) for c in RECESSES), *(at("joint-socket", c) for c in JOINTS),
+                            *(at("kit-frame", c) for c in FRAMES)])
     for name in names:
         m = _mesh(out, name)
         assert m.is_watertight and m.is_winding_consistent and m.volume > 0, name
@@ -118,11 +121,45 @@ def test_each_socket_leaves_its_engraved_clearance_past_the_dovetail(out):
     assert gaps == sorted(gaps) and gaps[0] < gaps[1] < gaps[2]
 
 
+def test_each_kit_frame_leaves_its_engraved_clearance_round_the_piece_of_tile(out):
+    """The piece is cut as a kit tile is (in by half the kit's clearance), each frame opened so
+    that the piece laid in it has the frame's clearance on every side: the gap between a kit
+    tile and the kit's frame when the kit is made with that clearance."""
+    from stratstone_cad.games.terrain.cad import FIT_SPAN_MM
+
+    x0, y0, x1, y1 = _section(_mesh(out, "kit-tile"), 0.15).bounds
+    piece = (x1 - x0, y1 - y0)
+    assert piece == pytest.approx((FIT_SPAN_MM - KIT.clearance_mm,) * 2, abs=1e-3)
+    for c in FRAMES:
+        (hole,) = _section(_mesh(out, at("kit-frame", c)), 0.15).interiors
+        hx0, hy0, hx1, hy1 = hole.bounds
+        assert ((hx1 - hx0 - piece[0]) / 2, (hy1 - hy0 - piece[1]) / 2) == pytest.approx((c, c), abs=1e-3), c
+
+
+def test_the_kit_frame_coupons_are_cut_as_the_kits_tiles_and_frame():
+    """The kit's own tile is in by half its clearance and its frame's opening out by the other
+    half, as the coupons' piece and frames: the same code (tile_outline, frame_opening) cuts both."""
+    import shapely
+
+    from stratstone_cad.games.terrain.cad import kit_frame_stack, kit_tile_stack
+
+    board, profile = PS.params_of("terrain").board, load_profiles()["board"]
+    design = KIT.kit().designs[0]
+    side = len(design) * board.cell_pitch_mm
+    tile = kit_tile_stack(board, 0.4, KIT.mark_height_mm, design, "A", profile)
+    assert shapely.union_all([s.region for s in tile]).bounds == pytest.approx((0.2, 0.2, side - 0.2, side - 0.2), abs=1e-6)
+    frame = kit_frame_stack(board, 0.4, profile, 0.05)
+    x0, y0, _, _ = board.grid().cell_box(0, 0)
+    _, _, x1, y1 = board.grid().cell_box(9, 9)
+    (hole,) = frame[0].region.interiors
+    assert hole.bounds == pytest.approx((x0 - 0.2, y0 - 0.2, x1 + 0.2, y1 + 0.2), abs=1e-6)
+
+
 def test_each_coupon_has_its_clearance_engraved(out):
     """The ink the engraving removes just under the top is the clearance's text, as the
     board's coordinates are engraved (their stroke): every label differs in area from the others."""
     for name, c in [*((at("gem-well", c), c) for c in WELLS), *((at("stone-recess", c), c) for c in RECESSES),
-                    *((at("joint-socket", c), c) for c in JOINTS)]:
+                    *((at("joint-socket", c), c) for c in JOINTS), *((at("kit-frame", c), c) for c in FRAMES)]:
         m = _mesh(out, name)
         top = m.bounds[1][2]
         removed = _section(m, 0.15).area - _section(m, top - 0.05).area
@@ -137,7 +174,7 @@ def test_the_plate_holds_every_coupon_and_prints_in_under_30_minutes(out):
     assert (out / FIT_TEST / "fit-test.3mf").is_file()
     row = next(line for line in (out / "print-report.md").read_text().splitlines()
                if line.startswith(f"| {FIT_TEST}/fit-test.3mf |"))
-    assert row.split(" | ")[1].startswith("12: ")
+    assert row.split(" | ")[1].startswith("16: ")
     m = re.search(r"\| (?:(\d+) h )?(\d+) min \| ([0-9.]+) g,", row)
     assert m, row
     minutes = int(m[1] or 0) * 60 + int(m[2])
@@ -159,6 +196,25 @@ def test_one_set_of_a_clearance_reaches_the_set_and_its_coupons():
     assert jobs["fit-test/stone-recess"].args["clearances"] == pytest.approx((0.3, 0.4, 0.5))
 
 
+def _board_clearances(sets: dict[str, str]) -> dict[str, float]:
+    """The joint clearance each board's job (the kit's frame's too) and the joint coupon's middle are made with."""
+    ps, printer, profiles = load_params(sets={"terrain.kit.print": "true", **sets}), get_printer(None), load_profiles()
+    jobs = {j.id: j for g in [*get_parts(None), fit_test_set(get_parts(None))]
+            for j in g.plan(ps.params_of(g.name), printer, profiles, ps.mesh)}
+    out = {i: jobs[i].args["board"].joint_clearance_mm
+           for i in ("stratstone/board", "sage-stones/board", "terrain/kit-frame")}
+    return {**out, "fit-test/joint": jobs["fit-test/joint"].args["clearances"][1]}
+
+
+def test_one_set_of_the_shared_joint_clearance_reaches_every_board_and_the_joint_coupons():
+    """--set fit.joint_clearance_mm=0.3: every board's dovetails, the kit frame's and the coupons' middle socket
+    at 0.3; a board's own value, given beside it, overrides it for that board alone."""
+    assert set(_board_clearances({}).values()) == {0.2}
+    assert set(_board_clearances({"fit.joint_clearance_mm": "0.3"}).values()) == {0.3}
+    assert _board_clearances({"fit.joint_clearance_mm": "0.3", "terrain.board.joint_clearance_mm": "0.25"}) == {
+        "stratstone/board": 0.3, "sage-stones/board": 0.3, "terrain/kit-frame": 0.25, "fit-test/joint": 0.3}
+
+
 def test_a_clearance_at_the_end_of_its_range_keeps_three_clearances_within_it():
     ps = load_params(sets={"sage-stones.board.joint_clearance_mm": "0.05"})
     fit = fit_test_set(get_parts(None))
@@ -166,10 +222,12 @@ def test_a_clearance_at_the_end_of_its_range_keeps_three_clearances_within_it():
     assert jobs["fit-test/joint"].args["clearances"] == pytest.approx((0.05, 0.15, 0.25))
 
 
-def test_a_clearance_out_of_range_is_one_line_and_exit_2(tmp_path):
+@pytest.mark.parametrize("name", ["sage-stones.board.clearance_mm", "fit.joint_clearance_mm"])
+def test_a_clearance_out_of_range_is_one_line_and_exit_2(tmp_path, name):
+    """The shared joint clearance is named as given, not as a board's field that follows it."""
     r = subprocess.run([sys.executable, "-m", "stratstone_cad", "build", FIT_TEST, "--no-slice", "--out",
-                        str(tmp_path / "o"), "--set", "sage-stones.board.clearance_mm=7"],
+                        str(tmp_path / "o"), "--set", f"{name}=7"],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
-    assert "sage-stones.board.clearance_mm" in r.stderr and "7" in r.stderr and "Traceback" not in r.stderr
+    assert f"{name} = 7: expected a number from" in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "o").exists()

@@ -23,13 +23,18 @@ import shapely
 from shapely.geometry import box
 
 from stratstone_cad.assets.makers import kernel_free
-from stratstone_cad.base.params import Profile, snap_depth, snap_height
+from stratstone_cad.base.params import MIN_WALL_MM, Profile, snap_depth, snap_height
 from stratstone_cad.games.terrain.parts import PieceBody, PieceMark, TerrainBoard, heights, mark_region
 from stratstone_cad.geometry.boards import GridBoard, Slab, circle_segments, disc, label_strokes, layered, outline, stroke_region
+from stratstone_cad.geometry.coupons import RING_MM, TAB_MM, clearance_text, flat_top, label_strip, labelled
 from stratstone_cad.geometry.glyphs import centred_text
 from stratstone_cad.geometry.tiling import TilePlan, tiled
 from stratstone_cad.printing.checks import Mesh
 from stratstone_cad.printing.stack import face_prism, manifold_mesh, prism, stack_mesh
+
+#: The side of the square of cells the kit frame's coupon is cut round (mm): a piece of tile
+#: large enough to lift out of its frame with a fingernail, small enough to print in minutes.
+FIT_SPAN_MM = 8.0
 
 if TYPE_CHECKING:  # CadQuery loads in the functions that use it: building a board never pays for it
     import cadquery as cq
@@ -87,9 +92,9 @@ def _kit_tile_solid(board: TerrainBoard, clearance_mm: float, mark_height_mm: fl
     from shapely import affinity
 
     base, step = heights(board, profile)
-    pitch, inset, n = board.cell_pitch_mm, clearance_mm / 2, len(design)
+    pitch, n = board.cell_pitch_mm, len(design)
     side = n * pitch
-    tile = box(inset, inset, side - inset, side - inset)
+    tile = tile_outline(box(0, 0, side, side), clearance_mm)
     by_level: dict[int, list] = defaultdict(list)
     for r, row in enumerate(design):
         for c, level in enumerate(row):
@@ -106,6 +111,52 @@ def _kit_tile_solid(board: TerrainBoard, clearance_mm: float, mark_height_mm: fl
     return stack, shapely.union_all([box(*g.bounds) for g in getattr(under, "geoms", [under])])
 
 
+def tile_outline(cells: Any, clearance_mm: float) -> Any:
+    """A kit tile's outline: the square of its cells (a shapely box) in by half the kit's
+    clearance on every side; the frame's opening takes the other half (:func:`frame_opening`)."""
+    x0, y0, x1, y1 = cells.bounds
+    c = clearance_mm / 2
+    return box(x0 + c, y0 + c, x1 - c, y1 - c)
+
+
+def frame_opening(cells: Any, clearance_mm: float) -> Any:
+    """The kit frame's opening: the square of the cells (a shapely box) out by half the
+    kit's clearance on every side, so a tile (:func:`tile_outline`) lies in it with the
+    clearance between its side and the frame's."""
+    x0, y0, x1, y1 = cells.bounds
+    c = clearance_mm / 2
+    return box(x0 - c, y0 - c, x1 + c, y1 + c)
+
+
+def fit_frame_stacks(board: TerrainBoard, value: float, clearances: tuple[float, ...],
+                     profile: Profile) -> list[list[Slab]]:
+    """The fit test's kit frame (:mod:`stratstone_cad.assets.fit_test`): a piece of tile, a
+    :data:`FIT_SPAN_MM` square of cells in by half the kit's clearance ``value`` as a kit tile
+    is (:func:`tile_outline`); then for each of ``clearances`` a small frame round that square,
+    opened as the kit's frame is (:func:`frame_opening`) so far that the piece laid in it
+    leaves that clearance on every side, the gap a tile leaves against the kit's frame when
+    the kit is made with it; the clearance engraved on a tab below. Each as high as
+    :func:`~stratstone_cad.geometry.coupons.flat_top` (the fit is in the plane), moved to the origin."""
+    from shapely import affinity
+
+    top = flat_top(board, profile)
+    square = box(0.0, 0.0, FIT_SPAN_MM, FIT_SPAN_MM)
+    stacks = [[Slab(0.0, top, tile_outline(square, value))]]
+    width = TAB_MM + board.label_stroke_mm + 2 * MIN_WALL_MM
+    for c in clearances:
+        opening = frame_opening(square, 2 * c - value)  # the piece is in by value / 2: the frame takes the rest
+        ring = opening.buffer(RING_MM, join_style="mitre").difference(opening)
+        x0, y0, x1, _ = ring.bounds
+        mid = (x0 + x1) / 2
+        tab = box(min(x0, mid - width / 2), y0 - label_strip(board), max(x1, mid + width / 2), y0 + RING_MM / 2)
+        stacks.append(labelled([Slab(0.0, top, ring)], tab, clearance_text(c), board, profile))
+    out = []
+    for stack in stacks:
+        x0, y0 = min(s.region.bounds[0] for s in stack), min(s.region.bounds[1] for s in stack)
+        out.append([Slab(s.z0, s.z1, affinity.translate(s.region, -x0, -y0)) for s in stack])
+    return out
+
+
 def _solid_frame(board: TerrainBoard) -> TerrainBoard:
     """The board's parameters for the kit's frame: printed solid (a rim 3 mm tall leaves no
     room for a shell's top and walls over a cavity)."""
@@ -120,8 +171,7 @@ def kit_frame_stack(board: TerrainBoard, clearance_mm: float, profile: Profile, 
     grid = board.grid()
     x0, y0, _, _ = grid.cell_box(0, 0)
     _, _, x1, y1 = grid.cell_box(grid.cols - 1, grid.rows - 1)
-    c = clearance_mm / 2
-    ring = outline(grid, tolerance_mm).difference(box(x0 - c, y0 - c, x1 + c, y1 + c)).simplify(0)
+    ring = outline(grid, tolerance_mm).difference(frame_opening(box(x0, y0, x1, y1), clearance_mm)).simplify(0)
     labels = stroke_region(label_strokes(board.labels(), board.label_height_mm), board.label_stroke_mm)
     return layered([(ring, base)], [(labels, base - snap_depth(board.engrave_depth_mm, profile), base)])
 
@@ -184,6 +234,11 @@ def make_kit_frame(board: TerrainBoard, clearance_mm: float, profile: Profile, p
 
 
 @kernel_free
+def make_fit_frame(board: TerrainBoard, value: float, clearances: tuple[float, ...], profile: Profile) -> list[Mesh]:
+    return [stack_mesh(s, "kit frame coupon") for s in fit_frame_stacks(board, value, clearances, profile)]
+
+
+@kernel_free
 def make_piece(body: PieceBody, mark: PieceMark, profile: Profile, tolerance_mm: float,
                angular_tolerance_deg: float) -> list[Mesh]:
     return [piece(body, mark, profile, tolerance_mm, angular_tolerance_deg)]
@@ -223,6 +278,14 @@ def solid_kit_frame(board: TerrainBoard, clearance_mm: float, profile: Profile, 
     tiles = tiled(kit_frame_stack(board, clearance_mm, profile, tolerance_mm), plan, _solid_frame(board), joint_top=base,
                   socket_top=base + profile.layer_height_mm, profile=profile)
     return [stack_solid(t, "kit frame") for t in tiles]
+
+
+def solid_fit_frame(board: TerrainBoard, value: float, clearances: tuple[float, ...],
+                    profile: Profile) -> list[cq.Shape]:
+    """The fit test's kit frame coupons as B-rep solids, from the very slabs their meshes are made of."""
+    from stratstone_cad.occ.brep import stack_solid  # CadQuery: only where a solid is asked for
+
+    return [stack_solid(s, "kit frame coupon") for s in fit_frame_stacks(board, value, clearances, profile)]
 
 
 def solid_piece(body: PieceBody, mark: PieceMark, profile: Profile, tolerance_mm: float,

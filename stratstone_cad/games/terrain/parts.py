@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from stratstone_cad.assets.fit_test import at, fit_output
 from stratstone_cad.assets.game_assets import GameAssets, KitHooks
 from stratstone_cad.assets.jobs import COLOUR, TILES, Job, Output, board_job
 from stratstone_cad.assets.makers import CadFunctions
@@ -53,12 +54,14 @@ from stratstone_cad.errors import ParameterError
 from stratstone_cad.games.terrain import facts
 from stratstone_cad.games.terrain.facts import FILES, NAME, SIZE, START_FILES
 from stratstone_cad.geometry.boards import BoardParams, GridBoard, label_strokes, stroke_region
+from stratstone_cad.geometry.coupons import clearances_of
 from stratstone_cad.geometry.glyphs import Polyline, pip_centres, symbol_outline
 
 #: The game's default parameters (package data).
 PRESET = Path(__file__).with_name("preset.toml")
 #: The CAD functions of this game's parts, in cad.py (named, not imported: see CadFunctions).
-CAD = CadFunctions("stratstone_cad.games.terrain.cad", ("make_board", "make_kit_frame", "make_kit_tile", "make_piece"))
+CAD = CadFunctions("stratstone_cad.games.terrain.cad", ("make_board", "make_kit_frame", "make_kit_tile", "make_piece",
+                                                      "make_fit_frame"))
 
 #: (kind, symbol, strength) of each piece kind, in the engine's terms: what a piece is engraved with.
 KIND_MARKS = tuple(zip(facts.KINDS, facts.SYMBOLS, facts.STRENGTH, strict=True))
@@ -485,6 +488,19 @@ def kit_jobs(p: TerrainParams, printer: Printer, profiles: Mapping[str, Profile]
     return jobs
 
 
+def fits(p: TerrainParams, printer: Printer, profiles: Mapping[str, Profile], mesh: MeshParams) -> list[Job]:
+    """The fit test's coupons (:mod:`stratstone_cad.assets.fit_test`): the kit frame's fit, a
+    piece of tile cut as the kit's tiles are and three small frames cut as the kit's frame
+    is, each leaving one of three clearances about ``terrain.kit.clearance_mm`` round the piece."""
+    k = p.kit
+    values = clearances_of(k, "clearance_mm")
+    board = dataclasses.replace(p.board, seed=0, heightmap="")  # as the kit's: no map of its own
+    return [Job("fit-test/kit-frame", CAD.make_fit_frame,
+                {"board": board, "value": k.clearance_mm, "clearances": values, "profile": profiles["board"]},
+                (fit_output("kit-tile", "kit-tile"), *(fit_output(at("kit-frame", c), "kit-frame") for c in values)),
+                f"kit frames at {', '.join(f'{c:g}' for c in values)} mm round a piece of tile (terrain.kit.clearance_mm)")]
+
+
 def kit_keep_out(p: TerrainParams) -> list[tuple[str, Any]]:
     """What a cut or a socket of the kit's frame must stay clear of: the labels on its rim."""
     return keep_out(p)[:1]
@@ -538,6 +554,6 @@ ASSETS = GameAssets(NAME, "The terrain game: 10 x 10 terrain boards from a heigh
                     PRESET, {"terrain.board": TerrainBoard, "terrain.piece": TerrainPieces, "terrain.kit": TerrainKit},
                     combine, plan, CAD,
                     files=rf"board-(?:seed-[0-9]+|map-[0-9a-f]{{8}}){TILES}|kit-tile-[a-l]|kit-frame{TILES}|(?:runner|lancer|guardian)-{COLOUR}",
-                    table=table, for_setup=for_setup,
+                    table=table, for_setup=for_setup, fits=fits,
                     start_setup=lambda p: {"heightmap": [list(row) for row in p.heightmap]},
                     kit=KitHooks(_kit_hook("play_setup"), _kit_hook("all_maps"), _kit_hook("draw")))
