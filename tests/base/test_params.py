@@ -572,3 +572,15 @@ def test_a_list_set_as_list_shows_it_and_a_name_too_long_for_a_file_says_the_lim
         load_params(sets={"stratstone.stone.colours": f"a,b,{longest}c"})
     assert str(e.value).endswith("expected names of lower-case letters, digits, '-' or '_', each beginning with a "
                                  "letter and at most 32 characters long (they name files)")
+
+
+def test_a_boards_own_joint_clearance_wins_over_the_shared_one_wherever_given(tmp_path):
+    """fit.joint_clearance_mm reaches every board's field left without a value of its own; a
+    board's own value, even from the --params file under a --set of the shared one, is kept."""
+    f = tmp_path / "p.toml"
+    f.write_text("[stratstone.board]\njoint_clearance_mm = 0.25\n")
+    ps = load_params(f, parse_set(["fit.joint_clearance_mm=0.3"]))
+    assert ps.fit.joint_clearance_mm == 0.3
+    assert ps.params_of("stratstone").board.joint_clearance_mm == 0.25
+    assert ps.params_of("sage-stones").board.joint_clearance_mm == 0.3
+    assert ps.params_of("terrain").board.joint_clearance_mm == 0.3
