@@ -20,8 +20,9 @@ from stratstone_cad.errors import ParameterError
 from stratstone_cad.pipeline.keys import job_key
 from stratstone_cad.registry import FACTS, ParamSet, get_parts, load_params
 
-#: The sections every game's form shows beside its own: the mesh and the print plates.
-SHARED_SECTIONS = ("mesh", "plates")
+#: The sections every game's form shows beside its own: the mesh, the print plates and the
+#: fits every board follows (``fit.joint_clearance_mm``, read off the fit test's coupons).
+SHARED_SECTIONS = ("mesh", "plates", "fit")
 #: A unit shown beside a field, from the end of its name.
 UNITS = {"_mm": "mm", "_deg": "°", "_scale": "×", "_fraction": "", "_layers": "layers"}
 
@@ -93,7 +94,7 @@ def _field(prefix: str, f: dataclasses.Field, value: Any, colours: list[str], ma
 
 
 def form(game_name: str) -> dict[str, Any]:
-    """The form of a game: its sections (its own, then the mesh's and the plates'), each
+    """The form of a game: its sections (its own, then the mesh's, the plates' and the fits'), each
     with its fields as :func:`_field` describes them, the printers and the default one, and
     the plan's files at the preset."""
     from stratstone_cad.base.printers import default_printer

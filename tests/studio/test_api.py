@@ -68,7 +68,7 @@ def query(*sets: str) -> str:
 def test_the_form_lists_every_parameter_of_the_game_as_declared(client: TestClient) -> None:
     form = client.get("/api/form/sage-stones").json()
     fields = {f["name"]: f for s in form["sections"] for f in s["fields"]}
-    declared = {f"{p}.{f.name}" for p, cls in SCHEMA.items() if p.split(".")[0] in ("sage-stones", "mesh", "plates")
+    declared = {f"{p}.{f.name}" for p, cls in SCHEMA.items() if p.split(".")[0] in ("sage-stones", "mesh", "plates", "fit")
                 for f in dataclasses.fields(cls)}
     assert set(fields) == declared
     assert fields["sage-stones.gem.height_mm"] == {
@@ -77,7 +77,8 @@ def test_the_form_lists_every_parameter_of_the_game_as_declared(client: TestClie
         "expected": "a number from 3 to 20", "value": 6.0, "map_seed": False}
     assert fields["sage-stones.gem.marks"]["choices"][:3] == ["ring", "cross", "bars"]
     assert fields["sage-stones.gem.mark"]["kind"] == "bool"
-    assert [s["name"] for s in form["sections"]][-2:] == ["mesh", "plates"]
+    assert [s["name"] for s in form["sections"]][-3:] == ["mesh", "plates", "fit"]
+    assert fields["fit.joint_clearance_mm"]["value"] == fields["sage-stones.board.joint_clearance_mm"]["value"]
 
 
 @pytest.mark.parametrize("game", game_names())
