@@ -247,8 +247,9 @@ def kit(out: Path, images: Path, seed: int = 3) -> None:
 
 def kit_underside(out: Path, dest: Path) -> None:
     """Kit tile A as the build writes it (a shell), seen from underneath: a cavity under
-    every cell, a wall under every cell edge, and the design letter and turn arrow engraved
-    in the two solid rectangles the shell leaves under them."""
+    every cell, a wall under a cell edge where a ceiling needs one (two cells of one level
+    side by side share a ceiling), and the design letter and turn arrow engraved in the
+    two solid rectangles the shell leaves under them."""
     p = _plotter((1000, 900))
     tile = pv.read(out / "terrain/kit-tile-a.stl").rotate_y(180, inplace=False)  # turned over, north kept
     p.add_mesh(tile, color=TERRAIN, smooth_shading=False, specular=0.2)
