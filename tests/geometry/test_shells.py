@@ -3,7 +3,10 @@ build builds it (its tiles for the default printer), shell and solid. Measured o
 meshes, independently of how the cavities were found: the same top surface at every
 cell's centre and on a 3 mm grid over the whole board (wells, marks, engravings), tops
 at least the shell's thickness over every cavity under a cell's centre, walls at least
-the shell's thickness in the first layer, no ceiling wider than a cell, watertight."""
+the shell's thickness in the first layer, no ceiling wider than a cell and no bridge line
+along x or y longer than a cell, watertight. Then the rules on hand-built cells: a ceiling
+rising beside a dip, the walls between cavities, and a wall under a cell edge only where a
+span needs it."""
 
 from __future__ import annotations
 
@@ -290,7 +293,6 @@ def test_between_wells_a_ceiling_crosses_the_cell_edges_and_still_bridges_within
     for p in pieces:  # the wells' walls anchor it: no ceiling joins two vertices through a neck
         assert sum(p.contains(Point(x, y)) for x in (22, 44) for y in (22, 44)) <= 1
         assert min(axis_span(p, 0), axis_span(p, 1)) <= 22.0 - 0.8
-
 
 
 def test_a_neck_narrower_than_a_cavity_between_two_wells_walls_stays_solid():
