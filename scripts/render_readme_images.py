@@ -247,8 +247,9 @@ def kit(out: Path, images: Path, seed: int = 3) -> None:
 
 def kit_underside(out: Path, dest: Path) -> None:
     """Kit tile A as the build writes it (a shell), seen from underneath: a cavity under
-    every cell, a wall under every cell edge, and the design letter and turn arrow engraved
-    in the two solid rectangles the shell leaves under them."""
+    every cell, a wall under a cell edge where a ceiling needs one (two cells of one level
+    side by side share a ceiling), and the design letter and turn arrow engraved in the
+    two solid rectangles the shell leaves under them."""
     p = _plotter((1000, 900))
     tile = pv.read(out / "terrain/kit-tile-a.stl").rotate_y(180, inplace=False)  # turned over, north kept
     p.add_mesh(tile, color=TERRAIN, smooth_shading=False, specular=0.2)
@@ -476,8 +477,9 @@ def studio_page(images: Path) -> None:
 
 
 def shell_undersides(dest: Path) -> None:
-    """The Stratstone board and a terrain tile as the build makes them (shells), seen from
-    underneath: a cavity under every cell, a wall under every cell edge."""
+    """The Sage Stones and Stratstone boards and a terrain tile as the build makes them
+    (shells), seen from underneath: cavities under the cells, a wall on a cell edge only
+    where a ceiling needs it (none between the Sage Stones wells)."""
     import importlib
 
     import numpy as np
@@ -486,20 +488,18 @@ def shell_undersides(dest: Path) -> None:
     from stratstone_cad.registry import get_parts
 
     ps, prof = load_params(), load_profiles()
-    p = _plotter((1400, 700))
+    p = _plotter((2000, 800))
     x = 0.0
-    for g in get_parts(None):
-        if g.name not in ("stratstone", "terrain"):
-            continue
+    for g in sorted(get_parts(None), key=lambda g: ("sage-stones", "stratstone", "terrain").index(g.name)):
         job = next(j for j in g.plan(ps.params_of(g.name), get_printer("prusa-mk4"), prof, ps.mesh)
                    if "board" in j.maker)
         module, func = job.maker.split(":")
         m = getattr(importlib.import_module(module), func)(**job.args)[0]
         faces = np.hstack([np.full((len(m.triangles), 1), 3), m.triangles]).ravel()
         mesh = pv.PolyData(m.vertices, faces).translate((x - m.bounds()[0][0], 0, 0), inplace=False)
-        p.add_mesh(mesh, color=BOARD if g.name == "stratstone" else TERRAIN, smooth_shading=False, specular=0.2)
+        p.add_mesh(mesh, color=TERRAIN if g.name == "terrain" else BOARD, smooth_shading=False, specular=0.2)
         x += m.bounds()[1][0] - m.bounds()[0][0] + 25
-    _look(p, (0.0, -0.7, -1.3), 1.3)
+    _look(p, (0.0, -0.7, -1.3), 2.1)
     _shot(p, dest)
 
 

@@ -197,7 +197,7 @@ class BoardParams(Params, ABC):
     joint_width_mm: float = param("width of a tile joint's dovetail head", lo=4, hi=40)
     joint_length_mm: float = param("how far a dovetail reaches into the next tile", lo=2, hi=20)
     shell: bool = param("print the board as a shell: its tops and walls solid, hollow underneath with a wall "
-                        "under every cell edge (false: the solid board)")
+                        "under a cell edge where a ceiling needs one (false: the solid board)")
     shell_top_layers: int = param("a shell's top thickness in whole layers of the board profile", lo=3, hi=20)
     shell_wall_extrusions: int = param("a shell's wall thickness in whole 0.4 mm extrusion widths", lo=2, hi=10)
 

@@ -3,7 +3,10 @@ build builds it (its tiles for the default printer), shell and solid. Measured o
 meshes, independently of how the cavities were found: the same top surface at every
 cell's centre and on a 3 mm grid over the whole board (wells, marks, engravings), tops
 at least the shell's thickness over every cavity under a cell's centre, walls at least
-the shell's thickness in the first layer, no ceiling wider than a cell, watertight."""
+the shell's thickness in the first layer, no ceiling wider than a cell and no bridge line
+along x or y longer than a cell, watertight. Then the rules on hand-built cells: a ceiling
+rising beside a dip, the walls between cavities, and a wall under a cell edge only where a
+span needs it."""
 
 from __future__ import annotations
 
@@ -17,8 +20,8 @@ import trimesh
 from shapely.geometry import MultiPolygon, Point, Polygon, box
 
 from stratstone_cad.base.printers import get_printer, load_profiles
-from stratstone_cad.geometry.boards import BoardParams, GridBoard, Slab, _pinch_points, stack_volume
-from stratstone_cad.geometry.shells import Shell, cavities, shelled
+from stratstone_cad.geometry.boards import BoardParams, GridBoard, Slab, _pinch_points, disc, stack_volume
+from stratstone_cad.geometry.shells import Shell, _opened, axis_span, cavities, shelled
 from stratstone_cad.registry import get_parts, load_params
 from tests.meshtools import normals
 
@@ -139,6 +142,8 @@ def test_a_shells_walls_are_thick_and_its_spans_short(boards, game):
         assert len(ground.interiors if isinstance(ground, Polygon) else
                    [h for g in ground.geoms for h in g.interiors]) > 0  # it is hollow
         assert longest_span(m) <= pitch - wall + 1e-6  # at most a cell between the walls under its edges
+        v32 = m.vertices.astype(np.float32)  # a 3MF's numbers: lib3mf rejects a triangle with two corners alike
+        assert len(np.unique(v32, axis=0)) == len(v32)
 
 
 def longest_span(mesh) -> float:
@@ -153,6 +158,37 @@ def longest_span(mesh) -> float:
         for poly in getattr(region, "geoms", [region]):
             worst = max(worst, 2 * shapely.maximum_inscribed_circle(poly, 0.05).length)
     return worst
+
+
+def bridge_span(mesh) -> float:
+    """The longest bridge line a ceiling needs: for every ceiling over air (a piece of the
+    down-facing faces above the bed), the longest chord along x or along y, whichever is
+    shorter (a slicer bridges the piece in that direction), on lines 0.25 mm apart; the
+    largest over the pieces."""
+    tris, zs = _flat(mesh, False)
+    worst = 0.0
+    for z in sorted(set(np.round(zs, 6))):
+        if z < 1e-6:
+            continue
+        region = shapely.union_all([Polygon(t) for t in tris[np.isclose(zs, z, atol=1e-6)]])
+        for poly in getattr(region, "geoms", [region]):
+            x0, y0, x1, y1 = poly.bounds
+            along_x = [shapely.LineString([(x0 - 1, y), (x1 + 1, y)]) for y in np.arange(y0 + 0.1, y1, 0.25)]
+            along_y = [shapely.LineString([(x, y0 - 1), (x, y1 + 1)]) for x in np.arange(x0 + 0.1, x1, 0.25)]
+            chords = [shapely.length(shapely.get_parts(shapely.intersection(lines, poly))).max(initial=0.0)
+                      for lines in (along_x, along_y)]
+            worst = max(worst, min(chords))
+    return worst
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_ceiling_bridges_along_an_axis_within_a_cell(boards, game):
+    # where no wall stands on a cell edge (between the Sage Stones wells) a ceiling may cross
+    # it, but a bridge line along the grid's x or y never spans more than a cell between walls
+    job, shell, _ = boards[game]
+    limit = job.args["board"].cell_pitch_mm - _shell(job).wall_mm
+    for m in shell:
+        assert bridge_span(m) <= limit + 0.3  # the lines are sampled: a chord between two may be a little longer
 
 
 def test_the_solid_board_stays_a_parameter(boards):
@@ -186,7 +222,9 @@ def test_a_cavity_rises_beside_a_dip_to_a_top_under_the_higher_surface():
     assert bands[3.9].area > 0.9 * ring.difference(box(0, 26.2, 30, 30)).area  # all but beside the groove
     assert bands[3.9].difference(ring).area < 1e-6
     assert well.buffer(-0.5).difference(bands[1.5]).area < 1e-6  # all under the well's floor is hollow
-    assert bands[3.3].within(box(0.8, 26.2, 29.2, 29.2))  # under the groove, and a wall beside it
+    assert box(0.8, 27.0, 29.2, 29.2).difference(bands[3.3]).area < 1e-6  # under the groove
+    assert bands[3.3].within(box(0.8, 24.0, 29.2, 29.2))  # (and beside the well's wall, a wall from the rest)
+    assert bands[3.3].distance(bands[3.9]) >= 0.8 - 1e-6
     hollow = stack_volume(stack) - stack_volume(shelled(stack, _CELL, _SHELL, 0.6))
     assert hollow == pytest.approx(sum(r.area * c for c, r in bands.items()), rel=1e-9)
 
@@ -212,3 +250,57 @@ def test_pinch_points_are_the_points_where_a_boundary_touches_itself():
     assert _pinch_points(ring) == [(2.0, 0.0)]
     assert (1.0, 1.0) in _pinch_points(twice)
     assert _pinch_points(box(0, 0, 3, 3).difference(box(1, 1, 2, 2))) == []
+
+
+# --------------------------------------------------------------------------- walls only where a span needs them
+# Three by three cells of 22 mm, 4.8 mm thick: plain, and with a well 19 mm across and 2.4 mm
+# deep in every cell (the Sage Stones board's): the wells' own walls anchor every ceiling
+# between them, so no cell edge needs a wall there.
+
+_NINE = GridBoard(cols=3, rows=3, pitch_mm=22.0, rim_x_mm=0.0, rim_y_mm=0.0)
+
+
+def _nine(wells: bool) -> list[Slab]:
+    square = box(0, 0, 66, 66)
+    if not wells:
+        return [Slab(0.0, 4.8, square)]
+    holes = shapely.union_all([disc((11 + 22 * c, 11 + 22 * r), 9.5, 0.05) for c in range(3) for r in range(3)])
+    return [Slab(0.0, 2.4, square), Slab(2.4, 4.8, square.difference(holes))]
+
+
+def _inner_edges():
+    """The lines of the inner cell edges."""
+    return shapely.union_all([shapely.LineString([(v, -1), (v, 67)]) for v in (22, 44)] +
+                             [shapely.LineString([(-1, v), (67, v)]) for v in (22, 44)])
+
+
+def test_a_plain_board_keeps_a_wall_on_every_cell_edge():
+    found = cavities(_nine(False), _NINE, _SHELL, 0.6)
+    assert len(found) == 1
+    region, ceiling = found[0]
+    assert ceiling == pytest.approx(3.9)
+    assert len(region.geoms) == 9  # a cavity a cell: the board bridged whole would span 64 mm
+    assert region.distance(_inner_edges()) >= 0.4 - 1e-6  # half a wall from every inner edge's line
+
+
+def test_between_wells_a_ceiling_crosses_the_cell_edges_and_still_bridges_within_a_cell():
+    found = cavities(_nine(True), _NINE, _SHELL, 0.6)
+    high = [r for r, c in found if c == pytest.approx(3.9)]
+    assert len(high) == 1
+    pieces = list(getattr(high[0], "geoms", [high[0]]))
+    vertex = [p for p in pieces if p.contains(Point(22, 22))]
+    assert len(vertex) == 1  # the four corners round an inner vertex: one ceiling over the edges' lines
+    for p in pieces:  # the wells' walls anchor it: no ceiling joins two vertices through a neck
+        assert sum(p.contains(Point(x, y)) for x in (22, 44) for y in (22, 44)) <= 1
+        assert min(axis_span(p, 0), axis_span(p, 1)) <= 22.0 - 0.8
+
+
+def test_a_neck_narrower_than_a_cavity_between_two_wells_walls_stays_solid():
+    # two wells' walls 1.3 mm apart: the corners on either side are two cavities, not one
+    walls = disc((11, 0), 9.5, 0.05).union(disc((33, 0), 9.5, 0.05)).buffer(0.8, join_style="mitre")
+    region = box(12, -11, 32, 11).difference(walls)
+    assert region.geom_type == "Polygon"
+    opened = _opened(region)
+    assert opened.geom_type == "MultiPolygon" and len(opened.geoms) == 2
+    below, above = sorted(opened.geoms, key=lambda p: p.bounds[1])
+    assert below.bounds[3] < 0 < above.bounds[1] and below.distance(above) >= 0.8  # a wall between them

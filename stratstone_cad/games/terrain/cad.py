@@ -70,7 +70,7 @@ def kit_tile_stack(board: TerrainBoard, clearance_mm: float, mark_height_mm: flo
     read from below, the design's letter and an arrow to the tile's own north (its turn).
 
     A shell as the board is when ``board.shell`` (:func:`stratstone_cad.geometry.shells.shelled`:
-    the same tops, a wall under every cell edge), except under the mark: the rectangles
+    the same tops, a wall under a cell edge where a ceiling needs it), except under the mark: the rectangles
     around the letter and around the arrow stay solid from the bed up (``within`` leaves
     them out, and the shell keeps its wall from each stroke), so the engraving is cut into
     flat faces of its own and reads as on the solid tile (a cavity beside a stroke would

@@ -17,7 +17,7 @@ import trimesh
 from stratstone_cad.base.printers import get_printer, load_profiles
 from stratstone_cad.geometry.shells import Shell
 from stratstone_cad.registry import ASSETS, load_params
-from tests.geometry.test_shells import _flat, _ground, _heights_at, _tops, longest_span
+from tests.geometry.test_shells import _flat, _ground, _heights_at, _tops, bridge_span, longest_span
 
 
 def _kit(shell: bool):
@@ -91,6 +91,7 @@ def test_a_shell_kit_tiles_walls_are_thick_and_its_spans_short(tiles):
         r = wall / 2 - 0.02  # every part of the first layer holds a disc as wide as the wall
         assert ground.buffer(-r, join_style="mitre").buffer(r, join_style="mitre").area >= ground.area * 0.995, job.id
         assert longest_span(shell) <= pitch - wall + 1e-6, job.id  # at most a cell between the walls under its edges
+        assert bridge_span(shell) <= pitch - wall + 0.3, job.id  # and so is every bridge line along x or y
 
 
 def test_a_shell_kit_tiles_engraving_is_cut_into_solid_material(tiles):
