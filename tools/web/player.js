@@ -635,6 +635,18 @@ export function start() {
     if (keptSet) keptSet.dispose();
     keptSet = on ? new KeptSet(renderer) : null;
     dirty = true;
+    if (on && drawings) {
+      // the reach's materials made and compiled now, not at the first click (a shader program
+      // takes 0.3-0.5 s to compile in software GL)
+      const s = drawings.style, warm = new THREE.Group();
+      for (const [hex, opacity] of [[s.reach, s.reachOpacity], [s.mark, 1]]) {
+        warm.add(new THREE.Mesh(new THREE.PlaneGeometry(1e-6, 1e-6), drawings.material(hex, opacity)));
+      }
+      scene.add(warm);
+      renderer.compile(scene, camera);
+      scene.remove(warm);
+      for (const m of warm.children) m.geometry.dispose();
+    }
   };
   api.setDrawn = () => (keptSet ? keptSet.drawn : null); // the times the kept set was drawn
   const raycaster = new THREE.Raycaster();
