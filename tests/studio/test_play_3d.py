@@ -55,6 +55,7 @@ def test_a_move_clicked_in_the_3d_view_reaches_the_log(play_studio: tuple[httpx.
     assert page.evaluate("window.play.selected === undefined")
     asked: list[str] = []
     page.on("request", lambda r: asked.append(r.url))
+    frame.evaluate("new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")  # the drags' last frame
     kept = frame.evaluate("[window.stratstone.frames, window.stratstone.setDrawn()]")
     _click3d(page, frame, places[frm])  # the piece standing there is what the ray meets
     until(page, f"window.play.lit3d && window.play.lit3d.square === {json.dumps(frm)}")

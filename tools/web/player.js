@@ -281,6 +281,13 @@ export function start() {
   controls.addEventListener('change', redraw);
   let moved = false; // the camera turned or zoomed by hand: a new size keeps it where it is
   controls.addEventListener('start', () => { moved = true; });
+  // the camera turned by hand: each of its frames drawn whole (as without the set kept, a copy of
+  // the set a frame would only add to them), the set kept again once it stops
+  // (a click is a start and an end with no change between: nothing drawn for it)
+  let turning = false, turned = false;
+  controls.addEventListener('start', () => { turning = true; turned = false; });
+  controls.addEventListener('change', () => { turned = turning; });
+  controls.addEventListener('end', () => { turning = false; dirty = dirty || turned; turned = false; });
   let framedWidth = 0, framedHeight = 0, framed = null; // the view's size the board was framed for, and what
   const nodes = {};
   const pieces = []; // the nodes that are pieces (the scene's but the board)
@@ -479,8 +486,9 @@ export function start() {
   function render(set) {
     // a frame: the whole scene, or with the set kept (api.keepSet) the set drawn again only if
     // it changed (set), then the drawings over it
-    if (!keptSet) {
+    if (!keptSet || turned) {
       renderer.render(scene, camera);
+      if (keptSet) keptSet.stale = true;
       return;
     }
     if (set) keptSet.stale = true;
