@@ -5,7 +5,7 @@
 // turned, a piece moved, the view's size); every frame copies that texture and its depth onto the
 // canvas and draws the rest (the drawings, the marks, the see-through meshes) over it, tested
 // against the set's depth as in one pass. In software GL (no GPU) a frame of the whole set costs
-// 0.1-0.3 s; the copy and the drawings a few milliseconds.
+// 0.2-0.35 s; a click's (the copy and the drawings) about a tenth of it (docs/benchmarks.md).
 
 import * as THREE from 'three';
 
