@@ -4,8 +4,10 @@ users run it (loopback only): the reach of a selected piece drawn after the clic
 page's own clock (``performance.now()`` from the click's handler to the next animation frame
 after the lit squares are drawn: the reach endpoint's answer included), for each game, the
 median of ``--clicks`` clicks (target: within 150 ms). ``--view 3d``: the same clicks in the 3D
-view's canvas (where each square is seen), to the player's next frame after the reach is drawn
-over the scene (the reach3d endpoint's answer included).
+view's canvas (where each square is seen; from its handler, the pick of what the click meets
+included), to the player's next frame after the reach is drawn over the scene (the reach3d
+endpoint's answer included), and the medians of its parts: to the answer, the drawings built,
+to the frame.
 
     python scripts/bench_play_page.py [--clicks 20] [--view 3d]
 """
@@ -63,6 +65,8 @@ def clicks3d(b: Browser, client: httpx.Client, table: str, squares: tuple[str, s
         x, y = points[i % 2]
         b.page.mouse.click(box["x"] + x, box["y"] + y)
         wait(b, f"window.play.reach3dMs.length > {i}")
+    parts = b.page.evaluate("() => window.play.reach3dParts")
+    print("  the parts' medians: " + ", ".join(f"{k} {statistics.median(p[k] for p in parts):.0f} ms" for k in parts[0]))
     return list(b.page.evaluate("() => window.play.reach3dMs"))
 
 

@@ -1,12 +1,14 @@
 """The Play room's 3D view played by clicking, in a real browser (Debian's Chromium,
 tests/pages.py) on the studio as users run it: a click on a piece in the 3D canvas (at its
 square's projected point) selects it and lights its reach there, the same squares as the 2D
-view's with the terrain's costs, and a click on a lit square plays the move into the log. And
+view's with the terrain's costs (one request for the click, the set kept drawn under the reach,
+the picture the whole scene's), and a click on a lit square plays the move into the log. And
 a terrain table from the printed kit (the form's "from the kit"): the map and arrangement
 ``play terrain --kit --seed N`` lays, in the table's log, and ``kit setup``'s picture shown."""
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 import sys
@@ -14,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import numpy as np
 import pytest
 
 from tests.pages import Browser
@@ -50,9 +53,16 @@ def test_a_move_clicked_in_the_3d_view_reaches_the_log(play_studio: tuple[httpx.
     page.mouse.move(box["x"] + x - 40, box["y"] + y, steps=4)
     page.mouse.up()
     assert page.evaluate("window.play.selected === undefined")
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url))
+    frame.evaluate("new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")  # the drags' last frame
+    kept = frame.evaluate("[window.stratstone.frames, window.stratstone.setDrawn()]")
     _click3d(page, frame, places[frm])  # the piece standing there is what the ray meets
     until(page, f"window.play.lit3d && window.play.lit3d.square === {json.dumps(frm)}")
+    until(page, "window.play.reach3dMs.length > 0 && window.play.reachMs.length > 0")
+    assert [u.split("/api/table/")[1] for u in asked if "/reach" in u] == [f"{table}/reach3d/{frm}"]  # one request
     lit = page.evaluate("window.play.lit3d.targets")
+    _kept_set_drawn_once(frame, kept)
     reach = client.get(f"/api/table/{table}/reach/{frm}").json()
     assert {p[3] for p in lit} == {m["to"] for m in reach} and lit
     cheapest: dict[str, int] = {}
@@ -72,6 +82,28 @@ def test_a_move_clicked_in_the_3d_view_reaches_the_log(play_studio: tuple[httpx.
     assert move in {m["move"] for m in reach if m["to"] == to}
     lines = (folder / t["log"]).read_text().splitlines()
     assert json.loads(lines[-1])["move"] == move
+
+
+def _kept_set_drawn_once(frame: Any, before: list[int]) -> None:
+    """The click's frames drew the reach over the set kept (the set not drawn again), and the
+    picture is the one the whole scene drawn at once gives: the same pixels but for a few on
+    the edges (the antialiasing's samples mixed in another order), no patch of them (the
+    reach drawn over a piece that hides it, a lit square missing)."""
+    frames, drawn = frame.evaluate("[window.stratstone.frames, window.stratstone.setDrawn()]")
+    assert frames > before[0] and drawn == before[1] and drawn >= 1
+    kept = _canvas(frame)
+    frame.evaluate("window.stratstone.keepSet(false)")
+    until(frame, f"window.stratstone.frames > {frames}")
+    whole = _canvas(frame)
+    frame.evaluate("window.stratstone.keepSet(true)")
+    differ = np.abs(kept.astype(int) - whole.astype(int)).max(axis=2) > 24
+    inside = differ[1:-1, 1:-1] & differ[:-2, 1:-1] & differ[2:, 1:-1] & differ[1:-1, :-2] & differ[1:-1, 2:]
+    assert differ.mean() < 0.01 and inside.sum() < 20, (differ.mean(), inside.sum())  # thin edges, no patch
+
+
+def _canvas(frame: Any) -> np.ndarray:
+    _left, _top, w, h, data = frame.evaluate("window.stratstone.pixels()")
+    return np.frombuffer(base64.b64decode(data), np.uint8).reshape(h, w, 3)
 
 
 def _cli(*args: str) -> None:
@@ -132,6 +164,8 @@ def test_the_3d_view_lights_what_the_2d_view_lights_in_every_game(play_studio: t
         query, want = "", {m["to"] for m in client.get(f"/api/table/{table}/reach/{square}").json()}
     r = client.get(f"/api/table/{table}/reach3d/{square}{query}").json()
     assert {p[3] for p in r["targets"]} == want and want
+    if not query:  # the page's one request for a click: the reach itself with its drawing
+        assert r["moves"] == client.get(f"/api/table/{table}/reach/{square}").json()
     assert len(r["draw"]["lit"]) == len(want) and len(r["draw"]["edges"]) == 4
     for x, _y, z, to in r["targets"]:  # each lit place over its square
         assert abs(x - places["squares"][to][0]) < 1e-6 and abs(z - places["squares"][to][2]) < 1e-6

@@ -20,12 +20,14 @@
 // shadows. With a review (replay --review): each ply's class in the overlay, the best move
 // as a green ghost where the one played was a mistake or a blunder, and the evaluation
 // strip along the timeline (a click goes to its ply). The studio's Play room draws a selected
-// piece's reach over the position (api.overlay) and finds what a click meets (api.pick).
+// piece's reach over the position (api.overlay) and finds what a click meets (api.pick); it keeps
+// the set drawn (api.keepSet, kept.js), so a click's frame draws the reach alone over it.
 
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { mergeGeometries } from 'three/addons/utils/BufferGeometryUtils.js';
+import { KeptSet } from './kept.js';
 
 function bytesOf(base64) {
   const text = atob(base64);
@@ -273,10 +275,19 @@ export function start() {
   let plies = [], count = 0, seconds = 1, mixer = null, action = null, extras = {};
   let ply = 0, time = 0, playing = false, last = null, drawings = null, drawn = -1, reachOn = false, isolated = null;
   let dirty = true; // a frame to draw: nothing is drawn while nothing changes (a still page costs no CPU)
+  let over = false; // a frame to draw where only the drawings over the set changed (api.overlay, the R key)
+  let keptSet = null; // the set kept drawn between frames (api.keepSet: the Play room's clicks)
   const redraw = () => { dirty = true; };
   controls.addEventListener('change', redraw);
   let moved = false; // the camera turned or zoomed by hand: a new size keeps it where it is
   controls.addEventListener('start', () => { moved = true; });
+  // the camera turned by hand: each of its frames drawn whole (as without the set kept, a copy of
+  // the set a frame would only add to them), the set kept again once it stops
+  // (a click is a start and an end with no change between: nothing drawn for it)
+  let turning = false, turned = false;
+  controls.addEventListener('start', () => { turning = true; turned = false; });
+  controls.addEventListener('change', () => { turned = turning; });
+  controls.addEventListener('end', () => { turning = false; dirty = dirty || turned; turned = false; });
   let framedWidth = 0, framedHeight = 0, framed = null; // the view's size the board was framed for, and what
   const nodes = {};
   const pieces = []; // the nodes that are pieces (the scene's but the board)
@@ -378,7 +389,7 @@ export function start() {
     reachOn = on;
     reachButton.setAttribute('aria-pressed', String(on));
     if (drawings) drawings.showReach(on);
-    dirty = true;
+    over = true;
   }
 
   function drawStrip() {
@@ -469,17 +480,31 @@ export function start() {
       setTime(Math.min(t, ply * seconds));
     }
     last = now;
-    if (playing || dirty) draw();
+    if (playing || dirty || over) draw();
+  }
+
+  function render(set) {
+    // a frame: the whole scene, or with the set kept (api.keepSet) the set drawn again only if
+    // it changed (set), then the drawings over it
+    if (!keptSet || turned) {
+      renderer.render(scene, camera);
+      if (keptSet) keptSet.stale = true;
+      return;
+    }
+    if (set) keptSet.stale = true;
+    keptSet.render(scene, camera, root);
   }
 
   function draw() {
+    const whole = dirty || playing;
     dirty = false;
+    over = false;
     if (drawings) {
       drawings.win.visible = ply > 0 && time >= ply * seconds - 1e-6; // the winning line, once the ply is done
       if (isolated) for (const m of [...drawings.group.children, ...drawings.win.children]) m.visible = isolated.includes(m.name);
       drawings.place(camera, view.clientWidth, view.clientHeight);
     }
-    renderer.render(scene, camera);
+    render(whole);
     api.frames += 1;
     while (afterDraw.length) afterDraw.shift()();
   }
@@ -549,9 +574,10 @@ export function start() {
   api.redraw = redraw; // a test's wish for a frame drawn now (api.frames counts them)
   api.ply = () => ply;
   api.playing = () => playing;
-  api.drawMs = (n, moving = true) => {
+  api.drawMs = (n, moving = true, set = true) => {
     // the time of n frames drawn and finished (a benchmark's question: the GL's own cost), of play
-    // (moving: the shadow map drawn again) or of the camera turning (the map kept). Each
+    // (moving: the shadow map drawn again) or of the camera turning (the map kept); with the set
+    // kept (api.keepSet), of a click's frame (set false: the drawings over the set kept). Each
     // frame is waited for by reading a pixel back: Chromium's gl.finish() returns before its GPU
     // process has drawn, and frames left queued there would delay whatever the browser does next.
     const gl = renderer.getContext();
@@ -559,7 +585,7 @@ export function start() {
     const start = performance.now();
     for (let i = 0; i < n; i++) {
       renderer.shadowMap.needsUpdate = moving;
-      renderer.render(scene, camera);
+      render(set);
       gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
     }
     return (performance.now() - start) / n;
@@ -609,8 +635,28 @@ export function start() {
     drawings.set(draw || (ply ? plies[ply - 1].draw : null));
     drawings.showReach(draw ? true : reachOn);
     drawn = draw ? -1 : ply;
-    dirty = true;
+    over = true;
   };
+  api.keepSet = (on) => {
+    // the set (the board and the pieces) drawn once and kept while only the drawings over it
+    // change (kept.js): a click's frame then costs the drawings, not the whole set again
+    if (keptSet) keptSet.dispose();
+    keptSet = on ? new KeptSet(renderer) : null;
+    dirty = true;
+    if (on && drawings) {
+      // the reach's materials made and compiled now, not at the first click (a shader program
+      // takes 0.3-0.5 s to compile in software GL)
+      const s = drawings.style, warm = new THREE.Group();
+      for (const [hex, opacity] of [[s.reach, s.reachOpacity], [s.mark, 1]]) {
+        warm.add(new THREE.Mesh(new THREE.PlaneGeometry(1e-6, 1e-6), drawings.material(hex, opacity)));
+      }
+      scene.add(warm);
+      renderer.compile(scene, camera);
+      scene.remove(warm);
+      for (const m of warm.children) m.geometry.dispose();
+    }
+  };
+  api.setDrawn = () => (keptSet ? keptSet.drawn : null); // the times the kept set was drawn
   const raycaster = new THREE.Raycaster();
   api.pick = (x, y) => {
     // what a click at (x, y) (CSS pixels of this page) meets first: the board or a piece shown, as

@@ -6,7 +6,7 @@
   'use strict';
   var $ = function (id) { return document.getElementById(id); };
   var q = new URLSearchParams(location.search);
-  var play = window.play = { ready: false, version: -1, reachMs: [], reach3dMs: [], table: null, board: null };
+  var play = window.play = { ready: false, version: -1, reachMs: [], reach3dMs: [], reach3dParts: [], table: null, board: null };
   var tableId = q.get('table'), view = q.get('view') || '3d';
   var seats = {}, selected = null, reach = [], options = null;
   var board = board2d($('board2d'), { board: function () { return play.board; }, selected: function () { return selected; },
@@ -157,7 +157,7 @@
   // drawn by board2d.js (shared with the Training page): draw, lit, clear
 
   // ------------------------------------------------------------------ clicks
-  function clicked(square) {
+  function clicked(square, t0) {  // t0: the click's time (the 3D view's: before its pick)
     var t = play.table;
     $('why').textContent = '';
     if (!t || t.over) return;
@@ -167,14 +167,15 @@
     if (selected && square !== selected && !hasPiece(square) && play.board.game !== 'sage-stones') {
       whyNot(selected, square); return;
     }
-    select(square);
+    select(square, t0);
   }
   function hasPiece(square) {
     var s = play.board.squares.filter(function (x) { return x.square === square; })[0];
     return s && s.pieces.length && play.board.game !== 'sage-stones';
   }
-  function select(square) {
-    var t0 = performance.now(), t = play.table;
+  function select(square, t0) {
+    t0 = t0 === undefined ? performance.now() : t0;
+    var t = play.table;
     selected = play.selected = square;
     var got;
     if (play.board.game === 'sage-stones') {  // the roll's column: the legal squares the server listed there
@@ -183,10 +184,11 @@
       play.board.squares.forEach(function (s) { if (s.x === x) col[s.square] = true; });
       got = Promise.resolve(t.legal.filter(function (m) { return col[m]; }).map(function (m) { return { move: m, to: m }; }));
       others(t.legal.filter(function (m) { return !col[m] && !/^[0-9]+-[0-9]+$/.test(m); }));
+    } else if (view === '3d') {  // one request: the reach and its drawing over the scene
+      got = lit3d(t0).then(function (r) { return r.moves; });
     } else {
       got = fetch('/api/table/' + tableId + '/reach/' + square).then(json);
     }
-    if (view === '3d' && play.board.game !== 'sage-stones') lit3d(t0);  // asked beside the reach: its own
     got.then(function (moves) {
       if (selected !== square) return;
       reach = moves; board.clear(); board.lit();
@@ -252,10 +254,11 @@
         canvas.addEventListener('pointerdown', function (e) { down = [e.clientX, e.clientY]; });
         canvas.addEventListener('click', function (e) {
           if (Math.abs(e.clientX - down[0]) + Math.abs(e.clientY - down[1]) > 6) return;  // an orbit's drag
-          var hit = w.stratstone.pick(e.clientX, e.clientY);
+          var t0 = performance.now(), hit = w.stratstone.pick(e.clientX, e.clientY);
           var sq = hit && at3d(hit.node === 'board' ? hit.point : hit.centre);
-          if (sq) clicked(sq);
+          if (sq) clicked(sq, t0);
         });
+        w.stratstone.keepSet(true);  // the set drawn once, the reach over it at each click (a frame of the drawings)
         play.view3d = w.stratstone; targets = [];
         if (selected) lit3d(performance.now());
       });
@@ -273,20 +276,28 @@
     Object.keys(places.squares).forEach(function (s) { near(places.squares[s], s, 0.75); });
     return best;
   }
-  function lit3d(t0) {  // t0: the click's time; play.reach3dMs: each reach drawn, by the page's clock
+  // t0: the click's time; play.reach3dMs: each reach drawn, by the page's clock, and reach3dParts: its
+  // parts (from the click to the server's answer, the drawings built, to the player's frame drawn)
+  function lit3d(t0) {  // its answer: the reach and its drawing
     var square = selected, also = '';
     if (play.board.game === 'sage-stones') {  // the roll's column, as the 2D view lit it
       also = '?lit=' + encodeURIComponent(reach.map(function (m) { return m.to; }).join(','));
     }
-    fetch('/api/table/' + tableId + '/reach3d/' + square + also).then(json).then(function (r) {
+    var asked = fetch('/api/table/' + tableId + '/reach3d/' + square + also).then(json);
+    asked.then(function (r) {
       if (selected !== square || !play.view3d) return;
+      var t1 = performance.now();
       targets = r.targets;
       play.view3d.overlay(r.draw);
       play.lit3d = { square: square, targets: r.targets };
+      var t2 = performance.now();
       $('view3d').contentWindow.requestAnimationFrame(function () {  // after the player's frame with it
-        play.reach3dMs.push(performance.now() - t0);
+        var t3 = performance.now();
+        play.reach3dMs.push(t3 - t0);
+        play.reach3dParts.push({ answered: t1 - t0, built: t2 - t1, drawn: t3 - t2 });
       });
-    });
+    }, function () {});  // a refused request: the caller's to say (select's reach)
+    return asked;
   }
 
   // ------------------------------------------------------------------ the panel
