@@ -165,6 +165,21 @@ class _Topology:
         return cq.Solid(solid)
 
 
+_SPAN = 1 << 30  # grid points within 1,073 mm of the origin: a key (x, y) as one int64
+
+
+def _codes(keys: np.ndarray) -> np.ndarray:
+    """Grid keys ((n, 2) int64) as one int64 each, in the order of (x, y): numpy sorts and
+    compares one column several times faster than rows."""
+    if len(keys) and np.abs(keys).max() >= _SPAN:
+        raise GeometryError(f"a board {np.abs(keys).max() * GRID_MM:.0f} mm from the origin: expected within 1,000 mm")
+    return (keys[:, 0] + _SPAN) * (2 * _SPAN) + (keys[:, 1] + _SPAN)
+
+
+def _keys(codes: np.ndarray) -> np.ndarray:
+    return np.column_stack([codes // (2 * _SPAN) - _SPAN, codes % (2 * _SPAN) - _SPAN])
+
+
 class _Level:
     """The vertices lying in one horizontal plane, to split each segment drawn there."""
 
@@ -172,14 +187,15 @@ class _Level:
         #: the vertex keys two different rings share: where they touch
         self.shared: set[tuple[int, int]] = set()
         if rings:
-            ids: dict[frozenset, int] = {}
-            keys = np.concatenate([np.round(r / GRID_MM).astype(np.int64) for r in rings])
-            owner = np.repeat([ids.setdefault(_signature(r), len(ids)) for r in rings], [len(r) for r in rings])
-            pairs = np.unique(np.column_stack([keys, owner]), axis=0)
-            xy, count = np.unique(pairs[:, :2], axis=0, return_counts=True)
-            self.shared = set(map(tuple, xy[count > 1].tolist()))
+            distinct = {_signature(r): r for r in rings}.values()  # the same ring below, above and in a face
+            code = np.concatenate([_codes(np.round(r / GRID_MM).astype(np.int64)) for r in distinct])
+            owner = np.repeat(np.arange(len(distinct)), [len(r) for r in distinct])
+            order = np.lexsort((owner, code))
+            code, owner = code[order], owner[order]
+            again = (code[1:] == code[:-1]) & (owner[1:] != owner[:-1])
+            self.shared = set(map(tuple, _keys(np.unique(code[1:][again])).tolist()))
         self.z = z
-        self.points = np.unique(np.round(points / GRID_MM).astype(np.int64), axis=0) if len(points) else \
+        self.points = _keys(np.unique(_codes(np.round(points / GRID_MM).astype(np.int64)))) if len(points) else \
             np.zeros((0, 2), dtype=np.int64)
         self.tree = shapely.STRtree(shapely.points(self.points * GRID_MM)) if len(self.points) else None
         self.kz = round(z / GRID_MM)
