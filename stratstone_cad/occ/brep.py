@@ -37,8 +37,9 @@ a vertex lying inside it there (a T-junction) ends the face at that height, and 
 vertical edges are split only at the heights where a horizontal edge ends on them. The
 split points of a level are found for all its sides in one STRtree query and numpy
 (:meth:`_Level.inner`), and a ring's signature once (:func:`_signature`): with three
-times fewer faces and edges, the shell boards' solids take 1.4-1.6x less time to make
-and BRepCheck and STEP as many times less (docs/benchmarks.md).
+times fewer faces, the shell boards' solids take 1.3-1.7x less time to make, and
+BRepCheck 1.6-2.3x less on the Stratstone and terrain boards (on the Sage Stones board its
+time is the big flat faces', unchanged: docs/benchmarks.md).
 """
 
 from __future__ import annotations
