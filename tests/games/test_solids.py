@@ -24,6 +24,21 @@ from stratstone_cad.registry import get_parts, load_params
 from tests.meshtools import horizontal_heights
 
 
+@pytest.fixture(scope="module")
+def boards() -> dict:
+    """The boards' meshes and B-reps by (printer, job id), made once for this module: the test
+    of every part and the boards' test both check the Prusa MK4's boards (seconds each)."""
+    return {}
+
+
+def _board(boards: dict, job, mesh_params, printer: str):
+    """``_mesh_and_solids`` of a board's job (at the default parameters), made once a module."""
+    key = (printer, job.id)
+    if key not in boards:
+        boards[key] = _mesh_and_solids(job, mesh_params)
+    return boards[key]
+
+
 def _mesh_and_solids(job, mesh_params):
     """The job's parts as the build makes them (meshes) and as B-reps, in output order."""
     from stratstone_cad.occ.tessellate import tessellate
@@ -73,7 +88,7 @@ def _one_per_kind(plan):
     return out
 
 
-def test_every_part_of_every_game_is_one_solid_as_mesh_and_brep():
+def test_every_part_of_every_game_is_one_solid_as_mesh_and_brep(boards):
     """Every part but the stones after the first of each colour: a stone's print mesh is
     tessellated from the very solid ``solid_stone`` returns (its one CAD function), so the
     24 differ only in their seeds, which the random sweep below varies."""
@@ -83,7 +98,8 @@ def test_every_part_of_every_game_is_one_solid_as_mesh_and_brep():
     for _g, job in plan:
         if job.outputs[0].part == "stone" and job.outputs[0].index != 1:
             continue
-        meshes, solids = _mesh_and_solids(job, ps.mesh)
+        board = "board" in job.outputs[0].part
+        meshes, solids = _board(boards, job, ps.mesh, "prusa-mk4") if board else _mesh_and_solids(job, ps.mesh)
         for mesh, solid, out in zip(meshes, solids, job.outputs, strict=True):
             # BRepCheck takes seconds on a board of thousands of faces: the boards are
             # checked once each (below and in the STEP tests), every other part here
@@ -103,14 +119,14 @@ def test_the_fit_tests_coupons_are_one_solid_as_mesh_and_brep():
 
 
 @pytest.mark.slow
-def test_boards_are_valid_closed_solids_and_tiles_too():
+def test_boards_are_valid_closed_solids_and_tiles_too(boards):
     """Every board, whole and cut into tiles for a small bed, is a valid closed B-rep."""
     ps = load_params()
     for printer in ("prusa-mk4", "prusa-mini"):
         for _g, job in _plan(ps, printer):
             if "board" not in job.outputs[0].part:
                 continue
-            meshes, solids = _mesh_and_solids(job, ps.mesh)
+            meshes, solids = _board(boards, job, ps.mesh, printer)
             for mesh, solid, out in zip(meshes, solids, job.outputs, strict=True):
                 assert_same_solid(mesh, solid, f"{out.file} ({printer})")
 
