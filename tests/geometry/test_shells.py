@@ -149,15 +149,17 @@ def test_a_shells_walls_are_thick_and_its_spans_short(boards, game):
 def longest_span(mesh) -> float:
     """The widest ceiling over air: twice the largest distance from a down-facing face above
     the bed to its nearest support (the edge of the ceiling, where a wall or a lower face is)."""
+    return max((2 * shapely.maximum_inscribed_circle(poly, 0.05).length for poly in _ceilings(mesh)), default=0.0)
+
+
+def _ceilings(mesh):
+    """Every ceiling over air: each piece of the down-facing faces at one height above the bed."""
     tris, zs = _flat(mesh, False)
-    worst = 0.0
     for z in sorted(set(np.round(zs, 6))):
         if z < 1e-6:
             continue
         region = shapely.union_all([Polygon(t) for t in tris[np.isclose(zs, z, atol=1e-6)]])
-        for poly in getattr(region, "geoms", [region]):
-            worst = max(worst, 2 * shapely.maximum_inscribed_circle(poly, 0.05).length)
-    return worst
+        yield from getattr(region, "geoms", [region])
 
 
 def bridge_span(mesh) -> float:
@@ -165,19 +167,14 @@ def bridge_span(mesh) -> float:
     down-facing faces above the bed), the longest chord along x or along y, whichever is
     shorter (a slicer bridges the piece in that direction), on lines 0.25 mm apart; the
     largest over the pieces."""
-    tris, zs = _flat(mesh, False)
     worst = 0.0
-    for z in sorted(set(np.round(zs, 6))):
-        if z < 1e-6:
-            continue
-        region = shapely.union_all([Polygon(t) for t in tris[np.isclose(zs, z, atol=1e-6)]])
-        for poly in getattr(region, "geoms", [region]):
-            x0, y0, x1, y1 = poly.bounds
-            along_x = [shapely.LineString([(x0 - 1, y), (x1 + 1, y)]) for y in np.arange(y0 + 0.1, y1, 0.25)]
-            along_y = [shapely.LineString([(x, y0 - 1), (x, y1 + 1)]) for x in np.arange(x0 + 0.1, x1, 0.25)]
-            chords = [shapely.length(shapely.get_parts(shapely.intersection(lines, poly))).max(initial=0.0)
-                      for lines in (along_x, along_y)]
-            worst = max(worst, min(chords))
+    for poly in _ceilings(mesh):
+        x0, y0, x1, y1 = poly.bounds
+        along_x = [shapely.LineString([(x0 - 1, y), (x1 + 1, y)]) for y in np.arange(y0 + 0.1, y1, 0.25)]
+        along_y = [shapely.LineString([(x, y0 - 1), (x, y1 + 1)]) for x in np.arange(x0 + 0.1, x1, 0.25)]
+        chords = [shapely.length(shapely.get_parts(shapely.intersection(lines, poly))).max(initial=0.0)
+                  for lines in (along_x, along_y)]
+        worst = max(worst, min(chords))
     return worst
 
 
