@@ -45,8 +45,10 @@ _FOLDER_OF = dict(zip(FACTS, FOLDERS, strict=True))
 ASSETS: dict[str, GameAssets]
 #: Every parameter section: prefix -> Params class (the games' sections, then the mesh, the plates and the fits).
 SCHEMA: dict[str, type[Params]]
-#: The shared presets beside the games' own (each game's ``preset``).
-SHARED_PRESETS = ("mesh.toml", "plates.toml", "fit.toml")
+#: The sections every game shares beside its own: the mesh, the print plates and the fits.
+SHARED_SECTIONS = ("mesh", "plates", "fit")
+#: The shared presets beside the games' own (each game's ``preset``): one a shared section.
+SHARED_PRESETS = tuple(f"{s}.toml" for s in SHARED_SECTIONS)
 
 
 def _load_assets(folder: str) -> GameAssets:
@@ -146,7 +148,7 @@ class ParamSet:
 
     def section(self, prefix: str) -> dict[str, Any]:
         """The plain values of one section, e.g. ``"stratstone.stone"``."""
-        if prefix in ("mesh", "plates", "fit"):
+        if prefix in SHARED_SECTIONS:
             return getattr(self, prefix).as_dict()
         for g in _all_assets().values():
             if prefix in g.sections:

@@ -184,18 +184,17 @@ def _apart(pieces: list[Any], wall_mm: float) -> list[Any]:
     return [q for k, p in enumerate(pieces) for q in (_parts(_opened(p)) if k in moved else [p])]
 
 
-def walled_pieces(region: Any, footprint: Any, grid: GridBoard, shell: Shell) -> list[Any]:
+def walled_pieces(region: Any, walls: Sequence[Any], limit: float, shell: Shell) -> list[Any]:
     """The cavities of ``region`` (one ceiling's), with a wall on a cell edge only where a
-    span needs it: a piece that :func:`spans` ``grid.pitch_mm - shell.wall_mm`` is kept as it
+    span needs it: a piece that :func:`spans` ``limit`` (a cell less a wall) is kept as it
     is, the rest tried again with its narrow necks closed (:data:`NECK_MM`), then cut by
-    walls on the grid's four outer lines, then by a wall on every cell edge."""
+    each of ``walls`` in turn (:func:`grid_walls`: on the grid's four outer lines, then on
+    every cell edge)."""
     # start-up speed: shapely (and numpy) only where a region is drawn: an unchanged rebuild draws none
     import shapely
 
-    limit = grid.pitch_mm - shell.wall_mm
     tries = [lambda p: _opened(p, NECK_MM),
-             lambda p: _opened(polygonal(p.difference(grid_walls(footprint, grid, shell.wall_mm, True)))),
-             lambda p: _opened(polygonal(p.difference(grid_walls(footprint, grid, shell.wall_mm))))]
+             *(lambda p, w=w: _opened(polygonal(p.difference(w))) for w in walls)]
     todo, keep = _parts(_opened(region)), []
     for cut in tries:
         todo = _apart(todo, shell.wall_mm)
@@ -253,10 +252,11 @@ def columns(slabs: Sequence[Slab], grid: GridBoard, shell: Shell, min_height_mm:
         reach[below] = (h, inner)
     out: list[tuple[float, Any]] = []
     taken = None  # the higher cavities, widened by a wall
+    walls = [grid_walls(free, grid, shell.wall_mm, outer_only) for outer_only in (True, False)]  # the board's, once
     for h, inner in sorted(reach.values(), key=lambda hr: -hr[0]):
         region = free.intersection(inner)
         region = polygonal(region if taken is None else region.difference(taken))
-        region = polygonal(shapely.MultiPolygon(walled_pieces(region, free, grid, shell)))
+        region = polygonal(shapely.MultiPolygon(walled_pieces(region, walls, grid.pitch_mm - shell.wall_mm, shell)))
         if region.area > _AREA_EPS:
             out.append((round(h, 6), region))
             grown = region.buffer(shell.wall_mm, join_style="mitre")

@@ -210,7 +210,7 @@ class _Level:
         seg_i, pt_i = self.tree.query(shapely.linestrings(np.stack([a, b], axis=1)), predicate="dwithin",
                                       distance=_ON)
         q = self.points[pt_i]
-        ends = (q == np.round(a[seg_i] / GRID_MM)) .all(axis=1) | (q == np.round(b[seg_i] / GRID_MM)).all(axis=1)
+        ends = (q == np.round(a[seg_i] / GRID_MM)).all(axis=1) | (q == np.round(b[seg_i] / GRID_MM)).all(axis=1)
         seg_i, q = seg_i[~ends], q[~ends]
         if not len(seg_i):
             return {}

@@ -18,11 +18,8 @@ from stratstone_cad.base.params import Profile, field_expected, field_kind
 from stratstone_cad.base.printers import Printer, get_printer, load_printers, load_profiles
 from stratstone_cad.errors import ParameterError
 from stratstone_cad.pipeline.keys import job_key
-from stratstone_cad.registry import FACTS, ParamSet, get_parts, load_params
+from stratstone_cad.registry import FACTS, SHARED_SECTIONS, ParamSet, get_parts, load_params
 
-#: The sections every game's form shows beside its own: the mesh, the print plates and the
-#: fits every board follows (``fit.joint_clearance_mm``, read off the fit test's coupons).
-SHARED_SECTIONS = ("mesh", "plates", "fit")
 #: A unit shown beside a field, from the end of its name.
 UNITS = {"_mm": "mm", "_deg": "°", "_scale": "×", "_fraction": "", "_layers": "layers"}
 

@@ -114,18 +114,20 @@ def _kit_tile_solid(board: TerrainBoard, clearance_mm: float, mark_height_mm: fl
 def tile_outline(cells: Any, clearance_mm: float) -> Any:
     """A kit tile's outline: the square of its cells (a shapely box) in by half the kit's
     clearance on every side; the frame's opening takes the other half (:func:`frame_opening`)."""
-    x0, y0, x1, y1 = cells.bounds
-    c = clearance_mm / 2
-    return box(x0 + c, y0 + c, x1 - c, y1 - c)
+    return _grown(cells, -clearance_mm / 2)
 
 
 def frame_opening(cells: Any, clearance_mm: float) -> Any:
     """The kit frame's opening: the square of the cells (a shapely box) out by half the
     kit's clearance on every side, so a tile (:func:`tile_outline`) lies in it with the
     clearance between its side and the frame's."""
-    x0, y0, x1, y1 = cells.bounds
-    c = clearance_mm / 2
-    return box(x0 - c, y0 - c, x1 + c, y1 + c)
+    return _grown(cells, clearance_mm / 2)
+
+
+def _grown(square: Any, by: float) -> Any:
+    """The box ``square`` out by ``by`` mm on every side (in where negative)."""
+    x0, y0, x1, y1 = square.bounds
+    return box(x0 - by, y0 - by, x1 + by, y1 + by)
 
 
 def fit_frame_stacks(board: TerrainBoard, value: float, clearances: tuple[float, ...],
